@@ -1,0 +1,80 @@
+/* base.c -- status and error messages, counted allocation, interrupts. */
+#include "rc_internal.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char rc__error[1024];
+static volatile sig_atomic_t rc__interrupt = 0;
+static uint64_t rc__allocs = 0;
+
+const char *rc_last_error(void) { return rc__error; }
+
+rc_status rc_set_error(rc_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rc__error, sizeof rc__error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *rc_status_name(rc_status s)
+{
+    switch (s) {
+    case RC_OK: return "RC_OK";
+    case RC_ERR_ARG: return "RC_ERR_ARG";
+    case RC_ERR_STATE: return "RC_ERR_STATE";
+    case RC_ERR_NOMEM: return "RC_ERR_NOMEM";
+    case RC_ERR_NOT_FOUND: return "RC_ERR_NOT_FOUND";
+    case RC_ERR_SOLVER: return "RC_ERR_SOLVER";
+    case RC_ERR_CALLBACK: return "RC_ERR_CALLBACK";
+    case RC_ERR_IO: return "RC_ERR_IO";
+    case RC_ERR_INTERRUPTED: return "RC_ERR_INTERRUPTED";
+    case RC_ERR_NUMERIC: return "RC_ERR_NUMERIC";
+    }
+    return "RC_ERR_UNKNOWN";
+}
+
+void rc_request_interrupt(void) { rc__interrupt = 1; }
+void rc_clear_interrupt(void) { rc__interrupt = 0; }
+int rc_interrupt_requested(void) { return rc__interrupt != 0; }
+
+uint64_t rc_alloc_count(void) { return rc__allocs; }
+
+void *rc_malloc(size_t n)
+{
+    rc__allocs++;
+    return malloc(n ? n : 1);
+}
+
+void *rc_realloc(void *p, size_t n)
+{
+    rc__allocs++;
+    return realloc(p, n ? n : 1);
+}
+
+void rc_free(void *p) { free(p); }
+
+char *rc_strdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = rc_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return RC_OK;
+    int ncap = *cap ? *cap : 16;
+    while (ncap < need) ncap *= 2;
+    void *p = rc_realloc(*arr, (size_t)ncap * elem);
+    if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory (%d elements of %zu bytes)", ncap, elem);
+    *arr = p;
+    *cap = ncap;
+    return RC_OK;
+}

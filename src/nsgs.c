@@ -1,0 +1,86 @@
+/* nsgs.c -- nonsmooth Gauss--Seidel over the active contacts (Jean &
+ * Moreau; Moreau 2004 section 1.3; Acary & Collins-Craft 2024 section 4).
+ *
+ * The global problem is  u = W p + b  with W = kappa H Mhat^-1 H^T, never
+ * assembled: the solver keeps the velocity V = V_0 + kappa Mhat^-1 H^T p up
+ * to date, so a contact reads its local velocity as H V and a local update
+ * touches only its two bodies. Each contact is solved exactly (law.c) with
+ * the others frozen. Stopping test: the natural-map residual of section 4,
+ *     ||p - proj_K(p - Phi(W p + b))||_2 / (1 + ||b||_2) <= tol,
+ * with Phi the De Saxce change of variable (eq. 10) and b including the
+ * impact-law shift. */
+#include "rc_internal.h"
+
+#include <math.h>
+
+/* Local velocity u = H V + shift of contact c (u includes the law shift). */
+static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
+{
+    const double *vb = V + w->bodies[c->body_b].iv;
+    u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2] + c->shift[0];
+    u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2] + c->shift[1];
+    if (c->body_a != RC_GROUND) {
+        const double *va = V + w->bodies[c->body_a].iv;
+        u[0] += c->Ha[0][0] * va[0] + c->Ha[0][1] * va[1] + c->Ha[0][2] * va[2];
+        u[1] += c->Ha[1][0] * va[0] + c->Ha[1][1] * va[1] + c->Ha[1][2] * va[2];
+    }
+}
+
+/* V += kappa Mhat^-1 H^T dp for the bodies of c. */
+static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
+{
+    double *vb = V + w->bodies[c->body_b].iv;
+    for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * dp[0] + c->MHb[1][j] * dp[1];
+    if (c->body_a != RC_GROUND) {
+        double *va = V + w->bodies[c->body_a].iv;
+        for (int j = 0; j < 3; j++) va[j] += c->MHa[0][j] * dp[0] + c->MHa[1][j] * dp[1];
+    }
+}
+
+static double residual(rc_world *w, double norm_b, int *worst)
+{
+    double sum = 0.0, worst_res = -1.0;
+    *worst = -1;
+    for (int k = 0; k < w->nactive; k++) {
+        rc_contact *c = &w->contacts[w->active[k]];
+        double u[2];
+        local_velocity(w, c, w->V, u);
+        c->res = rc_fc2d_residual(u, c->p, w->laws[c->law].def.mu);
+        sum += c->res * c->res;
+        if (c->res > worst_res) { worst_res = c->res; *worst = w->active[k]; }
+    }
+    return sqrt(sum) / (1.0 + norm_b);
+}
+
+int rc_nsgs_solve(rc_world *w, double *res_out, int *worst)
+{
+    double nb = 0.0;
+    for (int k = 0; k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        nb += c->b[0] * c->b[0] + c->b[1] * c->b[1];
+    }
+    nb = sqrt(nb);
+    const double tol = w->sim.solver.tol;
+    double res = residual(w, nb, worst);
+    int it = 0;
+    while (res > tol && it < w->sim.solver.max_iter) {
+        for (int k = 0; k < w->nactive; k++) {
+            rc_contact *c = &w->contacts[w->active[k]];
+            double u[2], bl[2], p[2];
+            local_velocity(w, c, w->V, u);
+            /* b_alpha = u - W_aa p_alpha: the local velocity without c's own impulse */
+            bl[0] = u[0] - (c->W[0][0] * c->p[0] + c->W[0][1] * c->p[1]);
+            bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
+            rc_fc2d_local_solve(&c->W[0][0], bl, w->laws[c->law].def.mu, p);
+            double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
+            if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
+            c->p[0] = p[0];
+            c->p[1] = p[1];
+        }
+        it++;
+        res = residual(w, nb, worst);
+    }
+    w->stats.local_solves += (long)it * w->nactive;
+    *res_out = res;
+    return it;
+}

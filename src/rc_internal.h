@@ -1,0 +1,199 @@
+/*
+ * rc_internal.h -- data model shared by the kernel's files (not public).
+ *
+ * Layers: base (rc_base.c) -> model (world.c) -> collide (collide.c)
+ *         -> nonsmooth (law.c, nsgs.c) -> integrate (scheme.c, energy.c)
+ *         -> io (output.c). See docs/architecture.md.
+ *
+ * Model vs state: bodies/shapes/laws/rules are what the script declared;
+ * q, v, t, the contact list (with the impulses kept for warm start) are the
+ * state that evolves.
+ */
+#ifndef RC_INTERNAL_H
+#define RC_INTERNAL_H
+
+#include "ricochet.h"
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- base */
+
+void *rc_malloc(size_t n);
+void *rc_realloc(void *p, size_t n);
+void rc_free(void *p);
+char *rc_strdup(const char *s);
+/* Grow *arr (element size elem) to hold at least need elements. */
+rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
+
+#define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
+
+static inline int rc_finite(double x) { return x - x == 0.0; }
+
+/* ---------------------------------------------------------------- model */
+
+typedef struct rc_body {
+    rc_body_kind kind;
+    char *name;
+    int iq, iv;             /* offsets into world q[] and v[]        */
+    int nq, nv;
+    double mass, inertia;   /* rigid2d                               */
+    double inv_mass, inv_inertia;
+    double force[6];        /* constant applied force                */
+    rc_force_fn force_fn;
+    void *force_user;
+} rc_body;
+
+typedef struct rc_shape {
+    rc_shape_type type;
+    int body;               /* RC_GROUND for obstacles               */
+    int group;
+    char *name;
+    double radius;
+    double offset[2];
+    int nvert;
+    double vert[RC_MAX_POLYGON_VERTICES][2];
+    double point[2], normal[2];   /* half-plane (normal unit)        */
+    double a[2], b[2];            /* segment                         */
+    double bound;                 /* body-frame bounding radius       */
+    /* world-frame cache, refreshed at q_k by rc_collide_update_shapes */
+    double wc[2];                              /* disk/point centre  */
+    double wvert[RC_MAX_POLYGON_VERTICES][2];  /* polygon vertices   */
+    double wnorm[RC_MAX_POLYGON_VERTICES][2];  /* polygon edge i->i+1 outward normals */
+    double aabb[4];                            /* xmin ymin xmax ymax */
+} rc_shape;
+
+typedef struct rc_law {
+    rc_law_def def;
+    char *name;
+} rc_law;
+
+typedef struct rc_rule {
+    rc_contact_rule_def def;
+    char *name;
+} rc_rule;
+
+/* A named contact (history column): a potential contact of a named rule. */
+typedef struct rc_slot {
+    char *name;
+    uint64_t key;
+} rc_slot;
+
+/* ---------------------------------------------------------------- contacts */
+
+/* Contact key: identifies a contact across steps (shape pair + feature).
+ * shape_a < shape_b unless a is a ground shape. */
+static inline uint64_t rc_contact_key(int shape_a, int shape_b, int feature)
+{
+    return ((uint64_t)(uint32_t)shape_a << 40) | ((uint64_t)(uint32_t)shape_b << 16)
+         | (uint64_t)(uint16_t)feature;
+}
+
+/* Planar contact. H rows are (n, t) for each side: u = Hb vb + Ha va
+ * (Ha already carries the minus sign), H = [n_x n_y (r x n)] etc. */
+typedef struct rc_contact {
+    uint64_t key;
+    int id;                 /* persistent id                          */
+    int shape_a, shape_b;
+    int body_a, body_b;     /* RC_GROUND allowed for a                */
+    int feature;
+    int law;                /* law index                              */
+    int active;             /* in the index set this step             */
+    double point[2], n[2], t[2];
+    double gN;              /* g_N(q_k)                               */
+    double Ha[2][3], Hb[2][3];   /* rows N, T; zero when side is ground */
+    /* per-step solver data (valid when active) */
+    double MHa[2][3], MHb[2][3]; /* kappa * Mhat^-1 H^T, stored by rows */
+    double W[2][2];         /* local Delassus block                    */
+    double shift[2];        /* law's affine term added to u (eq. 96/101) */
+    double b[2];            /* u(p = 0) + shift                       */
+    double uk[2];           /* H(q_k) v_k                             */
+    double u[2];            /* H(q_k) v_{k+1}                         */
+    double p[2];            /* impulse p_{k+1}                        */
+    double WN, WT;          /* eq. (68) per contact                    */
+    double res;             /* local natural-map residual             */
+} rc_contact;
+
+/* ---------------------------------------------------------------- world */
+
+struct rc_output;
+
+struct rc_world {
+    rc_world_def def;
+    rc_warning_fn warn_fn;
+    void *warn_user;
+
+    /* model */
+    rc_body *bodies;   int nbodies, cap_bodies;
+    rc_shape *shapes;  int nshapes, cap_shapes;
+    rc_law *laws;      int nlaws, cap_laws;      /* laws[0] = default law */
+    rc_rule *rules;    int nrules, cap_rules;
+    rc_slot *slots;    int nslots, cap_slots;
+    int nq, nv;
+    double *mass_diag;      /* nv: diagonal of M (rigid2d: m, m, J)   */
+
+    /* simulation settings */
+    rc_sim_def sim;
+    int configured;
+
+    /* state */
+    double t;
+    long step;
+    double *q, *v;          /* nq, nv                                  */
+
+    /* per-step work arrays (capacity grows between steps only) */
+    int cap_dof;
+    double *q0, *v0, *f, *vfree, *V;   /* nq/nv sized                 */
+    rc_contact *contacts;  int ncontacts, cap_contacts;
+    rc_contact *prev;      int nprev, cap_prev;   /* last step, sorted by key */
+    int *active;           int nactive, cap_active; /* indices of active contacts */
+    int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
+    int *order;            int cap_order;           /* broadphase sort order */
+    int next_contact_id;
+
+    /* audit */
+    rc_step_info info;
+    rc_run_stats stats;
+
+    struct rc_output *out;
+};
+
+/* world.c */
+void rc_world_warn(rc_world *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int rc_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
+int rc_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
+rc_status rc_world_reserve_dofs(rc_world *w);
+
+/* collide.c: contact detection at q_k.
+ * rc_collide_update_shapes refreshes world-frame caches from w->q.
+ * rc_collide_detect fills w->contacts (ncontacts) with every contact whose
+ * gap is <= margin (and every potential contact of named pairs), with key,
+ * shapes, bodies, feature, law, point, n, t, gN, Ha, Hb set; sorted by key.
+ * id/p are not set (the scheme matches them with the previous step). */
+void rc_collide_update_shapes(rc_world *w);
+rc_status rc_collide_detect(rc_world *w);
+/* Number of potential contacts between two shapes (for named slots). */
+int rc_collide_feature_count(const rc_shape *a, const rc_shape *b);
+
+/* law.c: the local 2D one-contact problem  u = W p + b,  -(u + mu|u_T| n) in N_K(p).
+ * Exact enumeration take-off / stick / slide. Returns the case (0 take-off,
+ * 1 stick, 2 slide). */
+int rc_fc2d_local_solve(const double *W, const double *b, double mu, double *p); /* W row-major 2x2 */
+/* Natural-map residual || p - proj_K(p - (u + mu|u_T| e_N)) || for one contact. */
+double rc_fc2d_residual(const double *u, const double *p, double mu);
+void rc_fc2d_project(double mu, double *p);
+
+/* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
+ * Returns iterations; sets *residual and *worst (contact index or -1). */
+int rc_nsgs_solve(rc_world *w, double *residual, int *worst);
+
+/* energy.c */
+void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot);
+
+/* output.c */
+rc_status rc_output_row(rc_world *w);
+void rc_output_free(rc_world *w);
+
+#endif /* RC_INTERNAL_H */

@@ -1,0 +1,17 @@
+/* rc_linalg.h -- LAPACK wrappers for the symmetric positive definite
+ * iteration matrices of the schemes (Mhat = M + h theta C + h^2 theta^2 K,
+ * eq. 92), factorised once and reused by every step. */
+#ifndef RC_LINALG_H
+#define RC_LINALG_H
+#include "ricochet.h"
+
+/* Dense SPD: a is n x n, row-major, overwritten by its Cholesky factor. */
+rc_status rc_chol_factor(int n, double *a);
+/* Solve with a factor from rc_chol_factor; b (n x nrhs, row-major) overwritten. */
+rc_status rc_chol_solve(int n, const double *factor, int nrhs, double *b);
+
+/* Banded SPD with kd super-diagonals, LAPACK upper band storage ab[(kd+1) x n]
+ * (column-major: ab[(kd + i - j) + j*(kd+1)] = A(i,j), max(0,j-kd) <= i <= j). */
+rc_status rc_band_chol_factor(int n, int kd, double *ab);
+rc_status rc_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b);
+#endif

@@ -1,0 +1,318 @@
+/*
+ * ricochet.h -- the public C API of Ricochet.
+ *
+ * One header, one prefix (rc_), opaque handles, definition structs with
+ * defaults (rc_default_*_def), status codes with a message (rc_last_error).
+ * The library never calls exit() or abort(): every failure is reported as an
+ * rc_status and a human-readable message.
+ *
+ * Conventions (planar, dim = 2):
+ *   rigid2d body: q = (x, y, theta), v = (vx, vy, omega), theta counter-clockwise.
+ *   contact frame: n points from body A (or the static obstacle) towards body B,
+ *   t = n rotated clockwise by 90 degrees, t = (n_y, -n_x).
+ *   u = (u_N, u_T) = H(q) v is the relative velocity of B with respect to A at
+ *   the contact point; p = (p_N, p_T) is the impulse on B (opposite on A).
+ *
+ * Thread safety: a world must be used by one thread at a time; different
+ * worlds are independent. rc_last_error() is thread-local.
+ */
+#ifndef RICOCHET_H
+#define RICOCHET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RC_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum rc_status {
+    RC_OK = 0,
+    RC_ERR_ARG,         /* invalid argument: type, range, NaN/inf, unknown name */
+    RC_ERR_STATE,       /* call not allowed now (e.g. step before configure)   */
+    RC_ERR_NOMEM,       /* allocation failed                                    */
+    RC_ERR_NOT_FOUND,   /* unknown id or name                                   */
+    RC_ERR_SOLVER,      /* one-step problem not solved and policy is "error"    */
+    RC_ERR_CALLBACK,    /* a user callback reported a failure                   */
+    RC_ERR_IO,          /* output could not be written                          */
+    RC_ERR_INTERRUPTED, /* rc_request_interrupt() was called                    */
+    RC_ERR_NUMERIC      /* NaN or inf appeared in the state                     */
+} rc_status;
+
+/* Message of the last failed call on this thread ("" if none). */
+const char *rc_last_error(void);
+/* Short name of a status code, e.g. "RC_ERR_ARG". */
+const char *rc_status_name(rc_status s);
+
+/* Asynchronous interrupt (safe to call from a signal handler): the next
+ * rc_world_step of every world returns RC_ERR_INTERRUPTED without stepping. */
+void rc_request_interrupt(void);
+void rc_clear_interrupt(void);
+int rc_interrupt_requested(void);
+
+/* Number of heap allocations (malloc/realloc) made by the library since
+ * start: lets tests and benchmarks check that a step allocates nothing. */
+uint64_t rc_alloc_count(void);
+
+/* ---------------------------------------------------------------- world */
+
+typedef struct rc_world rc_world;
+
+typedef struct rc_world_def {
+    int dim;                /* 2 (planar); 3 is reserved                      */
+    double gravity[3];      /* default (0, 0, 0)                              */
+    double contact_margin;  /* contacts are tracked while g_N <= margin
+                               (default 0.01); must be >= 0                   */
+    /* law used for pairs that no rule names (default: Newton, e = 0, mu = 0) */
+    double default_e, default_mu;
+} rc_world_def;
+
+rc_world_def rc_default_world_def(void);
+rc_status rc_world_create(const rc_world_def *def, rc_world **out);
+void rc_world_destroy(rc_world *w);
+
+/* Warnings (e.g. a step whose solver did not converge under policy "warn").
+ * Default: printed on stderr. */
+typedef void (*rc_warning_fn)(void *user, const char *message);
+void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
+
+/* ---------------------------------------------------------------- bodies */
+
+typedef enum rc_body_kind {
+    RC_BODY_RIGID2D = 1
+} rc_body_kind;
+
+#define RC_GROUND (-1) /* the static world: owner of obstacles */
+
+typedef struct rc_body_def {
+    rc_body_kind kind;      /* default RC_BODY_RIGID2D                        */
+    const char *name;       /* optional, unique; copied; names output columns */
+    double mass;            /* > 0                                            */
+    double inertia;         /* > 0, about the centre of mass                  */
+    double q[7];            /* initial coordinates (rigid2d: x, y, theta)     */
+    double v[6];            /* initial velocities  (rigid2d: vx, vy, omega)   */
+    double force[6];        /* constant applied force (fx, fy, torque)        */
+} rc_body_def;
+
+/* A force callback returns the applied generalised force f (rigid2d: fx, fy,
+ * torque) at time t given the state at the start of the step; it is called
+ * once per step at t = t_{k+theta} and adds to the constant force. Return
+ * RC_OK, or another status to abort the step (set the message with
+ * rc_set_error first). */
+typedef rc_status (*rc_force_fn)(void *user, int body, double t,
+                                 const double *q, const double *v, double *f);
+
+rc_body_def rc_default_body_def(void);
+rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id);
+int rc_body_count(const rc_world *w);
+rc_status rc_body_find(const rc_world *w, const char *name, int *out_id);
+const char *rc_body_name(const rc_world *w, int id); /* NULL if unnamed/bad id */
+int rc_body_nq(const rc_world *w, int id);            /* 3 for rigid2d, 0 if bad */
+int rc_body_nv(const rc_world *w, int id);
+rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v);
+rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *v);
+rc_status rc_body_set_force(rc_world *w, int id, const double *f);
+rc_status rc_body_get_force(const rc_world *w, int id, double *f);
+rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user);
+/* mass and inertia (m, J) */
+rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia);
+
+/* Let a callback report a failure with a message (returns s). */
+rc_status rc_set_error(rc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---------------------------------------------------------------- shapes */
+
+typedef enum rc_shape_type {
+    RC_SHAPE_DISK = 1,      /* body: centre offset, radius                    */
+    RC_SHAPE_POLYGON,       /* body: convex, counter-clockwise vertices       */
+    RC_SHAPE_POINT,         /* body: a point contactor at offset              */
+    RC_SHAPE_HALFPLANE,     /* ground: boundary point, outward normal         */
+    RC_SHAPE_SEGMENT        /* ground: segment a-b, two-sided, radius >= 0    */
+} rc_shape_type;
+
+#define RC_MAX_POLYGON_VERTICES 16
+
+typedef struct rc_shape_def {
+    rc_shape_type type;
+    double radius;                                /* disk (> 0), segment (>= 0) */
+    double offset[2];                             /* disk/point, body frame     */
+    int nvert;                                    /* polygon: 3..16             */
+    double vert[RC_MAX_POLYGON_VERTICES][2];      /* polygon, body frame        */
+    double point[2], normal[2];                   /* half-plane                 */
+    double a[2], b[2];                            /* segment                    */
+    int group;                                    /* contact group, default 0   */
+    const char *name;                             /* optional; copied           */
+} rc_shape_def;
+
+rc_shape_def rc_default_shape_def(void);
+/* body = a body id, or RC_GROUND for static obstacles (half-plane, segment). */
+rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
+int rc_shape_count(const rc_world *w);
+rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def);
+
+/* ---------------------------------------------------------------- laws */
+
+typedef enum rc_law_type {
+    RC_LAW_NEWTON_COULOMB = 1   /* Newton impact (e) + Coulomb friction (mu) */
+} rc_law_type;
+
+typedef struct rc_law_def {
+    rc_law_type type;
+    double e;       /* normal restitution in [0, 1]            */
+    double mu;      /* friction coefficient >= 0               */
+    const char *name;
+} rc_law_def;
+
+rc_law_def rc_default_law_def(void);
+rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
+rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def);
+rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def); /* e.g. from a control callback */
+
+/* Which law applies to a pair of shapes: the last matching rule wins; body
+ * rules take precedence over group rules; pairs without a rule use the
+ * world's default law. law = RC_NO_CONTACT switches the pair off. */
+#define RC_NO_CONTACT (-1)
+typedef enum rc_rule_kind { RC_RULE_BODIES = 1, RC_RULE_GROUPS = 2 } rc_rule_kind;
+
+typedef struct rc_contact_rule_def {
+    rc_rule_kind kind;
+    int a, b;           /* body ids (RC_GROUND allowed) or group numbers  */
+    int law;            /* law id or RC_NO_CONTACT                          */
+    const char *name;   /* optional (body rules only): every potential
+                           contact of the pair is recorded in the history
+                           as NAME (one) or NAME1..NAMEk (in feature order) */
+} rc_contact_rule_def;
+
+rc_contact_rule_def rc_default_contact_rule_def(void);
+rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def);
+
+/* ---------------------------------------------------------------- simulation */
+
+typedef enum rc_scheme {
+    RC_SCHEME_MOREAU_JEAN = 1,          /* eq. (61), Acary & Collins-Craft 2024 */
+    RC_SCHEME_MOREAU_JEAN_FREMOND = 2   /* eq. (72)-(73)                         */
+} rc_scheme;
+
+typedef enum rc_activation {
+    RC_ACTIVATE_GAP = 1,        /* index set eq. (64): g(q_k) <= 0, u_N,k <= 0   */
+    RC_ACTIVATE_ANTICIPATE = 2  /* g(q_k) + gamma h u_N,k <= 0, u_N,k <= 0        */
+} rc_activation;
+
+typedef enum rc_on_fail { RC_ON_FAIL_WARN = 1, RC_ON_FAIL_ERROR = 2 } rc_on_fail;
+
+typedef struct rc_solver_def {
+    double tol;         /* natural-map residual tolerance (default 1e-10)  */
+    int max_iter;       /* sweep cap (default 1000)                         */
+    rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */
+    int warm_start;     /* default 1                                        */
+} rc_solver_def;
+
+typedef struct rc_sim_def {
+    rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
+    double theta;               /* in [0, 1], default 0.5        */
+    double h;                   /* > 0, default 1e-3             */
+    rc_activation activation;   /* default RC_ACTIVATE_GAP       */
+    double gamma;               /* anticipation factor, default 0.5 */
+    rc_solver_def solver;
+} rc_sim_def;
+
+rc_sim_def rc_default_sim_def(void);
+rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
+rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
+/* One step of size h. On any error the state is left as it was before. */
+rc_status rc_world_step(rc_world *w);
+double rc_world_time(const rc_world *w);
+long rc_world_step_count(const rc_world *w);
+
+/* What the last step did. W_* are per step; *_total are sums since the
+ * start. balance is the defect of the discrete energy balance eq. (65):
+ * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_theta), W_theta = (1/2 - theta)
+ * ||v_{k+1} - v_k||_M^2. */
+typedef struct rc_step_info {
+    double t;               /* time at the end of the step        */
+    long step;              /* number of steps done               */
+    int iterations;         /* NSGS sweeps                        */
+    double residual;        /* final natural-map residual         */
+    int converged;          /* residual <= tol                    */
+    int worst_contact;      /* persistent id of the contact with the
+                               largest local residual, -1 if none  */
+    int ncontacts, nactive;
+    double E, E_kin, E_pot;
+    double W_ext, W_N, W_T, W_theta, balance;
+    double W_ext_total, W_N_total, W_T_total, W_theta_total;
+    double max_contact_work;   /* largest W_N + W_T of one contact this step */
+} rc_step_info;
+
+rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
+/* Energies of the current state (no step needed). */
+rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot);
+
+/* Run-wide solver statistics. */
+typedef struct rc_run_stats {
+    long steps;
+    int max_iterations;
+    double max_residual;
+    long failures;              /* steps whose solver did not converge */
+    double max_abs_balance;     /* largest |balance| of a step          */
+    double max_contact_work;    /* largest positive contact work        */
+    double t_max_contact_work;
+    long local_solves;          /* total local (per-contact) solves     */
+} rc_run_stats;
+rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
+
+/* ---------------------------------------------------------------- contacts */
+
+typedef struct rc_contact_info {
+    int id;                 /* persistent while the contact persists         */
+    int body_a, body_b;     /* RC_GROUND for the static side                 */
+    int shape_a, shape_b;
+    int feature;            /* vertex index etc.                             */
+    int active;             /* in the index set of the last step             */
+    double point[2], normal[2], tangent[2];
+    double gN;              /* gap at the start of the last step             */
+    double uN, uT;          /* relative velocity at the end of the last step */
+    double pN, pT;          /* impulse of the last step                      */
+    double WN, WT;          /* work of the impulse in the last step (eq. 68) */
+} rc_contact_info;
+
+/* Contacts found at the start of the last step (active or within margin). */
+int rc_contact_count(const rc_world *w);
+rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
+
+/* Named contacts (from named rules): names in column order. */
+int rc_named_contact_count(const rc_world *w);
+const char *rc_named_contact_name(const rc_world *w, int index);
+/* info->id = -1 when the contact is not currently detected (values then NaN). */
+rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info);
+
+/* ---------------------------------------------------------------- output */
+
+typedef struct rc_output_def {
+    const char *dir;            /* created if missing                          */
+    int every;                  /* write every n-th step (default 1)           */
+    const char *scenario;       /* script path, recorded in run.json           */
+    const char *params_json;    /* a JSON object text recorded as "params"     */
+} rc_output_def;
+
+rc_output_def rc_default_output_def(void);
+/* Opens DIR/history.csv.gz (header + the current state as first row) and
+ * writes DIR/run.json with status "running". Rows are then appended after
+ * every n-th step by rc_world_step. */
+rc_status rc_output_open(rc_world *w, const rc_output_def *def);
+/* Finishes both files. status: "complete", "error", "interrupted", "stopped".
+ * Anything but "complete" marks the run incomplete in both files. */
+rc_status rc_output_close(rc_world *w, const char *status, const char *message);
+int rc_output_is_open(const rc_world *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RICOCHET_H */

@@ -1,0 +1,318 @@
+/* scheme.c -- one time step of the Moreau--Jean theta-scheme (eq. 61) and of
+ * the Moreau--Jean--Fremond scheme (eqs. 72-73), Acary & Collins-Craft 2024.
+ *
+ * Both schemes share everything but the problem assembly (section 4):
+ *   Moreau--Jean (eqs. 92-96):   unknown V = v_{k+1},
+ *       V_0 = Mhat^-1 [M v_k + h F_{k+theta}]          (rigid bodies: K = C = 0)
+ *       W = H Mhat^-1 H^T,        shift_N = e u_N,k               (eq. 96)
+ *   Moreau--Jean--Fremond (eqs. 97-101): unknown V = v_{k+theta},
+ *       V_0 = Mhat^-1 [M v_k + h theta F_{k+theta}]  = (1-theta) v_k + theta v_free
+ *       W = theta H Mhat^-1 H^T,  shift_N = (theta (1 + e) - 1) u_N,k  (eq. 101)
+ * so the solver sees  u = W p + b, b = H V_0 + shift, and the Coulomb cone in
+ * the De Saxce form for the shifted velocity. With theta = 1 both
+ * assemblies are the same floating-point operations (bit-identical runs).
+ *
+ * H = H(q_k) for the whole step (eq. 61c), index set eq. (64) or its
+ * anticipated form; q_{k+1} = q_k + h v_{k+theta} (eq. 61b). The energy
+ * audit follows eqs. (65)-(68).
+ */
+#include "rc_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Match the new contacts (sorted by key) with the previous step's (sorted):
+ * persistent ids and warm-start impulses. */
+static void match_contacts(rc_world *w)
+{
+    int j = 0;
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        while (j < w->nprev && w->prev[j].key < c->key) j++;
+        if (j < w->nprev && w->prev[j].key == c->key) {
+            c->id = w->prev[j].id;
+            c->p[0] = w->prev[j].p[0];
+            c->p[1] = w->prev[j].p[1];
+        } else {
+            c->id = w->next_contact_id++;
+            c->p[0] = c->p[1] = 0.0;
+        }
+    }
+}
+
+static void swap_contacts(rc_world *w)
+{
+    rc_contact *tc = w->contacts; w->contacts = w->prev; w->prev = tc;
+    int tn = w->ncontacts; w->ncontacts = w->nprev; w->nprev = tn;
+    int tcap = w->cap_contacts; w->cap_contacts = w->cap_prev; w->cap_prev = tcap;
+}
+
+static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
+{
+    const double *vb = v + w->bodies[c->body_b].iv;
+    u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2];
+    u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2];
+    if (c->body_a != RC_GROUND) {
+        const double *va = v + w->bodies[c->body_a].iv;
+        u[0] += c->Ha[0][0] * va[0] + c->Ha[0][1] * va[1] + c->Ha[0][2] * va[2];
+        u[1] += c->Ha[1][0] * va[0] + c->Ha[1][1] * va[1] + c->Ha[1][2] * va[2];
+    }
+}
+
+/* Applied forces F_{k+theta} (gravity separately: it is in E_pot). */
+static rc_status forces(rc_world *w, double t_theta)
+{
+    for (int b = 0; b < w->nbodies; b++) {
+        rc_body *bd = &w->bodies[b];
+        double *f = w->f + bd->iv;
+        for (int j = 0; j < bd->nv; j++) f[j] = bd->force[j];
+        if (bd->force_fn) {
+            double g[6] = { 0 };
+            rc_status s = bd->force_fn(bd->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
+            if (s != RC_OK) {
+                const char *msg = rc_last_error();
+                char copy[768];
+                snprintf(copy, sizeof copy, "%s", msg);
+                return rc_set_error(s, "force function of body %d%s%s%s at t = %.17g: %s", b,
+                                    bd->name ? " (" : "", bd->name ? bd->name : "", bd->name ? ")" : "",
+                                    t_theta, copy);
+            }
+            for (int j = 0; j < bd->nv; j++) {
+                if (!rc_finite(g[j]))
+                    return rc_set_error(RC_ERR_CALLBACK, "force function of body %d%s%s%s returned a non-finite component %d at t = %.17g",
+                                        b, bd->name ? " (" : "", bd->name ? bd->name : "", bd->name ? ")" : "", j + 1, t_theta);
+                f[j] += g[j];
+            }
+        }
+    }
+    return RC_OK;
+}
+
+static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
+{
+    if (b == RC_GROUND) snprintf(buf, n, "ground");
+    else if (w->bodies[b].name) snprintf(buf, n, "%s", w->bodies[b].name);
+    else snprintf(buf, n, "body %d", b);
+    return buf;
+}
+
+static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
+{
+    if (ci < 0) { snprintf(buf, n, "none"); return; }
+    const rc_contact *c = &w->contacts[ci];
+    char a[64], b[64];
+    snprintf(buf, n, "contact %d (%s / %s, feature %d, residual %.3e)", c->id,
+             body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b), c->feature, c->res);
+}
+
+rc_status rc_world_step(rc_world *w)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_step: world is NULL");
+    if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
+    if (rc_interrupt_requested())
+        return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
+    RC_CHECK(rc_world_reserve_dofs(w));
+
+    const double h = w->sim.h, theta = w->sim.theta;
+    const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
+    const double kappa = fremond ? theta : 1.0;
+    const double *g = w->def.gravity;
+    const int nv = w->nv;
+
+    /* state at t_k, kept so that a failed step leaves it untouched */
+    memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
+    memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
+
+    /* 1. smooth forces at t_{k+theta} */
+    rc_status s = forces(w, w->t + theta * h);
+    if (s != RC_OK) return s;
+
+    /* 2. contact detection at q_k; ids and warm start from the last step */
+    swap_contacts(w);
+    rc_collide_update_shapes(w);
+    s = rc_collide_detect(w);
+    if (s != RC_OK) { swap_contacts(w); return s; }
+    match_contacts(w);
+
+    /* 3. free velocity (rigid: Mhat = M) and the solver's starting velocity */
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        const double *v = w->v0 + bd->iv, *f = w->f + bd->iv;
+        double *vf = w->vfree + bd->iv;
+        vf[0] = v[0] + h * bd->inv_mass * (f[0] + bd->mass * g[0]);
+        vf[1] = v[1] + h * bd->inv_mass * (f[1] + bd->mass * g[1]);
+        vf[2] = v[2] + h * bd->inv_inertia * f[2];
+    }
+    if (fremond)
+        for (int i = 0; i < nv; i++) w->V[i] = (1.0 - theta) * w->v0[i] + theta * w->vfree[i];
+    else
+        memcpy(w->V, w->vfree, (size_t)nv * sizeof(double));
+
+    /* 4. index set (eq. 64) and the local problems */
+    s = rc_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
+    if (s != RC_OK) { swap_contacts(w); return s; }
+    w->nactive = 0;
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        body_velocity_dot(w, c, w->v0, c->uk);
+        double trigger = c->gN;
+        if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * c->uk[0];
+        c->active = trigger <= 0.0 && c->uk[0] <= 0.0;
+        c->WN = c->WT = 0.0;
+        c->res = 0.0;
+        if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
+        w->active[w->nactive++] = i;
+        const rc_body *bb = &w->bodies[c->body_b];
+        const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
+        for (int r = 0; r < 2; r++)
+            for (int j = 0; j < 3; j++) c->MHb[r][j] = mb[j] * c->Hb[r][j];
+        if (c->body_a != RC_GROUND) {
+            const rc_body *ba = &w->bodies[c->body_a];
+            const double ma[3] = { kappa * ba->inv_mass, kappa * ba->inv_mass, kappa * ba->inv_inertia };
+            for (int r = 0; r < 2; r++)
+                for (int j = 0; j < 3; j++) c->MHa[r][j] = ma[j] * c->Ha[r][j];
+        } else {
+            memset(c->MHa, 0, sizeof c->MHa);
+        }
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < 2; k++) {
+                double sum = 0.0;
+                for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * c->MHb[k][j] + c->Ha[r][j] * c->MHa[k][j];
+                c->W[r][k] = sum;
+            }
+        const double e = w->laws[c->law].def.e;
+        /* eq. (96): e u_N,k;  eq. (101): (theta (1 + e) - 1) u_N,k, written
+         * (theta - 1) + theta e so that theta = 1 gives e exactly */
+        c->shift[0] = (fremond ? (theta - 1.0) + theta * e : e) * c->uk[0];
+        c->shift[1] = 0.0;
+        double u0[2];
+        body_velocity_dot(w, c, w->V, u0);
+        c->b[0] = u0[0] + c->shift[0];
+        c->b[1] = u0[1] + c->shift[1];
+        if (!w->sim.solver.warm_start) { c->p[0] = c->p[1] = 0.0; }
+        rc_fc2d_project(w->laws[c->law].def.mu, c->p);
+    }
+    /* warm start: V = V_0 + kappa Mhat^-1 H^T p_prev */
+    for (int k = 0; k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
+        double *vb = w->V + w->bodies[c->body_b].iv;
+        for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * c->p[0] + c->MHb[1][j] * c->p[1];
+        if (c->body_a != RC_GROUND) {
+            double *va = w->V + w->bodies[c->body_a].iv;
+            for (int j = 0; j < 3; j++) va[j] += c->MHa[0][j] * c->p[0] + c->MHa[1][j] * c->p[1];
+        }
+    }
+
+    /* 5. solve */
+    double res = 0.0;
+    int worst = -1;
+    int iters = w->nactive ? rc_nsgs_solve(w, &res, &worst) : 0;
+    for (int i = 0; i < nv; i++)
+        if (!rc_finite(w->V[i])) {
+            char cd[256];
+            describe_contact(w, worst, cd, sizeof cd);
+            s = rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite velocity; worst %s; solver residual %.3e after %d sweeps",
+                             w->t, w->step + 1, cd, res, iters);
+            swap_contacts(w);
+            return s;
+        }
+    const int converged = res <= w->sim.solver.tol;
+    if (!converged) {
+        char cd[256];
+        describe_contact(w, worst, cd, sizeof cd);
+        if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR) {
+            s = rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+                             w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
+            swap_contacts(w);
+            return s;
+        }
+        rc_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+                      w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
+    }
+
+    /* 6. update: v_{k+1}, q_{k+1} = q_k + h v_{k+theta}; V is kept as v_{k+theta} in w->vfree */
+    double *vth = w->vfree;
+    if (fremond) {
+        for (int i = 0; i < nv; i++) {
+            vth[i] = w->V[i];
+            w->v[i] = (w->V[i] - (1.0 - theta) * w->v0[i]) / theta;
+        }
+    } else {
+        for (int i = 0; i < nv; i++) {
+            w->v[i] = w->V[i];
+            vth[i] = (1.0 - theta) * w->v0[i] + theta * w->V[i];
+        }
+    }
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        for (int j = 0; j < bd->nq; j++) w->q[bd->iq + j] = w->q0[bd->iq + j] + h * vth[bd->iv + j];
+    }
+
+    /* 7. audit, eqs. (65)-(68) */
+    double Ek0, Ep0, Ek1, Ep1;
+    rc_energy(w, w->q0, w->v0, &Ek0, &Ep0);
+    rc_energy(w, w->q, w->v, &Ek1, &Ep1);
+    double W_ext = 0.0, W_theta = 0.0;
+    for (int i = 0; i < nv; i++) {
+        double dv = w->v[i] - w->v0[i];
+        W_theta += w->mass_diag[i] * dv * dv;
+        W_ext += h * vth[i] * w->f[i];
+    }
+    W_theta *= 0.5 - theta;
+    double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
+    int have_cw = 0;
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        double uth[2];
+        body_velocity_dot(w, c, w->v, c->u);
+        if (!c->active) continue;
+        body_velocity_dot(w, c, vth, uth);
+        c->WN = uth[0] * c->p[0];   /* eq. (68), normal part     */
+        c->WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
+        W_N += c->WN;
+        W_T += c->WT;
+        double cw = c->WN + c->WT;
+        if (!have_cw || cw > max_cw) { max_cw = cw; have_cw = 1; }
+    }
+
+    rc_step_info *in = &w->info;
+    double E0 = Ek0 + Ep0;
+    w->t += h;
+    w->step++;
+    in->t = w->t;
+    in->step = w->step;
+    in->iterations = iters;
+    in->residual = res;
+    in->converged = converged;
+    in->worst_contact = worst >= 0 ? w->contacts[worst].id : -1;
+    in->ncontacts = w->ncontacts;
+    in->nactive = w->nactive;
+    in->E_kin = Ek1;
+    in->E_pot = Ep1;
+    in->E = Ek1 + Ep1;
+    in->W_ext = W_ext;
+    in->W_N = W_N;
+    in->W_T = W_T;
+    in->W_theta = W_theta;
+    in->balance = (in->E - E0) - (W_ext + W_N + W_T + W_theta);
+    in->W_ext_total += W_ext;
+    in->W_N_total += W_N;
+    in->W_T_total += W_T;
+    in->W_theta_total += W_theta;
+    in->max_contact_work = have_cw ? max_cw : 0.0;
+
+    rc_run_stats *st = &w->stats;
+    st->steps = w->step;
+    if (iters > st->max_iterations) st->max_iterations = iters;
+    if (res > st->max_residual) st->max_residual = res;
+    if (!converged) st->failures++;
+    if (fabs(in->balance) > st->max_abs_balance) st->max_abs_balance = fabs(in->balance);
+    if (have_cw && max_cw > st->max_contact_work) {
+        st->max_contact_work = max_cw;
+        st->t_max_contact_work = w->t;
+    }
+
+    if (w->out) return rc_output_row(w);
+    return RC_OK;
+}

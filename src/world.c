@@ -1,0 +1,662 @@
+/* world.c -- the model: world, bodies, shapes, laws, contact rules, named
+ * contacts; and the read-only queries of the state. */
+#include "rc_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- defaults */
+
+rc_world_def rc_default_world_def(void)
+{
+    rc_world_def d;
+    memset(&d, 0, sizeof d);
+    d.dim = 2;
+    d.contact_margin = 0.01;
+    d.default_e = 0.0;
+    d.default_mu = 0.0;
+    return d;
+}
+
+rc_body_def rc_default_body_def(void)
+{
+    rc_body_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = RC_BODY_RIGID2D;
+    d.mass = 1.0;
+    d.inertia = 1.0;
+    return d;
+}
+
+rc_shape_def rc_default_shape_def(void)
+{
+    rc_shape_def d;
+    memset(&d, 0, sizeof d);
+    d.type = RC_SHAPE_DISK;
+    d.radius = 0.5;
+    d.normal[1] = 1.0;
+    return d;
+}
+
+rc_law_def rc_default_law_def(void)
+{
+    rc_law_def d;
+    memset(&d, 0, sizeof d);
+    d.type = RC_LAW_NEWTON_COULOMB;
+    return d;
+}
+
+rc_contact_rule_def rc_default_contact_rule_def(void)
+{
+    rc_contact_rule_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = RC_RULE_BODIES;
+    d.law = 0;
+    return d;
+}
+
+rc_sim_def rc_default_sim_def(void)
+{
+    rc_sim_def d;
+    memset(&d, 0, sizeof d);
+    d.scheme = RC_SCHEME_MOREAU_JEAN;
+    d.theta = 0.5;
+    d.h = 1e-3;
+    d.activation = RC_ACTIVATE_GAP;
+    d.gamma = 0.5;
+    d.solver.tol = 1e-10;
+    d.solver.max_iter = 1000;
+    d.solver.on_fail = RC_ON_FAIL_WARN;
+    d.solver.warm_start = 1;
+    return d;
+}
+
+/* ---------------------------------------------------------------- world */
+
+static void default_warning(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "ricochet: warning: %s\n", msg);
+}
+
+void rc_world_warn(rc_world *w, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (w->warn_fn) w->warn_fn(w->warn_user, buf);
+}
+
+void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user)
+{
+    if (!w) return;
+    w->warn_fn = fn ? fn : default_warning;
+    w->warn_user = fn ? user : NULL;
+}
+
+static rc_status check_law_def(const rc_law_def *d, const char *what)
+{
+    if (d->type != RC_LAW_NEWTON_COULOMB)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown law type %d", what, (int)d->type);
+    if (!rc_finite(d->e) || d->e < 0.0 || d->e > 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %g)", what, d->e);
+    if (!rc_finite(d->mu) || d->mu < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'mu' must be >= 0 (got %g)", what, d->mu);
+    return RC_OK;
+}
+
+rc_status rc_world_create(const rc_world_def *def, rc_world **out)
+{
+    if (!out) return rc_set_error(RC_ERR_ARG, "rc_world_create: 'out' is NULL");
+    *out = NULL;
+    rc_world_def d = def ? *def : rc_default_world_def();
+    if (d.dim != 2)
+        return rc_set_error(RC_ERR_ARG, "world: 'dim' must be 2 (got %d; 3 is not available yet)", d.dim);
+    for (int i = 0; i < 3; i++)
+        if (!rc_finite(d.gravity[i]))
+            return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
+    if (!rc_finite(d.contact_margin) || d.contact_margin < 0.0)
+        return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
+    rc_law_def ld = rc_default_law_def();
+    ld.e = d.default_e;
+    ld.mu = d.default_mu;
+    RC_CHECK(check_law_def(&ld, "world: default law"));
+
+    rc_world *w = rc_malloc(sizeof *w);
+    if (!w) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    memset(w, 0, sizeof *w);
+    w->def = d;
+    w->warn_fn = default_warning;
+    w->sim = rc_default_sim_def();
+    w->info.worst_contact = -1;
+    int law0;
+    rc_status s = rc_law_create(w, &ld, &law0);
+    if (s != RC_OK) { rc_world_destroy(w); return s; }
+    *out = w;
+    return RC_OK;
+}
+
+void rc_world_destroy(rc_world *w)
+{
+    if (!w) return;
+    rc_output_free(w);
+    for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
+    for (int i = 0; i < w->nshapes; i++) rc_free(w->shapes[i].name);
+    for (int i = 0; i < w->nlaws; i++) rc_free(w->laws[i].name);
+    for (int i = 0; i < w->nrules; i++) rc_free(w->rules[i].name);
+    for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
+    rc_free(w->bodies); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
+    rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
+    rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
+    rc_free(w->contacts); rc_free(w->prev); rc_free(w->active);
+    rc_free(w->pairs); rc_free(w->order);
+    rc_free(w);
+}
+
+/* Work arrays sized by the number of dofs: grown when bodies are added. */
+rc_status rc_world_reserve_dofs(rc_world *w)
+{
+    if (w->cap_dof >= w->nv && w->cap_dof >= w->nq && w->cap_dof > 0) return RC_OK;
+    int n = w->nq > w->nv ? w->nq : w->nv;
+    if (n < 8) n = 8;
+    double **arrs[] = { &w->q0, &w->v0, &w->f, &w->vfree, &w->V };
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
+        double *p = rc_realloc(*arrs[i], (size_t)n * sizeof(double));
+        if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        *arrs[i] = p;
+    }
+    w->cap_dof = n;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static int valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
+
+static rc_status check_vec(const double *x, int n, const char *what, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!rc_finite(x[i]))
+            return rc_set_error(RC_ERR_ARG, "%s: '%s' component %d is not finite", what, name, i + 1);
+    return RC_OK;
+}
+
+rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_body_create: NULL argument");
+    if (def->kind != RC_BODY_RIGID2D)
+        return rc_set_error(RC_ERR_ARG, "body: unknown 'kind' %d (only rigid2d is available)", (int)def->kind);
+    if (!rc_finite(def->mass) || def->mass <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "body: 'mass' must be > 0 (got %g)", def->mass);
+    if (!rc_finite(def->inertia) || def->inertia <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "body: 'inertia' must be > 0 (got %g)", def->inertia);
+    RC_CHECK(check_vec(def->q, 3, "body", "q"));
+    RC_CHECK(check_vec(def->v, 3, "body", "v"));
+    RC_CHECK(check_vec(def->force, 3, "body", "force"));
+    if (def->name) {
+        if (!def->name[0]) return rc_set_error(RC_ERR_ARG, "body: 'name' must not be empty");
+        int dup;
+        if (rc_body_find(w, def->name, &dup) == RC_OK)
+            return rc_set_error(RC_ERR_ARG, "body: 'name' \"%s\" is already used by body %d", def->name, dup);
+    }
+    RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
+    int nq = 3, nv = 3;
+    double *q = rc_realloc(w->q, (size_t)(w->nq + nq) * sizeof(double));
+    if (!q) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->q = q;
+    double *v = rc_realloc(w->v, (size_t)(w->nv + nv) * sizeof(double));
+    if (!v) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->v = v;
+    double *md = rc_realloc(w->mass_diag, (size_t)(w->nv + nv) * sizeof(double));
+    if (!md) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->mass_diag = md;
+
+    rc_body *b = &w->bodies[w->nbodies];
+    memset(b, 0, sizeof *b);
+    b->kind = def->kind;
+    b->name = rc_strdup(def->name);
+    b->iq = w->nq; b->iv = w->nv; b->nq = nq; b->nv = nv;
+    b->mass = def->mass; b->inertia = def->inertia;
+    b->inv_mass = 1.0 / def->mass; b->inv_inertia = 1.0 / def->inertia;
+    memcpy(b->force, def->force, sizeof b->force);
+    memcpy(w->q + b->iq, def->q, 3 * sizeof(double));
+    memcpy(w->v + b->iv, def->v, 3 * sizeof(double));
+    md[b->iv] = md[b->iv + 1] = def->mass;
+    md[b->iv + 2] = def->inertia;
+    w->nq += nq; w->nv += nv;
+    if (out_id) *out_id = w->nbodies;
+    w->nbodies++;
+    return rc_world_reserve_dofs(w);
+}
+
+int rc_body_count(const rc_world *w) { return w ? w->nbodies : 0; }
+
+rc_status rc_body_find(const rc_world *w, const char *name, int *out_id)
+{
+    if (!w || !name) return rc_set_error(RC_ERR_ARG, "rc_body_find: NULL argument");
+    for (int i = 0; i < w->nbodies; i++)
+        if (w->bodies[i].name && strcmp(w->bodies[i].name, name) == 0) {
+            if (out_id) *out_id = i;
+            return RC_OK;
+        }
+    return rc_set_error(RC_ERR_NOT_FOUND, "no body named \"%s\"", name);
+}
+
+const char *rc_body_name(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].name : NULL; }
+int rc_body_nq(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].nq : 0; }
+int rc_body_nv(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].nv : 0; }
+
+#define CHECK_BODY(w, id) do { if (!(w)) return rc_set_error(RC_ERR_ARG, "world is NULL"); \
+    if (!valid_body((w), (id))) return rc_set_error(RC_ERR_NOT_FOUND, "no body with id %d", (id)); } while (0)
+
+rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v)
+{
+    CHECK_BODY(w, id);
+    const rc_body *b = &w->bodies[id];
+    if (q) memcpy(q, w->q + b->iq, (size_t)b->nq * sizeof(double));
+    if (v) memcpy(v, w->v + b->iv, (size_t)b->nv * sizeof(double));
+    return RC_OK;
+}
+
+rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *v)
+{
+    CHECK_BODY(w, id);
+    const rc_body *b = &w->bodies[id];
+    if (q) RC_CHECK(check_vec(q, b->nq, "body:set_state", "q"));
+    if (v) RC_CHECK(check_vec(v, b->nv, "body:set_state", "v"));
+    if (q) memcpy(w->q + b->iq, q, (size_t)b->nq * sizeof(double));
+    if (v) memcpy(w->v + b->iv, v, (size_t)b->nv * sizeof(double));
+    return RC_OK;
+}
+
+rc_status rc_body_set_force(rc_world *w, int id, const double *f)
+{
+    CHECK_BODY(w, id);
+    if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
+    RC_CHECK(check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
+    memcpy(w->bodies[id].force, f, (size_t)w->bodies[id].nv * sizeof(double));
+    return RC_OK;
+}
+
+rc_status rc_body_get_force(const rc_world *w, int id, double *f)
+{
+    CHECK_BODY(w, id);
+    if (f) memcpy(f, w->bodies[id].force, (size_t)w->bodies[id].nv * sizeof(double));
+    return RC_OK;
+}
+
+rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
+{
+    CHECK_BODY(w, id);
+    w->bodies[id].force_fn = fn;
+    w->bodies[id].force_user = user;
+    return RC_OK;
+}
+
+rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia)
+{
+    CHECK_BODY(w, id);
+    if (m) *m = w->bodies[id].mass;
+    if (inertia) *inertia = w->bodies[id].inertia;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- shapes */
+
+static rc_status rebuild_slots(rc_world *w);
+
+static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
+{
+    const int ground = body == RC_GROUND;
+    if (!ground && !valid_body(w, body))
+        return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
+    switch (d->type) {
+    case RC_SHAPE_DISK:
+        if (!rc_finite(d->radius) || d->radius <= 0.0)
+            return rc_set_error(RC_ERR_ARG, "disk: 'radius' must be > 0 (got %g)", d->radius);
+        /* fall through */
+    case RC_SHAPE_POINT:
+        if (ground) return rc_set_error(RC_ERR_ARG, "shape: disks and points belong to bodies, not to the ground");
+        return check_vec(d->offset, 2, "shape", "offset");
+    case RC_SHAPE_POLYGON: {
+        if (ground) return rc_set_error(RC_ERR_ARG, "polygon: polygons belong to bodies, not to the ground");
+        if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
+            return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
+        for (int i = 0; i < d->nvert; i++) {
+            RC_CHECK(check_vec(d->vert[i], 2, "polygon", "vertices"));
+            const double *a = d->vert[i], *b = d->vert[(i + 1) % d->nvert], *c = d->vert[(i + 2) % d->nvert];
+            double cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
+            if (!(cross > 0.0))
+                return rc_set_error(RC_ERR_ARG, "polygon: vertices must be convex and counter-clockwise (fails at vertex %d)", i + 2);
+        }
+        return RC_OK;
+    }
+    case RC_SHAPE_HALFPLANE: {
+        if (!ground) return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
+        RC_CHECK(check_vec(d->point, 2, "halfplane", "point"));
+        RC_CHECK(check_vec(d->normal, 2, "halfplane", "normal"));
+        double nn = hypot(d->normal[0], d->normal[1]);
+        if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "halfplane: 'normal' must be nonzero");
+        d->normal[0] /= nn; d->normal[1] /= nn;
+        return RC_OK;
+    }
+    case RC_SHAPE_SEGMENT:
+        if (!ground) return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
+        RC_CHECK(check_vec(d->a, 2, "segment", "a"));
+        RC_CHECK(check_vec(d->b, 2, "segment", "b"));
+        if (d->a[0] == d->b[0] && d->a[1] == d->b[1])
+            return rc_set_error(RC_ERR_ARG, "segment: 'a' and 'b' must differ");
+        if (!rc_finite(d->radius) || d->radius < 0.0)
+            return rc_set_error(RC_ERR_ARG, "segment: 'radius' must be >= 0 (got %g)", d->radius);
+        return RC_OK;
+    }
+    return rc_set_error(RC_ERR_ARG, "shape: unknown type %d", (int)d->type);
+}
+
+rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_shape_create: NULL argument");
+    rc_shape_def d = *def;
+    RC_CHECK(check_shape(w, body, &d));
+    RC_CHECK(rc_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
+    rc_shape *s = &w->shapes[w->nshapes];
+    memset(s, 0, sizeof *s);
+    s->type = d.type;
+    s->body = body;
+    s->group = d.group;
+    s->name = rc_strdup(d.name);
+    s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
+    memcpy(s->offset, d.offset, sizeof s->offset);
+    s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
+    memcpy(s->vert, d.vert, sizeof s->vert);
+    memcpy(s->point, d.point, sizeof s->point);
+    memcpy(s->normal, d.normal, sizeof s->normal);
+    memcpy(s->a, d.a, sizeof s->a);
+    memcpy(s->b, d.b, sizeof s->b);
+    double bound = hypot(d.offset[0], d.offset[1]) + s->radius;
+    for (int i = 0; i < s->nvert; i++) {
+        double r = hypot(d.vert[i][0], d.vert[i][1]);
+        if (r > bound) bound = r;
+    }
+    s->bound = bound;
+    if (out_id) *out_id = w->nshapes;
+    w->nshapes++;
+    return rebuild_slots(w);
+}
+
+int rc_shape_count(const rc_world *w) { return w ? w->nshapes : 0; }
+
+rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def)
+{
+    if (!w || id < 0 || id >= w->nshapes) return rc_set_error(RC_ERR_NOT_FOUND, "no shape with id %d", id);
+    const rc_shape *s = &w->shapes[id];
+    if (body) *body = s->body;
+    if (def) {
+        *def = rc_default_shape_def();
+        def->type = s->type; def->radius = s->radius; def->nvert = s->nvert; def->group = s->group;
+        def->name = s->name;
+        memcpy(def->offset, s->offset, sizeof def->offset);
+        memcpy(def->vert, s->vert, sizeof def->vert);
+        memcpy(def->point, s->point, sizeof def->point);
+        memcpy(def->normal, s->normal, sizeof def->normal);
+        memcpy(def->a, s->a, sizeof def->a);
+        memcpy(def->b, s->b, sizeof def->b);
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- laws */
+
+rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_law_create: NULL argument");
+    RC_CHECK(check_law_def(def, def->name ? def->name : "law"));
+    RC_CHECK(rc_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
+    rc_law *l = &w->laws[w->nlaws];
+    l->def = *def;
+    l->name = rc_strdup(def->name);
+    l->def.name = l->name;
+    if (out_id) *out_id = w->nlaws;
+    w->nlaws++;
+    return RC_OK;
+}
+
+rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def)
+{
+    if (!w || id < 0 || id >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "no law with id %d", id);
+    if (def) *def = w->laws[id].def;
+    return RC_OK;
+}
+
+rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def)
+{
+    if (!w || id < 0 || id >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "no law with id %d", id);
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_law_set: 'def' is NULL");
+    RC_CHECK(check_law_def(def, w->laws[id].name ? w->laws[id].name : "law"));
+    w->laws[id].def = *def;
+    w->laws[id].def.name = w->laws[id].name;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- rules */
+
+static int rule_matches(const rc_world *w, const rc_rule *r, int sa, int sb)
+{
+    const rc_shape *a = &w->shapes[sa], *b = &w->shapes[sb];
+    int x, y;
+    if (r->def.kind == RC_RULE_BODIES) { x = a->body; y = b->body; }
+    else { x = a->group; y = b->group; }
+    return (r->def.a == x && r->def.b == y) || (r->def.a == y && r->def.b == x);
+}
+
+int rc_world_law_for(const rc_world *w, int sa, int sb)
+{
+    for (int kind = RC_RULE_BODIES; kind <= RC_RULE_GROUPS; kind++)
+        for (int i = w->nrules - 1; i >= 0; i--)
+            if ((int)w->rules[i].def.kind == kind && rule_matches(w, &w->rules[i], sa, sb))
+                return w->rules[i].def.law;
+    return 0;
+}
+
+int rc_world_pair_is_named(const rc_world *w, int sa, int sb)
+{
+    for (int i = w->nrules - 1; i >= 0; i--)
+        if (w->rules[i].def.kind == RC_RULE_BODIES && rule_matches(w, &w->rules[i], sa, sb))
+            return w->rules[i].name != NULL && rc_world_law_for(w, sa, sb) != RC_NO_CONTACT;
+    return 0;
+}
+
+/* Named contacts: for each named body rule, every potential contact of every
+ * shape pair of the two bodies, named NAME or NAME1..NAMEk. */
+static rc_status rebuild_slots(rc_world *w)
+{
+    for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
+    w->nslots = 0;
+    for (int r = 0; r < w->nrules; r++) {
+        const rc_rule *rule = &w->rules[r];
+        if (rule->def.kind != RC_RULE_BODIES || !rule->name || rule->def.law == RC_NO_CONTACT) continue;
+        int total = 0, first = w->nslots;
+        for (int pass = 0; pass < 2; pass++) {
+            int k = 0;
+            for (int i = 0; i < w->nshapes; i++) {
+                for (int j = 0; j < w->nshapes; j++) {
+                    const rc_shape *si = &w->shapes[i], *sj = &w->shapes[j];
+                    if (si->body != rule->def.a || sj->body != rule->def.b) continue;
+                    /* A is the ground shape, else the lower index */
+                    int sa = i, sb = j;
+                    if (sj->body == RC_GROUND || (si->body != RC_GROUND && j < i)) { sa = j; sb = i; }
+                    int nf = rc_collide_feature_count(&w->shapes[sa], &w->shapes[sb]);
+                    for (int f = 0; f < nf; f++, k++) {
+                        if (pass == 0) continue;
+                        RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
+                        char buf[256];
+                        if (total == 1) snprintf(buf, sizeof buf, "%s", rule->name);
+                        else snprintf(buf, sizeof buf, "%s%d", rule->name, k + 1);
+                        w->slots[w->nslots].name = rc_strdup(buf);
+                        w->slots[w->nslots].key = rc_contact_key(sa, sb, f);
+                        w->nslots++;
+                    }
+                }
+            }
+            if (pass == 0) total = k;
+        }
+        (void)first;
+    }
+    return RC_OK;
+}
+
+rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_contact_rule: NULL argument");
+    if (def->kind != RC_RULE_BODIES && def->kind != RC_RULE_GROUPS)
+        return rc_set_error(RC_ERR_ARG, "contact: unknown rule kind %d", (int)def->kind);
+    if (def->law != RC_NO_CONTACT && (def->law < 0 || def->law >= w->nlaws))
+        return rc_set_error(RC_ERR_NOT_FOUND, "contact: no law with id %d", def->law);
+    if (def->kind == RC_RULE_BODIES) {
+        if (def->a != RC_GROUND && !valid_body(w, def->a))
+            return rc_set_error(RC_ERR_NOT_FOUND, "contact: no body with id %d", def->a);
+        if (def->b != RC_GROUND && !valid_body(w, def->b))
+            return rc_set_error(RC_ERR_NOT_FOUND, "contact: no body with id %d", def->b);
+        if (def->a == def->b)
+            return rc_set_error(RC_ERR_ARG, "contact: a body does not contact itself");
+    } else if (def->name) {
+        return rc_set_error(RC_ERR_ARG, "contact: 'name' is only allowed for a pair of bodies");
+    }
+    if (def->name) {
+        if (!def->name[0]) return rc_set_error(RC_ERR_ARG, "contact: 'name' must not be empty");
+        for (int i = 0; i < w->nrules; i++)
+            if (w->rules[i].name && strcmp(w->rules[i].name, def->name) == 0)
+                return rc_set_error(RC_ERR_ARG, "contact: 'name' \"%s\" is already used", def->name);
+    }
+    RC_CHECK(rc_reserve((void **)&w->rules, &w->cap_rules, w->nrules + 1, sizeof(rc_rule)));
+    rc_rule *r = &w->rules[w->nrules++];
+    r->def = *def;
+    r->name = rc_strdup(def->name);
+    r->def.name = r->name;
+    return rebuild_slots(w);
+}
+
+/* ---------------------------------------------------------------- simulation */
+
+rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
+    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
+        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
+    if (!rc_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
+    if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
+    if (!rc_finite(def->h) || def->h <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
+    if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
+        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
+    if (!rc_finite(def->gamma) || def->gamma < 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'gamma' must be >= 0 (got %g)", def->gamma);
+    if (!rc_finite(def->solver.tol) || def->solver.tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
+    if (def->solver.max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
+    if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
+        return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
+    w->sim = *def;
+    w->configured = 1;
+    return RC_OK;
+}
+
+rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_get_sim_def: NULL argument");
+    *def = w->sim;
+    return RC_OK;
+}
+
+double rc_world_time(const rc_world *w) { return w ? w->t : 0.0; }
+long rc_world_step_count(const rc_world *w) { return w ? w->step : 0; }
+
+rc_status rc_world_step_info(const rc_world *w, rc_step_info *info)
+{
+    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_world_step_info: NULL argument");
+    *info = w->info;
+    return RC_OK;
+}
+
+rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats)
+{
+    if (!w || !stats) return rc_set_error(RC_ERR_ARG, "rc_world_run_stats: NULL argument");
+    *stats = w->stats;
+    return RC_OK;
+}
+
+rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_energy: NULL world");
+    double k, p;
+    rc_energy(w, w->q, w->v, &k, &p);
+    if (E_kin) *E_kin = k;
+    if (E_pot) *E_pot = p;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- contacts */
+
+int rc_contact_count(const rc_world *w) { return w ? w->ncontacts : 0; }
+
+static void fill_info(const rc_contact *c, rc_contact_info *info)
+{
+    info->id = c->id;
+    info->body_a = c->body_a; info->body_b = c->body_b;
+    info->shape_a = c->shape_a; info->shape_b = c->shape_b;
+    info->feature = c->feature;
+    info->active = c->active;
+    memcpy(info->point, c->point, sizeof info->point);
+    memcpy(info->normal, c->n, sizeof info->normal);
+    memcpy(info->tangent, c->t, sizeof info->tangent);
+    info->gN = c->gN;
+    info->uN = c->u[0]; info->uT = c->u[1];
+    info->pN = c->p[0]; info->pT = c->p[1];
+    info->WN = c->WN; info->WT = c->WT;
+}
+
+rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info)
+{
+    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_contact_get: NULL argument");
+    if (index < 0 || index >= w->ncontacts)
+        return rc_set_error(RC_ERR_NOT_FOUND, "no contact with index %d (there are %d)", index, w->ncontacts);
+    fill_info(&w->contacts[index], info);
+    return RC_OK;
+}
+
+int rc_named_contact_count(const rc_world *w) { return w ? w->nslots : 0; }
+
+const char *rc_named_contact_name(const rc_world *w, int index)
+{
+    return (w && index >= 0 && index < w->nslots) ? w->slots[index].name : NULL;
+}
+
+static const rc_contact *find_key(const rc_contact *c, int n, uint64_t key)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c[mid].key == key) return &c[mid];
+        if (c[mid].key < key) lo = mid + 1; else hi = mid - 1;
+    }
+    return NULL;
+}
+
+rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info)
+{
+    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_named_contact_get: NULL argument");
+    if (index < 0 || index >= w->nslots)
+        return rc_set_error(RC_ERR_NOT_FOUND, "no named contact with index %d", index);
+    const rc_contact *c = find_key(w->contacts, w->ncontacts, w->slots[index].key);
+    if (c) { fill_info(c, info); return RC_OK; }
+    memset(info, 0, sizeof *info);
+    info->id = -1;
+    info->gN = info->uN = info->uT = info->pN = info->pT = info->WN = info->WT = NAN;
+    return RC_OK;
+}
