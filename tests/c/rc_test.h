@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ricochet.h"
 
 typedef void (*rc_test_fn)(int *failed);
@@ -20,6 +21,11 @@ typedef struct { const char *name; rc_test_fn fn; } rc_test_case;
 #define CHECK_OK(expr) do { rc_status cs_ = (expr); if (cs_ != RC_OK) { \
     fprintf(stderr, "  %s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, \
             rc_status_name(cs_), rc_last_error()); (*failed)++; } } while (0)
+
+/* In helpers returning rc_status: propagate a failure with its message. */
+#define RC_CHECK_API(expr) do { rc_status cs_ = (expr); if (cs_ != RC_OK) { \
+    fprintf(stderr, "  %s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, \
+            rc_status_name(cs_), rc_last_error()); return cs_; } } while (0)
 
 #define RC_TEST(name) static void name(int *failed)
 

@@ -1,0 +1,710 @@
+/* test_output.c -- DIR/history.csv.gz and DIR/run.json (src/output.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "rc_test.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define H 1e-3
+
+/* ---------------------------------------------------------------- fixtures */
+
+/* Gravity, a named 1x1 box ("box") just above a half-plane ground, a named
+ * rule "C" between ground and box (4 vertex contacts C1..C4). */
+static rc_world *make_world(int *failed, int *box)
+{
+    rc_world_def wd = rc_default_world_def();
+    wd.gravity[1] = -9.81;
+    rc_world *w = NULL;
+    CHECK_OK(rc_world_create(&wd, &w));
+    if (!w) return NULL;
+
+    rc_body_def bd = rc_default_body_def();
+    bd.name = "box";
+    bd.mass = 2.0;
+    bd.inertia = 2.0 / 6.0;
+    bd.q[1] = 0.505;   /* gap 0.005 < margin: detected from the first step */
+    bd.v[0] = 0.2;
+    CHECK_OK(rc_body_create(w, &bd, box));
+
+    rc_shape_def sd = rc_default_shape_def();
+    sd.type = RC_SHAPE_POLYGON;
+    sd.nvert = 4;
+    const double v[4][2] = { { -0.5, -0.5 }, { 0.5, -0.5 }, { 0.5, 0.5 }, { -0.5, 0.5 } };
+    memcpy(sd.vert, v, sizeof v);
+    CHECK_OK(rc_shape_create(w, *box, &sd, NULL));
+
+    rc_shape_def gd = rc_default_shape_def();
+    gd.type = RC_SHAPE_HALFPLANE;
+    gd.point[0] = 0.0; gd.point[1] = 0.0;
+    gd.normal[0] = 0.0; gd.normal[1] = 1.0;
+    CHECK_OK(rc_shape_create(w, RC_GROUND, &gd, NULL));
+
+    rc_law_def ld = rc_default_law_def();
+    ld.e = 0.0;
+    ld.mu = 0.3;
+    int law = -1;
+    CHECK_OK(rc_law_create(w, &ld, &law));
+
+    rc_contact_rule_def rd = rc_default_contact_rule_def();
+    rd.kind = RC_RULE_BODIES;
+    rd.a = RC_GROUND;
+    rd.b = *box;
+    rd.law = law;
+    rd.name = "C";
+    CHECK_OK(rc_contact_rule(w, &rd));
+
+    rc_sim_def sim = rc_default_sim_def();
+    sim.h = H;
+    CHECK_OK(rc_world_configure(w, &sim));
+    return w;
+}
+
+static char *make_tmpdir(void)
+{
+    static char buf[256];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, sizeof buf, "%s/rc_test_output_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return mkdtemp(buf);
+}
+
+static void path_join(char *out, size_t n, const char *a, const char *b)
+{
+    snprintf(out, n, "%s/%s", a, b);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Whole text file (caller frees), NULL if missing. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Decompress the whole gzip file. *ok = 1 when read to EOF without error. */
+static char *gunzip_all(const char *path, int *ok, size_t *len)
+{
+    *ok = 0;
+    *len = 0;
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap + 1);
+    for (;;) {
+        if (cap - n < 4096) { cap *= 2; s = realloc(s, cap + 1); }
+        int r = gzread(gz, s + n, (unsigned)(cap - n));
+        if (r < 0) break;
+        if (r == 0) {
+            int err = 0;
+            gzerror(gz, &err);
+            *ok = err == Z_OK && gzeof(gz);
+            break;
+        }
+        n += (size_t)r;
+    }
+    s[n] = '\0';
+    *len = n;
+    gzclose(gz);
+    return s;
+}
+
+/* Split text into lines in place; returns the count. */
+static int split_lines(char *s, char ***lines)
+{
+    int n = 0, cap = 64;
+    char **l = malloc((size_t)cap * sizeof *l);
+    char *p = s;
+    while (*p) {
+        if (n == cap) { cap *= 2; l = realloc(l, (size_t)cap * sizeof *l); }
+        l[n++] = p;
+        char *e = strchr(p, '\n');
+        if (!e) break;
+        *e = '\0';
+        p = e + 1;
+    }
+    *lines = l;
+    return n;
+}
+
+/* Split a CSV line (no quoting in these tests) in place. */
+static int split_fields(char *s, char **f, int max)
+{
+    int n = 0;
+    for (char *p = s; n < max;) {
+        f[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int column_index(char **hdr, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(hdr[i], name) == 0) return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- a tiny JSON validator */
+
+typedef struct { const char *p; } jp;
+static void jws(jp *j) { while (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r') j->p++; }
+static int jvalue(jp *j);
+static int jstring(jp *j)
+{
+    if (*j->p != '"') return 0;
+    j->p++;
+    while (*j->p && *j->p != '"') {
+        if ((unsigned char)*j->p < 0x20) return 0;
+        if (*j->p == '\\') {
+            j->p++;
+            if (*j->p == 'u') {
+                for (int i = 1; i <= 4; i++) if (!strchr("0123456789abcdefABCDEF", j->p[i]) || !j->p[i]) return 0;
+                j->p += 4;
+            } else if (!*j->p || !strchr("\"\\/bfnrt", *j->p)) return 0;
+        }
+        j->p++;
+    }
+    if (*j->p != '"') return 0;
+    j->p++;
+    return 1;
+}
+static int jnumber(jp *j)
+{
+    const char *s = j->p;
+    if (*j->p == '-') j->p++;
+    if (*j->p == '0') j->p++;
+    else if (*j->p >= '1' && *j->p <= '9') while (*j->p >= '0' && *j->p <= '9') j->p++;
+    else return 0;
+    if (*j->p == '.') { j->p++; if (!(*j->p >= '0' && *j->p <= '9')) return 0; while (*j->p >= '0' && *j->p <= '9') j->p++; }
+    if (*j->p == 'e' || *j->p == 'E') {
+        j->p++;
+        if (*j->p == '+' || *j->p == '-') j->p++;
+        if (!(*j->p >= '0' && *j->p <= '9')) return 0;
+        while (*j->p >= '0' && *j->p <= '9') j->p++;
+    }
+    return j->p > s;
+}
+static int jvalue(jp *j)
+{
+    jws(j);
+    if (*j->p == '{') {
+        j->p++; jws(j);
+        if (*j->p == '}') { j->p++; return 1; }
+        for (;;) {
+            jws(j);
+            if (!jstring(j)) return 0;
+            jws(j);
+            if (*j->p != ':') return 0;
+            j->p++;
+            if (!jvalue(j)) return 0;
+            jws(j);
+            if (*j->p == ',') { j->p++; continue; }
+            if (*j->p == '}') { j->p++; return 1; }
+            return 0;
+        }
+    }
+    if (*j->p == '[') {
+        j->p++; jws(j);
+        if (*j->p == ']') { j->p++; return 1; }
+        for (;;) {
+            if (!jvalue(j)) return 0;
+            jws(j);
+            if (*j->p == ',') { j->p++; continue; }
+            if (*j->p == ']') { j->p++; return 1; }
+            return 0;
+        }
+    }
+    if (*j->p == '"') return jstring(j);
+    if (!strncmp(j->p, "true", 4)) { j->p += 4; return 1; }
+    if (!strncmp(j->p, "false", 5)) { j->p += 5; return 1; }
+    if (!strncmp(j->p, "null", 4)) { j->p += 4; return 1; }
+    return jnumber(j);
+}
+static int json_valid(const char *s)
+{
+    jp j = { s };
+    if (!jvalue(&j)) return 0;
+    jws(&j);
+    return *j.p == '\0';
+}
+
+static void cleanup_dir(const char *dir)
+{
+    char p[1024];
+    const char *files[] = { "history.csv.gz", "run.json", "run.json.tmp" };
+    for (int i = 0; i < 3; i++) { path_join(p, sizeof p, dir, files[i]); unlink(p); }
+}
+
+/* ---------------------------------------------------------------- tests */
+
+RC_TEST(history_and_run_json_complete)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char dir[512], p[1024];
+    snprintf(dir, sizeof dir, "%s/a/b/out/", tmp);   /* mkdir -p, trailing slash */
+
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    CHECK(rc_named_contact_count(w) == 4);
+
+    /* values at open: the first row */
+    double q0[7], v0[6], ek0, ep0;
+    CHECK_OK(rc_body_get_state(w, box, q0, v0));
+    CHECK_OK(rc_world_energy(w, &ek0, &ep0));
+    rc_contact_info c0;
+    CHECK_OK(rc_named_contact_get(w, 0, &c0));
+
+    const int every = 4, N = 48;
+    rc_output_def od = rc_default_output_def();
+    CHECK(od.every == 1);
+    CHECK(od.dir == NULL && od.scenario == NULL && od.params_json == NULL);
+    od.dir = dir;
+    od.every = every;
+    od.scenario = "scripts/odd \"name\"\\x.lua";
+    od.params_json = "{\"n\": 3, \"tag\": \"box\"}";
+    CHECK(!rc_output_is_open(w));
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK(rc_output_is_open(w));
+
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/a/b/out", tmp);
+    path_join(p, sizeof p, sub, "run.json");
+    char *js = slurp(p);
+    CHECK(js != NULL);
+    if (js) {
+        CHECK(json_valid(js));
+        CHECK(strstr(js, "\"status\": \"running\"") != NULL);
+        CHECK(strstr(js, "\"complete\": false") != NULL);
+        free(js);
+    }
+
+    for (int k = 0; k < N; k++) CHECK_OK(rc_world_step(w));
+    CHECK(rc_world_step_count(w) == N);
+    CHECK_OK(rc_output_close(w, "complete", NULL));
+    CHECK(!rc_output_is_open(w));
+    CHECK_OK(rc_output_close(w, "complete", NULL));   /* nothing open: OK */
+
+    double q[7], v[6], ek, ep;
+    CHECK_OK(rc_body_get_state(w, box, q, v));
+    CHECK_OK(rc_world_energy(w, &ek, &ep));
+    rc_step_info info;
+    CHECK_OK(rc_world_step_info(w, &info));
+    rc_contact_info cN[4];
+    for (int i = 0; i < 4; i++) CHECK_OK(rc_named_contact_get(w, i, &cN[i]));
+    rc_run_stats st;
+    CHECK_OK(rc_world_run_stats(w, &st));
+
+    /* ---- history.csv.gz */
+    path_join(p, sizeof p, sub, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL && ok);
+    if (!text) { rc_world_destroy(w); return; }
+    CHECK(len > 0 && text[len - 1] == '\n');
+    CHECK(strstr(text, "# incomplete") == NULL);
+    char **lines = NULL;
+    int nl = split_lines(text, &lines);
+    CHECK(nl == 1 + 1 + N / every);   /* header + rows */
+
+    const char *expect_hdr =
+        "t,E,E_kin,E_pot,W_ext,W_N,W_T,"
+        "box.x,box.y,box.theta,box.vx,box.vy,box.omega,"
+        "C1.gN,C1.uN,C1.uT,C1.pN,C1.pT,"
+        "C2.gN,C2.uN,C2.uT,C2.pN,C2.pT,"
+        "C3.gN,C3.uN,C3.uT,C3.pN,C3.pT,"
+        "C4.gN,C4.uN,C4.uT,C4.pN,C4.pT";
+    CHECK(nl > 0 && strcmp(lines[0], expect_hdr) == 0);
+    if (nl > 0 && strcmp(lines[0], expect_hdr) != 0) fprintf(stderr, "  header: %s\n", lines[0]);
+
+    enum { NC = 33 };
+    char hdrbuf[1024];
+    snprintf(hdrbuf, sizeof hdrbuf, "%s", nl > 0 ? lines[0] : "");
+    char *hdr[64];
+    int nh = split_fields(hdrbuf, hdr, 64);
+    CHECK(nh == NC);
+    int iy = column_index(hdr, nh, "box.y"), ivx = column_index(hdr, nh, "box.vx");
+    int iE = column_index(hdr, nh, "E"), iWN = column_index(hdr, nh, "W_N");
+    int ic1 = column_index(hdr, nh, "C1.gN");
+    CHECK(iy == 8 && ivx == 10 && iE == 1 && iWN == 5 && ic1 == 13);
+
+    for (int r = 1; r < nl; r++) {
+        char *f[64];
+        int nf = split_fields(lines[r], f, 64);
+        CHECK(nf == NC);
+        if (nf != NC) continue;
+        /* t increases by h * every */
+        CHECK_NEAR(strtod(f[0], NULL), (r - 1) * H * every, 1e-12);
+        /* every field is a number, nan or inf */
+        for (int i = 0; i < nf; i++) {
+            char *end;
+            strtod(f[i], &end);
+            CHECK(*f[i] && *end == '\0');
+        }
+        /* E = E_kin + E_pot */
+        double E = strtod(f[1], NULL), Ek = strtod(f[2], NULL), Ep = strtod(f[3], NULL);
+        CHECK_NEAR(E, Ek + Ep, 1e-12 * (1 + fabs(E)));
+        if (r == 1) {
+            CHECK_NEAR(strtod(f[iy], NULL), q0[1], 1e-14);
+            CHECK_NEAR(strtod(f[ivx], NULL), v0[0], 1e-14);
+            CHECK_NEAR(Ek, ek0, 1e-13);
+            CHECK_NEAR(Ep, ep0, 1e-13);
+            for (int i = 4; i <= 6; i++) CHECK(strcmp(f[i], "0") == 0);   /* no work yet */
+            if (c0.id == -1)
+                for (int i = ic1; i < ic1 + 5; i++) CHECK(strcmp(f[i], "nan") == 0);
+        }
+        if (r == nl - 1) {
+            CHECK_NEAR(strtod(f[0], NULL), rc_world_time(w), 1e-12);
+            CHECK_NEAR(strtod(f[iy], NULL), q[1], 1e-14 * (1 + fabs(q[1])));
+            CHECK_NEAR(strtod(f[7], NULL), q[0], 1e-14 * (1 + fabs(q[0])));
+            CHECK_NEAR(strtod(f[ivx], NULL), v[0], 1e-14 * (1 + fabs(v[0])));
+            CHECK_NEAR(strtod(f[12], NULL), v[2], 1e-14 * (1 + fabs(v[2])));
+            CHECK_NEAR(Ek, ek, 1e-14 * (1 + fabs(ek)));
+            CHECK_NEAR(Ep, ep, 1e-14 * (1 + fabs(ep)));
+            CHECK_NEAR(strtod(f[4], NULL), info.W_ext_total, 1e-14 * (1 + fabs(info.W_ext_total)));
+            CHECK_NEAR(strtod(f[5], NULL), info.W_N_total, 1e-14 * (1 + fabs(info.W_N_total)));
+            CHECK_NEAR(strtod(f[6], NULL), info.W_T_total, 1e-14 * (1 + fabs(info.W_T_total)));
+            /* the box sits within the margin: the named contacts are detected */
+            for (int c = 0; c < 4; c++) {
+                double vals[5] = { cN[c].gN, cN[c].uN, cN[c].uT, cN[c].pN, cN[c].pT };
+                for (int i = 0; i < 5; i++) {
+                    const char *fv = f[ic1 + 5 * c + i];
+                    if (isnan(vals[i])) CHECK(strcmp(fv, "nan") == 0);
+                    else CHECK_NEAR(strtod(fv, NULL), vals[i], 1e-14 * (1 + fabs(vals[i])));
+                }
+            }
+            CHECK(cN[0].id != -1 && cN[1].id != -1);   /* bottom vertices */
+            CHECK(strcmp(f[ic1], "nan") != 0);
+        }
+    }
+    free(lines);
+    free(text);
+
+    /* ---- run.json */
+    path_join(p, sizeof p, sub, "run.json.tmp");
+    CHECK(!file_exists(p));
+    path_join(p, sizeof p, sub, "run.json");
+    js = slurp(p);
+    CHECK(js != NULL);
+    if (js) {
+        CHECK(json_valid(js));
+        if (!json_valid(js)) fprintf(stderr, "%s\n", js);
+        CHECK(strstr(js, "\"status\": \"complete\"") != NULL);
+        CHECK(strstr(js, "\"complete\": true") != NULL);
+        CHECK(strstr(js, "\"message\": null") != NULL);
+        CHECK(strstr(js, "\"ricochet_version\": \"" RC_VERSION "\"") != NULL);
+        CHECK(strstr(js, "\"scenario\": \"scripts/odd \\\"name\\\"\\\\x.lua\"") != NULL);
+        CHECK(strstr(js, "\"scheme\": \"moreau-jean\"") != NULL);
+        CHECK(strstr(js, "\"activation\": \"gap\"") != NULL);
+        CHECK(strstr(js, "\"h\": 0.001") != NULL);
+        CHECK(strstr(js, "\"theta\": 0.5") != NULL);
+        CHECK(strstr(js, "\"name\": \"nsgs\"") != NULL);
+        CHECK(strstr(js, "\"on_fail\": \"warn\"") != NULL);
+        CHECK(strstr(js, "\"warm_start\": true") != NULL);
+        CHECK(strstr(js, "\"steps\": 48,") != NULL);
+        CHECK(strstr(js, "\"every\": 4,") != NULL);
+        CHECK(strstr(js, "\"cpu_s\": ") != NULL);
+        CHECK(strstr(js, "\"wall_s\": ") != NULL);
+        CHECK(strstr(js, "\"max_residual\": ") != NULL);
+        CHECK(strstr(js, "\"E0\": ") != NULL && strstr(js, "\"max_abs_balance\": ") != NULL);
+        CHECK(strstr(js, "\"columns\": [\"t\", \"E\", \"E_kin\"") != NULL);
+        CHECK(strstr(js, "\"C4.pT\"]") != NULL);
+        CHECK(strstr(js, "\"params\": {\"n\": 3, \"tag\": \"box\"}") != NULL);
+        char key[64];
+        snprintf(key, sizeof key, "\"max_iterations\": %d,", st.max_iterations);
+        CHECK(strstr(js, key) != NULL);
+        /* E0 is the energy at open */
+        const char *e0 = strstr(js, "\"E0\": ");
+        if (e0) CHECK_NEAR(strtod(e0 + 6, NULL), ek0 + ep0, 1e-12);
+        const char *tf = strstr(js, "\"t_final\": ");
+        if (tf) CHECK_NEAR(strtod(tf + 11, NULL), N * H, 1e-12);
+        const char *wall = strstr(js, "\"wall_s\": ");
+        if (wall) CHECK(strtod(wall + 10, NULL) >= 0.0);
+        free(js);
+    }
+
+    rc_world_destroy(w);
+    cleanup_dir(sub);
+    snprintf(p, sizeof p, "%s/a/b/out", tmp); rmdir(p);
+    snprintf(p, sizeof p, "%s/a/b", tmp); rmdir(p);
+    snprintf(p, sizeof p, "%s/a", tmp); rmdir(p);
+    rmdir(tmp);
+}
+
+RC_TEST(interrupted_run_is_marked_incomplete)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    CHECK_OK(rc_output_open(w, &od));
+    const int N = 10;
+    for (int k = 0; k < N; k++) CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "interrupted", "signal\nSIGINT"));
+    CHECK(!rc_output_is_open(w));
+
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL);
+    CHECK(ok);   /* read to EOF without error: a valid gzip */
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 1 + (N + 1) + 1);   /* header, rows, trailer */
+        if (nl > 0) {
+            CHECK(strncmp(lines[nl - 1], "# incomplete: interrupted", 25) == 0);
+            CHECK(strcmp(lines[nl - 1], "# incomplete: interrupted: signal SIGINT") == 0);
+        }
+        if (nl > 2) CHECK_NEAR(strtod(lines[nl - 2], NULL), N * H, 1e-12);
+        free(lines);
+        free(text);
+    }
+
+    path_join(p, sizeof p, tmp, "run.json");
+    char *js = slurp(p);
+    CHECK(js != NULL);
+    if (js) {
+        CHECK(json_valid(js));
+        CHECK(strstr(js, "\"status\": \"interrupted\"") != NULL);
+        CHECK(strstr(js, "\"complete\": false") != NULL);
+        CHECK(strstr(js, "\"message\": \"signal\\nSIGINT\"") != NULL);
+        CHECK(strstr(js, "\"steps\": 10,") != NULL);
+        CHECK(strstr(js, "\"params\": {}") != NULL);
+        CHECK(strstr(js, "\"scenario\": null") != NULL);
+        free(js);
+    }
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(destroy_while_open_closes_with_error)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    od.every = 2;
+    CHECK_OK(rc_output_open(w, &od));
+    for (int k = 0; k < 5; k++) CHECK_OK(rc_world_step(w));
+    rc_world_destroy(w);
+
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL && ok);
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 1 + 3 + 1);   /* header, steps 0 2 4, trailer */
+        if (nl > 0)
+            CHECK(strcmp(lines[nl - 1],
+                         "# incomplete: error: world destroyed before the output was closed") == 0);
+        free(lines);
+        free(text);
+    }
+    path_join(p, sizeof p, tmp, "run.json");
+    char *js = slurp(p);
+    CHECK(js != NULL);
+    if (js) {
+        CHECK(json_valid(js));
+        CHECK(strstr(js, "\"status\": \"error\"") != NULL);
+        CHECK(strstr(js, "\"complete\": false") != NULL);
+        CHECK(strstr(js, "\"message\": \"world destroyed before the output was closed\"") != NULL);
+        free(js);
+    }
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(killed_run_leaves_readable_prefix)
+{
+    /* Without closing, everything up to the last sync flush (every 4096
+     * rows) can be decompressed. */
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    CHECK_OK(rc_output_open(w, &od));
+
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);   /* header + first row flushed at open */
+    CHECK(text != NULL);
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl >= 2 && strncmp(lines[0], "t,E,", 4) == 0);
+        free(lines);
+        free(text);
+    }
+
+    /* steps 1..200 settle the world's capacities; then rows allocate nothing */
+    for (int k = 0; k < 200; k++) CHECK_OK(rc_world_step(w));
+    uint64_t a0 = rc_alloc_count();
+    for (int k = 200; k < 4200; k++) {
+        rc_status s = rc_world_step(w);
+        if (s != RC_OK) { CHECK_OK(s); break; }
+    }
+    CHECK(rc_alloc_count() == a0);
+
+    text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL);
+    if (text) {
+        /* header + row 0 + at least 4096 rows, each complete */
+        char *last = strrchr(text, '\n');
+        CHECK(last != NULL);
+        if (last) last[1] = '\0';
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl >= 2 + 4096);
+        if (nl >= 2 + 4096) CHECK_NEAR(strtod(lines[1 + 4096], NULL), 4096 * H, 1e-9);
+        free(lines);
+        free(text);
+    }
+    path_join(p, sizeof p, tmp, "run.json");
+    char *js = slurp(p);
+    CHECK(js != NULL && json_valid(js) && strstr(js, "\"status\": \"running\"") != NULL);
+    free(js);
+
+    CHECK_OK(rc_output_close(w, "stopped", NULL));
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL && ok);
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 1 + 4201 + 1);
+        if (nl > 0) CHECK(strcmp(lines[nl - 1], "# incomplete: stopped") == 0);
+        free(lines);
+        free(text);
+    }
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(bad_arguments)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    od.every = 0;
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "every") != NULL);
+    od.every = -3;
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "every") != NULL);
+
+    od.every = 1;
+    od.dir = NULL;
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "dir") != NULL);
+    od.dir = "";
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "dir") != NULL);
+
+    od.dir = tmp;
+    od.params_json = "[1, 2]";
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "params_json") != NULL);
+    od.params_json = NULL;
+    CHECK(!rc_output_is_open(w));
+    path_join(p, sizeof p, tmp, "run.json");
+    CHECK(!file_exists(p));   /* nothing written by the failed calls */
+
+    CHECK(rc_output_open(w, NULL) == RC_ERR_ARG);
+    CHECK(rc_output_open(NULL, &od) == RC_ERR_ARG);
+
+    /* a dir that is a file */
+    path_join(p, sizeof p, tmp, "plain");
+    FILE *f = fopen(p, "w");
+    if (f) fclose(f);
+    rc_output_def bad = rc_default_output_def();
+    bad.dir = p;
+    CHECK(rc_output_open(w, &bad) == RC_ERR_IO);
+    CHECK(strstr(rc_last_error(), "plain") != NULL);
+    CHECK(!rc_output_is_open(w));
+    unlink(p);
+
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK(rc_output_open(w, &od) == RC_ERR_STATE);   /* already open */
+    CHECK(rc_output_close(w, "done", NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "status") != NULL);
+    CHECK(rc_output_close(w, NULL, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "status") != NULL);
+    CHECK(rc_output_is_open(w));   /* a rejected close leaves it open */
+    CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "error", "solver failed"));
+    CHECK(!rc_output_is_open(w));
+    CHECK(rc_output_close(w, "bogus", NULL) == RC_ERR_ARG);
+    CHECK_OK(rc_output_close(w, "complete", NULL));
+
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text != NULL && ok);
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 4);
+        if (nl > 0) CHECK(strcmp(lines[nl - 1], "# incomplete: error: solver failed") == 0);
+        free(lines);
+        free(text);
+    }
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST_MAIN(T(history_and_run_json_complete), T(interrupted_run_is_marked_incomplete),
+             T(destroy_while_open_closes_with_error), T(killed_run_leaves_readable_prefix),
+             T(bad_arguments))
