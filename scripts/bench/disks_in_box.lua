@@ -1,0 +1,57 @@
+-- Benchmark: N disks falling into a box and forming a pile (not a test).
+--
+-- Radii 0.1 +- 10 % (uniform), density 1; a lattice of c = ceil(sqrt(2N))
+-- columns with spacing 0.25 (x = 0.25 (col + 1/2), y = 0.25 (row + 1/2) +
+-- 0.05), each disk jittered by +-0.01 and given velocities uniform in +-0.5
+-- per component, all from a fixed seed; a box of width 0.25 c (floor + two
+-- walls). h = 1e-3, e = 0, mu = 0.3, NSGS tolerance 1e-4, at most 100 sweeps.
+--
+--   build/ricochet run scripts/bench/disks_in_box.lua --set N=1000 --set T=1
+local rc = require "ricochet"
+
+local N    = rc.param("N", 1000)
+local T    = rc.param("T", 1.0)
+local h    = rc.param("h", 1e-3)
+local seed = rc.param("seed", 42)
+
+math.randomseed(seed)
+local function uniform(a, b) return a + (b - a) * math.random() end
+
+local c = math.ceil(math.sqrt(2 * N))
+local width = 0.25 * c
+local w = rc.world{ gravity = { 0, -9.81 }, margin = 0.01 }
+w:halfplane{ point = { 0, 0 }, normal = { 0, 1 }, name = "floor" }
+w:halfplane{ point = { 0, 0 }, normal = { 1, 0 }, name = "left" }
+w:halfplane{ point = { width, 0 }, normal = { -1, 0 }, name = "right" }
+
+for i = 0, N - 1 do
+  local col, row = i % c, i // c
+  local r = 0.1 * uniform(0.9, 1.1)
+  local m = math.pi * r * r
+  w:body{
+    mass = m, inertia = 0.5 * m * r * r,
+    q = { 0.25 * (col + 0.5) + uniform(-0.01, 0.01), 0.25 * (row + 0.5) + 0.05 + uniform(-0.01, 0.01), 0 },
+    v = { uniform(-0.5, 0.5), uniform(-0.5, 0.5), 0 },
+    shape = rc.disk{ radius = r },
+  }
+end
+w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
+
+local sim = w:simulation{
+  scheme = "moreau-jean", theta = 0.5, h = h,
+  solver = { "nsgs", tol = 1e-4, max_iter = 100, on_fail = "warn" },
+}
+local allocs0
+sim:after_step(function(s)
+  if s.steps == 10 then allocs0 = rc.alloc_count() end
+end)
+local c0 = os.clock()
+local summary = sim:run{ T = T }
+local cpu = os.clock() - c0
+local st = sim:stats()
+local steps = summary.steps
+io.write(string.format(
+  "disks_in_box: N = %d, %d steps, cpu %.3f s, %.3f ms/step, %.3g local solves/s, max %d sweeps, %d unconverged steps, allocations after step 10: %d\n",
+  N, steps, cpu, 1e3 * cpu / steps, st.local_solves / cpu, st.max_iterations, st.failures,
+  rc.alloc_count() - (allocs0 or 0)))
+return summary
