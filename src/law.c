@@ -17,7 +17,7 @@
 void rc_fc2d_project(double mu, double *p)
 {
     double pn = p[0], pt = p[1], at = fabs(pt);
-    if (at <= mu * pn) return;                   /* inside K              */
+    if (pn >= 0.0 && at <= mu * pn) return;      /* inside K              */
     if (mu * at + pn <= 0.0) { p[0] = p[1] = 0.0; return; } /* polar cone */
     double s = (pn + mu * at) / (1.0 + mu * mu);  /* onto the boundary ray */
     p[0] = s;

@@ -221,13 +221,19 @@ typedef struct rc_sim_def {
     double h;                   /* > 0, default 1e-3             */
     rc_activation activation;   /* default RC_ACTIVATE_GAP       */
     double gamma;               /* anticipation factor, default 0.5 */
+    double persist_tol;         /* a contact that carried a normal impulse in
+                                   the last step stays in the index set while
+                                   g_N <= persist_tol (default 1e-9, >= 0): a
+                                   resting contact is not lost to round-off */
     rc_solver_def solver;
 } rc_sim_def;
 
 rc_sim_def rc_default_sim_def(void);
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
 rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
-/* One step of size h. On any error the state is left as it was before. */
+/* One step of size h. On any error the state is left as it was before,
+ * except RC_ERR_IO: the step was done but its history row could not be
+ * written (the output is then closed as "error" by rc_output_close). */
 rc_status rc_world_step(rc_world *w);
 double rc_world_time(const rc_world *w);
 long rc_world_step_count(const rc_world *w);

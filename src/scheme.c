@@ -157,7 +157,12 @@ rc_status rc_world_step(rc_world *w)
         body_velocity_dot(w, c, w->v0, c->uk);
         double trigger = c->gN;
         if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * c->uk[0];
-        c->active = trigger <= 0.0 && c->uk[0] <= 0.0;
+        /* eq. (64); a contact that carried a normal impulse in the last step
+         * (a resting or sliding contact) stays in the index set while
+         * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
+         * g_N > 0 by round-off: resting contacts do not flicker */
+        c->active = (trigger <= 0.0 && c->uk[0] <= 0.0)
+                 || (c->p[0] > 0.0 && trigger <= w->sim.persist_tol);
         c->WN = c->WT = 0.0;
         c->res = 0.0;
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }

@@ -65,6 +65,7 @@ rc_sim_def rc_default_sim_def(void)
     d.h = 1e-3;
     d.activation = RC_ACTIVATE_GAP;
     d.gamma = 0.5;
+    d.persist_tol = 1e-9;
     d.solver.tol = 1e-10;
     d.solver.max_iter = 1000;
     d.solver.on_fail = RC_ON_FAIL_WARN;
@@ -556,6 +557,8 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
     if (!rc_finite(def->gamma) || def->gamma < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'gamma' must be >= 0 (got %g)", def->gamma);
+    if (!rc_finite(def->persist_tol) || def->persist_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'persist_tol' must be >= 0 (got %g)", def->persist_tol);
     if (!rc_finite(def->solver.tol) || def->solver.tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
     if (def->solver.max_iter < 1)

@@ -90,6 +90,9 @@ RC_TEST(projection)
     double q[2] = { -3.0, 1.0 };   /* in the polar cone */
     rc_fc2d_project(0.5, q);
     CHECK(q[0] == 0.0 && q[1] == 0.0);
+    double m[2] = { -3.35, 0.0 };  /* frictionless cone, negative normal: 0 */
+    rc_fc2d_project(0.0, m);
+    CHECK(m[0] == 0.0 && m[1] == 0.0);
     double r[2] = { 2.0, -0.5 };   /* inside */
     rc_fc2d_project(0.5, r);
     CHECK(r[0] == 2.0 && r[1] == -0.5);

@@ -1,0 +1,1186 @@
+--[[
+ricochet -- the Lua front end of the Ricochet kernel.
+
+    local rc = require "ricochet"
+
+This file holds the user-facing API: argument checking (types, ranges,
+unknown keys, NaN/inf), shape and law descriptors, the world, body and
+simulation objects, script parameters and the run loop. ricochet.core (C,
+src/lua_ricochet.c) is a thin client of the public C API.
+
+Every error raised here names the function and the argument, and points at
+the first calling line outside this module (the user's script), see raise().
+The reference is docs/lua-api.md.
+]]
+
+local core = require "ricochet.core"
+
+local type, tostring, pairs, ipairs, select = type, tostring, pairs, ipairs, select
+local setmetatable, getmetatable, rawget, rawset = setmetatable, getmetatable, rawget, rawset
+local floor, huge, mtype = math.floor, math.huge, math.type
+local fmt = string.format
+
+local rc = {}
+rc.version = core.version
+rc.GROUND = core.GROUND
+rc.core = core
+
+-- Heap allocations made by the kernel so far (rc_alloc_count).
+function rc.alloc_count()
+    return core.alloc_count()
+end
+
+------------------------------------------------------------------ errors
+
+-- Files of this module: errors are reported at the first frame outside them.
+local MODULE_DIR = debug.getinfo(1, "S").source:match("^@(.*[/\\])")
+
+local function in_module(source)
+    return MODULE_DIR ~= nil and source:sub(1, 1) == "@"
+        and source:sub(2, #MODULE_DIR + 1) == MODULE_DIR
+end
+
+-- Raise msg at the level of the first Lua function outside this module (the
+-- user's script line), skipping C frames such as pcall.
+local function raise(msg)
+    local level = 2
+    while true do
+        local info = debug.getinfo(level, "S")
+        if not info then error(msg, 0) end
+        if info.what ~= "C" and not in_module(info.source) then break end
+        level = level + 1
+    end
+    error(msg, level)
+end
+
+local function fail(fname, f, ...)
+    if select("#", ...) > 0 then f = fmt(f, ...) end
+    raise(fname .. ": " .. f)
+end
+
+local function isfinite(x)
+    return x == x and x ~= huge and x ~= -huge
+end
+
+-- A value, shown in a message.
+local function show(v)
+    local t = type(v)
+    if t == "number" then
+        if v ~= v then return "nan" end
+        if v == huge then return "inf" end
+        if v == -huge then return "-inf" end
+        if mtype(v) == "integer" then return tostring(v) end
+        for _, f in ipairs{ "%.15g", "%.16g", "%.17g" } do
+            local s = fmt(f, v)
+            if tonumber(s) == v then return s end
+        end
+        return fmt("%.17g", v)
+    elseif t == "string" then
+        if #v > 40 then v = v:sub(1, 37) .. "..." end
+        return "'" .. v .. "'"
+    elseif t == "nil" or t == "boolean" then
+        return tostring(v)
+    end
+    return "a " .. t
+end
+
+local function showkey(k)
+    if type(k) == "string" then return "'" .. k .. "'" end
+    return "[" .. show(k) .. "]"
+end
+
+local function levenshtein(a, b)
+    local prev = {}
+    for j = 0, #b do prev[j] = j end
+    for i = 1, #a do
+        local cur = { [0] = i }
+        for j = 1, #b do
+            local cost = a:byte(i) == b:byte(j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        end
+        prev = cur
+    end
+    return prev[#b]
+end
+
+-- Reject keys of t other than the names in `allowed` (a list) and the
+-- positional entries 1..npos.
+local function check_keys(fname, t, allowed, npos)
+    npos = npos or 0
+    for k in pairs(t) do
+        local ok = false
+        if type(k) == "string" then
+            for _, a in ipairs(allowed) do
+                if a == k then ok = true; break end
+            end
+            if not ok then
+                local best, bestd
+                for _, a in ipairs(allowed) do
+                    local d = levenshtein(k, a)
+                    if not bestd or d < bestd then best, bestd = a, d end
+                end
+                if best and bestd <= math.max(1, math.min(2, #k // 3)) then
+                    fail(fname, "unknown key '%s' (did you mean '%s'?)", k, best)
+                end
+                fail(fname, "unknown key '%s' (allowed: %s)", k,
+                     #allowed > 0 and table.concat(allowed, ", ") or "none")
+            end
+        elseif mtype(k) == "integer" and k >= 1 and k <= npos then
+            ok = true
+        end
+        if not ok then
+            if npos == 0 then
+                fail(fname, "unexpected positional entry %s (only named keys are allowed: %s)", showkey(k),
+                     table.concat(allowed, ", "))
+            end
+            fail(fname, "unexpected entry %s (at most %d positional values)", showkey(k), npos)
+        end
+    end
+end
+
+local function check_table(fname, t, example)
+    if type(t) ~= "table" or getmetatable(t) ~= nil then
+        fail(fname, "expected a table argument%s (got %s)", example and (", e.g. " .. example) or "", show(t))
+    end
+    return t
+end
+
+local REQUIRED = {}
+
+local function number(fname, key, v, default)
+    if v == nil then
+        if default == REQUIRED or default == nil then fail(fname, "'%s' is required", key) end
+        return default
+    end
+    if type(v) ~= "number" then fail(fname, "'%s' must be a number (got %s)", key, show(v)) end
+    if not isfinite(v) then fail(fname, "'%s' must be a finite number (got %s)", key, show(v)) end
+    return v
+end
+
+local function integer(fname, key, v, default)
+    v = number(fname, key, v, default)
+    local i = math.tointeger(v)
+    if not i then fail(fname, "'%s' must be an integer (got %s)", key, show(v)) end
+    if i < -0x7fffffff or i > 0x7fffffff then fail(fname, "'%s' is out of range (got %s)", key, show(v)) end
+    return i
+end
+
+local function positive(fname, key, x)
+    if not (x > 0) then fail(fname, "'%s' must be > 0 (got %s)", key, show(x)) end
+    return x
+end
+
+local function nonneg(fname, key, x)
+    if not (x >= 0) then fail(fname, "'%s' must be >= 0 (got %s)", key, show(x)) end
+    return x
+end
+
+local function in01(fname, key, x)
+    if not (x >= 0 and x <= 1) then fail(fname, "'%s' must be in [0, 1] (got %s)", key, show(x)) end
+    return x
+end
+
+local function boolean(fname, key, v, default)
+    if v == nil then return default end
+    if type(v) ~= "boolean" then fail(fname, "'%s' must be true or false (got %s)", key, show(v)) end
+    return v
+end
+
+local function opt_name(fname, key, v)
+    if v == nil then return nil end
+    if type(v) ~= "string" then fail(fname, "'%s' must be a string (got %s)", key, show(v)) end
+    if v == "" then fail(fname, "'%s' must not be empty", key) end
+    return v
+end
+
+local function option(fname, key, v, default, choices)
+    if v == nil then return default end
+    if type(v) == "string" then
+        for _, c in ipairs(choices) do
+            if c == v then return v end
+        end
+    end
+    fail(fname, "'%s' must be one of \"%s\" (got %s)", key, table.concat(choices, "\", \""), show(v))
+end
+
+-- A table of n finite numbers (a copy). `names` describes it, e.g. "{x, y}".
+local function vec(fname, key, v, n, names, default)
+    if v == nil then
+        if default == nil then fail(fname, "'%s' is required", key) end
+        return { table.unpack(default) }
+    end
+    if type(v) ~= "table" then
+        fail(fname, "'%s' must be a table of %d numbers %s (got %s)", key, n, names, show(v))
+    end
+    for k in pairs(v) do
+        if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+            fail(fname, "'%s' must be a table of %d numbers %s (unexpected entry %s)", key, n, names, showkey(k))
+        end
+    end
+    local r = {}
+    for i = 1, n do
+        local x = v[i]
+        if x == nil then
+            fail(fname, "'%s' must be a table of %d numbers %s (missing entry [%d])", key, n, names, i)
+        end
+        if type(x) ~= "number" then fail(fname, "'%s[%d]' must be a number (got %s)", key, i, show(x)) end
+        if not isfinite(x) then fail(fname, "'%s[%d]' must be a finite number (got %s)", key, i, show(x)) end
+        r[i] = x
+    end
+    return r
+end
+
+local function check_fn(fname, key, v)
+    if v ~= nil and type(v) ~= "function" then
+        fail(fname, "'%s' must be a function (got %s)", key, show(v))
+    end
+    return v
+end
+
+------------------------------------------------------------------ options from the command line
+
+-- The ricochet program stores its options in package.loaded["ricochet.cli"]:
+-- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" } }.
+local NO_OPTIONS = { set = {} }
+
+local function cli_options()
+    local o = package.loaded["ricochet.cli"]
+    if type(o) ~= "table" then return NO_OPTIONS end
+    return o
+end
+
+function rc.options()
+    return cli_options()
+end
+
+function rc.set_options(o)
+    local fname = "rc.set_options"
+    if o == nil then
+        package.loaded["ricochet.cli"] = nil
+        return
+    end
+    check_table(fname, o)
+    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args" })
+    local set = o.set or {}
+    if type(set) ~= "table" then fail(fname, "'set' must be a table of name = \"value\" strings (got %s)", show(set)) end
+    for k, v in pairs(set) do
+        if type(k) ~= "string" or type(v) ~= "string" then
+            fail(fname, "'set' must map names to strings (got %s = %s)", showkey(k), show(v))
+        end
+    end
+    if o.out ~= nil then opt_name(fname, "out", o.out) end
+    if o.every ~= nil then positive(fname, "every", integer(fname, "every", o.every)) end
+    if o.script ~= nil then opt_name(fname, "script", o.script) end
+    boolean(fname, "quiet", o.quiet, false)
+    local copy = {}
+    for k, v in pairs(o) do copy[k] = v end
+    copy.set = set
+    package.loaded["ricochet.cli"] = copy
+end
+
+------------------------------------------------------------------ parameters
+
+local params, param_order = {}, {}
+
+function rc.param(name, default)
+    local fname = "rc.param"
+    if type(name) ~= "string" then fail(fname, "'name' must be a string (got %s)", show(name)) end
+    if name == "" or name:find("=", 1, true) then fail(fname, "'name' must be a non-empty string without '=' (got %s)", show(name)) end
+    local dt = type(default)
+    if dt ~= "number" and dt ~= "boolean" and dt ~= "string" then
+        fail(fname, "default of parameter '%s' must be a number, a boolean or a string (got %s)", name, show(default))
+    end
+    if dt == "number" and not isfinite(default) then
+        fail(fname, "default of parameter '%s' must be finite (got %s)", name, show(default))
+    end
+    local value = default
+    local set = cli_options().set
+    local s = type(set) == "table" and set[name] or nil
+    if s ~= nil then
+        if dt == "number" then
+            local x = tonumber(s)
+            if x == nil or not isfinite(x) then
+                raise(fmt("parameter '%s': expected a number, got '%s'", name, s))
+            end
+            if mtype(default) == "integer" then
+                local i = math.tointeger(x)
+                if not i then raise(fmt("parameter '%s': expected an integer, got '%s'", name, s)) end
+                x = i
+            else
+                x = x + 0.0
+            end
+            value = x
+        elseif dt == "boolean" then
+            if s == "true" then value = true
+            elseif s == "false" then value = false
+            else raise(fmt("parameter '%s': expected true or false, got '%s'", name, s)) end
+        else
+            value = s
+        end
+    end
+    if params[name] == nil then param_order[#param_order + 1] = name end
+    params[name] = value
+    return value
+end
+
+function rc.params()
+    local copy = {}
+    for k, v in pairs(params) do copy[k] = v end
+    return copy
+end
+
+function rc.reset_params()
+    params, param_order = {}, {}
+end
+
+-- Names given with --set that the script never read (typos).
+function rc.unused_overrides()
+    local r = {}
+    local set = cli_options().set
+    if type(set) == "table" then
+        for k in pairs(set) do
+            if params[k] == nil then r[#r + 1] = k end
+        end
+    end
+    table.sort(r)
+    return r
+end
+
+local function json_string(s)
+    return '"' .. s:gsub('[%c"\\]', function(c)
+        if c == '"' then return '\\"' end
+        if c == "\\" then return "\\\\" end
+        if c == "\n" then return "\\n" end
+        if c == "\t" then return "\\t" end
+        return fmt("\\u%04x", c:byte())
+    end) .. '"'
+end
+
+local function json_value(v)
+    if type(v) == "string" then return json_string(v) end
+    if type(v) == "boolean" then return tostring(v) end
+    if mtype(v) == "integer" then return fmt("%d", v) end
+    if not isfinite(v) then return "null" end
+    return show(v)
+end
+
+-- rc.params() as a JSON object (keys sorted).
+function rc.params_json()
+    local keys = {}
+    for k in pairs(params) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do parts[#parts + 1] = json_string(k) .. ": " .. json_value(params[k]) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+------------------------------------------------------------------ shape descriptors
+
+local Shape = { __name = "ricochet.shape" }
+Shape.__index = Shape
+function Shape.__tostring(s)
+    return fmt("ricochet.%s%s", s.kind, s.name and (" '" .. s.name .. "'") or "")
+end
+rc.Shape = Shape
+
+local function shape_common(fname, t, d)
+    d.group = integer(fname, "group", t.group, 0)
+    d.name = opt_name(fname, "name", t.name)
+    return setmetatable(d, Shape)
+end
+
+function rc.disk(t)
+    local fname = "rc.disk"
+    check_table(fname, t, "rc.disk{ radius = 0.5 }")
+    check_keys(fname, t, { "radius", "offset", "group", "name" }, 1)
+    if t[1] ~= nil and t.radius ~= nil then fail(fname, "give the radius either as {r} or as radius = r, not both") end
+    local r = positive(fname, "radius", number(fname, "radius", t.radius or t[1], REQUIRED))
+    return shape_common(fname, t, {
+        kind = "disk", type = "disk", radius = r,
+        offset = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 }),
+    })
+end
+
+function rc.box(t)
+    local fname = "rc.box"
+    check_table(fname, t, "rc.box{ 1, 0.5 }")
+    check_keys(fname, t, { "width", "height", "offset", "group", "name" }, 2)
+    local w, h
+    if t[1] ~= nil or t[2] ~= nil then
+        if t.width ~= nil or t.height ~= nil then
+            fail(fname, "give the size either as {w, h} or as width = w, height = h, not both")
+        end
+        w = positive(fname, "[1] (width)", number(fname, "[1] (width)", t[1], REQUIRED))
+        h = positive(fname, "[2] (height)", number(fname, "[2] (height)", t[2], REQUIRED))
+    else
+        w = positive(fname, "width", number(fname, "width", t.width, REQUIRED))
+        h = positive(fname, "height", number(fname, "height", t.height, REQUIRED))
+    end
+    local o = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 })
+    local x0, x1, y0, y1 = o[1] - w / 2, o[1] + w / 2, o[2] - h / 2, o[2] + h / 2
+    return shape_common(fname, t, {
+        kind = "box", type = "polygon", width = w, height = h, offset = o,
+        vertices = { { x0, y0 }, { x1, y0 }, { x1, y1 }, { x0, y1 } },
+    })
+end
+
+-- Convex, counter-clockwise, winding once.
+local function check_convex(fname, v)
+    local n = #v
+    local area = 0
+    for i = 1, n do
+        local a, b = v[i], v[i % n + 1]
+        area = area + (a[1] * b[2] - b[1] * a[2])
+    end
+    if not (area > 0) then
+        fail(fname, "'vertices' must be in counter-clockwise order (signed area %s <= 0)", show(area / 2))
+    end
+    local turn = 0
+    for i = 1, n do
+        local a, b, c = v[i], v[i % n + 1], v[(i + 1) % n + 1]
+        local e1x, e1y = b[1] - a[1], b[2] - a[2]
+        local e2x, e2y = c[1] - b[1], c[2] - b[2]
+        local cross = e1x * e2y - e1y * e2x
+        if not (cross > 0) then
+            fail(fname, "'vertices' must form a strictly convex polygon (not convex at vertex %d {%s, %s})",
+                 i % n + 1, show(b[1]), show(b[2]))
+        end
+        turn = turn + math.atan(cross, e1x * e2x + e1y * e2y)
+    end
+    if math.abs(turn - 2 * math.pi) > 1e-6 then
+        fail(fname, "'vertices' must form a simple convex polygon (the boundary winds %d times)",
+             floor(turn / (2 * math.pi) + 0.5))
+    end
+end
+
+function rc.polygon(t)
+    local fname = "rc.polygon"
+    check_table(fname, t, "rc.polygon{ vertices = {{0, 0}, {1, 0}, {0, 1}} }")
+    check_keys(fname, t, { "vertices", "group", "name" })
+    local vs = t.vertices
+    if vs == nil then fail(fname, "'vertices' is required") end
+    if type(vs) ~= "table" then fail(fname, "'vertices' must be a list of {x, y} points (got %s)", show(vs)) end
+    local n = #vs
+    for k in pairs(vs) do
+        if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+            fail(fname, "'vertices' must be a list of {x, y} points (unexpected entry %s)", showkey(k))
+        end
+    end
+    local max = core.MAX_POLYGON_VERTICES
+    if n < 3 or n > max then fail(fname, "'vertices' must have 3 to %d points (got %d)", max, n) end
+    local v = {}
+    for i = 1, n do v[i] = vec(fname, fmt("vertices[%d]", i), vs[i], 2, "{x, y}") end
+    check_convex(fname, v)
+    return shape_common(fname, t, { kind = "polygon", type = "polygon", vertices = v })
+end
+
+function rc.point(t)
+    local fname = "rc.point"
+    check_table(fname, t, "rc.point{ 0.5, 0 }")
+    check_keys(fname, t, { "offset", "group", "name" }, 2)
+    local o
+    if t[1] ~= nil or t[2] ~= nil then
+        if t.offset ~= nil then fail(fname, "give the point either as {x, y} or as offset = {x, y}, not both") end
+        o = vec(fname, "{x, y}", { t[1], t[2] }, 2, "{x, y}")
+    else
+        o = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 })
+    end
+    return shape_common(fname, t, { kind = "point", type = "point", offset = o })
+end
+
+------------------------------------------------------------------ law descriptors
+
+local Law = { __name = "ricochet.law" }
+Law.__index = Law
+function Law.__tostring(l)
+    return fmt("ricochet.%s{ e = %s, mu = %s }%s", l.type, show(l.e), show(l.mu),
+               l.name and (" '" .. l.name .. "'") or "")
+end
+rc.Law = Law
+
+function rc.newton(t)
+    local fname = "rc.newton"
+    if t == nil then t = {} end
+    check_table(fname, t, "rc.newton{ e = 0.5, mu = 0.3 }")
+    check_keys(fname, t, { "e", "mu", "name" })
+    return setmetatable({
+        type = "newton",
+        e = in01(fname, "e", number(fname, "e", t.e, 0)),
+        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        name = opt_name(fname, "name", t.name),
+    }, Law)
+end
+
+rc.laws = { newton = rc.newton }
+
+local function check_law(fname, key, l)
+    if getmetatable(l) ~= Law then
+        fail(fname, "'%s' must be a contact law such as rc.newton{ e = 0, mu = 0 } (got %s)", key, show(l))
+    end
+    return l
+end
+
+------------------------------------------------------------------ world
+
+local World = { __name = "ricochet.world" }
+World.__index = World
+rc.World = World
+
+local Body = { __name = "ricochet.body" }
+Body.__index = Body
+rc.Body = Body
+
+local Ground = { __name = "ricochet.ground" }
+Ground.__index = Ground
+function Ground.__tostring() return "ricochet.ground" end
+
+local Sim = { __name = "ricochet.simulation" }
+rc.Simulation = Sim
+
+-- Worlds with an output that may be open (for the program's clean-up).
+local open_outputs = setmetatable({}, { __mode = "k" })
+-- Folders written by this process (to warn when one is overwritten).
+local written_dirs = {}
+
+local function check_self(fname, self, mt, what)
+    if getmetatable(self) ~= mt then
+        fail(fname, "expected %s as first argument (got %s); call it with ':'", what, show(self))
+    end
+end
+
+local function world_core(fname, w, idle)
+    local c = rawget(w, "_c")
+    if not core.is_open(c) then fail(fname, "the world has been closed") end
+    if idle and core.is_stepping(c) then
+        fail(fname, "not allowed inside a force function (the world is stepping)")
+    end
+    return c
+end
+
+function World.__tostring(w)
+    return fmt("ricochet.world (%d bodies)", #w._bodies)
+end
+
+function World.__close(w, err)
+    w:close(err)
+end
+
+function rc.world(t)
+    local fname = "rc.world"
+    if t == nil then t = {} end
+    check_table(fname, t, "rc.world{ gravity = {0, -9.81} }")
+    check_keys(fname, t, { "dim", "gravity", "margin", "default_law" })
+    local dim = integer(fname, "dim", t.dim, 2)
+    if dim ~= 2 then fail(fname, "'dim' must be 2 (got %s; 3 is not available yet)", show(t.dim)) end
+    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", { 0, 0 })
+    local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
+    local law = t.default_law
+    if law ~= nil then check_law(fname, "default_law", law) end
+    local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin,
+                                   e = law and law.e or 0, mu = law and law.mu or 0 }
+    if not c then fail(fname, "%s", msg) end
+    local w = setmetatable({
+        _c = c, dim = dim, gravity = g, margin = margin,
+        default_law = law or rc.newton{},
+        _bodies = {}, _by_name = {}, _laws = setmetatable({}, { __mode = "k" }),
+    }, World)
+    w.ground = setmetatable({ id = core.GROUND, name = "ground", world = w }, Ground)
+    return w
+end
+
+-- Close the world: close an open output ("complete", or "error" when err is
+-- given) and free the kernel world. Further use raises an error.
+function World:close(err)
+    check_self("world:close", self, World, "a world")
+    local c = rawget(self, "_c")
+    if core.is_open(c) and core.is_stepping(c) then
+        fail("world:close", "not allowed inside a force function (the world is stepping)")
+    end
+    if err ~= nil then core.close(c, "error", tostring(err))
+    else core.close(c, "complete") end
+    open_outputs[self] = nil
+end
+
+local function law_id(self, c, fname, law)
+    local id = self._laws[law]
+    if id then return id end
+    local msg
+    id, msg = core.law_create(c, law.e, law.mu, law.name)
+    if not id then fail(fname, "%s", msg) end
+    self._laws[law] = id
+    return id
+end
+
+local function create_shape(fname, c, body_id, d)
+    local id, msg = core.shape_create(c, body_id, d)
+    if not id then fail(fname, "%s", msg) end
+    return id
+end
+
+local function check_shape(fname, key, d)
+    if getmetatable(d) ~= Shape then
+        fail(fname, "'%s' must be a shape descriptor (rc.disk{...}, rc.box{...}, rc.polygon{...} or rc.point{...}) (got %s)",
+             key, show(d))
+    end
+    return d
+end
+
+local BODY_KEYS = { "name", "kind", "mass", "inertia", "q", "v", "force", "force_fn", "shape", "shapes" }
+
+function World:body(t)
+    local fname = "world:body"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    check_table(fname, t, "w:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.5 } }")
+    check_keys(fname, t, BODY_KEYS)
+    local name = opt_name(fname, "name", t.name)
+    option(fname, "kind", t.kind, "rigid2d", { "rigid2d" })
+    local mass = positive(fname, "mass", number(fname, "mass", t.mass, REQUIRED))
+    local inertia = positive(fname, "inertia", number(fname, "inertia", t.inertia, REQUIRED))
+    local q = vec(fname, "q", t.q, 3, "{x, y, theta}", { 0, 0, 0 })
+    local v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", { 0, 0, 0 })
+    local force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", { 0, 0, 0 })
+    local force_fn = check_fn(fname, "force_fn", t.force_fn)
+    local shapes = {}
+    if t.shape ~= nil and t.shapes ~= nil then fail(fname, "give either 'shape' or 'shapes', not both") end
+    if t.shape ~= nil then
+        shapes[1] = check_shape(fname, "shape", t.shape)
+    elseif t.shapes ~= nil then
+        if type(t.shapes) ~= "table" or getmetatable(t.shapes) ~= nil then
+            fail(fname, "'shapes' must be a list of shape descriptors (got %s)", show(t.shapes))
+        end
+        local n = #t.shapes
+        for k in pairs(t.shapes) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+                fail(fname, "'shapes' must be a list of shape descriptors (unexpected entry %s)", showkey(k))
+            end
+        end
+        for i = 1, n do shapes[i] = check_shape(fname, fmt("shapes[%d]", i), t.shapes[i]) end
+    end
+    if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
+    local id, msg = core.body_create(c, { name = name, mass = mass, inertia = inertia, q = q, v = v, force = force })
+    if not id then fail(fname, "%s", msg) end
+    local body = setmetatable({ id = id, name = name, kind = "rigid2d", world = self }, Body)
+    self._bodies[#self._bodies + 1] = body
+    if name then self._by_name[name] = body end
+    for _, d in ipairs(shapes) do create_shape(fname, c, id, d) end
+    if force_fn then
+        local ok, err = core.body_set_force_fn(c, id, force_fn)
+        if not ok then fail(fname, "%s", err) end
+    end
+    return body
+end
+
+function World:bodies()
+    check_self("world:bodies", self, World, "a world")
+    local r = {}
+    for i, b in ipairs(self._bodies) do r[i] = b end
+    return r
+end
+
+function World:find(name)
+    check_self("world:find", self, World, "a world")
+    if type(name) ~= "string" then fail("world:find", "'name' must be a string (got %s)", show(name)) end
+    return self._by_name[name]
+end
+
+function World:halfplane(t)
+    local fname = "world:halfplane"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "w:halfplane{ point = {0, 0}, normal = {0, 1} }")
+    check_keys(fname, t, { "point", "normal", "group", "name" })
+    local p = vec(fname, "point", t.point, 2, "{x, y}", { 0, 0 })
+    local n = vec(fname, "normal", t.normal, 2, "{nx, ny}", { 0, 1 })
+    local len = math.sqrt(n[1] * n[1] + n[2] * n[2])
+    if not (len > 0) then fail(fname, "'normal' must be nonzero") end
+    return create_shape(fname, c, core.GROUND, {
+        type = "halfplane", point = p, normal = { n[1] / len, n[2] / len },
+        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
+    })
+end
+
+function World:segment(t)
+    local fname = "world:segment"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    check_table(fname, t, "w:segment{ a = {0, 0}, b = {1, 0} }")
+    check_keys(fname, t, { "a", "b", "radius", "group", "name" })
+    local a = vec(fname, "a", t.a, 2, "{x, y}")
+    local b = vec(fname, "b", t.b, 2, "{x, y}")
+    if a[1] == b[1] and a[2] == b[2] then fail(fname, "'a' and 'b' must differ") end
+    return create_shape(fname, c, core.GROUND, {
+        type = "segment", a = a, b = b,
+        radius = nonneg(fname, "radius", number(fname, "radius", t.radius, 0)),
+        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
+    })
+end
+
+local function side_id(fname, self, key, x)
+    local mt = getmetatable(x)
+    if (mt == Body or mt == Ground) and rawget(x, "world") == self then return x.id end
+    if mt == Body or mt == Ground then fail(fname, "%s belongs to another world", key) end
+    fail(fname, "%s must be a body of this world or w.ground (got %s)", key, show(x))
+end
+
+function World:contact(t)
+    local fname = "world:contact"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    check_table(fname, t, "w:contact{ body, w.ground, law = rc.newton{ e = 0.5 } }")
+    check_keys(fname, t, { "groups", "law", "name" }, 2)
+    local law = t.law
+    local lid
+    if law == false then
+        lid = false
+    elseif law ~= nil then
+        check_law(fname, "law", law)
+        lid = law_id(self, c, fname, law)
+    end
+    local name = opt_name(fname, "name", t.name)
+    local ok, msg
+    if t.groups ~= nil then
+        if t[1] ~= nil or t[2] ~= nil then fail(fname, "give either two bodies or 'groups', not both") end
+        if name then fail(fname, "'name' is only allowed for a pair of bodies") end
+        local g = t.groups
+        if type(g) ~= "table" then fail(fname, "'groups' must be a table of 2 integers {g1, g2} (got %s)", show(g)) end
+        for k in pairs(g) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= 2) then
+                fail(fname, "'groups' must be a table of 2 integers {g1, g2} (unexpected entry %s)", showkey(k))
+            end
+        end
+        local g1 = integer(fname, "groups[1]", g[1], REQUIRED)
+        local g2 = integer(fname, "groups[2]", g[2], REQUIRED)
+        ok, msg = core.contact_rule(c, "groups", g1, g2, lid, nil)
+    else
+        if t[1] == nil or t[2] == nil then
+            fail(fname, "give two bodies (w:contact{ A, B, ... }) or 'groups' (w:contact{ groups = {g1, g2}, ... })")
+        end
+        local a = side_id(fname, self, "argument [1]", t[1])
+        local b = side_id(fname, self, "argument [2]", t[2])
+        if a == b then fail(fname, "a body does not contact itself") end
+        ok, msg = core.contact_rule(c, "bodies", a, b, lid, name)
+    end
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+------------------------------------------------------------------ bodies
+
+function Body.__tostring(b)
+    return fmt("ricochet.body %d%s", b.id, b.name and (" '" .. b.name .. "'") or "")
+end
+
+local function body_core(fname, b, idle)
+    check_self(fname, b, Body, "a body")
+    return world_core(fname, b.world, idle)
+end
+
+function Body:q()
+    local c = body_core("body:q", self)
+    local q, v = core.body_state(c, self.id)
+    if not q then fail("body:q", "%s", v) end
+    return q
+end
+
+function Body:v()
+    local c = body_core("body:v", self)
+    local q, v = core.body_state(c, self.id)
+    if not q then fail("body:v", "%s", v) end
+    return v
+end
+
+function Body:set_state(t)
+    local fname = "body:set_state"
+    local c = body_core(fname, self, true)
+    check_table(fname, t, "body:set_state{ q = {0, 1, 0}, v = {0, 0, 0} }")
+    check_keys(fname, t, { "q", "v" })
+    if t.q == nil and t.v == nil then fail(fname, "give 'q' and/or 'v'") end
+    local q = t.q ~= nil and vec(fname, "q", t.q, 3, "{x, y, theta}") or nil
+    local v = t.v ~= nil and vec(fname, "v", t.v, 3, "{vx, vy, omega}") or nil
+    local ok, msg = core.body_set_state(c, self.id, q, v)
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+function Body:set_force(f)
+    local fname = "body:set_force"
+    local c = body_core(fname, self)
+    local ok, msg = core.body_set_force(c, self.id, vec(fname, "force", f, 3, "{fx, fy, torque}"))
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+function Body:force()
+    local c = body_core("body:force", self)
+    local f, msg = core.body_force(c, self.id)
+    if not f then fail("body:force", "%s", msg) end
+    return f
+end
+
+function Body:set_force_fn(fn)
+    local fname = "body:set_force_fn"
+    local c = body_core(fname, self, true)
+    if fn ~= nil and type(fn) ~= "function" then fail(fname, "'fn' must be a function or nil (got %s)", show(fn)) end
+    local ok, msg = core.body_set_force_fn(c, self.id, fn)
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+function Body:mass()
+    local c = body_core("body:mass", self)
+    local m, J = core.body_mass(c, self.id)
+    if not m then fail("body:mass", "%s", J) end
+    return m, J
+end
+
+function Body:add_shape(d)
+    local fname = "body:add_shape"
+    local c = body_core(fname, self, true)
+    check_shape(fname, "shape", d)
+    return create_shape(fname, c, self.id, d)
+end
+
+------------------------------------------------------------------ simulation
+
+local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "solver" }
+local SCHEMES = { "moreau-jean", "moreau-jean-fremond" }
+
+function World:simulation(t)
+    local fname = "world:simulation"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "w:simulation{ h = 1e-3, theta = 0.5 }")
+    check_keys(fname, t, SIM_KEYS)
+    local def = {
+        scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
+        theta = in01(fname, "theta", number(fname, "theta", t.theta, 0.5)),
+        h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
+        activation = option(fname, "activation", t.activation, "gap", { "gap", "anticipate" }),
+        gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
+    }
+    local s = t.solver
+    if s == nil then s = {} end
+    if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
+    local sname = "world:simulation: solver"
+    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start" }, 1)
+    if s[1] ~= nil and s[1] ~= "nsgs" then fail(sname, "unknown solver %s (available: \"nsgs\")", show(s[1])) end
+    def.solver = "nsgs"
+    def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
+    def.max_iter = integer(sname, "max_iter", s.max_iter, 1000)
+    if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end
+    def.on_fail = option(sname, "on_fail", s.on_fail, "warn", { "warn", "error" })
+    def.warm_start = boolean(sname, "warm_start", s.warm_start, true)
+    if def.scheme == "moreau-jean-fremond" and def.theta == 0 then
+        fail(fname, "'theta' must be > 0 for moreau-jean-fremond (got 0)")
+    end
+    local ok, msg = core.configure(c, def)
+    if not ok then fail(fname, "%s", msg) end
+    local sim = { world = self, def = def, _before = {}, _after = {}, _stop = false }
+    for k, v in pairs(def) do sim[k] = v end
+    setmetatable(sim, Sim)
+    rawset(self, "_sim", sim)
+    return sim
+end
+
+function Sim.__index(self, k)
+    if k == "t" then return core.time(rawget(self, "world")._c) end
+    if k == "steps" then return core.step_count(rawget(self, "world")._c) end
+    return Sim[k]
+end
+
+function Sim.__newindex(self, k, v)
+    if k == "t" or k == "steps" then fail("simulation", "sim.%s is read-only", k) end
+    rawset(self, k, v)
+end
+
+function Sim.__tostring(s)
+    return fmt("ricochet.simulation (%s, theta = %s, h = %s)", s.scheme, show(s.theta), show(s.h))
+end
+
+local function sim_core(fname, self, idle)
+    check_self(fname, self, Sim, "a simulation")
+    return world_core(fname, rawget(self, "world"), idle)
+end
+
+function Sim:before_step(fn)
+    sim_core("sim:before_step", self)
+    check_fn("sim:before_step", "fn", fn)
+    if fn == nil then fail("sim:before_step", "'fn' must be a function (got nil)") end
+    local l = self._before
+    l[#l + 1] = fn
+    return self
+end
+
+function Sim:after_step(fn)
+    sim_core("sim:after_step", self)
+    check_fn("sim:after_step", "fn", fn)
+    if fn == nil then fail("sim:after_step", "'fn' must be a function (got nil)") end
+    local l = self._after
+    l[#l + 1] = fn
+    return self
+end
+
+function Sim:stop()
+    check_self("sim:stop", self, Sim, "a simulation")
+    rawset(self, "_stop", true)
+end
+
+-- One step with callbacks. Returns false when a before_step callback asked
+-- to stop (and `honour_stop` is set): the step is then not done.
+local function step_once(self, c, fname, honour_stop)
+    for _, fn in ipairs(self._before) do fn(self) end
+    if honour_stop and self._stop then return false end
+    if not core.is_open(c) then fail(fname, "the world has been closed") end
+    local ok, msg, status = core.step(c)
+    if not ok then
+        rawset(self, "_last_status", status)
+        fail(fname, "%s", msg)
+    end
+    for _, fn in ipairs(self._after) do fn(self) end
+    return true
+end
+
+function Sim:step()
+    local c = sim_core("sim:step", self, true)
+    step_once(self, c, "sim:step", false)
+    return self
+end
+
+local function open_output(fname, self, c, dir, every)
+    if core.output_is_open(c) then
+        fail(fname, "an output is already open (close it with sim:close_output first)")
+    end
+    if written_dirs[dir] then
+        io.stderr:write(fmt("ricochet: warning: output folder '%s' is written a second time (its contents are replaced)\n", dir))
+    end
+    local o = cli_options()
+    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
+    if not ok then fail(fname, "%s", msg) end
+    written_dirs[dir] = true
+    open_outputs[rawget(self, "world")] = true
+end
+
+function Sim:output(t)
+    local fname = "sim:output"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:output{ dir = \"out\", every = 10 }")
+    check_keys(fname, t, { "dir", "every" })
+    local dir = opt_name(fname, "dir", t.dir) or "out"
+    local every = positive(fname, "every", integer(fname, "every", t.every, 1))
+    open_output(fname, self, c, dir, every)
+    return self
+end
+
+local CLOSE_STATUS = { "complete", "error", "interrupted", "stopped" }
+
+function Sim:close_output(status, message)
+    local fname = "sim:close_output"
+    local c = sim_core(fname, self, true)
+    status = option(fname, "status", status, "complete", CLOSE_STATUS)
+    if message ~= nil and type(message) ~= "string" then
+        fail(fname, "'message' must be a string (got %s)", show(message))
+    end
+    local ok, msg = core.output_close(c, status, message)
+    open_outputs[rawget(self, "world")] = nil
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+function Sim:info()
+    local c = sim_core("sim:info", self)
+    local info, msg = core.step_info(c)
+    if not info then fail("sim:info", "%s", msg) end
+    return info
+end
+
+function Sim:stats()
+    local c = sim_core("sim:stats", self)
+    local st, msg = core.run_stats(c)
+    if not st then fail("sim:stats", "%s", msg) end
+    return st
+end
+
+function Sim:energy()
+    local c = sim_core("sim:energy", self)
+    local k, p = core.energy(c)
+    if not k then fail("sim:energy", "%s", p) end
+    return { kinetic = k, potential = p, total = k + p }
+end
+
+function Sim:contacts()
+    local c = sim_core("sim:contacts", self)
+    local l, msg = core.contacts(c)
+    if not l then fail("sim:contacts", "%s", msg) end
+    return l
+end
+
+function Sim:contact_names()
+    local c = sim_core("sim:contact_names", self)
+    return core.named_contact_names(c)
+end
+
+function Sim:contact(name)
+    local fname = "sim:contact"
+    local c = sim_core(fname, self)
+    if type(name) ~= "string" then fail(fname, "'name' must be a string (got %s)", show(name)) end
+    local names = core.named_contact_names(c)
+    for i, n in ipairs(names) do
+        if n == name then
+            local info, msg = core.named_contact(c, i - 1)
+            if not info then fail(fname, "%s", msg) end
+            return info
+        end
+    end
+    if #names == 0 then
+        fail(fname, "unknown contact name '%s' (no named contacts: give name = \"...\" in w:contact)", name)
+    end
+    fail(fname, "unknown contact name '%s' (known: %s)", name, table.concat(names, ", "))
+end
+
+rc.last_summary = nil
+
+function Sim:run(t)
+    local fname = "sim:run"
+    local c = sim_core(fname, self, true)
+    check_table(fname, t, "sim:run{ T = 1.0 }")
+    check_keys(fname, t, { "T", "out", "every", "quiet" })
+    local T = nonneg(fname, "T", number(fname, "T", t.T, REQUIRED))
+    local o = cli_options()
+    local out = opt_name(fname, "out", t.out)
+    -- the program's --out, unless an output is already open (sim:output)
+    if out == nil and type(o.out) == "string" and o.out ~= "" and not core.output_is_open(c) then
+        out = o.out
+    end
+    local every = t.every
+    if every == nil and out == o.out then every = o.every end
+    every = positive(fname, "every", integer(fname, "every", every, 1))
+    local quiet = boolean(fname, "quiet", t.quiet, true)
+
+    local def = core.sim_def(c)
+    local h = def.h
+    local steps0 = core.step_count(c)
+    local n = floor(T / h + 0.5) - steps0
+    local k0, p0 = core.energy(c)
+    local E0 = k0 + p0
+    local warnings0 = core.warnings(c)
+    local cpu0, wall0 = os.clock(), core.wall_time()
+
+    if out then open_output(fname, self, c, out, every) end
+    rawset(self, "_stop", false)
+    rawset(self, "_last_status", nil)
+
+    local ok, err = pcall(function()
+        for _ = 1, n do
+            if not step_once(self, c, fname, true) or self._stop then break end
+        end
+    end)
+
+    local status, message
+    if ok then
+        status = self._stop and "stopped" or "complete"
+    else
+        message = tostring(err)
+        if self._last_status == "RC_ERR_INTERRUPTED" or core.interrupt_requested() then
+            status = "interrupted"
+        else
+            status = "error"
+        end
+    end
+    if core.is_open(c) and core.output_is_open(c) and (out or not ok) then
+        local cok, cmsg = core.output_close(c, status, message)
+        open_outputs[rawget(self, "world")] = nil
+        if not cok and ok then
+            ok, status = false, "error"
+            err = fmt("%s: %s", fname, cmsg)
+            message = err
+        end
+    end
+
+    local summary = { status = status, message = message, out = out, T = T,
+                      scheme = def.scheme, theta = def.theta, h = def.h,
+                      scenario = o.script }
+    if core.is_open(c) then
+        local k, p = core.energy(c)
+        local st = core.run_stats(c)
+        summary.steps = core.step_count(c)
+        summary.steps_run = summary.steps - steps0
+        summary.t = core.time(c)
+        summary.E0 = E0
+        summary.E = k + p
+        summary.max_iterations = st.max_iterations
+        summary.max_residual = st.max_residual
+        summary.failures = st.failures
+        summary.max_abs_balance = st.max_abs_balance
+        summary.warnings = core.warnings(c) - warnings0
+    end
+    summary.cpu_s = os.clock() - cpu0
+    summary.wall_s = core.wall_time() - wall0
+    rawset(self, "summary", summary)
+    rc.last_summary = summary
+    if not ok then error(err, 0) end -- errors of callbacks keep their own position
+    if not quiet then io.stdout:write(rc.format_summary(summary), "\n") end
+    return summary
+end
+
+------------------------------------------------------------------ summaries, program support
+
+local function g(x, f)
+    if x == nil then return "-" end
+    return fmt(f or "%.6g", x)
+end
+
+-- The summary of a run as aligned text lines.
+function rc.format_summary(s)
+    local rows = {}
+    local function row(k, v) rows[#rows + 1] = fmt("  %-9s %s", k, v) end
+    rows[#rows + 1] = "ricochet: run summary"
+    row("scenario", s.scenario or "-")
+    row("scheme", fmt("%s, theta = %s, h = %s", s.scheme or "-", g(s.theta, "%g"), g(s.h, "%g")))
+    row("steps", fmt("%s (t = %s)", g(s.steps, "%d"), g(s.t, "%.10g")))
+    row("energy", fmt("E0 = %s -> E = %s", g(s.E0), g(s.E)))
+    row("solver", fmt("max residual %s, max sweeps %s, failures %s",
+                      g(s.max_residual, "%.3g"), g(s.max_iterations, "%d"), g(s.failures, "%d")))
+    row("balance", fmt("max |defect| %s", g(s.max_abs_balance, "%.3g")))
+    row("time", fmt("cpu %s s, wall %s s", g(s.cpu_s, "%.3f"), g(s.wall_s, "%.3f")))
+    row("output", s.out or "none")
+    local st = s.status or "-"
+    if s.warnings and s.warnings > 0 then st = fmt("%s, %d warning%s", st, s.warnings, s.warnings > 1 and "s" or "") end
+    row("status", st)
+    return table.concat(rows, "\n")
+end
+
+-- Close every output still open: status "complete", "error", "interrupted"
+-- or "stopped". Used by the ricochet program when the script ends.
+function rc.close_outputs(status, message)
+    local n = 0
+    for w in pairs(open_outputs) do
+        local c = rawget(w, "_c")
+        if core.is_open(c) and core.output_is_open(c) then
+            core.output_close(c, status, message)
+            n = n + 1
+        end
+        open_outputs[w] = nil
+    end
+    return n
+end
+
+-- Called by the ricochet program after the script: closes open outputs,
+-- warns about --set names never read, prints the summary unless quiet.
+-- outcome: "complete", "error" or "interrupted".
+function rc._finish(outcome, message, quiet)
+    rc.close_outputs(outcome, message)
+    for _, name in ipairs(rc.unused_overrides()) do
+        io.stderr:write(fmt("ricochet: warning: --set %s=%s was never read by the script (rc.param)\n",
+                            name, cli_options().set[name]))
+    end
+    if not quiet and rc.last_summary then
+        io.stdout:write(rc.format_summary(rc.last_summary), "\n")
+    end
+    io.stdout:flush()
+end
+
+return rc

@@ -1,0 +1,285 @@
+-- cli_spec.lua -- the ricochet program: options, outputs, exit codes,
+-- error messages, interrupts.
+local BIN = assert(os.getenv("RICOCHET_BIN"), "RICOCHET_BIN is not set")
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function tmpdir()
+    local p = os.tmpname()
+    os.remove(p)
+    assert(os.execute("mkdir -p " .. q(p)))
+    return p
+end
+
+local function read_file(path)
+    local f = io.open(path, "rb")
+    if not f then return nil end
+    local s = f:read("a")
+    f:close()
+    return s
+end
+
+local function write_file(path, text)
+    local f = assert(io.open(path, "wb"))
+    f:write(text)
+    f:close()
+end
+
+-- Run a shell command; return exit code, stdout, stderr.
+local function sh(cmd)
+    local out, err = os.tmpname(), os.tmpname()
+    local _, how, code = os.execute(cmd .. " >" .. q(out) .. " 2>" .. q(err))
+    local o, e = read_file(out), read_file(err)
+    os.remove(out)
+    os.remove(err)
+    if how == "signal" then code = "killed by signal " .. code end
+    return code, o, e
+end
+
+-- Write script text into a fresh folder; return its path and the folder.
+local function script(text)
+    local dir = tmpdir()
+    local path = dir .. "/scene.lua"
+    write_file(path, text)
+    return path, dir
+end
+
+local function ricochet(args)
+    return sh(q(BIN) .. " " .. args)
+end
+
+local FREE = [[
+local rc = require "ricochet"
+local theta = rc.param("theta", 0.5)
+local h = rc.param("h", 0.01)
+local T = rc.param("T", 1.0)
+local w = rc.world{ gravity = { 0, -10 } }
+local b = w:body{ name = "b", mass = 1, inertia = 1, q = { 0, 1, 0 } }
+local sim = w:simulation{ theta = theta, h = h }
+local s = sim:run{ T = T }
+print(string.format("theta=%s steps=%d", tostring(theta), s.steps))
+]]
+
+describe("ricochet program", function()
+    it("prints its version and help", function()
+        local code, out = ricochet("version")
+        assert.are.equal(0, code)
+        assert.matches("^ricochet 0%.1%.0", out)
+        code, out = ricochet("--version")
+        assert.are.equal(0, code)
+        assert.matches("^ricochet 0%.1%.0", out)
+        code, out = ricochet("help")
+        assert.are.equal(0, code)
+        assert.matches("usage: ricochet run SCRIPT", out, 1, true)
+        assert.matches("--set NAME=VALUE", out, 1, true)
+    end)
+
+    it("exits with 2 on usage errors", function()
+        local path = script(FREE)
+        local cases = {
+            "",                                  -- no command
+            "frobnicate",                        -- unknown command
+            "run",                               -- missing script
+            "run " .. q(path) .. " --bogus",     -- unknown option
+            "run " .. q(path) .. " --set theta", -- malformed --set
+            "run " .. q(path) .. " --set =1",    -- empty name
+            "run " .. q(path) .. " --every 0",   -- bad --every
+            "run " .. q(path) .. " --every x",
+            "run " .. q(path) .. " --out",       -- missing value
+        }
+        for _, args in ipairs(cases) do
+            local code, out, err = ricochet(args)
+            assert.are.equal(2, code, "args: " .. args)
+            assert.is_true(#err > 0, "no message for: " .. args)
+        end
+        local _, _, err = ricochet("run " .. q(path) .. " --bogus")
+        assert.matches("unknown option '--bogus'", err, 1, true)
+        _, _, err = ricochet("run " .. q(path) .. " --set theta")
+        assert.matches("malformed --set 'theta' (expected NAME=VALUE)", err, 1, true)
+    end)
+
+    it("runs a script, applies --set and prints a summary", function()
+        local path = script(FREE)
+        local code, out, err = ricochet("run " .. q(path) .. " --set theta=1 --set h=0.1")
+        assert.are.equal(0, code, err)
+        assert.matches("theta=1.0 steps=10", out, 1, true)
+        assert.matches("ricochet: run summary", out, 1, true)
+        assert.matches("scheme    moreau-jean, theta = 1, h = 0.1", out, 1, true)
+        assert.matches("steps     10 (t = 1)", out, 1, true)
+        assert.matches("status    complete", out, 1, true)
+        -- --quiet: no summary
+        code, out = ricochet("run " .. q(path) .. " --quiet --set=T=0.5")
+        assert.are.equal(0, code)
+        assert.are.equal("theta=0.5 steps=50\n", out)
+    end)
+
+    it("finds the module without any environment", function()
+        local path = script(FREE)
+        local code, out, err = sh("env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 "
+                                  .. q(BIN) .. " run " .. q(path) .. " --quiet")
+        assert.are.equal(0, code, err)
+        assert.matches("steps=100", out, 1, true)
+    end)
+
+    it("passes arguments to the script", function()
+        local path = script([[print(arg[0], arg[1], arg[2], select("#", ...), ...)]])
+        local code, out = ricochet("run " .. q(path) .. " --quiet -- a --b")
+        assert.are.equal(0, code)
+        assert.are.equal(path .. "\ta\t--b\t2\ta\t--b\n", out)
+    end)
+
+    it("writes history.csv.gz and run.json with --out", function()
+        local path, dir = script(FREE)
+        local out_dir = dir .. "/out"
+        local code, out, err = ricochet("run " .. q(path) .. " --out " .. q(out_dir) .. " --set theta=0.5 --every 10")
+        assert.are.equal(0, code, err)
+        assert.matches("output    " .. out_dir, out, 1, true)
+        local json = read_file(out_dir .. "/run.json")
+        assert.is_truthy(json, "no run.json")
+        assert.matches('"status": "complete"', json, 1, true)
+        assert.matches('"complete": true', json, 1, true)
+        assert.matches('"steps": 100', json, 1, true)
+        assert.matches('"every": 10', json, 1, true)
+        assert.matches('"scenario": "' .. path .. '"', json, 1, true)
+        assert.matches('"theta": 0.5', json, 1, true)
+        assert.matches('"params": {"T": 1, "h": 0.01, "theta": 0.5}', json, 1, true)
+        assert.is_true(os.execute("gzip -t " .. q(out_dir .. "/history.csv.gz")))
+        local p = io.popen("gzip -dc " .. q(out_dir .. "/history.csv.gz"))
+        local text = p:read("a")
+        p:close()
+        local n = 0
+        for _ in text:gmatch("[^\n]+") do n = n + 1 end
+        assert.matches("^t,E,E_kin,E_pot,W_ext,W_N,W_T,b%.x,b%.y,b%.theta", text)
+        assert.are.equal(1 + 1 + 10, n)
+    end)
+
+    it("exits with 1 and names the script line on a script error", function()
+        local path = script([[
+local rc = require "ricochet"
+local w = rc.world{}
+
+local b = w:body{ mass = -1, inertia = 1 }
+]])
+        local code, out, err = ricochet("run " .. q(path))
+        assert.are.equal(1, code)
+        assert.are.equal("ricochet: error: " .. path .. ":4: world:body: 'mass' must be > 0 (got -1)\n", err)
+        assert.are.equal("", out)
+    end)
+
+    it("exits with 1 on a bad --set value and on a missing script", function()
+        local path = script(FREE)
+        local code, _, err = ricochet("run " .. q(path) .. " --set theta=abc")
+        assert.are.equal(1, code)
+        assert.matches("ricochet: error: " .. path .. ":2: parameter 'theta': expected a number, got 'abc'", err, 1, true)
+        code, _, err = ricochet("run /nonexistent/scene.lua")
+        assert.are.equal(1, code)
+        assert.matches("ricochet: error: cannot open /nonexistent/scene.lua", err, 1, true)
+    end)
+
+    it("warns about --set names the script never read", function()
+        local path = script(FREE)
+        local code, _, err = ricochet("run " .. q(path) .. " --quiet --set thta=0.3")
+        assert.are.equal(0, code)
+        assert.matches("ricochet: warning: --set thta=0.3 was never read by the script", err, 1, true)
+    end)
+
+    it("prints kernel warnings with a prefix, at most 20, and counts them all", function()
+        local path = script([[
+local rc = require "ricochet"
+local w = rc.world{ gravity = { 0, -10 } }
+for i = 0, 2 do
+  w:body{ mass = 1, inertia = 0.1, q = { 0.1 * i, 0.5 + 0.99 * i, 0 }, shape = rc.disk{ radius = 0.5 } }
+end
+w:halfplane{}
+w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.5 } }
+local sim = w:simulation{ h = 1e-2, solver = { tol = 1e-300, max_iter = 1, on_fail = "warn" } }
+local s = sim:run{ T = 0.5 }
+io.stderr:write("warnings=", s.warnings, "\n")
+]])
+        local code, out, err = ricochet("run " .. q(path))
+        assert.are.equal(0, code, err)
+        local n = 0
+        for _ in err:gmatch("ricochet: warning: solver did not converge") do n = n + 1 end
+        assert.are.equal(20, n)
+        assert.matches("ricochet: warning: further warnings of this world are not printed", err, 1, true)
+        local count = tonumber(err:match("warnings=(%d+)"))
+        assert.is_true(count > 20)
+        assert.matches("status    complete, " .. count .. " warnings", out, 1, true)
+        assert.matches("failures " .. count, out, 1, true)
+    end)
+
+    it("closes an output left open with status error when the script fails later", function()
+        local path, dir = script([[
+local rc = require "ricochet"
+local w = rc.world{}
+local b = w:body{ name = "b", mass = 1, inertia = 1 }
+local sim = w:simulation{ h = 0.1 }
+sim:output{ dir = arg[1] }
+sim:step()
+sim:step()
+error("late failure")
+]])
+        local out_dir = dir .. "/o"
+        local code, _, err = ricochet("run " .. q(path) .. " -- " .. q(out_dir))
+        assert.are.equal(1, code)
+        assert.matches(path .. ":8: late failure", err, 1, true)
+        local json = read_file(out_dir .. "/run.json")
+        assert.matches('"status": "error"', json, 1, true)
+        assert.matches('"complete": false', json, 1, true)
+        assert.matches('"steps": 2', json, 1, true)
+        assert.matches("late failure", json, 1, true)
+        assert.is_true(os.execute("gzip -t " .. q(out_dir .. "/history.csv.gz")))
+    end)
+
+    it("closes an output left open with status complete when the script ends", function()
+        local path, dir = script([[
+local rc = require "ricochet"
+local w = rc.world{}
+w:body{ name = "b", mass = 1, inertia = 1 }
+local sim = w:simulation{ h = 0.1 }
+sim:output{ dir = arg[1] }
+sim:step()
+]])
+        local out_dir = dir .. "/o"
+        local code = ricochet("run " .. q(path) .. " --quiet -- " .. q(out_dir))
+        assert.are.equal(0, code)
+        assert.matches('"status": "complete"', read_file(out_dir .. "/run.json"), 1, true)
+    end)
+
+    it("stops on SIGINT: exit 130, run.json interrupted, readable history", function()
+        local path, dir = script([[
+local rc = require "ricochet"
+local w = rc.world{ gravity = { 0, -10 } }
+local ball = w:body{ name = "ball", mass = 1, inertia = 0.1, q = { 0, 1, 0 }, shape = rc.disk{ radius = 0.5 } }
+w:halfplane{}
+w:contact{ ball, w.ground, law = rc.newton{ e = 0.9 }, name = "C" }
+local sim = w:simulation{ h = 1e-4 }
+sim:run{ T = 1e9 }
+]])
+        local out_dir = dir .. "/o"
+        local code, out, err = sh("timeout --preserve-status -s INT 1 " .. q(BIN) .. " run " .. q(path)
+                                  .. " --every 100 --out " .. q(out_dir))
+        assert.are.equal(130, code, err)
+        assert.matches("ricochet: interrupted", err, 1, true)
+        assert.matches("status    interrupted", out, 1, true)
+        local json = read_file(out_dir .. "/run.json")
+        assert.is_truthy(json)
+        assert.matches('"status": "interrupted"', json, 1, true)
+        assert.matches('"complete": false', json, 1, true)
+        assert.is_true(os.execute("gzip -t " .. q(out_dir .. "/history.csv.gz")))
+        local p = io.popen("gzip -dc " .. q(out_dir .. "/history.csv.gz") .. " | tail -n 1")
+        local last = p:read("a")
+        p:close()
+        assert.matches("^# incomplete: interrupted", last)
+    end)
+
+    it("stops a pure Lua loop on SIGINT", function()
+        local path = script([[
+local rc = require "ricochet"
+while true do end
+]])
+        local code, _, err = sh("timeout --preserve-status -s INT 1 " .. q(BIN) .. " run " .. q(path))
+        assert.are.equal(130, code, err)
+        assert.matches("ricochet: interrupted", err, 1, true)
+    end)
+end)
