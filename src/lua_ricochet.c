@@ -662,8 +662,8 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
     return r;
 }
 
-/* configure(world, { scheme, theta, h, activation, gamma, tol, max_iter,
- *                    on_fail, warm_start }) -> true | nil, msg, status */
+/* configure(world, { scheme, theta, h, activation, gamma, persist_tol, tol,
+ *                    max_iter, on_fail, warm_start }) -> true | nil, msg, status */
 static int l_configure(lua_State *L)
 {
     lrc_world *lw = check_idle(L, 1);
@@ -676,6 +676,7 @@ static int l_configure(lua_State *L)
     def.activation = field_option(L, 2, "activation", activations, 0) == 0 ? RC_ACTIVATE_GAP
                                                                            : RC_ACTIVATE_ANTICIPATE;
     def.gamma = field_num(L, 2, "gamma", def.gamma);
+    def.persist_tol = field_num(L, 2, "persist_tol", def.persist_tol);
     def.solver.tol = field_num(L, 2, "tol", def.solver.tol);
     lua_Integer mi = field_int(L, 2, "max_iter", def.solver.max_iter);
     if (mi < 1 || mi > 0x7fffffff) mi = 0; /* rejected by the kernel */
@@ -704,6 +705,7 @@ static int l_sim_def(lua_State *L)
     lua_pushstring(L, d.activation == RC_ACTIVATE_ANTICIPATE ? "anticipate" : "gap");
     lua_setfield(L, -2, "activation");
     set_num(L, "gamma", d.gamma);
+    set_num(L, "persist_tol", d.persist_tol);
     set_num(L, "tol", d.solver.tol);
     set_int(L, "max_iter", d.solver.max_iter);
     lua_pushstring(L, d.solver.on_fail == RC_ON_FAIL_ERROR ? "error" : "warn");

@@ -304,6 +304,8 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
         st.max_abs_balance = NAN;
         st.max_contact_work = NAN;
         st.t_max_contact_work = NAN;
+        st.max_energy_increase = NAN;
+        st.t_max_energy_increase = NAN;
     }
     double wext = 0, wn = 0, wt = 0, wth = 0;
     if (rc_world_step_count(w) > 0) {
@@ -378,7 +380,9 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "W_theta"); rc__json_num(f, wth); fputs(",\n", f);
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
-    rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work);
+    rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st.max_energy_increase); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase);
     fputs("\n  },\n", f);
 
     rc__json_key(f, 1, "columns"); fputs("[", f);

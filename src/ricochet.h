@@ -270,6 +270,8 @@ typedef struct rc_run_stats {
     double max_abs_balance;     /* largest |balance| of a step          */
     double max_contact_work;    /* largest positive contact work        */
     double t_max_contact_work;
+    double max_energy_increase; /* largest E_{k+1} - E_k of one step    */
+    double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */
 } rc_run_stats;
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);

@@ -313,6 +313,10 @@ rc_status rc_world_step(rc_world *w)
     if (res > st->max_residual) st->max_residual = res;
     if (!converged) st->failures++;
     if (fabs(in->balance) > st->max_abs_balance) st->max_abs_balance = fabs(in->balance);
+    if (st->steps == 1 || in->E - E0 > st->max_energy_increase) {
+        st->max_energy_increase = in->E - E0;
+        st->t_max_energy_increase = w->t;
+    }
     if (have_cw && max_cw > st->max_contact_work) {
         st->max_contact_work = max_cw;
         st->t_max_contact_work = w->t;

@@ -139,7 +139,7 @@ local function check_keys(fname, t, allowed, npos)
 end
 
 local function check_table(fname, t, example)
-    if type(t) ~= "table" or getmetatable(t) ~= nil then
+    if type(t) ~= "table" then
         fail(fname, "expected a table argument%s (got %s)", example and (", e.g. " .. example) or "", show(t))
     end
     return t
@@ -844,7 +844,7 @@ end
 
 ------------------------------------------------------------------ simulation
 
-local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "solver" }
+local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond" }
 
 function World:simulation(t)
@@ -860,6 +860,7 @@ function World:simulation(t)
         h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
         activation = option(fname, "activation", t.activation, "gap", { "gap", "anticipate" }),
         gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
+        persist_tol = nonneg(fname, "persist_tol", number(fname, "persist_tol", t.persist_tol, 1e-9)),
     }
     local s = t.solver
     if s == nil then s = {} end

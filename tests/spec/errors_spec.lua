@@ -165,6 +165,8 @@ describe("ranges", function()
         has("world:simulation: 'theta' must be in [0, 1] (got 1.5)", error_of(w.simulation, w, { theta = 1.5 }))
         has("world:simulation: 'theta' must be in [0, 1] (got -0.1)", error_of(w.simulation, w, { theta = -0.1 }))
         has("world:simulation: 'h' must be > 0 (got 0)", error_of(w.simulation, w, { h = 0 }))
+        has("world:simulation: 'persist_tol' must be >= 0 (got -1e-09)", error_of(w.simulation, w, { persist_tol = -1e-9 }))
+        has("world:simulation: 'gamma' must be >= 0 (got -1)", error_of(w.simulation, w, { gamma = -1 }))
         has("world:simulation: 'h' must be > 0 (got -0.001)", error_of(w.simulation, w, { h = -1e-3 }))
         has("world:simulation: 'theta' must be > 0 for moreau-jean-fremond",
             error_of(w.simulation, w, { scheme = "moreau-jean-fremond", theta = 0 }))
