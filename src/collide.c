@@ -217,7 +217,7 @@ static void round_round(pair_ctx *p)
 {
     const double *ca = p->A->wc, *cb = p->B->wc;
     double ra = round_radius(p->A), rb = round_radius(p->B);
-    double dx = cb[0] - ca[0], dy = cb[1] - ca[1], d = hypot(dx, dy);
+    double dx = cb[0] - ca[0], dy = cb[1] - ca[1], d = sqrt(dx * dx + dy * dy);
     double n[2] = { 0.0, 1.0 };
     if (d >= 1e-300) { n[0] = dx / d; n[1] = dy / d; }
     double pt[2] = { 0.5 * (ca[0] + cb[0] + (ra - rb) * n[0]), 0.5 * (ca[1] + cb[1] + (ra - rb) * n[1]) };

@@ -13,26 +13,6 @@
 
 #include <math.h>
 
-/* Euclidean projection onto K (mu >= 0). */
-void rc_fc2d_project(double mu, double *p)
-{
-    double pn = p[0], pt = p[1], at = fabs(pt);
-    if (pn >= 0.0 && at <= mu * pn) return;      /* inside K              */
-    if (mu * at + pn <= 0.0) { p[0] = p[1] = 0.0; return; } /* polar cone */
-    double s = (pn + mu * at) / (1.0 + mu * mu);  /* onto the boundary ray */
-    p[0] = s;
-    p[1] = (pt > 0.0 ? 1.0 : -1.0) * mu * s;
-}
-
-/* Natural-map residual || p - proj_K(p - (w + mu |w_T| e_N)) ||, the
- * measure of Section 4 of the paper (before the global normalisation). */
-double rc_fc2d_residual(const double *w, const double *p, double mu)
-{
-    double x[2] = { p[0] - (w[0] + mu * fabs(w[1])), p[1] - w[1] };
-    rc_fc2d_project(mu, x);
-    return hypot(p[0] - x[0], p[1] - x[1]);
-}
-
 int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
 {
     const double W[2][2] = { { Wf[0], Wf[1] }, { Wf[2], Wf[3] } };

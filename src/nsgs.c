@@ -45,10 +45,12 @@ static double residual(rc_world *w, double norm_b, int *worst)
         rc_contact *c = &w->contacts[w->active[k]];
         double u[2];
         local_velocity(w, c, w->V, u);
-        c->res = rc_fc2d_residual(u, c->p, w->laws[c->law].def.mu);
-        sum += c->res * c->res;
-        if (c->res > worst_res) { worst_res = c->res; *worst = w->active[k]; }
+        double r2 = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+        sum += r2;
+        c->res = r2;
+        if (r2 > worst_res) { worst_res = r2; *worst = w->active[k]; }
     }
+
     return sqrt(sum) / (1.0 + norm_b);
 }
 
@@ -79,6 +81,10 @@ int rc_nsgs_solve(rc_world *w, double *res_out, int *worst)
         }
         it++;
         res = residual(w, nb, worst);
+    }
+    for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
+        rc_contact *c = &w->contacts[w->active[k]];
+        c->res = sqrt(c->res);
     }
     w->stats.local_solves += (long)it * w->nactive;
     *res_out = res;

@@ -13,6 +13,7 @@
 #define RC_INTERNAL_H
 
 #include "ricochet.h"
+#include <math.h>
 #include <stdio.h>
 
 /* ---------------------------------------------------------------- base */
@@ -181,9 +182,34 @@ int rc_collide_feature_count(const rc_shape *a, const rc_shape *b);
  * Exact enumeration take-off / stick / slide. Returns the case (0 take-off,
  * 1 stick, 2 slide). */
 int rc_fc2d_local_solve(const double *W, const double *b, double mu, double *p); /* W row-major 2x2 */
-/* Natural-map residual || p - proj_K(p - (u + mu|u_T| e_N)) || for one contact. */
-double rc_fc2d_residual(const double *u, const double *p, double mu);
-void rc_fc2d_project(double mu, double *p);
+
+/* Euclidean projection onto the Coulomb cone K = {|p_T| <= mu p_N} (eq. 11). */
+static inline void rc_fc2d_project(double mu, double *p)
+{
+    double pn = p[0], pt = p[1], at = pt < 0.0 ? -pt : pt;
+    if (pn >= 0.0 && at <= mu * pn) return;                   /* inside K     */
+    if (mu * at + pn <= 0.0) { p[0] = p[1] = 0.0; return; }  /* polar cone   */
+    double s = (pn + mu * at) / (1.0 + mu * mu);              /* boundary ray */
+    p[0] = s;
+    p[1] = (pt > 0.0 ? 1.0 : -1.0) * mu * s;
+}
+
+/* Squared natural-map residual ||p - proj_K(p - (u + mu|u_T| e_N))||^2 of one
+ * contact: the measure of section 4 of Acary & Collins-Craft 2024 before the
+ * global normalisation. */
+static inline double rc_fc2d_residual2(const double *u, const double *p, double mu)
+{
+    double at = u[1] < 0.0 ? -u[1] : u[1];
+    double x[2] = { p[0] - (u[0] + mu * at), p[1] - u[1] };
+    rc_fc2d_project(mu, x);
+    double d0 = p[0] - x[0], d1 = p[1] - x[1];
+    return d0 * d0 + d1 * d1;
+}
+
+static inline double rc_fc2d_residual(const double *u, const double *p, double mu)
+{
+    return sqrt(rc_fc2d_residual2(u, p, mu));
+}
 
 /* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
  * Returns iterations; sets *residual and *worst (contact index or -1). */

@@ -1091,13 +1091,12 @@ function Sim:run(t)
             status = "error"
         end
     end
+    local close_error
     if core.is_open(c) and core.output_is_open(c) and (out or not ok) then
         local cok, cmsg = core.output_close(c, status, message)
         open_outputs[rawget(self, "world")] = nil
         if not cok and ok then
-            ok, status = false, "error"
-            err = fmt("%s: %s", fname, cmsg)
-            message = err
+            status, message, close_error = "error", cmsg, cmsg
         end
     end
 
@@ -1123,6 +1122,7 @@ function Sim:run(t)
     rawset(self, "summary", summary)
     rc.last_summary = summary
     if not ok then error(err, 0) end -- errors of callbacks keep their own position
+    if close_error then fail(fname, "%s", close_error) end
     if not quiet then io.stdout:write(rc.format_summary(summary), "\n") end
     return summary
 end
