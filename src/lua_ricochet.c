@@ -798,6 +798,8 @@ static int l_run_stats(lua_State *L)
     set_num(L, "max_abs_balance", st.max_abs_balance);
     set_num(L, "max_contact_work", st.max_contact_work);
     set_num(L, "t_max_contact_work", st.t_max_contact_work);
+    set_num(L, "max_energy_increase", st.max_energy_increase);
+    set_num(L, "t_max_energy_increase", st.t_max_energy_increase);
     set_int(L, "local_solves", st.local_solves);
     return 1;
 }

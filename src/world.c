@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 /* ---------------------------------------------------------------- defaults */
 
 rc_world_def rc_default_world_def(void)
@@ -326,13 +330,18 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
         if (ground) return rc_set_error(RC_ERR_ARG, "polygon: polygons belong to bodies, not to the ground");
         if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
             return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
+        double turning = 0.0;
         for (int i = 0; i < d->nvert; i++) {
             RC_CHECK(check_vec(d->vert[i], 2, "polygon", "vertices"));
             const double *a = d->vert[i], *b = d->vert[(i + 1) % d->nvert], *c = d->vert[(i + 2) % d->nvert];
             double cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
             if (!(cross > 0.0))
                 return rc_set_error(RC_ERR_ARG, "polygon: vertices must be convex and counter-clockwise (fails at vertex %d)", i + 2);
+            double dot = (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1]);
+            turning += atan2(cross, dot);
         }
+        if (fabs(turning - 2.0 * M_PI) > 1e-6)   /* a star turns more than once */
+            return rc_set_error(RC_ERR_ARG, "polygon: vertices must form a simple convex polygon (they wind %.3g times)", turning / (2.0 * M_PI));
         return RC_OK;
     }
     case RC_SHAPE_HALFPLANE: {

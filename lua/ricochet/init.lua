@@ -1115,6 +1115,8 @@ function Sim:run(t)
         summary.max_residual = st.max_residual
         summary.failures = st.failures
         summary.max_abs_balance = st.max_abs_balance
+        summary.max_energy_increase = st.max_energy_increase
+        summary.max_contact_work = st.max_contact_work
         summary.warnings = core.warnings(c) - warnings0
     end
     summary.cpu_s = os.clock() - cpu0
@@ -1145,7 +1147,8 @@ function rc.format_summary(s)
     row("energy", fmt("E0 = %s -> E = %s", g(s.E0), g(s.E)))
     row("solver", fmt("max residual %s, max sweeps %s, failures %s",
                       g(s.max_residual, "%.3g"), g(s.max_iterations, "%d"), g(s.failures, "%d")))
-    row("balance", fmt("max |defect| %s", g(s.max_abs_balance, "%.3g")))
+    row("balance", fmt("max |defect| %s, largest energy increase in a step %s, largest contact work %s",
+                       g(s.max_abs_balance, "%.3g"), g(s.max_energy_increase, "%.3g"), g(s.max_contact_work, "%.3g")))
     row("time", fmt("cpu %s s, wall %s s", g(s.cpu_s, "%.3f"), g(s.wall_s, "%.3f")))
     row("output", s.out or "none")
     local st = s.status or "-"

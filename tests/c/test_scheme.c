@@ -1,6 +1,10 @@
 /* test_scheme.c -- smooth parts of the theta-scheme, without contact. */
 #include "rc_test.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 static rc_world *free_body(double theta, rc_scheme scheme, double h)
 {
     rc_world_def wd = rc_default_world_def();
@@ -89,6 +93,15 @@ RC_TEST(bad_configuration)
     bd.mass = -1.0;
     CHECK(rc_body_create(w, &bd, NULL) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "mass") != NULL);
+    rc_shape_def star = rc_default_shape_def();     /* a pentagram turns left at every vertex */
+    star.type = RC_SHAPE_POLYGON;
+    star.nvert = 5;
+    for (int i = 0; i < 5; i++) {
+        star.vert[i][0] = cos(2 * M_PI * 2 * i / 5);
+        star.vert[i][1] = sin(2 * M_PI * 2 * i / 5);
+    }
+    CHECK(rc_shape_create(w, 0, &star, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "simple convex") != NULL);
     bd = rc_default_body_def();
     bd.v[0] = 1.0 / 0.0;
     CHECK(rc_body_create(w, &bd, NULL) == RC_ERR_ARG);
