@@ -573,7 +573,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     rc_status s = rc__mkdirs(o->dir);
     if (s != RC_OK) { rc__output_destroy(o); return s; }
     errno = 0;
-    o->gz = gzopen(o->csv_path, "wb6");
+    o->gz = gzopen(o->csv_path, "wb1");
     if (!o->gz) {
         int e = errno;
         rc__output_destroy(o);
