@@ -12,6 +12,7 @@
 #include "rc_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
 {
@@ -53,4 +54,190 @@ int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
     p[0] = best[0];
     p[1] = best[1];
     return best_case;
+}
+
+/* ---------------------------------------------------------------- built-in laws */
+
+/* The shift s of a built-in law, so that its modified velocity is
+ *     xi(u) = w + (mu |w_T|, 0),   w = u + s     (De Saxce, eq. 10).
+ * Newton--Coulomb (eq. 62, u = u_{k+1}):      s = (e u_N,k, 0)
+ *   under MJF (eq. 73, u = u_{k+theta}):      s = ((theta (1 + e) - 1) u_N,k, 0)
+ * Moreau (eq. 58, u = u_{k+1}):               s = (e u_N,k, e_t u_T,k)
+ *   under MJF, with u+ = (u - (1 - theta) u-) / theta and the inclusion
+ *   multiplied by theta:                      s = (theta (1 + e) - 1) u-_N, (theta (1 + e_t) - 1) u-_T)
+ * theta (1 + e) - 1 is computed as (theta - 1) + theta e, which is e exactly
+ * when theta = 1 (MJF with theta = 1 is then bit for bit Moreau--Jean). */
+void rc_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift)
+{
+    const double e = l->def.e;
+    const int moreau = l->def.type == RC_LAW_MOREAU || l->def.type == RC_LAW_FREMOND;
+    const double et = l->def.type == RC_LAW_FREMOND ? 1.0 : l->def.e_t;
+    if (unknown == RC_UNKNOWN_THETA) {
+        shift[0] = ((theta - 1.0) + theta * e) * uk[0];
+        shift[1] = moreau ? ((theta - 1.0) + theta * et) * uk[1] : 0.0;
+    } else {
+        shift[0] = e * uk[0];
+        shift[1] = moreau ? et * uk[1] : 0.0;
+    }
+}
+
+static rc_status builtin_xi(void *user, const rc_law_ctx *ctx, const double *state,
+                            const double *u, const double *u_old, double *xi)
+{
+    (void)state;
+    const rc_law *l = (const rc_law *)user;
+    double s[2];
+    rc_law_builtin_shift(l, ctx->unknown, ctx->theta, u_old, s);
+    double wt = u[1] + s[1];
+    xi[0] = u[0] + s[0] + l->def.mu * fabs(wt);
+    xi[1] = wt;
+    return RC_OK;
+}
+
+static rc_status builtin_project(void *user, const rc_law_ctx *ctx, const double *state,
+                                 const double *x, double *p)
+{
+    (void)ctx; (void)state;
+    const rc_law *l = (const rc_law *)user;
+    p[0] = x[0];
+    p[1] = x[1];
+    rc_fc2d_project(l->def.mu, p);
+    return RC_OK;
+}
+
+/* Built-in laws are seen by the solvers through the same interface as
+ * custom ones; they add the closed-form local solve. */
+void rc_law_init_builtin(rc_law *l)
+{
+    memset(&l->ops, 0, sizeof l->ops);
+    l->ops.dim = 2;
+    l->ops.xi = builtin_xi;
+    l->ops.project = builtin_project;
+    l->ops.user = l;
+    l->closed_form = 1;
+}
+
+void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
+{
+    ctx->t = w->t;
+    ctx->h = w->sim.h;
+    ctx->theta = w->sim.theta;
+    ctx->unknown = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? RC_UNKNOWN_THETA : RC_UNKNOWN_END;
+    ctx->contact = c->id;
+    ctx->gN = c->gN;
+}
+
+/* ---------------------------------------------------------------- generic local solver */
+
+static const char *law_label(const rc_law *l) { return l->name ? l->name : "(unnamed)"; }
+
+static rc_status checked_xi(const rc_law *l, const rc_law_ctx *ctx, const double *state,
+                            const double *u, const double *uk, double *xi)
+{
+    xi[0] = xi[1] = 0.0;
+    rc_status s = l->ops.xi(l->ops.user, ctx, state, u, uk, xi);
+    if (s != RC_OK) return s;
+    if (l->ops.dim == 1) xi[1] = 0.0;
+    if (!rc_finite(xi[0]) || !rc_finite(xi[1]))
+        return rc_set_error(RC_ERR_CALLBACK, "law '%s': xi returned a non-finite value (%g, %g) for contact %d at t = %.17g",
+                            law_label(l), xi[0], xi[1], ctx->contact, ctx->t);
+    return RC_OK;
+}
+
+static rc_status checked_project(const rc_law *l, const rc_law_ctx *ctx, const double *state,
+                                 const double *x, double *p)
+{
+    double xx[2] = { x[0], l->ops.dim == 1 ? 0.0 : x[1] };
+    p[0] = p[1] = 0.0;
+    rc_status s = l->ops.project(l->ops.user, ctx, state, xx, p);
+    if (s != RC_OK) return s;
+    if (l->ops.dim == 1) p[1] = 0.0;
+    if (!rc_finite(p[0]) || !rc_finite(p[1]))
+        return rc_set_error(RC_ERR_CALLBACK, "law '%s': project returned a non-finite value (%g, %g) for contact %d at t = %.17g",
+                            law_label(l), p[0], p[1], ctx->contact, ctx->t);
+    return RC_OK;
+}
+
+/* Natural map of a custom law at p with local velocity u: F(p) = p - proj_C(p - xi(u)). */
+static rc_status natural_map(const rc_law *l, const rc_law_ctx *ctx, const double *state,
+                             const double *u, const double *uk, const double *p, double *r2)
+{
+    double xi[2], x[2], q[2];
+    RC_CHECK(checked_xi(l, ctx, state, u, uk, xi));
+    x[0] = p[0] - xi[0];
+    x[1] = p[1] - xi[1];
+    RC_CHECK(checked_project(l, ctx, state, x, q));
+    double d0 = p[0] - q[0], d1 = p[1] - q[1];
+    *r2 = d0 * d0 + d1 * d1;
+    return RC_OK;
+}
+
+rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2)
+{
+    const rc_law *l = &w->laws[c->law];
+    if (l->closed_form) { *r2 = rc_fc2d_residual2(u, c->p, l->def.mu); return RC_OK; }
+    rc_law_ctx ctx;
+    rc_law_context(w, c, &ctx);
+    return natural_map(l, &ctx, c->state, u, c->uk, c->p, r2);
+}
+
+/* Projected fixed point for u = W p + b (Moreau's proximal iteration, De Saxce
+ * & Feng): p <- proj_C(p - rho xi(W p + b)), rho = 1 / lambda_max(W) at first
+ * (dim 1: 1 / W_NN), halved whenever the natural-map residual grows, restarted
+ * from the best iterate. Converged when the step and the natural map are
+ * below local_tol (1 + |p|). */
+static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, double *p)
+{
+    const rc_law *l = &w->laws[c->law];
+    const double (*W)[2] = (const double (*)[2])c->W;
+    rc_law_ctx ctx;
+    rc_law_context(w, c, &ctx);
+    const double tol = w->sim.solver.local_tol;
+    const int maxit = w->sim.solver.local_max_iter;
+    double lmax;
+    if (l->ops.dim == 1) lmax = W[0][0];
+    else {
+        double tr = 0.5 * (W[0][0] + W[1][1]), df = 0.5 * (W[0][0] - W[1][1]);
+        lmax = tr + sqrt(df * df + W[0][1] * W[1][0]);
+    }
+    if (!(lmax > 0.0)) return rc_set_error(RC_ERR_NUMERIC, "law '%s': contact %d has a singular Delassus block", law_label(l), c->id);
+    double rho = 1.0 / lmax;
+    double best[2] = { p[0], p[1] }, best_r2 = INFINITY, last_r2 = INFINITY;
+    for (int it = 0; it < maxit; it++) {
+        double u[2] = { W[0][0] * p[0] + W[0][1] * p[1] + b[0], W[1][0] * p[0] + W[1][1] * p[1] + b[1] };
+        double xi[2], x[2], pn[2], r2;
+        RC_CHECK(checked_xi(l, &ctx, c->state, u, c->uk, xi));
+        /* natural map with rho = 1, for monitoring */
+        x[0] = p[0] - xi[0]; x[1] = p[1] - xi[1];
+        RC_CHECK(checked_project(l, &ctx, c->state, x, pn));
+        r2 = (p[0] - pn[0]) * (p[0] - pn[0]) + (p[1] - pn[1]) * (p[1] - pn[1]);
+        if (r2 < best_r2) { best_r2 = r2; best[0] = p[0]; best[1] = p[1]; }
+        double scale = 1.0 + fabs(p[0]) + fabs(p[1]);
+        if (r2 <= tol * tol * scale * scale) return RC_OK;
+        if (r2 > last_r2 * (1.0 + 1e-12) && it > 0) {   /* diverging: smaller step, best point */
+            rho *= 0.5;
+            p[0] = best[0]; p[1] = best[1];
+            last_r2 = best_r2;
+            if (rho * lmax < 1e-10) break;
+            continue;
+        }
+        last_r2 = r2;
+        x[0] = p[0] - rho * xi[0]; x[1] = p[1] - rho * xi[1];
+        RC_CHECK(checked_project(l, &ctx, c->state, x, p));
+    }
+    p[0] = best[0]; p[1] = best[1];
+    double scale = 1.0 + fabs(p[0]) + fabs(p[1]);
+    if (best_r2 <= tol * tol * scale * scale) return RC_OK;
+    return rc_set_error(RC_ERR_SOLVER, "law '%s': the local solver did not converge for contact %d at t = %.17g: local residual %.3e > local_tol %.1e after %d iterations (rho reduced to %.3e)",
+                        law_label(l), c->id, w->t, sqrt(best_r2), tol, maxit, rho);
+}
+
+rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p)
+{
+    const rc_law *l = &w->laws[c->law];
+    if (l->closed_form) {
+        rc_fc2d_local_solve(&c->W[0][0], bl, l->def.mu, p);
+        return RC_OK;
+    }
+    return generic_solve(w, c, bl, p);
 }

@@ -37,24 +37,24 @@ static inline void apply_impulse(const rc_world *w, const rc_contact *c, double 
     }
 }
 
-static double residual(rc_world *w, double norm_b, int *worst)
+static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
 {
     double sum = 0.0, worst_res = -1.0;
     *worst = -1;
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
-        double u[2];
+        double u[2], r2;
         local_velocity(w, c, w->V, u);
-        double r2 = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+        RC_CHECK(rc_law_residual2(w, c, u, &r2));
         sum += r2;
         c->res = r2;
         if (r2 > worst_res) { worst_res = r2; *worst = w->active[k]; }
     }
-
-    return sqrt(sum) / (1.0 + norm_b);
+    *res = sqrt(sum) / (1.0 + norm_b);
+    return RC_OK;
 }
 
-int rc_nsgs_solve(rc_world *w, double *res_out, int *worst)
+rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
     double nb = 0.0;
     for (int k = 0; k < w->nactive; k++) {
@@ -63,30 +63,33 @@ int rc_nsgs_solve(rc_world *w, double *res_out, int *worst)
     }
     nb = sqrt(nb);
     const double tol = w->sim.solver.tol;
-    double res = residual(w, nb, worst);
+    double res;
     int it = 0;
-    while (res > tol && it < w->sim.solver.max_iter) {
+    rc_status s = residual(w, nb, worst, &res);
+    while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
         for (int k = 0; k < w->nactive; k++) {
             rc_contact *c = &w->contacts[w->active[k]];
-            double u[2], bl[2], p[2];
+            double u[2], bl[2], p[2] = { c->p[0], c->p[1] };
             local_velocity(w, c, w->V, u);
             /* b_alpha = u - W_aa p_alpha: the local velocity without c's own impulse */
             bl[0] = u[0] - (c->W[0][0] * c->p[0] + c->W[0][1] * c->p[1]);
             bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
-            rc_fc2d_local_solve(&c->W[0][0], bl, w->laws[c->law].def.mu, p);
+            s = rc_law_local_solve(w, c, bl, p);
+            if (s != RC_OK) break;
             double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
             if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
             c->p[0] = p[0];
             c->p[1] = p[1];
         }
         it++;
-        res = residual(w, nb, worst);
+        if (s == RC_OK) s = residual(w, nb, worst, &res);
     }
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }
     w->stats.local_solves += (long)it * w->nactive;
+    *iters = it;
     *res_out = res;
-    return it;
+    return s;
 }

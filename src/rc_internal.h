@@ -64,6 +64,8 @@ typedef struct rc_shape {
 
 typedef struct rc_law {
     rc_law_def def;
+    rc_law_ops ops;         /* xi / project (/ update): every law has them   */
+    int closed_form;        /* built-in Coulomb-cone law: exact local solve  */
     char *name;
 } rc_law;
 
@@ -111,6 +113,7 @@ typedef struct rc_contact {
     double p[2];            /* impulse p_{k+1}                        */
     double WN, WT;          /* eq. (68) per contact                    */
     double res;             /* local natural-map residual             */
+    double state[RC_LAW_MAX_STATE]; /* the law's per-contact state     */
 } rc_contact;
 
 /* ---------------------------------------------------------------- world */
@@ -211,9 +214,23 @@ static inline double rc_fc2d_residual(const double *u, const double *p, double m
     return sqrt(rc_fc2d_residual2(u, p, mu));
 }
 
+/* law.c: built-in laws through the law interface, and the local solvers. */
+void rc_law_init_builtin(rc_law *l);
+/* The affine shift of a built-in law: xi = u + shift + (mu|u_T + shift_T|, 0). */
+void rc_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
+/* Context passed to a law's functions for contact c. */
+void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx);
+/* One contact's local problem u = W p + bl (+ c->shift for built-in laws):
+ * exact for built-in laws, projected fixed point for custom laws. */
+rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p);
+/* Squared natural-map residual ||p - proj_C(p - xi(u))||^2 of contact c at its
+ * local velocity u (including c->shift). */
+rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
+
 /* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
- * Returns iterations; sets *residual and *worst (contact index or -1). */
-int rc_nsgs_solve(rc_world *w, double *residual, int *worst);
+ * Sets *iters, *residual and *worst (contact index or -1); fails only when
+ * a law's callback fails. */
+rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
 
 /* energy.c */
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot);

@@ -160,20 +160,80 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
 
 /* ---------------------------------------------------------------- laws */
 
+/* A contact law relates the impulse p of a contact to its local velocity. In
+ * every solver it is seen only through two functions (docs/laws.md):
+ *   a modified velocity  xi = xi(u, u_old)  and a projection  proj_C  onto its
+ *   convex admissible set of impulses C, so that the law reads
+ *       -xi(u) in N_C(p)   <=>   p = proj_C(p - rho xi(u))  for every rho > 0.
+ * u is the scheme's unknown local velocity (u_{k+1} for Moreau--Jean,
+ * u_{k+theta} for Moreau--Jean--Fremond, see rc_law_ctx) and u_old = H(q_k) v_k.
+ * Built-in laws (Acary & Collins-Craft 2024):
+ *   NEWTON_COULOMB  Newton impact + Coulomb friction in De Saxce form, eq. (62);
+ *                   under Moreau--Jean--Fremond its discretisation is eq. (73).
+ *   MOREAU          Moreau's impact law with tangential restitution e_t, eq. (58):
+ *                   Coulomb on u+_T + e_t u-_T; e_t = 1 is Fremond's law (section 2.5).
+ *   FREMOND         MOREAU with e_t = 1.
+ *   CUSTOM          a law given by rc_law_ops (e.g. written in Lua).           */
 typedef enum rc_law_type {
-    RC_LAW_NEWTON_COULOMB = 1   /* Newton impact (e) + Coulomb friction (mu) */
+    RC_LAW_NEWTON_COULOMB = 1,
+    RC_LAW_MOREAU = 2,
+    RC_LAW_FREMOND = 3,
+    RC_LAW_CUSTOM = 4
 } rc_law_type;
 
 typedef struct rc_law_def {
     rc_law_type type;
-    double e;       /* normal restitution in [0, 1]            */
-    double mu;      /* friction coefficient >= 0               */
+    double e;       /* normal restitution in [0, 1]                     */
+    double mu;      /* friction coefficient >= 0                        */
+    double e_t;     /* tangential restitution in [-1, 1] (MOREAU only)  */
     const char *name;
 } rc_law_def;
 
 rc_law_def rc_default_law_def(void);
 rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
 rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def);
+
+/* What the scheme tells a law about the step. */
+typedef enum rc_unknown {
+    RC_UNKNOWN_END = 1,     /* u = u_{k+1}       (Moreau--Jean)           */
+    RC_UNKNOWN_THETA = 2    /* u = u_{k+theta}   (Moreau--Jean--Fremond)  */
+} rc_unknown;
+
+typedef struct rc_law_ctx {
+    double t;           /* t_k                                  */
+    double h, theta;
+    rc_unknown unknown;
+    int contact;        /* persistent contact id                */
+    double gN;          /* gap g_N(q_k) of the contact          */
+} rc_law_ctx;
+
+#define RC_LAW_MAX_DIM 2
+#define RC_LAW_MAX_STATE 8
+
+/* A custom law. dim = 1 (frictionless: only the normal components are
+ * used, the tangential impulse is 0) or 2 (planar friction). Vectors have
+ * dim components (N, T). Callbacks return RC_OK or report with rc_set_error;
+ * xi and project must fill finite numbers. */
+typedef struct rc_law_ops {
+    int dim;
+    int nstate;                         /* per-contact state size, <= RC_LAW_MAX_STATE */
+    double state0[RC_LAW_MAX_STATE];    /* state of a new contact                      */
+    void *user;
+    rc_status (*xi)(void *user, const rc_law_ctx *ctx, const double *state,
+                    const double *u, const double *u_old, double *xi);
+    rc_status (*project)(void *user, const rc_law_ctx *ctx, const double *state,
+                         const double *x, double *p);
+    /* optional: called for every contact of this law after an accepted step,
+     * with the step's u (scheme's unknown), u_old and p; may change state */
+    rc_status (*update)(void *user, const rc_law_ctx *ctx, double *state,
+                        const double *u, const double *u_old, const double *p);
+    /* optional: called when the law is destroyed with its world */
+    void (*destroy)(void *user);
+} rc_law_ops;
+
+rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *name, int *out_id);
+
+/* Change a built-in law's coefficients (e.g. from a control callback). */
 rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def); /* e.g. from a control callback */
 
 /* Which law applies to a pair of shapes: the last matching rule wins; body
@@ -213,7 +273,20 @@ typedef struct rc_solver_def {
     int max_iter;       /* sweep cap (default 1000)                         */
     rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */
     int warm_start;     /* default 1                                        */
+    /* generic local solver for laws without a closed form (custom laws):
+     * projected fixed point p <- proj_C(p - rho xi(W p + b)), rho from the
+     * local Delassus block and halved when the local residual grows */
+    double local_tol;   /* default 1e-12 (relative to 1 + |p|)               */
+    int local_max_iter; /* default 200                                       */
 } rc_solver_def;
+
+/* Thermodynamic admissibility check of the audit: a contact whose work in a
+ * step (eq. 68) exceeds work_tol * (1 + |E_k|) is reported. */
+typedef enum rc_work_check {
+    RC_WORK_RECORD = 1,     /* only counted in the run statistics (default) */
+    RC_WORK_WARN = 2,       /* + a warning with contact, time and amount    */
+    RC_WORK_ERROR = 3       /* the step fails with that message             */
+} rc_work_check;
 
 typedef struct rc_sim_def {
     rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
@@ -226,6 +299,8 @@ typedef struct rc_sim_def {
                                    g_N <= persist_tol (default 1e-9, >= 0): a
                                    resting contact is not lost to round-off */
     rc_solver_def solver;
+    rc_work_check work_check;   /* default RC_WORK_RECORD                      */
+    double work_tol;            /* default 1e-12                               */
 } rc_sim_def;
 
 rc_sim_def rc_default_sim_def(void);
@@ -270,6 +345,8 @@ typedef struct rc_run_stats {
     double max_abs_balance;     /* largest |balance| of a step          */
     double max_contact_work;    /* largest positive contact work        */
     double t_max_contact_work;
+    long positive_work_events;  /* contact-steps with work > work_tol    */
+    int contact_max_contact_work; /* id of that contact (-1 if none)     */
     double max_energy_increase; /* largest E_{k+1} - E_k of one step    */
     double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */

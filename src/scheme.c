@@ -33,9 +33,11 @@ static void match_contacts(rc_world *w)
             c->id = w->prev[j].id;
             c->p[0] = w->prev[j].p[0];
             c->p[1] = w->prev[j].p[1];
+            memcpy(c->state, w->prev[j].state, sizeof c->state);
         } else {
             c->id = w->next_contact_id++;
             c->p[0] = c->p[1] = 0.0;
+            memcpy(c->state, w->laws[c->law].ops.state0, sizeof c->state);
         }
     }
 }
@@ -162,7 +164,7 @@ rc_status rc_world_step(rc_world *w)
          * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
          * g_N > 0 by round-off: resting contacts do not flicker */
         c->active = (trigger <= 0.0 && c->uk[0] <= 0.0)
-                 || (c->p[0] > 0.0 && trigger <= w->sim.persist_tol);
+                 || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol);
         c->WN = c->WT = 0.0;
         c->res = 0.0;
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
@@ -185,17 +187,19 @@ rc_status rc_world_step(rc_world *w)
                 for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * c->MHb[k][j] + c->Ha[r][j] * c->MHa[k][j];
                 c->W[r][k] = sum;
             }
-        const double e = w->laws[c->law].def.e;
-        /* eq. (96): e u_N,k;  eq. (101): (theta (1 + e) - 1) u_N,k, written
-         * (theta - 1) + theta e so that theta = 1 gives e exactly */
-        c->shift[0] = (fremond ? (theta - 1.0) + theta * e : e) * c->uk[0];
-        c->shift[1] = 0.0;
+        /* the impact law's affine term (eq. 96 / 101); custom laws keep it in xi */
+        const rc_law *law = &w->laws[c->law];
+        if (law->closed_form)
+            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, c->uk, c->shift);
+        else
+            c->shift[0] = c->shift[1] = 0.0;
         double u0[2];
         body_velocity_dot(w, c, w->V, u0);
         c->b[0] = u0[0] + c->shift[0];
         c->b[1] = u0[1] + c->shift[1];
         if (!w->sim.solver.warm_start) { c->p[0] = c->p[1] = 0.0; }
-        rc_fc2d_project(w->laws[c->law].def.mu, c->p);
+        if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
+        else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
     /* warm start: V = V_0 + kappa Mhat^-1 H^T p_prev */
     for (int k = 0; k < w->nactive; k++) {
@@ -211,8 +215,11 @@ rc_status rc_world_step(rc_world *w)
 
     /* 5. solve */
     double res = 0.0;
-    int worst = -1;
-    int iters = w->nactive ? rc_nsgs_solve(w, &res, &worst) : 0;
+    int worst = -1, iters = 0;
+    if (w->nactive) {
+        s = rc_nsgs_solve(w, &iters, &res, &worst);
+        if (s != RC_OK) { swap_contacts(w); return s; }
+    }
     for (int i = 0; i < nv; i++)
         if (!rc_finite(w->V[i])) {
             char cd[256];
@@ -266,23 +273,50 @@ rc_status rc_world_step(rc_world *w)
     }
     W_theta *= 0.5 - theta;
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
-    int have_cw = 0;
+    int have_cw = 0, max_cw_id = -1;
+    long positive = 0;
+    double E0 = Ek0 + Ep0;
+    const double work_tol = w->sim.work_tol * (1.0 + fabs(E0));
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uth[2];
         body_velocity_dot(w, c, w->v, c->u);
-        if (!c->active) continue;
         body_velocity_dot(w, c, vth, uth);
+        const rc_law *law = &w->laws[c->law];
+        if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
+            rc_law_ctx ctx;
+            rc_law_context(w, c, &ctx);
+            s = law->ops.update(law->ops.user, &ctx, c->state, fremond ? uth : c->u, c->uk, c->p);
+            for (int j = 0; s == RC_OK && j < law->ops.nstate; j++)
+                if (!rc_finite(c->state[j]))
+                    s = rc_set_error(RC_ERR_CALLBACK, "law '%s': update left state[%d] non-finite for contact %d at t = %.17g",
+                                     law->name ? law->name : "(unnamed)", j + 1, c->id, w->t);
+            if (s != RC_OK) goto restore;
+        }
+        if (!c->active) continue;
         c->WN = uth[0] * c->p[0];   /* eq. (68), normal part     */
         c->WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
         W_N += c->WN;
         W_T += c->WT;
         double cw = c->WN + c->WT;
-        if (!have_cw || cw > max_cw) { max_cw = cw; have_cw = 1; }
+        if (!have_cw || cw > max_cw) { max_cw = cw; have_cw = 1; max_cw_id = c->id; }
+        if (cw > work_tol) {         /* thermodynamic admissibility (eqs. 51, 86-89) */
+            positive++;
+            if (w->sim.work_check != RC_WORK_RECORD) {
+                char cd[256];
+                describe_contact(w, i, cd, sizeof cd);
+                if (w->sim.work_check == RC_WORK_ERROR) {
+                    s = rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                                     cw, c->WN, c->WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                    goto restore;
+                }
+                rc_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                              cw, c->WN, c->WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+            }
+        }
     }
 
     rc_step_info *in = &w->info;
-    double E0 = Ek0 + Ep0;
     w->t += h;
     w->step++;
     in->t = w->t;
@@ -320,8 +354,16 @@ rc_status rc_world_step(rc_world *w)
     if (have_cw && max_cw > st->max_contact_work) {
         st->max_contact_work = max_cw;
         st->t_max_contact_work = w->t;
+        st->contact_max_contact_work = max_cw_id;
     }
+    st->positive_work_events += positive;
 
     if (w->out) return rc_output_row(w);
     return RC_OK;
+
+restore:    /* a failure after the update: back to the state at t_k */
+    memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
+    memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
+    swap_contacts(w);
+    return s;
 }

@@ -74,6 +74,10 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.max_iter = 1000;
     d.solver.on_fail = RC_ON_FAIL_WARN;
     d.solver.warm_start = 1;
+    d.solver.local_tol = 1e-12;
+    d.solver.local_max_iter = 200;
+    d.work_check = RC_WORK_RECORD;
+    d.work_tol = 1e-12;
     return d;
 }
 
@@ -104,8 +108,10 @@ void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user)
 
 static rc_status check_law_def(const rc_law_def *d, const char *what)
 {
-    if (d->type != RC_LAW_NEWTON_COULOMB)
-        return rc_set_error(RC_ERR_ARG, "%s: unknown law type %d", what, (int)d->type);
+    if (d->type != RC_LAW_NEWTON_COULOMB && d->type != RC_LAW_MOREAU && d->type != RC_LAW_FREMOND)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown law type %d (custom laws: rc_law_create_custom)", what, (int)d->type);
+    if (d->type == RC_LAW_MOREAU && (!rc_finite(d->e_t) || d->e_t < -1.0 || d->e_t > 1.0))
+        return rc_set_error(RC_ERR_ARG, "%s: 'e_t' must be in [-1, 1] (got %g)", what, d->e_t);
     if (!rc_finite(d->e) || d->e < 0.0 || d->e > 1.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %g)", what, d->e);
     if (!rc_finite(d->mu) || d->mu < 0.0)
@@ -137,6 +143,7 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
     w->warn_fn = default_warning;
     w->sim = rc_default_sim_def();
     w->info.worst_contact = -1;
+    w->stats.contact_max_contact_work = -1;
     int law0;
     rc_status s = rc_law_create(w, &ld, &law0);
     if (s != RC_OK) { rc_world_destroy(w); return s; }
@@ -150,7 +157,10 @@ void rc_world_destroy(rc_world *w)
     rc_output_free(w);
     for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
     for (int i = 0; i < w->nshapes; i++) rc_free(w->shapes[i].name);
-    for (int i = 0; i < w->nlaws; i++) rc_free(w->laws[i].name);
+    for (int i = 0; i < w->nlaws; i++) {
+        if (w->laws[i].ops.destroy) w->laws[i].ops.destroy(w->laws[i].ops.user);
+        rc_free(w->laws[i].name);
+    }
     for (int i = 0; i < w->nrules; i++) rc_free(w->rules[i].name);
     for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
     rc_free(w->bodies); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
@@ -420,15 +430,53 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
 
 /* ---------------------------------------------------------------- laws */
 
+/* Grow the law array; built-in laws point at themselves (ops.user), so
+ * re-point them after a move. */
+static rc_status reserve_laws(rc_world *w)
+{
+    RC_CHECK(rc_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
+    for (int i = 0; i < w->nlaws; i++)
+        if (w->laws[i].closed_form) w->laws[i].ops.user = &w->laws[i];
+    return RC_OK;
+}
+
 rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_law_create: NULL argument");
     RC_CHECK(check_law_def(def, def->name ? def->name : "law"));
-    RC_CHECK(rc_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
+    RC_CHECK(reserve_laws(w));
     rc_law *l = &w->laws[w->nlaws];
+    memset(l, 0, sizeof *l);
     l->def = *def;
     l->name = rc_strdup(def->name);
     l->def.name = l->name;
+    if (l->def.type == RC_LAW_FREMOND) l->def.e_t = 1.0;
+    rc_law_init_builtin(l);
+    if (out_id) *out_id = w->nlaws;
+    w->nlaws++;
+    return RC_OK;
+}
+
+rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *name, int *out_id)
+{
+    if (!w || !ops) return rc_set_error(RC_ERR_ARG, "rc_law_create_custom: NULL argument");
+    const char *what = name ? name : "(unnamed)";
+    if (ops->dim != 1 && ops->dim != 2)
+        return rc_set_error(RC_ERR_ARG, "law '%s': 'dim' must be 1 or 2 (got %d)", what, ops->dim);
+    if (!ops->xi) return rc_set_error(RC_ERR_ARG, "law '%s': 'xi' is missing", what);
+    if (!ops->project) return rc_set_error(RC_ERR_ARG, "law '%s': 'project' is missing", what);
+    if (ops->nstate < 0 || ops->nstate > RC_LAW_MAX_STATE)
+        return rc_set_error(RC_ERR_ARG, "law '%s': 'state' has %d values (at most %d)", what, ops->nstate, RC_LAW_MAX_STATE);
+    RC_CHECK(check_vec(ops->state0, ops->nstate, "law", "state"));
+    RC_CHECK(reserve_laws(w));
+    rc_law *l = &w->laws[w->nlaws];
+    memset(l, 0, sizeof *l);
+    l->def = rc_default_law_def();
+    l->def.type = RC_LAW_CUSTOM;
+    l->name = rc_strdup(name);
+    l->def.name = l->name;
+    l->ops = *ops;
+    l->closed_form = 0;
     if (out_id) *out_id = w->nlaws;
     w->nlaws++;
     return RC_OK;
@@ -445,9 +493,13 @@ rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def)
 {
     if (!w || id < 0 || id >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "no law with id %d", id);
     if (!def) return rc_set_error(RC_ERR_ARG, "rc_law_set: 'def' is NULL");
+    if (w->laws[id].def.type == RC_LAW_CUSTOM || def->type == RC_LAW_CUSTOM)
+        return rc_set_error(RC_ERR_ARG, "law '%s': custom laws are changed through their own parameters",
+                            w->laws[id].name ? w->laws[id].name : "(unnamed)");
     RC_CHECK(check_law_def(def, w->laws[id].name ? w->laws[id].name : "law"));
     w->laws[id].def = *def;
     w->laws[id].def.name = w->laws[id].name;
+    if (def->type == RC_LAW_FREMOND) w->laws[id].def.e_t = 1.0;
     return RC_OK;
 }
 
@@ -574,6 +626,14 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
     if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
         return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
+    if (!rc_finite(def->solver.local_tol) || def->solver.local_tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be > 0 (got %g)", def->solver.local_tol);
+    if (def->solver.local_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
+    if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
+        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
+    if (!rc_finite(def->work_tol) || def->work_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
     w->sim = *def;
     w->configured = 1;
     return RC_OK;
