@@ -6,8 +6,8 @@
 local rc = require "ricochet"
 
 local target = rc.param("target", 1.0)
-local kp     = rc.param("kp", 400.0)        -- stiffness, N/m
-local kd     = rc.param("kd", 40.0)         -- damping, N s/m (2 sqrt(kp m): critical)
+local kp     = rc.param("kp", 600.0)        -- stiffness, N/m
+local kd     = rc.param("kd", 50.0)         -- damping, N s/m (2 sqrt(kp m) = 49: critical)
 local F_max  = rc.param("F_max", 10.0)      -- |F| above m g w / h = 19.6 N would tip the box
 local mu     = rc.param("mu", 0.3)
 local T      = rc.param("T", 3.0)
