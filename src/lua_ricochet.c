@@ -19,6 +19,8 @@
 #include <lauxlib.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -576,17 +578,248 @@ static int l_shape_def(lua_State *L)
 
 /* ---------------------------------------------------------------- laws, rules */
 
-/* law_create(world, e, mu, name | nil) -> law id | nil, msg, status */
+/* law_create(world, type, e, mu, e_t, name | nil) -> law id | nil, msg, status
+ * type: "newton" | "moreau" | "fremond" */
 static int l_law_create(lua_State *L)
 {
+    static const char *const types[] = { "newton", "moreau", "fremond", NULL };
+    static const rc_law_type codes[] = { RC_LAW_NEWTON_COULOMB, RC_LAW_MOREAU, RC_LAW_FREMOND };
     lrc_world *lw = check_idle(L, 1);
     rc_law_def def = rc_default_law_def();
-    def.e = luaL_checknumber(L, 2);
-    def.mu = luaL_checknumber(L, 3);
-    def.name = luaL_optstring(L, 4, NULL);
+    def.type = codes[luaL_checkoption(L, 2, NULL, types)];
+    def.e = luaL_checknumber(L, 3);
+    def.mu = luaL_checknumber(L, 4);
+    def.e_t = luaL_optnumber(L, 5, 0.0);
+    def.name = luaL_optstring(L, 6, NULL);
     int id = -1;
     rc_status s = rc_law_create(lw->w, &def, &id);
     if (s != RC_OK) return push_fail(L, s);
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- laws written in Lua
+ *
+ * A Lua law is a table of functions called from inside the solver through
+ * the rc_law_ops interface (ricochet.h). Numbers travel as arguments and
+ * results, never in fresh tables: per call the kernel only refreshes a
+ * reused ctx table (and its ctx.state with the contact's state):
+ *   xi(law, uN, uT, uoN, uoT, ctx)            -> xiN, xiT
+ *   project(law, xN, xT, ctx)                 -> pN, pT
+ *   update(law, ctx, uN, uT, uoN, uoT, pN, pT)   (may change ctx.state)
+ * law is the descriptor's params table. Every call runs under lua_pcall. */
+
+typedef struct lrc_law {
+    lrc_world *lw;
+    lua_State *L0;          /* the state that owns the registry refs */
+    char name[128];
+    int dim, nstate;
+    int xi_ref, project_ref, update_ref, params_ref, ctx_ref, state_ref;
+    char state_names[RC_LAW_MAX_STATE][32];
+    double ctx_t;           /* what ctx holds now, to refresh only changes */
+    int ctx_contact;
+} lrc_law;
+
+struct law_call {
+    lrc_law *law;
+    int fn_ref, nargs, nres;
+    const char *what;
+    double args[8];
+    double res[2];
+    const rc_law_ctx *ctx;
+    double *state;          /* read into ctx.state; written back after update */
+    int write_state;
+};
+
+static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const double *state)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lw->ctx_ref);
+    int t = lua_gettop(L);
+    if (ctx->t != lw->ctx_t || ctx->contact != lw->ctx_contact) {
+        lua_pushnumber(L, ctx->t); lua_setfield(L, t, "t");
+        lua_pushnumber(L, ctx->h); lua_setfield(L, t, "h");
+        lua_pushnumber(L, ctx->theta); lua_setfield(L, t, "theta");
+        lua_pushstring(L, ctx->unknown == RC_UNKNOWN_THETA ? "theta" : "end"); lua_setfield(L, t, "unknown");
+        lua_pushinteger(L, ctx->contact); lua_setfield(L, t, "contact");
+        lua_pushnumber(L, ctx->gN); lua_setfield(L, t, "gN");
+        lw->ctx_t = ctx->t;
+        lw->ctx_contact = ctx->contact;
+    }
+    if (lw->nstate > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lw->state_ref);
+        for (int i = 0; i < lw->nstate; i++) {
+            lua_pushnumber(L, state[i]);
+            lua_setfield(L, -2, lw->state_names[i]);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int law_call_protected(lua_State *L)
+{
+    struct law_call *lc = (struct law_call *)lua_touserdata(L, 1);
+    lrc_law *law = lc->law;
+    refresh_ctx(L, law, lc->ctx, lc->state);      /* leaves ctx at index 2 */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->params_ref);
+    int n = 1;
+    if (lc->fn_ref == law->update_ref) { lua_pushvalue(L, 2); n++; }
+    for (int i = 0; i < lc->nargs; i++, n++) lua_pushnumber(L, lc->args[i]);
+    if (lc->fn_ref != law->update_ref) { lua_pushvalue(L, 2); n++; }
+    lua_call(L, n, lc->nres);
+    for (int i = 0; i < lc->nres; i++) {
+        int idx = lua_gettop(L) - lc->nres + 1 + i;
+        if (lua_type(L, idx) != LUA_TNUMBER)
+            return luaL_error(L, "law '%s': '%s' must return %d numbers, got %s as value %d",
+                              law->name, lc->what, lc->nres, luaL_typename(L, idx), i + 1);
+        lc->res[i] = lua_tonumber(L, idx);
+        if (!isfinite(lc->res[i]))
+            return luaL_error(L, "law '%s': '%s' returned a non-finite value %f as value %d",
+                              law->name, lc->what, lc->res[i], i + 1);
+    }
+    if (lc->write_state && law->nstate > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
+        for (int i = 0; i < law->nstate; i++) {
+            lua_getfield(L, -1, law->state_names[i]);
+            if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+                return luaL_error(L, "law '%s': 'update' left state.%s = %s (a finite number is required)",
+                                  law->name, law->state_names[i], luaL_tolstring(L, -1, NULL));
+            lc->state[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    return 0;
+}
+
+static rc_status law_call(struct law_call *lc)
+{
+    lrc_law *law = lc->law;
+    lua_State *L = law->lw->L;
+    if (!L) return rc_set_error(RC_ERR_CALLBACK, "law '%s' called outside a step of the Lua binding", law->name);
+    if (!lua_checkstack(L, 24)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, law_call_protected);
+    lua_pushlightuserdata(L, lc);
+    int r = lua_pcall(L, 1, 0, 0);
+    rc_status s = RC_OK;
+    if (r != LUA_OK) {
+        const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(an error object that is not a string)";
+        if (strncmp(msg, "law '", 5) == 0)
+            s = rc_set_error(RC_ERR_CALLBACK, "%s (contact %d, t = %.17g)", msg, lc->ctx->contact, lc->ctx->t);
+        else
+            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s",
+                             law->name, lc->what, lc->ctx->contact, lc->ctx->t, msg);
+    }
+    lua_settop(L, top);
+    return s;
+}
+
+static rc_status lua_law_xi(void *user, const rc_law_ctx *ctx, const double *state,
+                            const double *u, const double *u_old, double *xi)
+{
+    lrc_law *law = (lrc_law *)user;
+    struct law_call lc = { .law = law, .fn_ref = law->xi_ref, .nargs = 4, .nres = 2, .what = "xi",
+                           .args = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 },
+                           .ctx = ctx, .state = (double *)state, .write_state = 0 };
+    rc_status st = law_call(&lc);
+    if (st != RC_OK) return st;
+    xi[0] = lc.res[0];
+    xi[1] = lc.res[1];
+    return RC_OK;
+}
+
+static rc_status lua_law_project(void *user, const rc_law_ctx *ctx, const double *state,
+                                 const double *x, double *p)
+{
+    lrc_law *law = (lrc_law *)user;
+    struct law_call lc = { .law = law, .fn_ref = law->project_ref, .nargs = 2, .nres = 2, .what = "project",
+                           .args = { x[0], x[1] }, .ctx = ctx, .state = (double *)state, .write_state = 0 };
+    rc_status st = law_call(&lc);
+    if (st != RC_OK) return st;
+    p[0] = lc.res[0];
+    p[1] = lc.res[1];
+    return RC_OK;
+}
+
+static rc_status lua_law_update(void *user, const rc_law_ctx *ctx, double *state,
+                                const double *u, const double *u_old, const double *p)
+{
+    lrc_law *law = (lrc_law *)user;
+    struct law_call lc = { .law = law, .fn_ref = law->update_ref, .nargs = 6, .nres = 0, .what = "update",
+                           .args = { u[0], u[1], u_old[0], u_old[1], p[0], p[1] },
+                           .ctx = ctx, .state = state, .write_state = 1 };
+    return law_call(&lc);
+}
+
+static void lua_law_destroy(void *user)
+{
+    lrc_law *law = (lrc_law *)user;
+    /* the registry refs die with the Lua state; release them while it lives */
+    if (law->L0) {
+        int refs[] = { law->xi_ref, law->project_ref, law->update_ref, law->params_ref, law->ctx_ref, law->state_ref };
+        for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
+            if (refs[i] != LUA_NOREF && refs[i] != LUA_REFNIL) luaL_unref(law->L0, LUA_REGISTRYINDEX, refs[i]);
+    }
+    free(law);
+}
+
+static int ref_field(lua_State *L, int t, const char *key, int type)
+{
+    int ty = lua_getfield(L, t, key);
+    if (ty == LUA_TNIL) { lua_pop(L, 1); return LUA_NOREF; }
+    if (ty != type) luaL_error(L, "law_create_custom: field '%s' has the wrong type", key);
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* law_create_custom(world, { name, dim, xi, project, update?, params, state_names = {..}, state0 = {..} })
+ * -> law id | nil, msg, status. The Lua side (rc.law) has validated the spec. */
+static int l_law_create_custom(lua_State *L)
+{
+    lrc_world *lw = check_idle(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lrc_law *law = (lrc_law *)calloc(1, sizeof *law);
+    if (!law) return luaL_error(L, "out of memory");
+    law->lw = lw;
+    law->L0 = L;
+    law->ctx_t = NAN;
+    law->ctx_contact = -1;
+    const char *name = field_str(L, 2, "name");
+    snprintf(law->name, sizeof law->name, "%s", name ? name : "(unnamed)");
+    law->dim = (int)field_int(L, 2, "dim", 2);
+    rc_law_ops ops;
+    memset(&ops, 0, sizeof ops);
+    ops.dim = law->dim;
+    if (lua_getfield(L, 2, "state_names") == LUA_TTABLE) {
+        int n = (int)lua_rawlen(L, -1);
+        if (n > RC_LAW_MAX_STATE) { free(law); return luaL_error(L, "law '%s': at most %d state values", law->name, RC_LAW_MAX_STATE); }
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            snprintf(law->state_names[i], sizeof law->state_names[i], "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+            lua_pop(L, 1);
+        }
+        law->nstate = n;
+    }
+    lua_pop(L, 1);
+    ops.nstate = law->nstate;
+    field_vec(L, 2, "state0", ops.state0, law->nstate);
+    law->xi_ref = ref_field(L, 2, "xi", LUA_TFUNCTION);
+    law->project_ref = ref_field(L, 2, "project", LUA_TFUNCTION);
+    law->update_ref = ref_field(L, 2, "update", LUA_TFUNCTION);
+    law->params_ref = ref_field(L, 2, "params", LUA_TTABLE);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    law->state_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_setfield(L, -2, "state");
+    law->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    ops.user = law;
+    ops.xi = law->xi_ref != LUA_NOREF ? lua_law_xi : NULL;
+    ops.project = law->project_ref != LUA_NOREF ? lua_law_project : NULL;
+    ops.update = law->update_ref != LUA_NOREF ? lua_law_update : NULL;
+    ops.destroy = lua_law_destroy;
+    int id = -1;
+    rc_status s = rc_law_create_custom(lw->w, &ops, law->name, &id);
+    if (s != RC_OK) { lua_law_destroy(law); return push_fail(L, s); }
     lua_pushinteger(L, id);
     return 1;
 }
@@ -685,6 +918,14 @@ static int l_configure(lua_State *L)
                                                                         : RC_ON_FAIL_ERROR;
     if (lua_getfield(L, 2, "warm_start") != LUA_TNIL) def.solver.warm_start = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    def.solver.local_tol = field_num(L, 2, "local_tol", def.solver.local_tol);
+    lua_Integer lmi = field_int(L, 2, "local_max_iter", def.solver.local_max_iter);
+    if (lmi < 1 || lmi > 0x7fffffff) lmi = 0; /* rejected by the kernel */
+    def.solver.local_max_iter = (int)lmi;
+    static const char *const work_checks[] = { "record", "warn", "error", NULL };
+    static const rc_work_check work_codes[] = { RC_WORK_RECORD, RC_WORK_WARN, RC_WORK_ERROR };
+    def.work_check = work_codes[field_option(L, 2, "work_check", work_checks, 0)];
+    def.work_tol = field_num(L, 2, "work_tol", def.work_tol);
     rc_status s = rc_world_configure(lw->w, &def);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
@@ -711,6 +952,11 @@ static int l_sim_def(lua_State *L)
     lua_pushstring(L, d.solver.on_fail == RC_ON_FAIL_ERROR ? "error" : "warn");
     lua_setfield(L, -2, "on_fail");
     set_bool(L, "warm_start", d.solver.warm_start);
+    set_num(L, "local_tol", d.solver.local_tol);
+    set_int(L, "local_max_iter", d.solver.local_max_iter);
+    lua_pushstring(L, d.work_check == RC_WORK_ERROR ? "error" : d.work_check == RC_WORK_WARN ? "warn" : "record");
+    lua_setfield(L, -2, "work_check");
+    set_num(L, "work_tol", d.work_tol);
     return 1;
 }
 
@@ -798,6 +1044,8 @@ static int l_run_stats(lua_State *L)
     set_num(L, "max_abs_balance", st.max_abs_balance);
     set_num(L, "max_contact_work", st.max_contact_work);
     set_num(L, "t_max_contact_work", st.t_max_contact_work);
+    set_int(L, "positive_work_events", st.positive_work_events);
+    set_int(L, "contact_max_contact_work", st.contact_max_contact_work);
     set_num(L, "max_energy_increase", st.max_energy_increase);
     set_num(L, "t_max_energy_increase", st.t_max_energy_increase);
     set_int(L, "local_solves", st.local_solves);
@@ -975,6 +1223,7 @@ static const luaL_Reg core_funcs[] = {
     { "shape_count", l_shape_count },
     { "shape_def", l_shape_def },
     { "law_create", l_law_create },
+    { "law_create_custom", l_law_create_custom },
     { "law_set", l_law_set },
     { "law_def", l_law_def },
     { "contact_rule", l_contact_rule },

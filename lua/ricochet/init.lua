@@ -493,6 +493,7 @@ end
 local Law = { __name = "ricochet.law" }
 Law.__index = Law
 function Law.__tostring(l)
+    if l.type == "custom" then return fmt("ricochet.law '%s'", l.name) end
     return fmt("ricochet.%s{ e = %s, mu = %s }%s", l.type, show(l.e), show(l.mu),
                l.name and (" '" .. l.name .. "'") or "")
 end
@@ -511,7 +512,111 @@ function rc.newton(t)
     }, Law)
 end
 
-rc.laws = { newton = rc.newton }
+function rc.moreau(t)
+    local fname = "rc.moreau"
+    if t == nil then t = {} end
+    check_table(fname, t, "rc.moreau{ e = 0.5, e_t = 0, mu = 0.3 }")
+    check_keys(fname, t, { "e", "e_t", "mu", "name" })
+    local et = number(fname, "e_t", t.e_t, 0)
+    if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+    return setmetatable({
+        type = "moreau",
+        e = in01(fname, "e", number(fname, "e", t.e, 0)),
+        e_t = et,
+        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        name = opt_name(fname, "name", t.name),
+    }, Law)
+end
+
+function rc.fremond(t)
+    local fname = "rc.fremond"
+    if t == nil then t = {} end
+    check_table(fname, t, "rc.fremond{ e = 0.5, mu = 0.3 }")
+    check_keys(fname, t, { "e", "mu", "name" })
+    return setmetatable({
+        type = "fremond",
+        e = in01(fname, "e", number(fname, "e", t.e, 0)),
+        e_t = 1,
+        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        name = opt_name(fname, "name", t.name),
+    }, Law)
+end
+
+-- A contact law written in Lua (docs/laws.md). The functions receive the
+-- params table as first argument ("law") and a context ctx with t, h, theta,
+-- unknown ("end": u = u_{k+1}; "theta": u = u_{k+theta}), contact, gN and
+-- the contact's state (ctx.state, named fields):
+--   xi(law, uN, uT, uoN, uoT, ctx)           -> xiN, xiT   (modified velocity)
+--   project(law, xN, xT, ctx)                -> pN, pT     (onto the admissible set)
+--   update(law, ctx, uN, uT, uoN, uoT, pN, pT)             (optional, after each step)
+local law_probe_ctx = { t = 0, h = 1e-3, theta = 0.5, unknown = "end", contact = 0, gN = 0 }
+
+local function probe(lname, key, fn, law, ctx, ...)
+    local ok, a, b = pcall(fn, law, ...)
+    if not ok then raise(fmt("rc.law: law '%s': '%s' fails when called with zeros: %s", lname, key, tostring(a))) end
+    for i, v in ipairs{ a, b } do
+        if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+            raise(fmt("rc.law: law '%s': '%s' must return 2 finite numbers (got %s as value %d)", lname, key, show(v), i))
+        end
+    end
+    if b == nil then raise(fmt("rc.law: law '%s': '%s' must return 2 finite numbers (got nil as value 2)", lname, key)) end
+end
+
+function rc.law(t)
+    local fname = "rc.law"
+    check_table(fname, t, "rc.law{ name = 'mine', dim = 2, xi = function(law, uN, uT, uoN, uoT, ctx) ... end, project = ... }")
+    check_keys(fname, t, { "name", "dim", "params", "state", "xi", "project", "update" })
+    local lname = t.name
+    if type(lname) ~= "string" or lname == "" then fail(fname, "'name' must be a non-empty string (got %s)", show(lname)) end
+    local dim = t.dim
+    if dim == nil then dim = 2 end
+    if dim ~= 1 and dim ~= 2 then fail(fname, "law '%s': 'dim' must be 1 or 2 (got %s)", lname, show(t.dim)) end
+    for _, key in ipairs{ "xi", "project" } do
+        if type(t[key]) ~= "function" then
+            fail(fname, "law '%s': '%s' must be a function (got %s)", lname, key, show(t[key]))
+        end
+    end
+    if t.update ~= nil and type(t.update) ~= "function" then
+        fail(fname, "law '%s': 'update' must be a function or nil (got %s)", lname, show(t.update))
+    end
+    local params = t.params
+    if params == nil then params = {} end
+    if type(params) ~= "table" then fail(fname, "law '%s': 'params' must be a table (got %s)", lname, show(params)) end
+    local state = t.state
+    if state == nil then state = {} end
+    if type(state) ~= "table" then fail(fname, "law '%s': 'state' must be a table of named numbers (got %s)", lname, show(state)) end
+    local names, state0 = {}, {}
+    for k in pairs(state) do
+        if type(k) ~= "string" then fail(fname, "law '%s': 'state' keys must be names (got %s)", lname, showkey(k)) end
+        names[#names + 1] = k
+    end
+    table.sort(names)
+    if #names > 8 then fail(fname, "law '%s': 'state' has %d values (at most 8)", lname, #names) end
+    for i, k in ipairs(names) do
+        local v = state[k]
+        if not isfinite(v) then fail(fname, "law '%s': 'state.%s' must be a finite number (got %s)", lname, k, show(v)) end
+        state0[i] = v
+    end
+    -- probe the functions once with zeros so that wrong shapes fail here
+    local ctx = {}
+    for k, v in pairs(law_probe_ctx) do ctx[k] = v end
+    ctx.state = {}
+    for i, k in ipairs(names) do ctx.state[k] = state0[i] end
+    probe(lname, "xi", t.xi, params, ctx, 0, 0, 0, 0, ctx)
+    probe(lname, "project", t.project, params, ctx, 0, 0, ctx)
+    return setmetatable({ type = "custom", name = lname, dim = dim, params = params, xi = t.xi,
+                          project = t.project, update = t.update, state_names = names, state0 = state0 }, Law)
+end
+
+rc.laws = setmetatable({ newton = rc.newton, moreau = rc.moreau, fremond = rc.fremond }, {
+    -- laws shipped in lua/ricochet/laws/ load on first use: rc.laws.cohesive{...}
+    __index = function(t, k)
+        local ok, mod = pcall(require, "ricochet.laws." .. tostring(k))
+        if not ok then return nil end
+        rawset(t, k, mod)
+        return mod
+    end,
+})
 
 local function check_law(fname, key, l)
     if getmetatable(l) ~= Law then
@@ -605,7 +710,11 @@ local function law_id(self, c, fname, law)
     local id = self._laws[law]
     if id then return id end
     local msg
-    id, msg = core.law_create(c, law.e, law.mu, law.name)
+    if law.type == "custom" then
+        id, msg = core.law_create_custom(c, law)
+    else
+        id, msg = core.law_create(c, law.type, law.e, law.mu, law.e_t or 0, law.name)
+    end
     if not id then fail(fname, "%s", msg) end
     self._laws[law] = id
     return id
@@ -844,7 +953,7 @@ end
 
 ------------------------------------------------------------------ simulation
 
-local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver" }
+local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond" }
 
 function World:simulation(t)
@@ -866,7 +975,7 @@ function World:simulation(t)
     if s == nil then s = {} end
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
-    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start" }, 1)
+    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" then fail(sname, "unknown solver %s (available: \"nsgs\")", show(s[1])) end
     def.solver = "nsgs"
     def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
@@ -874,6 +983,11 @@ function World:simulation(t)
     if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end
     def.on_fail = option(sname, "on_fail", s.on_fail, "warn", { "warn", "error" })
     def.warm_start = boolean(sname, "warm_start", s.warm_start, true)
+    def.local_tol = positive(sname, "local_tol", number(sname, "local_tol", s.local_tol, 1e-12))
+    def.local_max_iter = integer(sname, "local_max_iter", s.local_max_iter, 200)
+    if def.local_max_iter < 1 then fail(sname, "'local_max_iter' must be >= 1 (got %s)", show(s.local_max_iter)) end
+    def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })
+    def.work_tol = nonneg(fname, "work_tol", number(fname, "work_tol", t.work_tol, 1e-12))
     if def.scheme == "moreau-jean-fremond" and def.theta == 0 then
         fail(fname, "'theta' must be > 0 for moreau-jean-fremond (got 0)")
     end

@@ -11,20 +11,21 @@ local tol      = rc.param("tol", 1e-6)      -- NSGS tolerance on the natural-map
 local max_iter = rc.param("max_iter", 200)  -- sweep cap
 math.randomseed(rc.param("seed", 1))        -- same pile every run
 
-local width = 2.2
+local cols = rc.param("cols", 10)
+local width = 0.2 * cols + 0.2
 local w = rc.world{ gravity = { 0, -9.81 } }
 w:halfplane{ point = { 0, 0 }, normal = { 0, 1 }, name = "floor" }
 w:segment{ a = { 0, 0 }, b = { 0, 3 }, name = "left" }            -- walls: two-sided segments
 w:segment{ a = { width, 0 }, b = { width, 3 }, name = "right" }
 local disks = {}
-for i = 0, N - 1 do                         -- 10 per row, odd rows shifted by half a spacing
-  local row, r = i // 10, 0.08 + 0.02 * math.random()              -- radii in [0.08, 0.1]
+for i = 0, N - 1 do                         -- cols per row, odd rows shifted by half a spacing
+  local row, r = i // cols, 0.08 + 0.02 * math.random()              -- radii in [0.08, 0.1]
   local m = math.pi * r * r                                        -- density 1
-  local x = 0.2 * (i % 10) + 0.1 + 0.1 * (row % 2) + 0.02 * (math.random() - 0.5)
+  local x = 0.2 * (i % cols) + 0.1 + 0.1 * (row % 2) + 0.02 * (math.random() - 0.5)
   disks[#disks + 1] = { r = r, body = w:body{ mass = m, inertia = 0.5 * m * r * r,
     q = { x, r + 0.005 + 0.21 * row, 0 }, shape = rc.disk{ radius = r } } }
 end
-w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }  -- all shapes are group 0
+w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = rc.param("mu", 0.3) } }  -- all shapes are group 0
 local sim = w:simulation{ h = h, solver = { "nsgs", tol = tol, max_iter = max_iter } }
 
 local min_gap = math.huge                   -- lowest floor gap y - r of any disk at any step
