@@ -125,6 +125,8 @@ void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
     ctx->unknown = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? RC_UNKNOWN_THETA : RC_UNKNOWN_END;
     ctx->contact = c->id;
     ctx->gN = c->gN;
+    ctx->normal[0] = c->n[0]; ctx->normal[1] = c->n[1];
+    ctx->tangent[0] = c->t[0]; ctx->tangent[1] = c->t[1];
 }
 
 /* ---------------------------------------------------------------- generic local solver */
@@ -181,55 +183,123 @@ rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *
     return natural_map(l, &ctx, c->state, u, c->uk, c->p, r2);
 }
 
-/* Projected fixed point for u = W p + b (Moreau's proximal iteration, De Saxce
- * & Feng): p <- proj_C(p - rho xi(W p + b)), rho = 1 / lambda_max(W) at first
- * (dim 1: 1 / W_NN), halved whenever the natural-map residual grows, restarted
- * from the best iterate. Converged when the step and the natural map are
- * below local_tol (1 + |p|). */
+/* The local map of a custom law for u = W p + b:
+ *     F(p) = p - proj_C(p - rho xi(W p + b)),
+ * whose zeros are the solutions of -xi(u) in N_C(p) for any rho > 0. */
+typedef struct local_problem {
+    const rc_law *l;
+    rc_law_ctx ctx;
+    const double *state, *uk, *b;
+    double W[2][2];
+    double rho;
+    int dim;
+} local_problem;
+
+static rc_status local_map(const local_problem *lp, const double *p, double *F)
+{
+    double u[2] = { lp->W[0][0] * p[0] + lp->W[0][1] * p[1] + lp->b[0],
+                    lp->W[1][0] * p[0] + lp->W[1][1] * p[1] + lp->b[1] };
+    double xi[2], x[2], q[2];
+    RC_CHECK(checked_xi(lp->l, &lp->ctx, lp->state, u, lp->uk, xi));
+    x[0] = p[0] - lp->rho * xi[0];
+    x[1] = p[1] - lp->rho * xi[1];
+    RC_CHECK(checked_project(lp->l, &lp->ctx, lp->state, x, q));
+    F[0] = p[0] - q[0];
+    F[1] = lp->dim == 1 ? 0.0 : p[1] - q[1];
+    return RC_OK;
+}
+
+static inline double norm2(const double *x) { return x[0] * x[0] + x[1] * x[1]; }
+
+/* Generic local solver for laws without a closed form: a semismooth Newton
+ * method on F with a finite-difference Jacobian and a backtracking line
+ * search on |F|, falling back to the projected fixed point p <- p - F(p)
+ * (the proximal iteration of De Saxce & Feng / Moreau) when the Newton
+ * direction does not decrease |F|; rho = 1 / lambda_max(W) and it is halved
+ * when the fixed point stalls. Converged when |F| <= local_tol (1 + |p|). */
 static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, double *p)
 {
-    const rc_law *l = &w->laws[c->law];
-    const double (*W)[2] = (const double (*)[2])c->W;
-    rc_law_ctx ctx;
-    rc_law_context(w, c, &ctx);
-    const double tol = w->sim.solver.local_tol;
+    local_problem lp;
+    lp.l = &w->laws[c->law];
+    rc_law_context(w, c, &lp.ctx);
+    lp.state = c->state;
+    lp.uk = c->uk;
+    lp.b = b;
+    memcpy(lp.W, c->W, sizeof lp.W);
+    lp.dim = lp.l->ops.dim;
+    const double tol = w->sim.solver.local_tol > 0.0 ? w->sim.solver.local_tol : 0.1 * w->sim.solver.tol;
     const int maxit = w->sim.solver.local_max_iter;
     double lmax;
-    if (l->ops.dim == 1) lmax = W[0][0];
+    if (lp.dim == 1) lmax = lp.W[0][0];
     else {
-        double tr = 0.5 * (W[0][0] + W[1][1]), df = 0.5 * (W[0][0] - W[1][1]);
-        lmax = tr + sqrt(df * df + W[0][1] * W[1][0]);
+        double tr = 0.5 * (lp.W[0][0] + lp.W[1][1]), df = 0.5 * (lp.W[0][0] - lp.W[1][1]);
+        lmax = tr + sqrt(df * df + lp.W[0][1] * lp.W[1][0]);
     }
-    if (!(lmax > 0.0)) return rc_set_error(RC_ERR_NUMERIC, "law '%s': contact %d has a singular Delassus block", law_label(l), c->id);
-    double rho = 1.0 / lmax;
-    double best[2] = { p[0], p[1] }, best_r2 = INFINITY, last_r2 = INFINITY;
+    if (!(lmax > 0.0))
+        return rc_set_error(RC_ERR_NUMERIC, "law '%s': contact %d has a singular Delassus block", law_label(lp.l), c->id);
+    lp.rho = 1.0 / lmax;
+    if (lp.dim == 1) p[1] = 0.0;
+
+    double F[2];
+    RC_CHECK(local_map(&lp, p, F));
+    double f2 = norm2(F);
     for (int it = 0; it < maxit; it++) {
-        double u[2] = { W[0][0] * p[0] + W[0][1] * p[1] + b[0], W[1][0] * p[0] + W[1][1] * p[1] + b[1] };
-        double xi[2], x[2], pn[2], r2;
-        RC_CHECK(checked_xi(l, &ctx, c->state, u, c->uk, xi));
-        /* natural map with rho = 1, for monitoring */
-        x[0] = p[0] - xi[0]; x[1] = p[1] - xi[1];
-        RC_CHECK(checked_project(l, &ctx, c->state, x, pn));
-        r2 = (p[0] - pn[0]) * (p[0] - pn[0]) + (p[1] - pn[1]) * (p[1] - pn[1]);
-        if (r2 < best_r2) { best_r2 = r2; best[0] = p[0]; best[1] = p[1]; }
         double scale = 1.0 + fabs(p[0]) + fabs(p[1]);
-        if (r2 <= tol * tol * scale * scale) return RC_OK;
-        if (r2 > last_r2 * (1.0 + 1e-12) && it > 0) {   /* diverging: smaller step, best point */
-            rho *= 0.5;
-            p[0] = best[0]; p[1] = best[1];
-            last_r2 = best_r2;
-            if (rho * lmax < 1e-10) break;
-            continue;
+        if (f2 <= tol * tol * scale * scale) return RC_OK;
+        /* Newton direction from a forward-difference Jacobian */
+        double J[2][2] = { { 1.0, 0.0 }, { 0.0, 1.0 } }, d[2] = { 0.0, 0.0 };
+        int ok = 0;
+        /* a step small against p, so that it rarely crosses a kink of F */
+        const double fd = 1e-7 * (fabs(p[0]) + fabs(p[1])) + 1e-13;
+        for (int k = 0; k < lp.dim; k++) {
+            double e = fd, pe[2] = { p[0], p[1] }, Fe[2];
+            pe[k] += e;
+            RC_CHECK(local_map(&lp, pe, Fe));
+            J[0][k] = (Fe[0] - F[0]) / e;
+            J[1][k] = (Fe[1] - F[1]) / e;
         }
-        last_r2 = r2;
-        x[0] = p[0] - rho * xi[0]; x[1] = p[1] - rho * xi[1];
-        RC_CHECK(checked_project(l, &ctx, c->state, x, p));
+        if (lp.dim == 1) {
+            if (fabs(J[0][0]) > 1e-12) { d[0] = -F[0] / J[0][0]; ok = 1; }
+        } else {
+            double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+            if (fabs(det) > 1e-14 * (fabs(J[0][0] * J[1][1]) + fabs(J[0][1] * J[1][0]) + 1e-300)) {
+                d[0] = -(J[1][1] * F[0] - J[0][1] * F[1]) / det;
+                d[1] = -(-J[1][0] * F[0] + J[0][0] * F[1]) / det;
+                ok = 1;
+            }
+        }
+        double pn[2], Fn[2], fn2 = INFINITY;
+        if (ok) {   /* backtracking on |F| */
+            for (double a = 1.0; a > 1e-3; a *= 0.5) {
+                pn[0] = p[0] + a * d[0];
+                pn[1] = p[1] + a * d[1];
+                RC_CHECK(local_map(&lp, pn, Fn));
+                fn2 = norm2(Fn);
+                if (fn2 < (1.0 - 1e-4 * a) * f2) break;
+            }
+        }
+        if (!(fn2 < 0.25 * f2)) {   /* weak Newton progress (a kink): also try the
+                                       fixed-point step p - F(p) = proj_C(p - rho xi) */
+            double pf[2] = { p[0] - F[0], p[1] - F[1] }, Ff[2];
+            RC_CHECK(local_map(&lp, pf, Ff));
+            double ff2 = norm2(Ff);
+            if (ff2 < fn2) { pn[0] = pf[0]; pn[1] = pf[1]; Fn[0] = Ff[0]; Fn[1] = Ff[1]; fn2 = ff2; }
+            if (!(fn2 < f2)) {   /* stalled: smaller rho (same zeros), recompute F */
+                lp.rho *= 0.5;
+                if (lp.rho * lmax < 1e-10) break;
+                RC_CHECK(local_map(&lp, p, F));
+                f2 = norm2(F);
+                continue;
+            }
+        }
+        p[0] = pn[0]; p[1] = pn[1];
+        F[0] = Fn[0]; F[1] = Fn[1];
+        f2 = fn2;
     }
-    p[0] = best[0]; p[1] = best[1];
     double scale = 1.0 + fabs(p[0]) + fabs(p[1]);
-    if (best_r2 <= tol * tol * scale * scale) return RC_OK;
-    return rc_set_error(RC_ERR_SOLVER, "law '%s': the local solver did not converge for contact %d at t = %.17g: local residual %.3e > local_tol %.1e after %d iterations (rho reduced to %.3e)",
-                        law_label(l), c->id, w->t, sqrt(best_r2), tol, maxit, rho);
+    if (f2 <= tol * tol * scale * scale) return RC_OK;
+    return rc_set_error(RC_ERR_SOLVER, "law '%s': the local solver did not converge for contact %d at t = %.17g: |F| = %.3e > local_tol %.1e after %d iterations (rho = %.3e)",
+                        law_label(lp.l), c->id, w->t, sqrt(f2), tol, maxit, lp.rho);
 }
 
 rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p)

@@ -642,6 +642,10 @@ static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const 
         lua_pushstring(L, ctx->unknown == RC_UNKNOWN_THETA ? "theta" : "end"); lua_setfield(L, t, "unknown");
         lua_pushinteger(L, ctx->contact); lua_setfield(L, t, "contact");
         lua_pushnumber(L, ctx->gN); lua_setfield(L, t, "gN");
+        lua_pushnumber(L, ctx->normal[0]); lua_setfield(L, t, "nx");
+        lua_pushnumber(L, ctx->normal[1]); lua_setfield(L, t, "ny");
+        lua_pushnumber(L, ctx->tangent[0]); lua_setfield(L, t, "tx");
+        lua_pushnumber(L, ctx->tangent[1]); lua_setfield(L, t, "ty");
         lw->ctx_t = ctx->t;
         lw->ctx_contact = ctx->contact;
     }

@@ -205,6 +205,8 @@ typedef struct rc_law_ctx {
     rc_unknown unknown;
     int contact;        /* persistent contact id                */
     double gN;          /* gap g_N(q_k) of the contact          */
+    double normal[2];   /* contact frame n, t (world)           */
+    double tangent[2];
 } rc_law_ctx;
 
 #define RC_LAW_MAX_DIM 2
@@ -276,7 +278,8 @@ typedef struct rc_solver_def {
     /* generic local solver for laws without a closed form (custom laws):
      * projected fixed point p <- proj_C(p - rho xi(W p + b)), rho from the
      * local Delassus block and halved when the local residual grows */
-    double local_tol;   /* default 1e-12 (relative to 1 + |p|)               */
+    double local_tol;   /* |F(p)| <= local_tol (1 + |p|); default 0 = auto:
+                           0.1 tol, so that local solves do not limit NSGS  */
     int local_max_iter; /* default 200                                       */
 } rc_solver_def;
 

@@ -74,7 +74,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.max_iter = 1000;
     d.solver.on_fail = RC_ON_FAIL_WARN;
     d.solver.warm_start = 1;
-    d.solver.local_tol = 1e-12;
+    d.solver.local_tol = 0.0;
     d.solver.local_max_iter = 200;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
@@ -626,8 +626,8 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
     if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
         return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
-    if (!rc_finite(def->solver.local_tol) || def->solver.local_tol <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be > 0 (got %g)", def->solver.local_tol);
+    if (!rc_finite(def->solver.local_tol) || def->solver.local_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be >= 0 (0: automatic) (got %g)", def->solver.local_tol);
     if (def->solver.local_max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
     if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)

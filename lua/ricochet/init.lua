@@ -549,7 +549,8 @@ end
 --   xi(law, uN, uT, uoN, uoT, ctx)           -> xiN, xiT   (modified velocity)
 --   project(law, xN, xT, ctx)                -> pN, pT     (onto the admissible set)
 --   update(law, ctx, uN, uT, uoN, uoT, pN, pT)             (optional, after each step)
-local law_probe_ctx = { t = 0, h = 1e-3, theta = 0.5, unknown = "end", contact = 0, gN = 0 }
+local law_probe_ctx = { t = 0, h = 1e-3, theta = 0.5, unknown = "end", contact = 0, gN = 0,
+                        nx = 0, ny = 1, tx = 1, ty = 0 }
 
 local function probe(lname, key, fn, law, ctx, ...)
     local ok, a, b = pcall(fn, law, ...)
@@ -608,7 +609,24 @@ function rc.law(t)
                           project = t.project, update = t.update, state_names = names, state0 = state0 }, Law)
 end
 
-rc.laws = setmetatable({ newton = rc.newton, moreau = rc.moreau, fremond = rc.fremond }, {
+-- rc.laws.make(name, { e =, mu =, e_t = }): a law by name, for scripts whose
+-- law is a parameter (--set law=fremond). Built-in: "newton", "moreau",
+-- "fremond"; written in Lua (lua/ricochet/laws/): "lua-coulomb", "lua-fremond".
+local function make_law(name, t)
+    local fname = "rc.laws.make"
+    if type(name) ~= "string" then fail(fname, "'name' must be a string (got %s)", show(name)) end
+    if t == nil then t = {} end
+    check_table(fname, t, "rc.laws.make(\"fremond\", { e = 1, mu = 0.1 })")
+    check_keys(fname, t, { "e", "mu", "e_t" })
+    if name == "newton" then return rc.newton{ e = t.e, mu = t.mu } end
+    if name == "moreau" then return rc.moreau{ e = t.e, mu = t.mu, e_t = t.e_t } end
+    if name == "fremond" then return rc.fremond{ e = t.e, mu = t.mu } end
+    if name == "lua-coulomb" then return require("ricochet.laws.coulomb"){ e = t.e, mu = t.mu } end
+    if name == "lua-fremond" then return require("ricochet.laws.fremond"){ e = t.e, mu = t.mu } end
+    fail(fname, "unknown law %s (newton, moreau, fremond, lua-coulomb, lua-fremond)", show(name))
+end
+
+rc.laws = setmetatable({ newton = rc.newton, moreau = rc.moreau, fremond = rc.fremond, make = make_law }, {
     -- laws shipped in lua/ricochet/laws/ load on first use: rc.laws.cohesive{...}
     __index = function(t, k)
         local ok, mod = pcall(require, "ricochet.laws." .. tostring(k))
@@ -983,7 +1001,7 @@ function World:simulation(t)
     if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end
     def.on_fail = option(sname, "on_fail", s.on_fail, "warn", { "warn", "error" })
     def.warm_start = boolean(sname, "warm_start", s.warm_start, true)
-    def.local_tol = positive(sname, "local_tol", number(sname, "local_tol", s.local_tol, 1e-12))
+    def.local_tol = nonneg(sname, "local_tol", number(sname, "local_tol", s.local_tol, 0))
     def.local_max_iter = integer(sname, "local_max_iter", s.local_max_iter, 200)
     if def.local_max_iter < 1 then fail(sname, "'local_max_iter' must be >= 1 (got %s)", show(s.local_max_iter)) end
     def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })

@@ -23,6 +23,8 @@ local T      = rc.param("T", 0.2)
 local tol    = rc.param("tol", 1e-10)
 local e      = rc.param("e", 1.0)
 local mu     = rc.param("mu", 0.01)
+local law    = rc.param("law", "newton")   -- newton | moreau | fremond | lua-coulomb | lua-fremond
+local e_t    = rc.param("e_t", 0.0)        -- tangential restitution of law=moreau (eq. 58)
 
 local l, m = 1.0, 1.0
 local g0 = math.pi / 4
@@ -34,7 +36,7 @@ local stick = w:body{
   v = { -0.5, 0.1, 0.1 },
   shape = rc.point{ 0, -0.5 * l },
 }
-w:contact{ w.ground, stick, law = rc.newton{ e = e, mu = mu }, name = "C" }
+w:contact{ w.ground, stick, law = rc.laws.make(law, { e = e, mu = mu, e_t = e_t }), name = "C" }
 
 local sim = w:simulation{
   scheme = scheme, theta = theta, h = h,

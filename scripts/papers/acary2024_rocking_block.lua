@@ -15,6 +15,7 @@
 --
 --   build/ricochet run scripts/papers/acary2024_rocking_block.lua --out out/rb
 --   ... --set scheme=moreau-jean-fremond --set theta=1 --set h=1e-3 --set T=2
+--   ... --set law=moreau --set e_t=1      (Moreau's law, eq. 58: Fremond for e_t = 1)
 local rc = require "ricochet"
 
 local scheme = rc.param("scheme", "moreau-jean")
@@ -24,6 +25,8 @@ local T      = rc.param("T", 1.0)
 local tol    = rc.param("tol", 1e-10)
 local e      = rc.param("e", 1.0)
 local mu     = rc.param("mu", 0.1)
+local law    = rc.param("law", "newton")   -- newton | moreau | fremond | lua-coulomb | lua-fremond
+local e_t    = rc.param("e_t", 0.0)        -- tangential restitution of law=moreau (eq. 58)
 
 local b, l, m = 1.0, 1.0, 1.0
 local w = rc.world{ gravity = { 0, -10 } }
@@ -33,7 +36,7 @@ local block = w:body{
   q = { 0, 0.6, 0 }, v = { 0, -0.2, 1 },
   shape = rc.box{ b, l },
 }
-w:contact{ w.ground, block, law = rc.newton{ e = e, mu = mu }, name = "C" }
+w:contact{ w.ground, block, law = rc.laws.make(law, { e = e, mu = mu, e_t = e_t }), name = "C" }
 
 local sim = w:simulation{
   scheme = scheme, theta = theta, h = h,

@@ -302,7 +302,7 @@ describe("simulation", function()
                       persist_tol = 1e-6, solver = { "nsgs", tol = 1e-8, max_iter = 7, on_fail = "error", warm_start = false } }
         assert.are.same({ scheme = "moreau-jean-fremond", theta = 0.75, h = 0.5, activation = "anticipate", gamma = 0.25,
                           persist_tol = 1e-6, tol = 1e-8, max_iter = 7, on_fail = "error", warm_start = false,
-                          local_tol = 1e-12, local_max_iter = 200, work_check = "record", work_tol = 1e-12 },
+                          local_tol = 0, local_max_iter = 200, work_check = "record", work_tol = 1e-12 },
                         rc.core.sim_def(w._c))
     end)
 

@@ -1,43 +1,8 @@
 -- The two planar experiments of Acary & Collins-Craft 2024 (sections 5.1 and
 -- 5.2), run from their scenario scripts with the paper's parameters.
-local rc = require "ricochet"
-local root = os.getenv("RICOCHET_ROOT") or "."
 
--- Run a scenario script in this process with --set-like overrides and an
--- output folder; return its summary and the history rows (tables by column).
-local function run_scenario(name, set)
-  local dir = os.tmpname()
-  os.remove(dir)
-  rc.reset_params()
-  rc.set_options{ script = name, out = dir, set = set or {} }
-  local chunk = assert(loadfile(root .. "/scripts/papers/" .. name))
-  local ok, summary = pcall(chunk)
-  rc.set_options(nil)
-  assert(ok, summary)
-  local rows, header = {}, nil
-  local f = assert(io.popen("zcat " .. dir .. "/history.csv.gz"))
-  for line in f:lines() do
-    if not line:match("^#") then
-      local fields = {}
-      for x in line:gmatch("[^,]+") do fields[#fields + 1] = x end
-      if not header then header = fields
-      else
-        local r = {}
-        for i, k in ipairs(header) do
-          local x = fields[i]
-          r[k] = tonumber(x) or (x:match("nan") and 0 / 0) or (x == "inf" and math.huge) or (x == "-inf" and -math.huge)
-        end
-        rows[#rows + 1] = r
-      end
-    end
-  end
-  f:close()
-  local jf = assert(io.open(dir .. "/run.json"))
-  local json = jf:read("a")
-  jf:close()
-  os.execute("rm -rf " .. dir)
-  return summary, rows, json
-end
+local helper = require "scenario_helper"
+local function run_scenario(name, set) return helper.run("scripts/papers/" .. name, set) end
 
 local function first_impact(rows, contact)
   for i, r in ipairs(rows) do

@@ -1,0 +1,22 @@
+-- ricochet.laws.coulomb: Newton impact + Coulomb friction in De Saxce's form
+-- (Acary & Collins-Craft 2024, eqs. 10, 62; eq. 73 under moreau-jean-fremond),
+-- written in Lua: the twin of the built-in rc.newton, used to test the law
+-- interface and to measure what a law written in Lua costs.
+--   local coulomb = require "ricochet.laws.coulomb"
+--   w:contact{ a, b, law = coulomb{ e = 0.5, mu = 0.3 } }
+local rc = require "ricochet"
+local cone = require "ricochet.laws.cone"
+local abs = math.abs
+
+return function(t)
+  local p = cone.check("ricochet.laws.coulomb", t, {
+    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "coulomb (Lua)", "string" } })
+  return rc.law{
+    name = p.name, dim = 2, params = { e = p.e, mu = p.mu },
+    xi = function(law, uN, uT, uoN, uoT, ctx)
+      local sN = cone.shift(law.e, 0, uoN, uoT, ctx)
+      return uN + sN + law.mu * abs(uT), uT
+    end,
+    project = function(law, xN, xT) return cone.project(law.mu, xN, xT) end,
+  }
+end

@@ -1,0 +1,117 @@
+-- examples_spec.lua -- every teaching scenario of scripts/examples/ runs in-process, as
+-- `ricochet run scripts/examples/NAME --set k=v ...` would, and reproduces the physical
+-- figure it prints (the scripts return those figures in a table).
+local rc = require "ricochet"
+local root = os.getenv("RICOCHET_ROOT") or "."
+local dir = root .. "/scripts/examples/"
+
+-- Run one example with --set-like overrides (strings), its output silenced; return the
+-- table the script returns. Fails if the script errs or leaves an override unread.
+local function run_example(name, set)
+  rc.reset_params()
+  rc.set_options{ script = "scripts/examples/" .. name, set = set or {} }
+  local chunk = assert(loadfile(dir .. name))
+  local print0 = _G.print
+  _G.print = function() end
+  local ok, res = pcall(chunk)
+  _G.print = print0
+  local unused = rc.unused_overrides()
+  rc.set_options(nil)
+  assert(ok, res)
+  assert.are.same({}, unused)
+  assert.is_table(res)
+  assert.is_table(res.summary)
+  assert.are.equal(0, res.summary.failures)                      -- the solver converged
+  assert.is_true(res.summary.max_abs_balance <= 1e-12 * math.max(1, res.summary.E0))  -- eq. (65)
+  return res
+end
+
+local checks = {}
+
+checks["bouncing_ball.lua"] = function()
+  local r = run_example("bouncing_ball.lua")
+  assert.are.equal("complete", r.summary.status)
+  assert.is_true(#r.ratios >= 4)
+  for _, ratio in ipairs(r.ratios) do assert.is_near(0.64, ratio, 2e-3) end   -- e^2, e = 0.8
+  assert.is_near(0.64, r.apex_ratio, 2e-3)
+  r = run_example("bouncing_ball.lua", { e = "0.5", T = "1.5" })
+  for k = 1, 3 do assert.is_near(0.25, r.ratios[k], 2e-3) end
+end
+
+checks["sliding_box.lua"] = function()
+  local g = 9.81
+  for _, set in ipairs{ {}, { mu = "0.5", v0 = "3" }, { mu = "0.1", v0 = "1", h = "1e-4" } } do
+    local r = run_example("sliding_box.lua", set)
+    local v0, mu, h = tonumber(set.v0) or 2, tonumber(set.mu) or 0.3, tonumber(set.h) or 1e-3
+    assert.are.equal("stopped", r.summary.status)                -- sim:stop() when v_x = 0
+    assert.is_near(v0 / (mu * g), r.t_expected, 1e-12)
+    assert.is_true(math.abs(r.t_stop - v0 / (mu * g)) <= h + 1e-9)       -- within one step
+    assert.is_near(v0 * v0 / (2 * mu * g), r.x, v0 * h)          -- distance v0^2 / (2 mu g)
+  end
+end
+
+checks["incline.lua"] = function()
+  local g = 9.81
+  local function expect(alpha, mu, verdict)
+    local r = run_example("incline.lua", { alpha = tostring(alpha), mu = tostring(mu) })
+    local a = math.rad(alpha)
+    assert.are.equal(verdict, r.verdict)
+    assert.is_near(math.max(0, g * (math.sin(a) - mu * math.cos(a))), r.a, 1e-6)
+  end
+  expect(30, 0.2, "slides")
+  expect(20, 0.5, "sticks")
+  expect(26.5, 0.5, "sticks")                                    -- atan(0.5) = 26.565 deg
+  expect(26.7, 0.5, "slides")
+  expect(45, 0, "slides")
+  local r = run_example("incline.lua")                           -- defaults: 30 deg, mu = 0.2
+  assert.are.equal("slides", r.verdict)
+end
+
+checks["controlled_push.lua"] = function()
+  for _, target in ipairs{ 1.0, 0.5, -0.8 } do
+    local r = run_example("controlled_push.lua", { target = tostring(target) })
+    assert.is_near(target, r.x, 1e-2)
+    assert.is_near(0, r.theta, 1e-9)                             -- slid, did not tip
+  end
+  local r = run_example("controlled_push.lua", { kp = "100", kd = "20" })
+  assert.is_true(math.abs(r.x - 1) <= 0.3 * 9.81 / 100 + 1e-9)   -- |error| <= mu m g / kp
+end
+
+checks["small_pile.lua"] = function()
+  local r = run_example("small_pile.lua")
+  assert.are.equal("complete", r.summary.status)
+  assert.are.equal(800, r.summary.steps)
+  assert.is_true(r.min_floor_gap >= -1e-3)                       -- no disk sinks into the floor
+  assert.is_true(r.max_wall_overlap <= 2e-3)
+  assert.are.equal(0, r.outside)                                 -- every disk ends in the box
+end
+
+-- the scripts present in scripts/examples/
+local function example_names()
+  local names = {}
+  local p = assert(io.popen("ls '" .. dir .. "'"))
+  for f in p:lines() do if f:match("%.lua$") then names[#names + 1] = f end end
+  p:close()
+  table.sort(names)
+  return names
+end
+
+describe("scripts/examples", function()
+  it("has a check for every script and a script for every check", function()
+    local names = example_names()
+    assert.is_true(#names >= 5)
+    for _, n in ipairs(names) do assert.is_function(checks[n], "no check for " .. n) end
+    for n in pairs(checks) do
+      local found = false
+      for _, m in ipairs(names) do found = found or m == n end
+      assert.is_true(found, "no script " .. n)
+    end
+  end)
+
+  for _, name in ipairs(example_names()) do
+    it(name .. " reproduces its figure", function()
+      assert.is_function(checks[name], "no check for " .. name)
+      checks[name]()
+    end)
+  end
+end)

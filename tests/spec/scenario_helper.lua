@@ -1,0 +1,49 @@
+-- Shared by the specs: run a scenario script in this process as the
+-- ricochet program would (--set overrides, --out folder) and read back what
+-- it wrote.
+local rc = require "ricochet"
+local M = {}
+M.root = os.getenv("RICOCHET_ROOT") or "."
+
+local function parse_number(x)
+  return tonumber(x) or (x:match("nan") and 0 / 0) or (x == "inf" and math.huge) or (x == "-inf" and -math.huge)
+end
+
+-- Returns the script's return value, the history rows (tables keyed by
+-- column name) and the text of run.json. path is relative to the root.
+function M.run(path, set, with_output)
+  local dir
+  if with_output ~= false then
+    dir = os.tmpname()
+    os.remove(dir)
+  end
+  rc.reset_params()
+  rc.set_options{ script = path, out = dir, set = set or {} }
+  local chunk = assert(loadfile(M.root .. "/" .. path))
+  local ok, result = pcall(chunk)
+  rc.set_options(nil)
+  assert(ok, result)
+  if not dir then return result end
+  local rows, header = {}, nil
+  local f = assert(io.popen("zcat " .. dir .. "/history.csv.gz"))
+  for line in f:lines() do
+    if not line:match("^#") then
+      local fields = {}
+      for x in line:gmatch("[^,]+") do fields[#fields + 1] = x end
+      if not header then header = fields
+      else
+        local r = {}
+        for i, k in ipairs(header) do r[k] = parse_number(fields[i]) end
+        rows[#rows + 1] = r
+      end
+    end
+  end
+  f:close()
+  local jf = assert(io.open(dir .. "/run.json"))
+  local json = jf:read("a")
+  jf:close()
+  os.execute("rm -rf " .. dir)
+  return result, rows, json
+end
+
+return M
