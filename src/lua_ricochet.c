@@ -578,7 +578,7 @@ static int l_shape_def(lua_State *L)
 
 /* ---------------------------------------------------------------- laws, rules */
 
-/* law_create(world, type, e, mu, e_t, name | nil) -> law id | nil, msg, status
+/* law_create(world, type, e, mu, e_t, name | nil, generic) -> law id | nil, msg, status
  * type: "newton" | "moreau" | "fremond" */
 static int l_law_create(lua_State *L)
 {
@@ -591,6 +591,7 @@ static int l_law_create(lua_State *L)
     def.mu = luaL_checknumber(L, 4);
     def.e_t = luaL_optnumber(L, 5, 0.0);
     def.name = luaL_optstring(L, 6, NULL);
+    def.generic = lua_toboolean(L, 7);
     int id = -1;
     rc_status s = rc_law_create(lw->w, &def, &id);
     if (s != RC_OK) return push_fail(L, s);
@@ -614,10 +615,10 @@ typedef struct lrc_law {
     lua_State *L0;          /* the state that owns the registry refs */
     char name[128];
     int dim, nstate;
-    int xi_ref, project_ref, update_ref, params_ref, ctx_ref, state_ref;
+    int xi_ref, project_ref, update_ref, params_ref, ctx_ref, state_ref, keys_ref;
     char state_names[RC_LAW_MAX_STATE][32];
-    double ctx_t;           /* what ctx holds now, to refresh only changes */
-    int ctx_contact;
+    double ctx_t;           /* the step whose fields ctx holds            */
+    const rc_law_ctx *cur;  /* the call in progress (ctx's contact fields) */
 } lrc_law;
 
 struct law_call {
@@ -631,70 +632,71 @@ struct law_call {
     int write_state;
 };
 
+/* keys[] of the ctx table, in the order of LAW_KEYS; then the two values of
+ * ctx.unknown; then the state names. Kept as Lua strings in a registry
+ * table so that a refresh never converts a C string (luaS_new + strcmp). */
+static const char *const LAW_KEYS[] = { "t", "h", "theta", "contact", "gN", "nx", "ny", "tx", "ty", "unknown" };
+/* (only t, h, theta and unknown are stored; the others come from ctx_index) */
+enum { NLAW_KEYS = 10, KEY_END = NLAW_KEYS + 1, KEY_THETA = NLAW_KEYS + 2, KEY_STATE0 = NLAW_KEYS + 3 };
+
+static void set_key(lua_State *L, int keys, int t, int k, double x)
+{
+    lua_rawgeti(L, keys, k);
+    lua_pushnumber(L, x);
+    lua_rawset(L, t);
+}
+
+/* ctx: the step's fields (t, h, theta, unknown) are stored in the table and
+ * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
+ * are read on demand through __index from the contact being solved, so that
+ * laws that do not read them do not pay for them. */
+static int ctx_index(lua_State *L)
+{
+    lrc_law *lw = (lrc_law *)lua_touserdata(L, lua_upvalueindex(1));
+    const char *k = lua_tostring(L, 2);
+    const rc_law_ctx *c = lw->cur;
+    if (!k || !c) return 0;
+    if (strcmp(k, "contact") == 0) lua_pushinteger(L, c->contact);
+    else if (strcmp(k, "gN") == 0) lua_pushnumber(L, c->gN);
+    else if (strcmp(k, "nx") == 0) lua_pushnumber(L, c->normal[0]);
+    else if (strcmp(k, "ny") == 0) lua_pushnumber(L, c->normal[1]);
+    else if (strcmp(k, "tx") == 0) lua_pushnumber(L, c->tangent[0]);
+    else if (strcmp(k, "ty") == 0) lua_pushnumber(L, c->tangent[1]);
+    else return 0;
+    return 1;
+}
+
 static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const double *state)
 {
+    lw->cur = ctx;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lw->ctx_ref);
     int t = lua_gettop(L);
-    if (ctx->t != lw->ctx_t || ctx->contact != lw->ctx_contact) {
-        lua_pushnumber(L, ctx->t); lua_setfield(L, t, "t");
-        lua_pushnumber(L, ctx->h); lua_setfield(L, t, "h");
-        lua_pushnumber(L, ctx->theta); lua_setfield(L, t, "theta");
-        lua_pushstring(L, ctx->unknown == RC_UNKNOWN_THETA ? "theta" : "end"); lua_setfield(L, t, "unknown");
-        lua_pushinteger(L, ctx->contact); lua_setfield(L, t, "contact");
-        lua_pushnumber(L, ctx->gN); lua_setfield(L, t, "gN");
-        lua_pushnumber(L, ctx->normal[0]); lua_setfield(L, t, "nx");
-        lua_pushnumber(L, ctx->normal[1]); lua_setfield(L, t, "ny");
-        lua_pushnumber(L, ctx->tangent[0]); lua_setfield(L, t, "tx");
-        lua_pushnumber(L, ctx->tangent[1]); lua_setfield(L, t, "ty");
-        lw->ctx_t = ctx->t;
-        lw->ctx_contact = ctx->contact;
-    }
-    if (lw->nstate > 0) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, lw->state_ref);
-        for (int i = 0; i < lw->nstate; i++) {
-            lua_pushnumber(L, state[i]);
-            lua_setfield(L, -2, lw->state_names[i]);
+    if (ctx->t != lw->ctx_t || lw->nstate > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lw->keys_ref);
+        int keys = lua_gettop(L);
+        if (ctx->t != lw->ctx_t) {
+            set_key(L, keys, t, 1, ctx->t);
+            set_key(L, keys, t, 2, ctx->h);
+            set_key(L, keys, t, 3, ctx->theta);
+            lua_rawgeti(L, keys, NLAW_KEYS);
+            lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
+            lua_rawset(L, t);
+            lw->ctx_t = ctx->t;
         }
-        lua_pop(L, 1);
-    }
-}
-
-static int law_call_protected(lua_State *L)
-{
-    struct law_call *lc = (struct law_call *)lua_touserdata(L, 1);
-    lrc_law *law = lc->law;
-    refresh_ctx(L, law, lc->ctx, lc->state);      /* leaves ctx at index 2 */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->fn_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, law->params_ref);
-    int n = 1;
-    if (lc->fn_ref == law->update_ref) { lua_pushvalue(L, 2); n++; }
-    for (int i = 0; i < lc->nargs; i++, n++) lua_pushnumber(L, lc->args[i]);
-    if (lc->fn_ref != law->update_ref) { lua_pushvalue(L, 2); n++; }
-    lua_call(L, n, lc->nres);
-    for (int i = 0; i < lc->nres; i++) {
-        int idx = lua_gettop(L) - lc->nres + 1 + i;
-        if (lua_type(L, idx) != LUA_TNUMBER)
-            return luaL_error(L, "law '%s': '%s' must return %d numbers, got %s as value %d",
-                              law->name, lc->what, lc->nres, luaL_typename(L, idx), i + 1);
-        lc->res[i] = lua_tonumber(L, idx);
-        if (!isfinite(lc->res[i]))
-            return luaL_error(L, "law '%s': '%s' returned a non-finite value %f as value %d",
-                              law->name, lc->what, lc->res[i], i + 1);
-    }
-    if (lc->write_state && law->nstate > 0) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
-        for (int i = 0; i < law->nstate; i++) {
-            lua_getfield(L, -1, law->state_names[i]);
-            if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
-                return luaL_error(L, "law '%s': 'update' left state.%s = %s (a finite number is required)",
-                                  law->name, law->state_names[i], luaL_tolstring(L, -1, NULL));
-            lc->state[i] = lua_tonumber(L, -1);
+        if (lw->nstate > 0) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, lw->state_ref);
+            int st = lua_gettop(L);
+            for (int i = 0; i < lw->nstate; i++) set_key(L, keys, st, KEY_STATE0 + i, state[i]);
             lua_pop(L, 1);
         }
+        lua_pop(L, 1);   /* keys */
     }
-    return 0;
 }
 
+/* Call a law function under lua_pcall (the function itself is called
+ * protected: no C frame in between) and check its results. The ctx table is
+ * refreshed before, outside the protected call: it only sets existing fields
+ * of a plain table with interned short-string keys. */
 static rc_status law_call(struct law_call *lc)
 {
     lrc_law *law = lc->law;
@@ -702,17 +704,48 @@ static rc_status law_call(struct law_call *lc)
     if (!L) return rc_set_error(RC_ERR_CALLBACK, "law '%s' called outside a step of the Lua binding", law->name);
     if (!lua_checkstack(L, 24)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
     int top = lua_gettop(L);
-    lua_pushcfunction(L, law_call_protected);
-    lua_pushlightuserdata(L, lc);
-    int r = lua_pcall(L, 1, 0, 0);
+    refresh_ctx(L, law, lc->ctx, lc->state);      /* ctx at top + 1 */
+    const int is_update = lc->fn_ref == law->update_ref;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->params_ref);
+    int n = 1;
+    if (is_update) { lua_pushvalue(L, top + 1); n++; }
+    for (int i = 0; i < lc->nargs; i++, n++) lua_pushnumber(L, lc->args[i]);
+    if (!is_update) { lua_pushvalue(L, top + 1); n++; }
     rc_status s = RC_OK;
-    if (r != LUA_OK) {
+    if (lua_pcall(L, n, lc->nres, 0) != LUA_OK) {
         const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(an error object that is not a string)";
-        if (strncmp(msg, "law '", 5) == 0)
-            s = rc_set_error(RC_ERR_CALLBACK, "%s (contact %d, t = %.17g)", msg, lc->ctx->contact, lc->ctx->t);
-        else
-            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s",
-                             law->name, lc->what, lc->ctx->contact, lc->ctx->t, msg);
+        s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s",
+                         law->name, lc->what, lc->ctx->contact, lc->ctx->t, msg);
+        lua_settop(L, top);
+        return s;
+    }
+    for (int i = 0; i < lc->nres && s == RC_OK; i++) {
+        int idx = top + 2 + i;
+        int isnum = 0;
+        lc->res[i] = lua_tonumberx(L, idx, &isnum);
+        if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
+            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' must return %d numbers, got %s as value %d (contact %d, t = %.17g)",
+                             law->name, lc->what, lc->nres, luaL_typename(L, idx), i + 1, lc->ctx->contact, lc->ctx->t);
+        else if (!isfinite(lc->res[i]))
+            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' returned a non-finite value %g as value %d (contact %d, t = %.17g)",
+                             law->name, lc->what, lc->res[i], i + 1, lc->ctx->contact, lc->ctx->t);
+    }
+    if (s == RC_OK && lc->write_state && law->nstate > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, law->keys_ref);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
+        for (int i = 0; i < law->nstate && s == RC_OK; i++) {
+            lua_rawgeti(L, -2, KEY_STATE0 + i);
+            lua_rawget(L, -2);
+            int isnum = 0;
+            double x = lua_tonumberx(L, -1, &isnum);
+            if (!isnum || lua_type(L, -1) != LUA_TNUMBER || !isfinite(x))
+                s = rc_set_error(RC_ERR_CALLBACK, "law '%s': 'update' left state.%s = %s (a finite number is required) (contact %d, t = %.17g)",
+                                 law->name, law->state_names[i], lua_type(L, -1) == LUA_TNUMBER ? "a non-finite number" : luaL_typename(L, -1),
+                                 lc->ctx->contact, lc->ctx->t);
+            else lc->state[i] = x;
+            lua_pop(L, 1);
+        }
     }
     lua_settop(L, top);
     return s;
@@ -760,7 +793,8 @@ static void lua_law_destroy(void *user)
     lrc_law *law = (lrc_law *)user;
     /* the registry refs die with the Lua state; release them while it lives */
     if (law->L0) {
-        int refs[] = { law->xi_ref, law->project_ref, law->update_ref, law->params_ref, law->ctx_ref, law->state_ref };
+        int refs[] = { law->xi_ref, law->project_ref, law->update_ref, law->params_ref, law->ctx_ref, law->state_ref,
+                       law->keys_ref };
         for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
             if (refs[i] != LUA_NOREF && refs[i] != LUA_REFNIL) luaL_unref(law->L0, LUA_REGISTRYINDEX, refs[i]);
     }
@@ -786,7 +820,8 @@ static int l_law_create_custom(lua_State *L)
     law->lw = lw;
     law->L0 = L;
     law->ctx_t = NAN;
-    law->ctx_contact = -1;
+    law->cur = NULL;
+    law->keys_ref = LUA_NOREF;
     const char *name = field_str(L, 2, "name");
     snprintf(law->name, sizeof law->name, "%s", name ? name : "(unnamed)");
     law->dim = (int)field_int(L, 2, "dim", 2);
@@ -810,8 +845,39 @@ static int l_law_create_custom(lua_State *L)
     law->project_ref = ref_field(L, 2, "project", LUA_TFUNCTION);
     law->update_ref = ref_field(L, 2, "update", LUA_TFUNCTION);
     law->params_ref = ref_field(L, 2, "params", LUA_TTABLE);
+    /* ctx and ctx.state get every field now, so that refreshing them during
+     * a step never grows a table (no allocation, no error outside pcall) */
+    lua_newtable(L);                       /* keys (see LAW_KEYS) */
+    for (int i = 0; i < NLAW_KEYS; i++) {
+        lua_pushstring(L, LAW_KEYS[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushliteral(L, "end");
+    lua_rawseti(L, -2, KEY_END);
+    lua_pushliteral(L, "theta");
+    lua_rawseti(L, -2, KEY_THETA);
+    for (int i = 0; i < law->nstate; i++) {
+        lua_pushstring(L, law->state_names[i]);
+        lua_rawseti(L, -2, KEY_STATE0 + i);
+    }
+    law->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L);
+    for (int i = 0; i < 3; i++) {            /* t, h, theta */
+        lua_pushnumber(L, 0.0);
+        lua_setfield(L, -2, LAW_KEYS[i]);
+    }
+    lua_pushliteral(L, "end");
+    lua_setfield(L, -2, "unknown");
+    lua_newtable(L);                          /* metatable: contact fields on demand */
+    lua_pushlightuserdata(L, law);
+    lua_pushcclosure(L, ctx_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
     lua_newtable(L);
+    for (int i = 0; i < law->nstate; i++) {
+        lua_pushnumber(L, ops.state0[i]);
+        lua_setfield(L, -2, law->state_names[i]);
+    }
     lua_pushvalue(L, -1);
     law->state_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setfield(L, -2, "state");
@@ -1053,6 +1119,7 @@ static int l_run_stats(lua_State *L)
     set_num(L, "max_energy_increase", st.max_energy_increase);
     set_num(L, "t_max_energy_increase", st.t_max_energy_increase);
     set_int(L, "local_solves", st.local_solves);
+    set_num(L, "solver_cpu_s", st.solver_cpu_s);
     return 1;
 }
 

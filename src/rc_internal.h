@@ -114,6 +114,8 @@ typedef struct rc_contact {
     double WN, WT;          /* eq. (68) per contact                    */
     double res;             /* local natural-map residual             */
     double state[RC_LAW_MAX_STATE]; /* the law's per-contact state     */
+    double J[2][2];         /* generic local solver: last Jacobian of F */
+    int jvalid;             /* J usable (reset every step)              */
 } rc_contact;
 
 /* ---------------------------------------------------------------- world */

@@ -186,6 +186,9 @@ typedef struct rc_law_def {
     double e;       /* normal restitution in [0, 1]                     */
     double mu;      /* friction coefficient >= 0                        */
     double e_t;     /* tangential restitution in [-1, 1] (MOREAU only)  */
+    int generic;    /* 1: solve it with the generic local solver, through
+                       xi and project only, instead of its closed form
+                       (to test and measure the law interface)          */
     const char *name;
 } rc_law_def;
 
@@ -279,7 +282,9 @@ typedef struct rc_solver_def {
      * projected fixed point p <- proj_C(p - rho xi(W p + b)), rho from the
      * local Delassus block and halved when the local residual grows */
     double local_tol;   /* |F(p)| <= local_tol (1 + |p|); default 0 = auto:
-                           0.1 tol, so that local solves do not limit NSGS  */
+                           0.01 tol / sqrt(active contacts), so that local
+                           solves do not limit NSGS; a miss by more than
+                           1000x fails the step                              */
     int local_max_iter; /* default 200                                       */
 } rc_solver_def;
 
@@ -353,6 +358,7 @@ typedef struct rc_run_stats {
     double max_energy_increase; /* largest E_{k+1} - E_k of one step    */
     double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */
+    double solver_cpu_s;        /* CPU time spent in the one-step solver */
 } rc_run_stats;
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 

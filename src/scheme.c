@@ -16,10 +16,12 @@
  * anticipated form; q_{k+1} = q_k + h v_{k+theta} (eq. 61b). The energy
  * audit follows eqs. (65)-(68).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "rc_internal.h"
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 /* Match the new contacts (sorted by key) with the previous step's (sorted):
  * persistent ids and warm-start impulses. */
@@ -167,6 +169,7 @@ rc_status rc_world_step(rc_world *w)
                  || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol);
         c->WN = c->WT = 0.0;
         c->res = 0.0;
+        c->jvalid = 0;
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
         w->active[w->nactive++] = i;
         const rc_body *bb = &w->bodies[c->body_b];
@@ -217,7 +220,11 @@ rc_status rc_world_step(rc_world *w)
     double res = 0.0;
     int worst = -1, iters = 0;
     if (w->nactive) {
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         s = rc_nsgs_solve(w, &iters, &res, &worst);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+        w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         if (s != RC_OK) { swap_contacts(w); return s; }
     }
     for (int i = 0; i < nv; i++)

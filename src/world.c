@@ -436,7 +436,7 @@ static rc_status reserve_laws(rc_world *w)
 {
     RC_CHECK(rc_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
     for (int i = 0; i < w->nlaws; i++)
-        if (w->laws[i].closed_form) w->laws[i].ops.user = &w->laws[i];
+        if (w->laws[i].def.type != RC_LAW_CUSTOM) w->laws[i].ops.user = &w->laws[i];
     return RC_OK;
 }
 
@@ -452,6 +452,7 @@ rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id)
     l->def.name = l->name;
     if (l->def.type == RC_LAW_FREMOND) l->def.e_t = 1.0;
     rc_law_init_builtin(l);
+    l->closed_form = !def->generic;
     if (out_id) *out_id = w->nlaws;
     w->nlaws++;
     return RC_OK;
@@ -499,6 +500,7 @@ rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def)
     RC_CHECK(check_law_def(def, w->laws[id].name ? w->laws[id].name : "law"));
     w->laws[id].def = *def;
     w->laws[id].def.name = w->laws[id].name;
+    w->laws[id].closed_form = !def->generic;
     if (def->type == RC_LAW_FREMOND) w->laws[id].def.e_t = 1.0;
     return RC_OK;
 }

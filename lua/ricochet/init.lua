@@ -503,9 +503,10 @@ function rc.newton(t)
     local fname = "rc.newton"
     if t == nil then t = {} end
     check_table(fname, t, "rc.newton{ e = 0.5, mu = 0.3 }")
-    check_keys(fname, t, { "e", "mu", "name" })
+    check_keys(fname, t, { "e", "mu", "name", "local_solver" })
     return setmetatable({
         type = "newton",
+        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
         e = in01(fname, "e", number(fname, "e", t.e, 0)),
         mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
         name = opt_name(fname, "name", t.name),
@@ -516,11 +517,12 @@ function rc.moreau(t)
     local fname = "rc.moreau"
     if t == nil then t = {} end
     check_table(fname, t, "rc.moreau{ e = 0.5, e_t = 0, mu = 0.3 }")
-    check_keys(fname, t, { "e", "e_t", "mu", "name" })
+    check_keys(fname, t, { "e", "e_t", "mu", "name", "local_solver" })
     local et = number(fname, "e_t", t.e_t, 0)
     if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
     return setmetatable({
         type = "moreau",
+        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
         e = in01(fname, "e", number(fname, "e", t.e, 0)),
         e_t = et,
         mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
@@ -532,9 +534,10 @@ function rc.fremond(t)
     local fname = "rc.fremond"
     if t == nil then t = {} end
     check_table(fname, t, "rc.fremond{ e = 0.5, mu = 0.3 }")
-    check_keys(fname, t, { "e", "mu", "name" })
+    check_keys(fname, t, { "e", "mu", "name", "local_solver" })
     return setmetatable({
         type = "fremond",
+        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
         e = in01(fname, "e", number(fname, "e", t.e, 0)),
         e_t = 1,
         mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
@@ -731,7 +734,7 @@ local function law_id(self, c, fname, law)
     if law.type == "custom" then
         id, msg = core.law_create_custom(c, law)
     else
-        id, msg = core.law_create(c, law.type, law.e, law.mu, law.e_t or 0, law.name)
+        id, msg = core.law_create(c, law.type, law.e, law.mu, law.e_t or 0, law.name, law.local_solver == "generic")
     end
     if not id then fail(fname, "%s", msg) end
     self._laws[law] = id

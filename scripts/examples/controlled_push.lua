@@ -28,7 +28,8 @@ sim:before_step(function(s)                 -- runs before every step: the contr
 end)
 sim:after_step(function(s)
   if s.steps % 500 == 0 then
-    print(string.format("t = %.1f  x = %.5f  v_x = %+.5f  F = %+.3f", s.t, box:q()[1], box:v()[1], box:force()[1]))
+    print(string.format("t = %.1f  x = %.5f  v_x = %+.5f  F = %+.3f",
+                        s.t, box:q()[1], box:v()[1], box:force()[1]))
   end
 end)
 local summary = sim:run{ T = T }

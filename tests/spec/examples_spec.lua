@@ -11,10 +11,10 @@ local function run_example(name, set)
   rc.reset_params()
   rc.set_options{ script = "scripts/examples/" .. name, set = set or {} }
   local chunk = assert(loadfile(dir .. name))
-  local print0 = _G.print
-  _G.print = function() end
+  local print0, write0 = _G.print, io.write
+  _G.print, io.write = function() end, function() return io.stdout end
   local ok, res = pcall(chunk)
-  _G.print = print0
+  _G.print, io.write = print0, write0
   local unused = rc.unused_overrides()
   rc.set_options(nil)
   assert(ok, res)
@@ -84,6 +84,15 @@ checks["small_pile.lua"] = function()
   assert.is_true(r.min_floor_gap >= -1e-3)                       -- no disk sinks into the floor
   assert.is_true(r.max_wall_overlap <= 2e-3)
   assert.are.equal(0, r.outside)                                 -- every disk ends in the box
+end
+
+checks["stick_slip.lua"] = function()
+  -- the period of the Coulomb limit (v_c -> 0), in closed form in the script's header
+  for _, set in ipairs{ {}, { V = "0.02", T = "20" } } do
+    local r = run_example("stick_slip.lua", set)
+    assert.is_true(r.slips >= 3)
+    assert.is_true(math.abs(r.period - r.period_analytic) <= 0.02 * r.period_analytic)
+  end
 end
 
 -- the scripts present in scripts/examples/

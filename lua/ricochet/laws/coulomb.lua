@@ -1,12 +1,13 @@
 -- ricochet.laws.coulomb: Newton impact + Coulomb friction in De Saxce's form
 -- (Acary & Collins-Craft 2024, eqs. 10, 62; eq. 73 under moreau-jean-fremond),
 -- written in Lua: the twin of the built-in rc.newton, used to test the law
--- interface and to measure what a law written in Lua costs.
+-- interface and to measure what a law written in Lua costs
+-- (scripts/bench/disks_in_box.lua --set law=lua).
 --   local coulomb = require "ricochet.laws.coulomb"
 --   w:contact{ a, b, law = coulomb{ e = 0.5, mu = 0.3 } }
 local rc = require "ricochet"
 local cone = require "ricochet.laws.cone"
-local abs = math.abs
+local project = cone.project
 
 return function(t)
   local p = cone.check("ricochet.laws.coulomb", t, {
@@ -14,9 +15,11 @@ return function(t)
   return rc.law{
     name = p.name, dim = 2, params = { e = p.e, mu = p.mu },
     xi = function(law, uN, uT, uoN, uoT, ctx)
-      local sN = cone.shift(law.e, 0, uoN, uoT, ctx)
-      return uN + sN + law.mu * abs(uT), uT
+      -- eq. (62): u_N + e u_N,k; eq. (73): u_N + (theta (1 + e) - 1) u_N,k
+      local e, th = law.e, ctx.theta
+      local sN = ctx.unknown == "theta" and ((th - 1) + th * e) * uoN or e * uoN
+      return uN + sN + law.mu * (uT < 0 and -uT or uT), uT
     end,
-    project = function(law, xN, xT) return cone.project(law.mu, xN, xT) end,
+    project = function(law, xN, xT) return project(law.mu, xN, xT) end,
   }
 end
