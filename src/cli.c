@@ -76,7 +76,8 @@ static void stop_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     lua_sethook(L, NULL, 0, 0);
-    luaL_error(L, "interrupted");
+    lua_pushliteral(L, "interrupted by SIGINT");   /* no position: it is not the code's fault */
+    lua_error(L);
 }
 
 /* First SIGINT: ask the kernel to stop at the next step, and stop Lua code at
