@@ -361,7 +361,8 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "max_iterations"); fprintf(f, "%d", st.max_iterations); fputs(",\n", f);
     rc__json_key(f, 2, "max_residual"); rc__json_num(f, st.max_residual); fputs(",\n", f);
     rc__json_key(f, 2, "failures"); fprintf(f, "%ld", st.failures); fputs(",\n", f);
-    rc__json_key(f, 2, "local_solves"); fprintf(f, "%ld", st.local_solves); fputs("\n", f);
+    rc__json_key(f, 2, "local_solves"); fprintf(f, "%ld", st.local_solves); fputs(",\n", f);
+    rc__json_key(f, 2, "cpu_s"); rc__json_num(f, st.solver_cpu_s); fputs("\n", f);
     fputs("  },\n", f);
 
     rc__json_key(f, 1, "steps"); fprintf(f, "%ld", rc_world_step_count(w)); fputs(",\n", f);
@@ -381,6 +382,8 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "contact_max_contact_work"); fprintf(f, "%d", st.contact_max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "positive_work_events"); fprintf(f, "%ld", st.positive_work_events); fputs(",\n", f);
     rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st.max_energy_increase); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase);
     fputs("\n  },\n", f);
