@@ -15,6 +15,7 @@
 #include "ricochet.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- base */
 

@@ -83,7 +83,8 @@ void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
 /* ---------------------------------------------------------------- bodies */
 
 typedef enum rc_body_kind {
-    RC_BODY_RIGID2D = 1
+    RC_BODY_RIGID2D = 1,
+    RC_BODY_LINEAR = 2      /* M v' + K q + C v = F(t) + R: created by rc_linear_create */
 } rc_body_kind;
 
 #define RC_GROUND (-1) /* the static world: owner of obstacles */
@@ -127,6 +128,146 @@ rc_status rc_set_error(rc_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---------------------------------------------------------------- linear Lagrangian systems */
+
+/* A body defined by constant matrices (Acary & Collins-Craft 2024, eq. 1):
+ *     M dv + K q dt + C v dt = F(t) dt + H^T di,
+ * e.g. a finite-element model. q are its own coordinates (displacements).
+ * The schemes factorise Mhat = M + h theta C + h^2 theta^2 K once (LAPACK
+ * Cholesky; banded when the bandwidth is small) and use eqs. (92)-(100).
+ * World gravity does not act on it: put gravity in f or force_fn. */
+typedef struct rc_linear_def {
+    const char *name;
+    int n;                  /* number of dofs, >= 1                          */
+    const double *M;        /* n x n row-major, symmetric positive definite  */
+    const double *K;        /* n x n, symmetric positive semi-definite, NULL = 0 */
+    const double *C;        /* n x n, symmetric positive semi-definite, NULL = 0 */
+    const double *q0, *v0;  /* n each, NULL = 0                              */
+    const double *f;        /* constant force F, n, NULL = 0                  */
+} rc_linear_def;
+
+rc_linear_def rc_default_linear_def(void);
+/* The matrices are copied. Bad input (sizes, asymmetry, M not positive
+ * definite, NaN) is refused with a message naming the item. */
+rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body);
+/* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q. */
+rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
+
+/* A contact given by a gap function of one body's coordinates (any body
+ * kind), against the static world:
+ *   linear:  g_N(q) = g0 + sum_i normal[i] q[index[i]],  u_T = sum_i tangent[i] v[index[i]]
+ *   or nonlinear through gap_fn: g_N(q) and its gradient dense over the
+ *   body's nq coordinates (tangent row: tangent_fn, optional).
+ * It is activated by the scheme's index set like any contact and obeys the
+ * law 'law'. */
+typedef rc_status (*rc_gap_fn)(void *user, double t, const double *q, double *g, double *grad_n, double *grad_t);
+
+typedef struct rc_gap_def {
+    int body;
+    int nnz;                /* linear form: entries                           */
+    const int *index;       /* body-local coordinate indices, 0-based         */
+    const double *normal;   /* gradient of g_N at those indices               */
+    const double *tangent;  /* optional tangential row (NULL: frictionless)   */
+    double g0;
+    rc_gap_fn gap_fn;       /* nonlinear form (then nnz = 0); grad_t may be ignored (set to 0) */
+    void *gap_user;
+    int law;                /* law id (default: the world's default law 0)    */
+    const char *name;       /* history columns NAME.gN ... (optional)          */
+} rc_gap_def;
+
+rc_gap_def rc_default_gap_def(void);
+rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
+
+/* ---------------------------------------------------------------- joints */
+
+/* Bilateral constraints g(q, t) = 0 between body A (or the ground) and body
+ * B (rigid2d). They enter the one-step problem as equality rows with
+ * unbounded multipliers, enforced at velocity level on the scheme's unknown
+ * velocity: H(q_k) V + dg/dt = 0 (V = v_{k+1} for Moreau--Jean, v_{k+theta}
+ * for Moreau--Jean--Fremond), and the position drift is removed after the
+ * step by a projection in the metric of M (rc_sim_def.project_joints). */
+typedef enum rc_joint_type {
+    RC_JOINT_REVOLUTE = 1,  /* point_a of A = point_b of B (2 rows)                    */
+    RC_JOINT_PRISMATIC,     /* relative angle fixed, point_b on the line through
+                               point_a along axis (A's frame) (2 rows)                 */
+    RC_JOINT_WELD,          /* revolute + relative angle fixed (3 rows)                */
+    RC_JOINT_DISTANCE,      /* |P_b - P_a| = length (1 row): a rod                     */
+    RC_JOINT_LINE,          /* point_b on the line through point_a along axis (1 row)  */
+    RC_JOINT_PRESCRIBED,    /* coordinate 'coord' of B (minus that of A when A is a
+                               body) = f(t) from 'motion' (1 row): rheonomic           */
+    RC_JOINT_CUSTOM         /* g(q_A, q_B, t) = 0 from 'constraint' (rows 1..3)        */
+} rc_joint_type;
+
+/* Prescribed motion: value f(t) and, if known, its derivative (set *df to
+ * NAN to have it differentiated numerically). */
+typedef rc_status (*rc_motion_fn)(void *user, double t, double *f, double *df);
+/* Custom constraint: g (rows), and the gradients Ga, Gb (rows x 3, row-major)
+ * with respect to q_A and q_B, or Ga = NULL on input meaning "not needed"; a
+ * callback that cannot give gradients leaves them NAN and they are computed
+ * by finite differences. qa is NULL when A is the ground. */
+typedef rc_status (*rc_constraint_fn)(void *user, double t, const double *qa, const double *qb,
+                                      double *g, double *Ga, double *Gb);
+
+typedef struct rc_joint_def {
+    rc_joint_type type;
+    int body_a, body_b;         /* body_a may be RC_GROUND; body_b a rigid2d body   */
+    double point_a[2];          /* in A's frame (world frame for the ground)        */
+    double point_b[2];          /* in B's frame                                     */
+    double axis[2];             /* prismatic/line: direction in A's frame           */
+    double length;              /* distance: < 0 (default) = from the initial state */
+    double angle;               /* weld/prismatic: theta_b - theta_a; NAN (default)
+                                   = from the initial state                         */
+    int coord;                  /* prescribed: 0 x, 1 y, 2 theta                     */
+    rc_motion_fn motion;        /* prescribed                                       */
+    void *motion_user;
+    int rows;                   /* custom: 1..3                                     */
+    rc_constraint_fn constraint;/* custom                                           */
+    void *constraint_user;
+    const char *name;           /* history columns NAME.f1.. (reaction forces)      */
+} rc_joint_def;
+
+rc_joint_def rc_default_joint_def(void);
+rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);
+int rc_joint_count(const rc_world *w);
+rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id);
+
+typedef struct rc_joint_info {
+    int rows;
+    double impulse[3];      /* multipliers of the last step (on B, in the rows' directions) */
+    double force[3];        /* impulse / h: the reaction force                  */
+    double g[3];            /* constraint value at the end of the step          */
+    double gdot[3];         /* H(q_{k+1}) v_{k+1} + dg/dt at the end of the step */
+    double work;            /* work of the joint's impulse in the last step     */
+} rc_joint_info;
+rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
+const char *rc_joint_name(const rc_world *w, int id);
+
+/* ---------------------------------------------------------------- force elements */
+
+typedef enum rc_spring_type {
+    RC_SPRING_LINEAR = 1,   /* between point_a of A and point_b of B: stiffness k
+                               [N/m] about rest_length, damping c [N s/m] along
+                               the line                                     */
+    RC_SPRING_TORSIONAL     /* relative angle theta_b - theta_a about rest_angle:
+                               k [N m/rad], c [N m s/rad]                   */
+} rc_spring_type;
+
+typedef struct rc_spring_def {
+    rc_spring_type type;
+    int body_a, body_b;     /* body_a may be RC_GROUND                      */
+    double point_a[2], point_b[2];
+    double k, c;            /* >= 0                                         */
+    double rest_length;     /* < 0 (default): the initial length            */
+    double rest_angle;      /* NAN (default): the initial relative angle    */
+    const char *name;
+} rc_spring_def;
+
+rc_spring_def rc_default_spring_def(void);
+/* Springs act as applied forces evaluated once per step with the state
+ * q_k, v_k (explicit); their work is part of W_ext and their potential
+ * energy is reported apart (rc_step_info.E_spring). */
+rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -309,6 +450,10 @@ typedef struct rc_sim_def {
     rc_solver_def solver;
     rc_work_check work_check;   /* default RC_WORK_RECORD                      */
     double work_tol;            /* default 1e-12                               */
+    int project_joints;         /* project positions (and velocities) of joints
+                                   back onto g = 0 after each step (default 1)  */
+    double project_tol;         /* default 1e-12 (constraint units)            */
+    int project_max_iter;       /* default 50                                  */
 } rc_sim_def;
 
 rc_sim_def rc_default_sim_def(void);
@@ -323,8 +468,10 @@ long rc_world_step_count(const rc_world *w);
 
 /* What the last step did. W_* are per step; *_total are sums since the
  * start. balance is the defect of the discrete energy balance eq. (65):
- * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_theta), W_theta = (1/2 - theta)
- * ||v_{k+1} - v_k||_M^2. */
+ * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_J + W_damp + W_theta + W_proj),
+ * W_theta = (1/2 - theta) (||v_{k+1} - v_k||_M^2 + ||q_{k+1} - q_k||_K^2).
+ * E includes 1/2 q^T K q of linear bodies in E_pot; springs are applied
+ * forces (their work is in W_ext, their potential in E_spring). */
 typedef struct rc_step_info {
     double t;               /* time at the end of the step        */
     long step;              /* number of steps done               */
@@ -338,6 +485,15 @@ typedef struct rc_step_info {
     double W_ext, W_N, W_T, W_theta, balance;
     double W_ext_total, W_N_total, W_T_total, W_theta_total;
     double max_contact_work;   /* largest W_N + W_T of one contact this step */
+    /* joints and force elements */
+    double W_J;             /* work of the joint impulses, u_{k+theta}^T lambda */
+    double W_damp;          /* damping work of linear bodies, eq. (67)         */
+    double W_proj;          /* energy change of the joint projection            */
+    double W_J_total, W_damp_total, W_proj_total;
+    double E_spring;        /* potential energy of the springs (not in E)       */
+    double E_elastic;       /* 1/2 q^T K q of linear bodies (included in E_pot) */
+    double joint_pos_violation; /* largest |g| of a joint after the step        */
+    double joint_vel_violation; /* largest |H v + dg/dt| after the step         */
 } rc_step_info;
 
 rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
@@ -359,6 +515,7 @@ typedef struct rc_run_stats {
     double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */
     double solver_cpu_s;        /* CPU time spent in the one-step solver */
+    double max_joint_pos_violation, max_joint_vel_violation;
 } rc_run_stats;
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
