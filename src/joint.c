@@ -1,10 +1,723 @@
-/* joint.c -- STUB (being written): bilateral joints. */
+/* joint.c -- bilateral constraints g(q, t) = 0 between planar rigid bodies
+ * (revolute, prismatic, weld, distance, point on line, prescribed motion,
+ * custom), and springs.
+ *
+ * A joint is a block of equality rows next to the contacts in the one-step
+ * problem. With the scheme's unknown velocity V (v_{k+1} for Moreau--Jean,
+ * v_{k+theta} for Moreau--Jean--Fremond; Bruls, Acary & Cardona 2014 eq. 50
+ * for the former) its rows read
+ *     H(q_k) V + dg/dt(t*) = 0,   t* = t_{k+1} or t_{k+theta},
+ * with an unbounded multiplier lambda (an impulse on B along the rows, the
+ * opposite on A). NSGS solves each block exactly: lambda += -W^-1 (H V + dg/dt).
+ * Velocity-level rows let the positions drift by O(h^2) per step; after the
+ * step the positions are projected back onto g = 0 in the metric of M
+ * (Gauss--Seidel over joints of dq = -M^-1 H^T (H M^-1 H^T)^-1 g), the
+ * velocities onto H(q_{k+1}) v + dg/dt = 0 likewise, and the energy those
+ * projections changed is given back through the kinetic energy of the
+ * jointed bodies when all joints are scleronomic (else it is reported as
+ * W_proj). Without that last part the projection of a swinging pendulum
+ * lifts the bob a little every step and its energy grows like h t. */
 #include "rc_internal.h"
-rc_joint_def rc_default_joint_def(void) { rc_joint_def d; memset(&d, 0, sizeof d); d.type = RC_JOINT_REVOLUTE; d.length = -1; d.angle = NAN; d.axis[0] = 1; return d; }
-rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id) { (void)w; (void)def; (void)out_id; return rc_set_error(RC_ERR_STATE, "joints: not implemented yet"); }
-int rc_joint_count(const rc_world *w) { (void)w; return 0; }
-rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id) { (void)w; (void)name; (void)out_id; return rc_set_error(RC_ERR_NOT_FOUND, "no joint"); }
-rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info) { (void)w; (void)id; (void)info; return rc_set_error(RC_ERR_NOT_FOUND, "no joint"); }
-const char *rc_joint_name(const rc_world *w, int id) { (void)w; (void)id; return NULL; }
-rc_spring_def rc_default_spring_def(void) { rc_spring_def d; memset(&d, 0, sizeof d); d.type = RC_SPRING_LINEAR; d.rest_length = -1; d.rest_angle = NAN; return d; }
-rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id) { (void)w; (void)def; (void)out_id; return rc_set_error(RC_ERR_STATE, "springs: not implemented yet"); }
+
+#include <math.h>
+#include <string.h>
+
+rc_joint_def rc_default_joint_def(void)
+{
+    rc_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.type = RC_JOINT_REVOLUTE;
+    d.body_a = RC_GROUND;
+    d.axis[0] = 1.0;
+    d.length = -1.0;
+    d.angle = NAN;
+    d.rows = 1;
+    return d;
+}
+
+rc_spring_def rc_default_spring_def(void)
+{
+    rc_spring_def d;
+    memset(&d, 0, sizeof d);
+    d.type = RC_SPRING_LINEAR;
+    d.body_a = RC_GROUND;
+    d.rest_length = -1.0;
+    d.rest_angle = NAN;
+    return d;
+}
+
+/* ---------------------------------------------------------------- kinematics */
+
+static inline void rot(double th, const double *p, double *r)
+{
+    double c = cos(th), s = sin(th);
+    r[0] = c * p[0] - s * p[1];
+    r[1] = s * p[0] + c * p[1];
+}
+
+static const double zero3[3] = { 0.0, 0.0, 0.0 };
+
+static const double *body_q(const rc_world *w, int b, const double *q)
+{
+    return b == RC_GROUND ? zero3 : q + w->bodies[b].iq;
+}
+
+/* World point of local point p on body b (ground: p itself), and the lever
+ * R p (for dP/dtheta = perp(R p)). */
+static void point(const rc_world *w, int b, const double *q, const double *p, double *P, double *lever)
+{
+    if (b == RC_GROUND) {
+        P[0] = p[0]; P[1] = p[1];
+        lever[0] = lever[1] = 0.0;
+        return;
+    }
+    const double *x = body_q(w, b, q);
+    rot(x[2], p, lever);
+    P[0] = x[0] + lever[0];
+    P[1] = x[1] + lever[1];
+}
+
+static const char *joint_label(const rc_joint *j) { return j->name ? j->name : "(unnamed)"; }
+
+/* Prescribed value and rate. */
+static rc_status motion(const rc_joint *j, double t, double *f, double *df)
+{
+    double d = NAN;
+    rc_status s = j->def.motion(j->def.motion_user, t, f, &d);
+    if (s != RC_OK) return s;
+    if (!rc_finite(*f))
+        return rc_set_error(RC_ERR_CALLBACK, "joint '%s': prescribed motion returned a non-finite value at t = %.17g", joint_label(j), t);
+    if (df) {
+        if (d != d) {   /* not given: central difference */
+            double e = 1e-6 * (1.0 + fabs(t)), fp, fm, dd;
+            RC_CHECK(j->def.motion(j->def.motion_user, t + e, &fp, &dd));
+            RC_CHECK(j->def.motion(j->def.motion_user, t - e, &fm, &dd));
+            d = (fp - fm) / (2.0 * e);
+        }
+        if (!rc_finite(d))
+            return rc_set_error(RC_ERR_CALLBACK, "joint '%s': prescribed motion has a non-finite rate at t = %.17g", joint_label(j), t);
+        *df = d;
+    }
+    return RC_OK;
+}
+
+static rc_status custom_g(const rc_joint *j, double t, const double *qa, const double *qb, double *g,
+                          double Ga[3][3], double Gb[3][3])
+{
+    double ga[9], gb[9];
+    for (int i = 0; i < 9; i++) ga[i] = gb[i] = NAN;
+    for (int r = 0; r < 3; r++) g[r] = NAN;
+    rc_status s = j->def.constraint(j->def.constraint_user, t, qa, qb, g, Ga ? ga : NULL, Ga ? gb : NULL);
+    if (s != RC_OK) return s;
+    for (int r = 0; r < j->rows; r++)
+        if (!rc_finite(g[r]))
+            return rc_set_error(RC_ERR_CALLBACK, "joint '%s': constraint returned a non-finite g[%d] at t = %.17g", joint_label(j), r + 1, t);
+    if (!Ga) return RC_OK;
+    int fd = 0;
+    for (int i = 0; i < 3 * j->rows; i++) if (gb[i] != gb[i] || (qa && ga[i] != ga[i])) fd = 1;
+    if (!fd) {
+        for (int r = 0; r < j->rows; r++)
+            for (int c = 0; c < 3; c++) { Ga[r][c] = qa ? ga[3 * r + c] : 0.0; Gb[r][c] = gb[3 * r + c]; }
+        return RC_OK;
+    }
+    /* finite differences, central */
+    for (int side = 0; side < 2; side++) {
+        const double *q0 = side ? qb : qa;
+        if (!q0) { memset(Ga, 0, 9 * sizeof(double)); continue; }
+        for (int c = 0; c < 3; c++) {
+            double qp[3] = { q0[0], q0[1], q0[2] }, qm[3] = { q0[0], q0[1], q0[2] }, gp[3], gm[3];
+            double e = 1e-6 * (1.0 + fabs(q0[c]));
+            qp[c] += e; qm[c] -= e;
+            RC_CHECK(j->def.constraint(j->def.constraint_user, t, side ? qa : qp, side ? qp : qb, gp, NULL, NULL));
+            RC_CHECK(j->def.constraint(j->def.constraint_user, t, side ? qa : qm, side ? qm : qb, gm, NULL, NULL));
+            for (int r = 0; r < j->rows; r++) {
+                double d = (gp[r] - gm[r]) / (2.0 * e);
+                if (!rc_finite(d))
+                    return rc_set_error(RC_ERR_CALLBACK, "joint '%s': constraint is not differentiable (non-finite gradient) at t = %.17g", joint_label(j), t);
+                if (side) Gb[r][c] = d; else Ga[r][c] = d;
+            }
+        }
+    }
+    return RC_OK;
+}
+
+rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
+                        double *g, double Ha[3][3], double Hb[3][3], double *gt)
+{
+    const int a = j->def.body_a, b = j->def.body_b;
+    double Pa[2], Pb[2], la[2], lb[2];
+    point(w, a, q, j->pa, Pa, la);
+    point(w, b, q, j->pb, Pb, lb);
+    const double tha = a == RC_GROUND ? 0.0 : body_q(w, a, q)[2];
+    const double thb = body_q(w, b, q)[2];
+    double HA[3][3], HB[3][3];
+    memset(HA, 0, sizeof HA);
+    memset(HB, 0, sizeof HB);
+    for (int r = 0; r < 3; r++) if (gt) gt[r] = 0.0;
+
+    switch (j->def.type) {
+    case RC_JOINT_REVOLUTE:
+    case RC_JOINT_WELD:
+        /* g = P_b - P_a; dP/dq = [I, perp(R p)] */
+        g[0] = Pb[0] - Pa[0];
+        g[1] = Pb[1] - Pa[1];
+        HB[0][0] = 1.0; HB[0][2] = -lb[1];
+        HB[1][1] = 1.0; HB[1][2] = lb[0];
+        HA[0][0] = -1.0; HA[0][2] = la[1];
+        HA[1][1] = -1.0; HA[1][2] = -la[0];
+        if (j->def.type == RC_JOINT_WELD) {
+            g[2] = thb - tha - j->angle;
+            HB[2][2] = 1.0;
+            HA[2][2] = -1.0;
+        }
+        break;
+    case RC_JOINT_PRISMATIC:
+    case RC_JOINT_LINE: {
+        /* g = n . (P_b - P_a), n = perp(R_a axis): the point stays on the line */
+        double ax[2], n[2], d[2] = { Pb[0] - Pa[0], Pb[1] - Pa[1] };
+        rot(tha, j->axis, ax);
+        n[0] = -ax[1]; n[1] = ax[0];
+        g[0] = n[0] * d[0] + n[1] * d[1];
+        HB[0][0] = n[0]; HB[0][1] = n[1];
+        HB[0][2] = n[0] * -lb[1] + n[1] * lb[0];
+        HA[0][0] = -n[0]; HA[0][1] = -n[1];
+        /* dn/dtheta_a = perp(n) = -ax */
+        HA[0][2] = -(n[0] * -la[1] + n[1] * la[0]) + (-ax[0] * d[0] - ax[1] * d[1]);
+        if (j->def.type == RC_JOINT_PRISMATIC) {
+            g[1] = thb - tha - j->angle;
+            HB[1][2] = 1.0;
+            HA[1][2] = -1.0;
+        }
+        break;
+    }
+    case RC_JOINT_DISTANCE: {
+        double d[2] = { Pb[0] - Pa[0], Pb[1] - Pa[1] }, L = sqrt(d[0] * d[0] + d[1] * d[1]);
+        if (!(L > 0.0)) return rc_set_error(RC_ERR_NUMERIC, "joint '%s': the two points coincide (distance joint undefined)", joint_label(j));
+        double u[2] = { d[0] / L, d[1] / L };
+        g[0] = L - j->length;
+        HB[0][0] = u[0]; HB[0][1] = u[1]; HB[0][2] = u[0] * -lb[1] + u[1] * lb[0];
+        HA[0][0] = -u[0]; HA[0][1] = -u[1]; HA[0][2] = -(u[0] * -la[1] + u[1] * la[0]);
+        break;
+    }
+    case RC_JOINT_PRESCRIBED: {
+        const int c = j->def.coord;
+        double f, df;
+        RC_CHECK(motion(j, t, &f, gt ? &df : NULL));
+        double qa_c = a == RC_GROUND ? 0.0 : body_q(w, a, q)[c];
+        g[0] = body_q(w, b, q)[c] - qa_c - f;
+        HB[0][c] = 1.0;
+        if (a != RC_GROUND) HA[0][c] = -1.0;
+        if (gt) gt[0] = -df;
+        break;
+    }
+    case RC_JOINT_CUSTOM: {
+        const double *qa = a == RC_GROUND ? NULL : body_q(w, a, q), *qb = body_q(w, b, q);
+        RC_CHECK(custom_g(j, t, qa, qb, g, (Ha || Hb) ? HA : NULL, HB));
+        if (gt) {   /* dg/dt by central differences */
+            double e = 1e-6 * (1.0 + fabs(t)), gp[3], gm[3];
+            RC_CHECK(custom_g(j, t + e, qa, qb, gp, NULL, NULL));
+            RC_CHECK(custom_g(j, t - e, qa, qb, gm, NULL, NULL));
+            for (int r = 0; r < j->rows; r++) gt[r] = (gp[r] - gm[r]) / (2.0 * e);
+        }
+        if (a == RC_GROUND) memset(HA, 0, sizeof HA);
+        break;
+    }
+    }
+    if (Ha) memcpy(Ha, HA, sizeof HA);
+    if (Hb) memcpy(Hb, HB, sizeof HB);
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- creation */
+
+static int rigid_body(const rc_world *w, int b)
+{
+    return b >= 0 && b < w->nbodies && w->bodies[b].kind == RC_BODY_RIGID2D;
+}
+
+rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_joint_create: NULL argument");
+    const char *what = def->name ? def->name : "(unnamed)";
+    if (def->type < RC_JOINT_REVOLUTE || def->type > RC_JOINT_CUSTOM)
+        return rc_set_error(RC_ERR_ARG, "joint '%s': unknown type %d", what, (int)def->type);
+    if (!rigid_body(w, def->body_b))
+        return rc_set_error(RC_ERR_NOT_FOUND, "joint '%s': body_b %d is not a rigid2d body of this world", what, def->body_b);
+    if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
+        return rc_set_error(RC_ERR_NOT_FOUND, "joint '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
+    if (def->body_a == def->body_b)
+        return rc_set_error(RC_ERR_ARG, "joint '%s': a joint needs two different bodies", what);
+    for (int i = 0; i < 2; i++)
+        if (!rc_finite(def->point_a[i]) || !rc_finite(def->point_b[i]) || !rc_finite(def->axis[i]))
+            return rc_set_error(RC_ERR_ARG, "joint '%s': points and axis must be finite", what);
+    if (def->name) {
+        int dup;
+        if (rc_joint_find(w, def->name, &dup) == RC_OK)
+            return rc_set_error(RC_ERR_ARG, "joint '%s': the name is already used", what);
+    }
+    rc_joint j;
+    memset(&j, 0, sizeof j);
+    j.def = *def;
+    memcpy(j.pa, def->point_a, sizeof j.pa);
+    memcpy(j.pb, def->point_b, sizeof j.pb);
+    switch (def->type) {
+    case RC_JOINT_REVOLUTE: j.rows = 2; break;
+    case RC_JOINT_WELD: j.rows = 3; break;
+    case RC_JOINT_PRISMATIC: j.rows = 2; break;
+    case RC_JOINT_LINE: j.rows = 1; break;
+    case RC_JOINT_DISTANCE: j.rows = 1; break;
+    case RC_JOINT_PRESCRIBED:
+        j.rows = 1;
+        if (def->coord < 0 || def->coord > 2)
+            return rc_set_error(RC_ERR_ARG, "joint '%s': 'coord' must be 0 (x), 1 (y) or 2 (theta) (got %d)", what, def->coord);
+        if (!def->motion) return rc_set_error(RC_ERR_ARG, "joint '%s': 'motion' is missing", what);
+        break;
+    case RC_JOINT_CUSTOM:
+        if (def->rows < 1 || def->rows > 3)
+            return rc_set_error(RC_ERR_ARG, "joint '%s': 'rows' must be 1, 2 or 3 (got %d)", what, def->rows);
+        if (!def->constraint) return rc_set_error(RC_ERR_ARG, "joint '%s': 'constraint' is missing", what);
+        j.rows = def->rows;
+        break;
+    }
+    if (def->type == RC_JOINT_PRISMATIC || def->type == RC_JOINT_LINE) {
+        double n = hypot(def->axis[0], def->axis[1]);
+        if (!(n > 0.0)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'axis' must be nonzero", what);
+        j.axis[0] = def->axis[0] / n;
+        j.axis[1] = def->axis[1] / n;
+    }
+    /* length and angle from the current state when not given */
+    const double *q = w->q;
+    double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
+    double thb = body_q(w, def->body_b, q)[2];
+    if (def->type == RC_JOINT_WELD || def->type == RC_JOINT_PRISMATIC) {
+        if (def->angle != def->angle) j.angle = thb - tha;
+        else if (!rc_finite(def->angle)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'angle' must be finite", what);
+        else j.angle = def->angle;
+    }
+    if (def->type == RC_JOINT_DISTANCE) {
+        if (!rc_finite(def->length)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be finite", what);
+        if (def->length < 0.0) {
+            double Pa[2], Pb[2], l[2];
+            point(w, def->body_a, q, j.pa, Pa, l);
+            point(w, def->body_b, q, j.pb, Pb, l);
+            j.length = hypot(Pb[0] - Pa[0], Pb[1] - Pa[1]);
+        } else j.length = def->length;
+        if (!(j.length > 0.0)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be > 0", what);
+    }
+    RC_CHECK(rc_reserve((void **)&w->joints, &w->cap_joints, w->njoints + 1, sizeof(rc_joint)));
+    j.name = rc_strdup(def->name);
+    j.def.name = j.name;
+    w->joints[w->njoints] = j;
+    if (out_id) *out_id = w->njoints;
+    w->njoints++;
+    return RC_OK;
+}
+
+int rc_joint_count(const rc_world *w) { return w ? w->njoints : 0; }
+
+rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id)
+{
+    if (!w || !name) return rc_set_error(RC_ERR_ARG, "rc_joint_find: NULL argument");
+    for (int i = 0; i < w->njoints; i++)
+        if (w->joints[i].name && strcmp(w->joints[i].name, name) == 0) {
+            if (out_id) *out_id = i;
+            return RC_OK;
+        }
+    return rc_set_error(RC_ERR_NOT_FOUND, "no joint named \"%s\"", name);
+}
+
+const char *rc_joint_name(const rc_world *w, int id)
+{
+    return (w && id >= 0 && id < w->njoints) ? w->joints[id].name : NULL;
+}
+
+rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info)
+{
+    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_joint_get: NULL argument");
+    if (id < 0 || id >= w->njoints) return rc_set_error(RC_ERR_NOT_FOUND, "no joint with id %d", id);
+    const rc_joint *j = &w->joints[id];
+    memset(info, 0, sizeof *info);
+    info->rows = j->rows;
+    for (int r = 0; r < j->rows; r++) {
+        info->impulse[r] = j->lambda[r];
+        info->force[r] = j->lambda[r] / w->sim.h;
+        info->g[r] = j->g_end[r];
+        info->gdot[r] = j->gdot_end[r];
+    }
+    info->work = j->work;
+    return RC_OK;
+}
+
+void rc_joints_free(rc_world *w)
+{
+    for (int i = 0; i < w->njoints; i++) rc_free(w->joints[i].name);
+    for (int i = 0; i < w->nsprings; i++) rc_free(w->springs[i].name);
+    rc_free(w->joints);
+    rc_free(w->springs);
+}
+
+/* ---------------------------------------------------------------- small dense algebra */
+
+/* Inverse of an m x m (m <= 3) symmetric positive definite block. */
+static int invert(int m, const double A[3][3], double X[3][3])
+{
+    memset(X, 0, 9 * sizeof(double));
+    if (m == 1) {
+        if (!(A[0][0] > 0.0)) return 0;
+        X[0][0] = 1.0 / A[0][0];
+        return 1;
+    }
+    if (m == 2) {
+        double det = A[0][0] * A[1][1] - A[0][1] * A[1][0];
+        if (!(fabs(det) > 1e-300)) return 0;
+        X[0][0] = A[1][1] / det; X[0][1] = -A[0][1] / det;
+        X[1][0] = -A[1][0] / det; X[1][1] = A[0][0] / det;
+        return 1;
+    }
+    double c00 = A[1][1] * A[2][2] - A[1][2] * A[2][1];
+    double c01 = A[1][2] * A[2][0] - A[1][0] * A[2][2];
+    double c02 = A[1][0] * A[2][1] - A[1][1] * A[2][0];
+    double det = A[0][0] * c00 + A[0][1] * c01 + A[0][2] * c02;
+    if (!(fabs(det) > 1e-300)) return 0;
+    X[0][0] = c00 / det;
+    X[0][1] = (A[0][2] * A[2][1] - A[0][1] * A[2][2]) / det;
+    X[0][2] = (A[0][1] * A[1][2] - A[0][2] * A[1][1]) / det;
+    X[1][0] = c01 / det;
+    X[1][1] = (A[0][0] * A[2][2] - A[0][2] * A[2][0]) / det;
+    X[1][2] = (A[0][2] * A[1][0] - A[0][0] * A[1][2]) / det;
+    X[2][0] = c02 / det;
+    X[2][1] = (A[0][1] * A[2][0] - A[0][0] * A[2][1]) / det;
+    X[2][2] = (A[0][0] * A[1][1] - A[0][1] * A[1][0]) / det;
+    return 1;
+}
+
+/* kappa M^-1 H^T by rows, and W = H kappa M^-1 H^T */
+static void delassus(const rc_world *w, rc_joint *j, double kappa)
+{
+    const int a = j->def.body_a, b = j->def.body_b;
+    const rc_body *bb = &w->bodies[b];
+    const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
+    double ma[3] = { 0.0, 0.0, 0.0 };
+    if (a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[a];
+        ma[0] = ma[1] = kappa * ba->inv_mass;
+        ma[2] = kappa * ba->inv_inertia;
+    }
+    for (int r = 0; r < j->rows; r++)
+        for (int c = 0; c < 3; c++) {
+            j->MHb[r][c] = mb[c] * j->Hb[r][c];
+            j->MHa[r][c] = ma[c] * j->Ha[r][c];
+        }
+    for (int r = 0; r < j->rows; r++)
+        for (int k = 0; k < j->rows; k++) {
+            double s = 0.0;
+            for (int c = 0; c < 3; c++) s += j->Hb[r][c] * j->MHb[k][c] + j->Ha[r][c] * j->MHa[k][c];
+            j->W[r][k] = s;
+        }
+}
+
+/* ---------------------------------------------------------------- the step */
+
+rc_status rc_joints_assemble(rc_world *w, double kappa, double t_star)
+{
+    for (int i = 0; i < w->njoints; i++) {
+        rc_joint *j = &w->joints[i];
+        double g[3], gt[3], gdummy[3], Ha[3][3], Hb[3][3];
+        RC_CHECK(rc_joint_eval(w, j, w->q0, w->t, g, Ha, Hb, NULL));
+        /* the rate dg/dt at the time the rows hold (rheonomic joints only) */
+        if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM)
+            RC_CHECK(rc_joint_eval(w, j, w->q0, t_star, gdummy, NULL, NULL, gt));
+        else
+            gt[0] = gt[1] = gt[2] = 0.0;
+        memcpy(j->Ha, Ha, sizeof Ha);
+        memcpy(j->Hb, Hb, sizeof Hb);
+        for (int r = 0; r < 3; r++) j->shift[r] = r < j->rows ? gt[r] : 0.0;
+        delassus(w, j, kappa);
+        /* b = H V_0 + dg/dt (w->V holds V_0: called before the warm start) */
+        const double *vb = w->V + w->bodies[j->def.body_b].iv;
+        const double *va = j->def.body_a == RC_GROUND ? zero3 : w->V + w->bodies[j->def.body_a].iv;
+        for (int r = 0; r < j->rows; r++) {
+            j->b[r] = j->shift[r];
+            for (int c = 0; c < 3; c++) j->b[r] += j->Hb[r][c] * vb[c] + j->Ha[r][c] * va[c];
+        }
+        if (!invert(j->rows, (const double (*)[3])j->W, j->Winv))
+            return rc_set_error(RC_ERR_NUMERIC, "joint '%s': its rows are singular (redundant constraint or degenerate geometry) at t = %.17g",
+                                joint_label(j), w->t);
+        if (!w->sim.solver.warm_start) memset(j->lambda, 0, sizeof j->lambda);
+    }
+    return RC_OK;
+}
+
+/* Positions after the step: Gauss--Seidel over joints of the projection
+ * dq = -M^-1 H^T (H M^-1 H^T)^-1 g(q, t), until max |g| <= project_tol. */
+rc_status rc_joints_project(rc_world *w, double t, int *iters)
+{
+    int it = 0;
+    for (; it < w->sim.project_max_iter; it++) {
+        double worst = 0.0;
+        for (int i = 0; i < w->njoints; i++) {
+            rc_joint *j = &w->joints[i];
+            double g[3], Ha[3][3], Hb[3][3], Wp[3][3], Wi[3][3], mu[3];
+            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, NULL));
+            double gmax = 0.0;
+            for (int r = 0; r < j->rows; r++) gmax = fmax(gmax, fabs(g[r]));
+            if (gmax > worst) worst = gmax;
+            if (gmax <= w->sim.project_tol) continue;
+            rc_joint tmp = *j;
+            memcpy(tmp.Ha, Ha, sizeof Ha);
+            memcpy(tmp.Hb, Hb, sizeof Hb);
+            delassus(w, &tmp, 1.0);
+            memcpy(Wp, tmp.W, sizeof Wp);
+            if (!invert(j->rows, (const double (*)[3])Wp, Wi))
+                return rc_set_error(RC_ERR_NUMERIC, "joint '%s': singular rows in the position projection at t = %.17g", joint_label(j), t);
+            for (int r = 0; r < j->rows; r++) {
+                mu[r] = 0.0;
+                for (int k = 0; k < j->rows; k++) mu[r] -= Wi[r][k] * g[k];
+            }
+            double *qb = w->q + w->bodies[j->def.body_b].iq;
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < j->rows; r++) qb[c] += tmp.MHb[r][c] * mu[r];
+            if (j->def.body_a != RC_GROUND) {
+                double *qa = w->q + w->bodies[j->def.body_a].iq;
+                for (int c = 0; c < 3; c++)
+                    for (int r = 0; r < j->rows; r++) qa[c] += tmp.MHa[r][c] * mu[r];
+            }
+        }
+        if (worst <= w->sim.project_tol) break;
+    }
+    *iters = it;
+    return RC_OK;
+}
+
+/* Velocities after the position projection: Gauss--Seidel over joints of
+ * dv = -M^-1 H^T (H M^-1 H^T)^-1 (H v + dg/dt) at (q_{k+1}, t), so that the
+ * rows hold at the end of the step too. */
+rc_status rc_joints_project_velocity(rc_world *w, double t)
+{
+    for (int it = 0; it < w->sim.project_max_iter; it++) {
+        double worst = 0.0;
+        for (int i = 0; i < w->njoints; i++) {
+            rc_joint *j = &w->joints[i];
+            double g[3], gt[3], Ha[3][3], Hb[3][3], Wi[3][3], mu[3], u[3];
+            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
+            rc_joint tmp = *j;
+            memcpy(tmp.Ha, Ha, sizeof Ha);
+            memcpy(tmp.Hb, Hb, sizeof Hb);
+            double *vb = w->v + w->bodies[j->def.body_b].iv;
+            double *va = j->def.body_a == RC_GROUND ? NULL : w->v + w->bodies[j->def.body_a].iv;
+            double umax = 0.0;
+            for (int r = 0; r < j->rows; r++) {
+                u[r] = gt[r];
+                for (int c = 0; c < 3; c++) u[r] += Hb[r][c] * vb[c] + (va ? Ha[r][c] * va[c] : 0.0);
+                umax = fmax(umax, fabs(u[r]));
+            }
+            if (umax > worst) worst = umax;
+            if (umax <= w->sim.project_tol) continue;
+            delassus(w, &tmp, 1.0);
+            if (!invert(j->rows, (const double (*)[3])tmp.W, Wi))
+                return rc_set_error(RC_ERR_NUMERIC, "joint '%s': singular rows in the velocity projection at t = %.17g", joint_label(j), t);
+            for (int r = 0; r < j->rows; r++) {
+                mu[r] = 0.0;
+                for (int k = 0; k < j->rows; k++) mu[r] -= Wi[r][k] * u[k];
+            }
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < j->rows; r++) {
+                    vb[c] += tmp.MHb[r][c] * mu[r];
+                    if (va) va[c] += tmp.MHa[r][c] * mu[r];
+                }
+        }
+        if (worst <= w->sim.project_tol) break;
+    }
+    return RC_OK;
+}
+
+double rc_body_energy(const rc_world *w, int b)
+{
+    const rc_body *bd = &w->bodies[b];
+    const double *q = w->q + bd->iq, *v = w->v + bd->iv, *g = w->def.gravity;
+    return 0.5 * (bd->mass * (v[0] * v[0] + v[1] * v[1]) + bd->inertia * v[2] * v[2])
+         - bd->mass * (g[0] * q[0] + g[1] * q[1]);
+}
+
+static int find(int *c, int x)
+{
+    while (c[x] != x) { c[x] = c[c[x]]; x = c[x]; }
+    return x;
+}
+
+/* Mechanisms: bodies connected by joints (union-find in w->comp); a
+ * component driven by a rheonomic joint is marked -1 (its root). */
+static void components(rc_world *w)
+{
+    int *c = w->comp;
+    for (int b = 0; b < w->nbodies; b++) c[b] = b;
+    for (int i = 0; i < w->njoints; i++) {
+        const rc_joint *j = &w->joints[i];
+        if (j->def.body_a == RC_GROUND) continue;
+        int ra = find(c, j->def.body_a), rb = find(c, j->def.body_b);
+        if (ra != rb) c[ra] = rb;
+    }
+    for (int b = 0; b < w->nbodies; b++) c[b] = find(c, b);
+}
+
+/* Energies of the jointed bodies before the projections. */
+void rc_joints_energy_before(rc_world *w)
+{
+    for (int b = 0; b < w->nbodies; b++) w->ebody[b] = rc_body_energy(w, b);
+}
+
+/* After the projections: give back to (or take from) the kinetic energy of
+ * each mechanism (bodies connected by joints) what the projections changed
+ * in it, by scaling its velocities, which keeps scleronomic rows H v = 0.
+ * Mechanisms with a rheonomic joint (driven: not conservative) and those
+ * whose kinetic energy cannot absorb the change are left as they are; what
+ * remains shows in W_proj. */
+void rc_joints_restore_energy(rc_world *w)
+{
+    components(w);
+    int *c = w->comp;
+    for (int i = 0; i < w->njoints; i++) {
+        const rc_joint *j = &w->joints[i];
+        if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM) {
+            int r = c[j->def.body_b];
+            for (int b = 0; b < w->nbodies; b++) if (c[b] == r) c[b] = -1;
+        }
+    }
+    for (int root = 0; root < w->nbodies; root++) {
+        if (c[root] != root) continue;
+        int jointed = 0;
+        for (int i = 0; i < w->njoints && !jointed; i++) jointed = c[w->joints[i].def.body_b] == root;
+        if (!jointed) continue;
+        double dE = 0.0, K = 0.0;
+        for (int b = 0; b < w->nbodies; b++) {
+            if (c[b] != root) continue;
+            dE += rc_body_energy(w, b) - w->ebody[b];
+            const rc_body *bd = &w->bodies[b];
+            const double *v = w->v + bd->iv;
+            K += 0.5 * (bd->mass * (v[0] * v[0] + v[1] * v[1]) + bd->inertia * v[2] * v[2]);
+        }
+        double K1 = K - dE;
+        if (!(K > 0.0) || !(K1 >= 0.0)) continue;
+        double a = sqrt(K1 / K);
+        for (int b = 0; b < w->nbodies; b++) {
+            if (c[b] != root) continue;
+            double *v = w->v + w->bodies[b].iv;
+            for (int k = 0; k < 3; k++) v[k] *= a;
+        }
+    }
+}
+
+/* Violations at the end of the step: |g(q_{k+1}, t_{k+1})| and
+ * |H(q_{k+1}) v_{k+1} + dg/dt(t_{k+1})|, kept per joint for rc_joint_get. */
+rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation)
+{
+    double pv = 0.0, vv = 0.0;
+    for (int i = 0; i < w->njoints; i++) {
+        rc_joint *j = &w->joints[i];
+        double g[3], gt[3], Ha[3][3], Hb[3][3];
+        RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
+        const double *vb = w->v + w->bodies[j->def.body_b].iv;
+        const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
+        for (int r = 0; r < j->rows; r++) {
+            double u = gt[r];
+            for (int c = 0; c < 3; c++) u += Hb[r][c] * vb[c] + Ha[r][c] * va[c];
+            j->g_end[r] = g[r];
+            j->gdot_end[r] = u;
+            pv = fmax(pv, fabs(g[r]));
+            vv = fmax(vv, fabs(u));
+        }
+    }
+    *pos_violation = pv;
+    *vel_violation = vv;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- springs */
+
+rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_spring_create: NULL argument");
+    const char *what = def->name ? def->name : "(unnamed)";
+    if (def->type != RC_SPRING_LINEAR && def->type != RC_SPRING_TORSIONAL)
+        return rc_set_error(RC_ERR_ARG, "spring '%s': unknown type %d", what, (int)def->type);
+    if (!rigid_body(w, def->body_b))
+        return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_b %d is not a rigid2d body of this world", what, def->body_b);
+    if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
+        return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
+    if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
+    if (!rc_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
+    if (!rc_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
+    for (int i = 0; i < 2; i++)
+        if (!rc_finite(def->point_a[i]) || !rc_finite(def->point_b[i]))
+            return rc_set_error(RC_ERR_ARG, "spring '%s': points must be finite", what);
+    rc_spring sp;
+    memset(&sp, 0, sizeof sp);
+    sp.def = *def;
+    const double *q = w->q;
+    if (def->type == RC_SPRING_LINEAR) {
+        if (!rc_finite(def->rest_length)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_length' must be finite", what);
+        if (def->rest_length < 0.0) {
+            double Pa[2], Pb[2], l[2];
+            point(w, def->body_a, q, def->point_a, Pa, l);
+            point(w, def->body_b, q, def->point_b, Pb, l);
+            sp.def.rest_length = hypot(Pb[0] - Pa[0], Pb[1] - Pa[1]);
+        }
+    } else {
+        double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
+        if (def->rest_angle != def->rest_angle) sp.def.rest_angle = body_q(w, def->body_b, q)[2] - tha;
+        else if (!rc_finite(def->rest_angle)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_angle' must be finite", what);
+    }
+    RC_CHECK(rc_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
+    sp.name = rc_strdup(def->name);
+    sp.def.name = sp.name;
+    w->springs[w->nsprings] = sp;
+    if (out_id) *out_id = w->nsprings;
+    w->nsprings++;
+    return RC_OK;
+}
+
+/* Adds the spring forces at the state (w->q, w->v) to f (by dofs; f may be
+ * NULL) and returns their potential energy. */
+void rc_springs_forces(rc_world *w, double *f, double *E_spring)
+{
+    double E = 0.0;
+    for (int i = 0; i < w->nsprings; i++) {
+        const rc_spring_def *d = &w->springs[i].def;
+        const int a = d->body_a, b = d->body_b;
+        double *fb = f ? f + w->bodies[b].iv : NULL, *fa = (a == RC_GROUND || !f) ? NULL : f + w->bodies[a].iv;
+        const double *vb = w->v + w->bodies[b].iv, *va = a == RC_GROUND ? zero3 : w->v + w->bodies[a].iv;
+        if (d->type == RC_SPRING_TORSIONAL) {
+            double tha = a == RC_GROUND ? 0.0 : body_q(w, a, w->q)[2];
+            double dth = body_q(w, b, w->q)[2] - tha - d->rest_angle;
+            double tau = -(d->k * dth + d->c * (vb[2] - va[2]));
+            if (fb) fb[2] += tau;
+            if (fa) fa[2] -= tau;
+            E += 0.5 * d->k * dth * dth;
+            continue;
+        }
+        double Pa[2], Pb[2], la[2], lb[2];
+        point(w, a, w->q, d->point_a, Pa, la);
+        point(w, b, w->q, d->point_b, Pb, lb);
+        double dx[2] = { Pb[0] - Pa[0], Pb[1] - Pa[1] }, L = hypot(dx[0], dx[1]);
+        double n[2] = { 0.0, 0.0 };
+        if (L > 0.0) { n[0] = dx[0] / L; n[1] = dx[1] / L; }
+        /* velocities of the attachment points: v + omega perp(lever) */
+        double wb[2] = { vb[0] - vb[2] * lb[1], vb[1] + vb[2] * lb[0] };
+        double wa[2] = { va[0] - va[2] * la[1], va[1] + va[2] * la[0] };
+        double rate = n[0] * (wb[0] - wa[0]) + n[1] * (wb[1] - wa[1]);
+        double T = d->k * (L - d->rest_length) + d->c * rate;   /* tension */
+        double F[2] = { -T * n[0], -T * n[1] };                 /* on B     */
+        if (fb) {
+            fb[0] += F[0];
+            fb[1] += F[1];
+            fb[2] += lb[0] * F[1] - lb[1] * F[0];
+        }
+        if (fa) {
+            fa[0] -= F[0];
+            fa[1] -= F[1];
+            fa[2] -= la[0] * F[1] - la[1] * F[0];
+        }
+        E += 0.5 * d->k * (L - d->rest_length) * (L - d->rest_length);
+    }
+    *E_spring = E;
+}

@@ -37,10 +37,51 @@ static inline void apply_impulse(const rc_world *w, const rc_contact *c, double 
     }
 }
 
+/* Joint j's row velocity H V + dg/dt. */
+static inline void joint_velocity(const rc_world *w, const rc_joint *j, const double *V, double *u)
+{
+    const double *vb = V + w->bodies[j->def.body_b].iv;
+    const double *va = j->def.body_a == RC_GROUND ? NULL : V + w->bodies[j->def.body_a].iv;
+    for (int r = 0; r < j->rows; r++) {
+        u[r] = j->shift[r] + j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
+        if (va) u[r] += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
+    }
+}
+
+/* An equality block is solved exactly: lambda += -W^-1 (H V + dg/dt). */
+static inline void joint_solve(rc_world *w, rc_joint *j)
+{
+    double u[3], dl[3];
+    joint_velocity(w, j, w->V, u);
+    for (int r = 0; r < j->rows; r++) {
+        dl[r] = 0.0;
+        for (int k = 0; k < j->rows; k++) dl[r] -= j->Winv[r][k] * u[k];
+        j->lambda[r] += dl[r];
+    }
+    double *vb = w->V + w->bodies[j->def.body_b].iv;
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < j->rows; r++) vb[c] += j->MHb[r][c] * dl[r];
+    if (j->def.body_a != RC_GROUND) {
+        double *va = w->V + w->bodies[j->def.body_a].iv;
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < j->rows; r++) va[c] += j->MHa[r][c] * dl[r];
+    }
+}
+
+/* worst: a contact index, or -2 - j for joint j */
 static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
 {
     double sum = 0.0, worst_res = -1.0;
     *worst = -1;
+    for (int i = 0; i < w->njoints; i++) {   /* equality rows: the natural map is H V + dg/dt */
+        rc_joint *j = &w->joints[i];
+        double u[3], r2 = 0.0;
+        joint_velocity(w, j, w->V, u);
+        for (int r = 0; r < j->rows; r++) r2 += u[r] * u[r];
+        sum += r2;
+        j->res = sqrt(r2);
+        if (r2 > worst_res) { worst_res = r2; *worst = -2 - i; }
+    }
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
         double u[2], r2;
@@ -61,12 +102,15 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         const rc_contact *c = &w->contacts[w->active[k]];
         nb += c->b[0] * c->b[0] + c->b[1] * c->b[1];
     }
+    for (int i = 0; i < w->njoints; i++)
+        for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);
     const double tol = w->sim.solver.tol;
     double res;
     int it = 0;
     rc_status s = residual(w, nb, worst, &res);
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
+        for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive; k++) {
             rc_contact *c = &w->contacts[w->active[k]];
             double u[2], bl[2], p[2] = { c->p[0], c->p[1] };

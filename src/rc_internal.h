@@ -119,6 +119,47 @@ typedef struct rc_contact {
     int jvalid;             /* J usable (reset every step)              */
 } rc_contact;
 
+/* ---------------------------------------------------------------- joints, springs */
+
+typedef struct rc_joint {
+    rc_joint_def def;
+    char *name;
+    int rows;
+    double pa[2], pb[2];        /* local points (A: world point for the ground) */
+    double axis[2];             /* unit, A's frame                               */
+    double length, angle;
+    /* per step (at q_k) */
+    double Ha[3][3], Hb[3][3];  /* dg/dq_A, dg/dq_B                              */
+    double MHa[3][3], MHb[3][3];/* kappa M^-1 H^T by rows                        */
+    double W[3][3], Winv[3][3]; /* H kappa M^-1 H^T and its inverse              */
+    double shift[3];            /* dg/dt at the scheme's time                    */
+    double b[3];
+    double lambda[3];           /* impulse (warm start across steps)             */
+    double res;
+    /* reported at the end of the step */
+    double g_end[3], gdot_end[3], work;
+} rc_joint;
+
+typedef struct rc_spring {
+    rc_spring_def def;
+    char *name;
+} rc_spring;
+
+/* joint.c */
+/* g, dg/dq_A, dg/dq_B (NULL: not needed) and dg/dt of joint j at (q, t). */
+rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
+                        double *g, double Ha[3][3], double Hb[3][3], double *gt);
+rc_status rc_joints_assemble(rc_world *w, double kappa, double t_star);
+rc_status rc_joints_project(rc_world *w, double t, int *iters);
+rc_status rc_joints_project_velocity(rc_world *w, double t);
+/* energy of body b (kinetic + gravity) at the world state */
+double rc_body_energy(const rc_world *w, int b);
+void rc_joints_energy_before(rc_world *w);
+void rc_joints_restore_energy(rc_world *w);
+rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation);
+void rc_springs_forces(rc_world *w, double *f, double *E_spring);
+void rc_joints_free(rc_world *w);
+
 /* ---------------------------------------------------------------- world */
 
 struct rc_output;
@@ -134,6 +175,8 @@ struct rc_world {
     rc_law *laws;      int nlaws, cap_laws;      /* laws[0] = default law */
     rc_rule *rules;    int nrules, cap_rules;
     rc_slot *slots;    int nslots, cap_slots;
+    rc_joint *joints;  int njoints, cap_joints;
+    rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
     double *mass_diag;      /* nv: diagonal of M (rigid2d: m, m, J)   */
 
@@ -149,6 +192,8 @@ struct rc_world {
     /* per-step work arrays (capacity grows between steps only) */
     int cap_dof;
     double *q0, *v0, *f, *vfree, *V;   /* nq/nv sized                 */
+    double *ebody;          /* per-body scratch (cap_dof >= nbodies)         */
+    int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;
     rc_contact *prev;      int nprev, cap_prev;   /* last step, sorted by key */
     int *active;           int nactive, cap_active; /* indices of active contacts */

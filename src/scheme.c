@@ -89,6 +89,8 @@ static rc_status forces(rc_world *w, double t_theta)
             }
         }
     }
+    double E_spring;
+    rc_springs_forces(w, w->f, &E_spring);   /* explicit: at (q_k, v_k) */
     return RC_OK;
 }
 
@@ -102,6 +104,12 @@ static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
 
 static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
 {
+    if (ci <= -2) {
+        const rc_joint *j = &w->joints[-2 - ci];
+        snprintf(buf, n, "joint %d%s%s%s (residual %.3e)", -2 - ci, j->name ? " '" : "", j->name ? j->name : "",
+                 j->name ? "'" : "", j->res);
+        return;
+    }
     if (ci < 0) { snprintf(buf, n, "none"); return; }
     const rc_contact *c = &w->contacts[ci];
     char a[64], b[64];
@@ -204,6 +212,19 @@ rc_status rc_world_step(rc_world *w)
         if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
+    /* the joints' equality rows, assembled at q_k with V_0 (eq. 61 with bilateral rows) */
+    s = rc_joints_assemble(w, kappa, fremond ? w->t + theta * h : w->t + h);
+    if (s != RC_OK) { swap_contacts(w); return s; }
+    for (int i = 0; i < w->njoints; i++) {   /* their warm start */
+        const rc_joint *j = &w->joints[i];
+        double *vb = w->V + w->bodies[j->def.body_b].iv;
+        double *va = j->def.body_a == RC_GROUND ? NULL : w->V + w->bodies[j->def.body_a].iv;
+        for (int r = 0; r < j->rows; r++)
+            for (int c = 0; c < 3; c++) {
+                vb[c] += j->MHb[r][c] * j->lambda[r];
+                if (va) va[c] += j->MHa[r][c] * j->lambda[r];
+            }
+    }
     /* warm start: V = V_0 + kappa Mhat^-1 H^T p_prev */
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
@@ -219,7 +240,7 @@ rc_status rc_world_step(rc_world *w)
     /* 5. solve */
     double res = 0.0;
     int worst = -1, iters = 0;
-    if (w->nactive) {
+    if (w->nactive || w->njoints) {
         struct timespec c0, c1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         s = rc_nsgs_solve(w, &iters, &res, &worst);
@@ -272,6 +293,40 @@ rc_status rc_world_step(rc_world *w)
     double Ek0, Ep0, Ek1, Ep1;
     rc_energy(w, w->q0, w->v0, &Ek0, &Ep0);
     rc_energy(w, w->q, w->v, &Ek1, &Ep1);
+    /* the joints' position drift, projected away (its energy change is W_proj) */
+    double W_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
+    if (w->njoints) {
+        if (w->sim.project_joints) {
+            int pit;
+            rc_joints_energy_before(w);
+            s = rc_joints_project(w, w->t + h, &pit);
+            if (s == RC_OK) s = rc_joints_project_velocity(w, w->t + h);
+            if (s != RC_OK) goto restore;
+            rc_joints_restore_energy(w);
+            double Ek2, Ep2;
+            rc_energy(w, w->q, w->v, &Ek2, &Ep2);
+            W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
+            Ek1 = Ek2;
+            Ep1 = Ep2;
+        }
+        s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
+        if (s != RC_OK) goto restore;
+    }
+    double W_J = 0.0;
+    for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
+        rc_joint *j = &w->joints[i];
+        const double *vb = vth + w->bodies[j->def.body_b].iv;
+        const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
+        j->work = 0.0;
+        for (int r = 0; r < j->rows; r++) {
+            double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
+            if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
+            j->work += u * j->lambda[r];
+        }
+        W_J += j->work;
+    }
+    double E_spring = 0.0;
+    if (w->nsprings) rc_springs_forces(w, NULL, &E_spring);
     double W_ext = 0.0, W_theta = 0.0;
     for (int i = 0; i < nv; i++) {
         double dv = w->v[i] - w->v0[i];
@@ -331,7 +386,7 @@ rc_status rc_world_step(rc_world *w)
     in->iterations = iters;
     in->residual = res;
     in->converged = converged;
-    in->worst_contact = worst >= 0 ? w->contacts[worst].id : -1;
+    in->worst_contact = worst >= 0 ? w->contacts[worst].id : -1;   /* joints: see the warning text */
     in->ncontacts = w->ncontacts;
     in->nactive = w->nactive;
     in->E_kin = Ek1;
@@ -341,7 +396,14 @@ rc_status rc_world_step(rc_world *w)
     in->W_N = W_N;
     in->W_T = W_T;
     in->W_theta = W_theta;
-    in->balance = (in->E - E0) - (W_ext + W_N + W_T + W_theta);
+    in->W_J = W_J;
+    in->W_proj = W_proj;
+    in->W_J_total += W_J;
+    in->W_proj_total += W_proj;
+    in->E_spring = E_spring;
+    in->joint_pos_violation = pos_viol;
+    in->joint_vel_violation = vel_viol;
+    in->balance = (in->E - E0) - (W_ext + W_N + W_T + W_J + W_theta + W_proj);
     in->W_ext_total += W_ext;
     in->W_N_total += W_N;
     in->W_T_total += W_T;
@@ -364,6 +426,8 @@ rc_status rc_world_step(rc_world *w)
         st->contact_max_contact_work = max_cw_id;
     }
     st->positive_work_events += positive;
+    if (pos_viol > st->max_joint_pos_violation) st->max_joint_pos_violation = pos_viol;
+    if (vel_viol > st->max_joint_vel_violation) st->max_joint_vel_violation = vel_viol;
 
     if (w->out) return rc_output_row(w);
     return RC_OK;

@@ -78,6 +78,9 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.local_max_iter = 200;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
+    d.project_joints = 1;
+    d.project_tol = 1e-12;
+    d.project_max_iter = 50;
     return d;
 }
 
@@ -155,6 +158,7 @@ void rc_world_destroy(rc_world *w)
 {
     if (!w) return;
     rc_output_free(w);
+    rc_joints_free(w);
     for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
     for (int i = 0; i < w->nshapes; i++) rc_free(w->shapes[i].name);
     for (int i = 0; i < w->nlaws; i++) {
@@ -166,6 +170,7 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->bodies); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
     rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
+    rc_free(w->ebody); rc_free(w->comp);
     rc_free(w->contacts); rc_free(w->prev); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
     rc_free(w);
@@ -183,6 +188,12 @@ rc_status rc_world_reserve_dofs(rc_world *w)
         if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         *arrs[i] = p;
     }
+    double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
+    if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->ebody = e;
+    int *c = rc_realloc(w->comp, (size_t)n * sizeof(int));
+    if (!c) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->comp = c;
     w->cap_dof = n;
     return RC_OK;
 }
@@ -634,6 +645,10 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
     if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
+    if (!rc_finite(def->project_tol) || def->project_tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'project_tol' must be > 0 (got %g)", def->project_tol);
+    if (def->project_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'project_max_iter' must be >= 1 (got %d)", def->project_max_iter);
     if (!rc_finite(def->work_tol) || def->work_tol < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
     w->sim = *def;

@@ -1,0 +1,262 @@
+/* test_joints.c -- bilateral joints through the public C API: constraints
+ * held at position and velocity level, statics, the pendulum period and
+ * energy, rheonomic motion and the work of its reaction. */
+#include "rc_test.h"
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static rc_world *world(double gy)
+{
+    rc_world_def wd = rc_default_world_def();
+    wd.gravity[1] = gy;
+    rc_world *w = NULL;
+    return rc_world_create(&wd, &w) == RC_OK ? w : NULL;
+}
+
+static int body(rc_world *w, double m, double J, double x, double y, double th)
+{
+    rc_body_def bd = rc_default_body_def();
+    bd.mass = m; bd.inertia = J;
+    bd.q[0] = x; bd.q[1] = y; bd.q[2] = th;
+    int id = -1;
+    rc_body_create(w, &bd, &id);
+    return id;
+}
+
+static rc_status configure(rc_world *w, rc_scheme scheme, double h)
+{
+    rc_sim_def sd = rc_default_sim_def();
+    sd.scheme = scheme; sd.h = h; sd.theta = 0.5;
+    sd.solver.tol = 1e-13;
+    sd.solver.on_fail = RC_ON_FAIL_ERROR;
+    return rc_world_configure(w, &sd);
+}
+
+/* Bruls et al. 2014 section 10.2 pendulum (m = 1, J = 0.1, l = 1, g = 10):
+ * q = (x, y, theta), the pivot at the origin is the body point (-l, 0). */
+static rc_world *pendulum(double th0, rc_scheme scheme, double h, int *b)
+{
+    rc_world *w = world(-10.0);
+    *b = body(w, 1.0, 0.1, cos(th0), sin(th0), th0);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.type = RC_JOINT_REVOLUTE;
+    jd.body_a = RC_GROUND;
+    jd.body_b = *b;
+    jd.point_b[0] = -1.0;
+    jd.name = "pivot";
+    if (rc_joint_create(w, &jd, NULL) != RC_OK || configure(w, scheme, h) != RC_OK) return NULL;
+    return w;
+}
+
+RC_TEST(pendulum_small_oscillation_period)
+{
+    /* T = 2 pi sqrt(J_O / (m g l)), J_O = J + m l^2 = 1.1 */
+    const double T = 2.0 * M_PI * sqrt(1.1 / 10.0);
+    for (int s = 1; s <= 2; s++) {
+        int b;
+        rc_world *w = pendulum(-M_PI / 2 + 0.01, (rc_scheme)s, 1e-3, &b);
+        CHECK(w != NULL);
+        if (!w) return;
+        double prev = 0.01, tprev = 0.0, crossings[8];
+        int nc = 0;
+        for (int i = 0; i < 12000 && nc < 8 && !*failed; i++) {
+            CHECK_OK(rc_world_step(w));
+            double q[3];
+            rc_body_get_state(w, b, q, NULL);
+            double a = q[2] + M_PI / 2, t = rc_world_time(w);
+            if ((prev > 0) != (a > 0)) crossings[nc++] = tprev + (t - tprev) * prev / (prev - a);
+            prev = a;
+            tprev = t;
+        }
+        CHECK(nc == 8);
+        double period = (crossings[7] - crossings[1]) / 3.0;
+        CHECK(fabs(period - T) <= 1e-3 * T);
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        CHECK(in.joint_pos_violation <= 1e-10);
+        rc_world_destroy(w);
+    }
+}
+
+RC_TEST(pendulum_energy_bounded_over_100_periods)
+{
+    int b;
+    rc_world *w = pendulum(M_PI / 12, RC_SCHEME_MOREAU_JEAN_FREMOND, 1e-3, &b);
+    CHECK(w != NULL);
+    if (!w) return;
+    double k, p;
+    rc_world_energy(w, &k, &p);
+    const double E0 = k + p;
+    double maxdev = 0.0, maxbal = 0.0;
+    const long n = (long)(100 * 2.0 * M_PI * sqrt(1.1 / 10.0) * 1.2 / 1e-3);   /* > 100 periods at this amplitude */
+    for (long i = 0; i < n && !*failed; i++) {
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        maxdev = fmax(maxdev, fabs(in.E - E0));
+        maxbal = fmax(maxbal, fabs(in.balance));
+    }
+    CHECK(maxdev <= 1e-6 * fabs(E0));
+    CHECK(maxbal <= 1e-12 * fabs(E0));
+    rc_run_stats st;
+    rc_world_run_stats(w, &st);
+    CHECK(st.max_joint_pos_violation <= 1e-10);
+    rc_world_destroy(w);
+}
+
+RC_TEST(hanging_pendulum_reaction_is_statics)
+{
+    int b;
+    rc_world *w = pendulum(-M_PI / 2, RC_SCHEME_MOREAU_JEAN, 1e-3, &b);
+    CHECK(w != NULL);
+    if (!w) return;
+    for (int i = 0; i < 100; i++) CHECK_OK(rc_world_step(w));
+    rc_joint_info ji;
+    CHECK_OK(rc_joint_get(w, 0, &ji));
+    CHECK(ji.rows == 2);
+    CHECK_NEAR(ji.force[0], 0.0, 1e-9);
+    CHECK_NEAR(ji.force[1], 10.0, 1e-9);     /* holds the weight m g */
+    CHECK(fabs(ji.g[0]) <= 1e-12 && fabs(ji.g[1]) <= 1e-12);
+    CHECK(fabs(ji.gdot[0]) <= 1e-9 && fabs(ji.gdot[1]) <= 1e-9);
+    rc_world_destroy(w);
+}
+
+RC_TEST(prismatic_guide_on_an_incline)
+{
+    /* a box on a frictionless prismatic guide at 30 degrees: a = g sin a,
+     * no rotation, no motion across the guide */
+    const double al = M_PI / 6;
+    rc_world *w = world(-10.0);
+    int b = body(w, 2.0, 0.5, 0.0, 0.0, 0.3);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.type = RC_JOINT_PRISMATIC;
+    jd.body_b = b;
+    jd.axis[0] = cos(al); jd.axis[1] = sin(al);
+    CHECK_OK(rc_joint_create(w, &jd, NULL));
+    CHECK_OK(configure(w, RC_SCHEME_MOREAU_JEAN, 1e-3));
+    for (int i = 0; i < 1000; i++) CHECK_OK(rc_world_step(w));
+    double q[3], v[3];
+    rc_body_get_state(w, b, q, v);
+    double along = v[0] * cos(al) + v[1] * sin(al), across = -v[0] * sin(al) + v[1] * cos(al);
+    CHECK_NEAR(along, -10.0 * sin(al) * 1.0, 1e-9);
+    CHECK_NEAR(across, 0.0, 1e-9);
+    CHECK_NEAR(q[2], 0.3, 1e-12);
+    CHECK_NEAR(-q[0] * sin(al) + q[1] * cos(al), 0.0, 1e-10);
+    rc_world_destroy(w);
+}
+
+RC_TEST(weld_moves_as_one_body_and_line_guide)
+{
+    /* two welded bodies thrown with spin keep their relative pose */
+    rc_world *w = world(-10.0);
+    int a = body(w, 1.0, 0.1, 0.0, 0.0, 0.0), b = body(w, 2.0, 0.2, 1.0, 0.5, 0.4);
+    double va[3] = { 1.0, 2.0, 3.0 }, vb[3];
+    /* a rigid motion: v_b = v_a + omega perp(x_b - x_a) */
+    vb[0] = va[0] - va[2] * 0.5; vb[1] = va[1] + va[2] * 1.0; vb[2] = va[2];
+    rc_body_set_state(w, a, NULL, va);
+    rc_body_set_state(w, b, NULL, vb);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.type = RC_JOINT_WELD;
+    jd.body_a = a; jd.body_b = b;
+    jd.point_a[0] = 0.5; jd.point_a[1] = 0.25;                   /* the world point (0.5, 0.25) */
+    jd.point_b[0] = -0.5 * cos(0.4) - 0.25 * sin(0.4);
+    jd.point_b[1] = 0.5 * sin(0.4) - 0.25 * cos(0.4);
+    CHECK_OK(rc_joint_create(w, &jd, NULL));
+    /* a bead (body c) on a line through the ground origin at 45 degrees */
+    int c = body(w, 1.0, 1.0, 0.0, 0.0, 0.0);
+    rc_joint_def ld = rc_default_joint_def();
+    ld.type = RC_JOINT_LINE;
+    ld.body_b = c;
+    ld.axis[0] = 1.0; ld.axis[1] = 1.0;
+    CHECK_OK(rc_joint_create(w, &ld, NULL));
+    CHECK_OK(configure(w, RC_SCHEME_MOREAU_JEAN, 1e-3));
+    for (int i = 0; i < 2000 && !*failed; i++) {
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        CHECK(in.joint_pos_violation <= 1e-10);
+    }
+    double qa[3], qb[3], qc[3], vc[3];
+    rc_body_get_state(w, a, qa, NULL);
+    rc_body_get_state(w, b, qb, NULL);
+    rc_body_get_state(w, c, qc, vc);
+    CHECK_NEAR(qb[2] - qa[2], 0.4, 1e-10);
+    double d = hypot(qb[0] - qa[0], qb[1] - qa[1]);
+    CHECK_NEAR(d, hypot(1.0, 0.5), 1e-10);
+    CHECK_NEAR(qc[0], qc[1], 1e-10);                                  /* on the line */
+    CHECK_NEAR((vc[0] + vc[1]) / sqrt(2.0), -10.0 * sin(M_PI / 4) * 2.0, 1e-8);   /* a = g sin 45 */
+    rc_world_destroy(w);
+}
+
+static rc_status sine(void *user, double t, double *f, double *df)
+{
+    (void)user;
+    *f = 0.3 * sin(2.0 * t);
+    *df = 0.6 * cos(2.0 * t);
+    return RC_OK;
+}
+
+RC_TEST(prescribed_motion_and_its_work)
+{
+    /* x(t) = 0.3 sin 2t imposed on a free body (no gravity): the body follows,
+     * and the reaction's work W_J is the kinetic energy it gives */
+    for (int s = 1; s <= 2; s++) {
+        rc_world *w = world(0.0);
+        int b = body(w, 2.0, 1.0, 0.0, 0.0, 0.0);
+        double v0[3] = { 0.6, 0.0, 0.0 };
+        rc_body_set_state(w, b, NULL, v0);
+        rc_joint_def jd = rc_default_joint_def();
+        jd.type = RC_JOINT_PRESCRIBED;
+        jd.body_b = b;
+        jd.coord = 0;
+        jd.motion = sine;
+        CHECK_OK(rc_joint_create(w, &jd, NULL));
+        CHECK_OK(configure(w, (rc_scheme)s, 1e-3));
+        double maxerr = 0.0;
+        for (int i = 0; i < 2000 && !*failed; i++) {
+            CHECK_OK(rc_world_step(w));
+            double q[3];
+            rc_body_get_state(w, b, q, NULL);
+            maxerr = fmax(maxerr, fabs(q[0] - 0.3 * sin(2.0 * rc_world_time(w))));
+        }
+        CHECK(maxerr <= 1e-10);
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        double k, p;
+        rc_world_energy(w, &k, &p);
+        CHECK_NEAR(k - 0.5 * 2.0 * 0.36, in.W_J_total + in.W_theta_total + in.W_proj_total, 1e-12);
+        CHECK(fabs(in.W_J_total) > 1e-3);
+        rc_world_destroy(w);
+    }
+}
+
+RC_TEST(bad_joints)
+{
+    rc_world *w = world(-10.0);
+    int b = body(w, 1.0, 1.0, 0.0, 0.0, 0.0);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.body_b = 7;
+    CHECK(rc_joint_create(w, &jd, NULL) == RC_ERR_NOT_FOUND);
+    CHECK(strstr(rc_last_error(), "body_b 7") != NULL);
+    jd.body_b = b; jd.body_a = b;
+    CHECK(rc_joint_create(w, &jd, NULL) == RC_ERR_ARG);
+    jd.body_a = RC_GROUND;
+    jd.type = RC_JOINT_PRESCRIBED;
+    jd.coord = 5;
+    jd.name = "p";
+    CHECK(rc_joint_create(w, &jd, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "joint 'p'") && strstr(rc_last_error(), "coord"));
+    jd = rc_default_joint_def();
+    jd.type = RC_JOINT_CUSTOM;
+    jd.body_b = b;
+    jd.rows = 4;
+    CHECK(rc_joint_create(w, &jd, NULL) == RC_ERR_ARG);
+    rc_world_destroy(w);
+}
+
+RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_over_100_periods),
+             T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
+             T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work), T(bad_joints))
