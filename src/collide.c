@@ -177,6 +177,7 @@ static void emit(pair_ctx *p, int feature, double gN, const double n[2], const d
     if (p->st != RC_OK) return;
     rc_contact *c = &w->contacts[w->ncontacts++];
     *c = zero;
+    c->gap = -1;
     c->key = rc_contact_key(p->sa, p->sb, feature);
     c->shape_a = p->sa; c->shape_b = p->sb;
     c->body_a = p->A->body; c->body_b = p->B->body;

@@ -1,7 +1,440 @@
-/* linear.c -- STUB (being written): linear Lagrangian bodies and gap contacts. */
+/* linear.c -- linear Lagrangian bodies  M dv + K q dt + C v dt = F dt + H^T di
+ * (Acary & Collins-Craft 2024, eq. 1) and contacts given by gap functions.
+ *
+ * The iteration matrix Mhat = M + h theta C + h^2 theta^2 K (eq. 92) is
+ * factorised once per (h, theta) with LAPACK (banded Cholesky when the
+ * bandwidth is below n/4, dense otherwise). Per step (section 4.1-4.2):
+ *   Moreau--Jean:  V_0 = Mhat^-1 [(M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F]  (92-95)
+ *   MJF:           V_0 = Mhat^-1 [M v_k - h theta K q_k + h theta F]                          (97-100)
+ * and a contact's kappa Mhat^-1 H^T is one more solve, cached while H is
+ * constant (linear gap functions). */
 #include "rc_internal.h"
-rc_linear_def rc_default_linear_def(void) { rc_linear_def d; memset(&d, 0, sizeof d); return d; }
-rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body) { (void)w; (void)def; (void)out_body; return rc_set_error(RC_ERR_STATE, "linear bodies: not implemented yet"); }
-rc_status rc_linear_energy(const rc_world *w, int body, double *a, double *b) { (void)w; (void)body; (void)a; (void)b; return rc_set_error(RC_ERR_STATE, "not implemented yet"); }
-rc_gap_def rc_default_gap_def(void) { rc_gap_def d; memset(&d, 0, sizeof d); return d; }
-rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id) { (void)w; (void)def; (void)out_id; return rc_set_error(RC_ERR_STATE, "gap contacts: not implemented yet"); }
+#include "rc_linalg.h"
+
+#include <math.h>
+#include <string.h>
+
+rc_linear_def rc_default_linear_def(void)
+{
+    rc_linear_def d;
+    memset(&d, 0, sizeof d);
+    return d;
+}
+
+rc_gap_def rc_default_gap_def(void)
+{
+    rc_gap_def d;
+    memset(&d, 0, sizeof d);
+    return d;
+}
+
+static const char *label(const char *name) { return name ? name : "(unnamed)"; }
+
+static rc_status check_matrix(const double *A, int n, const char *what, const char *mname, int spd_required)
+{
+    for (int i = 0; i < n * n; i++)
+        if (!rc_finite(A[i]))
+            return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d][%d] is not finite", what, mname, i / n + 1, i % n + 1);
+    double scale = 0.0;
+    for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (fabs(A[i * n + j] - A[j * n + i]) > 1e-12 * scale)
+                return rc_set_error(RC_ERR_ARG, "linear body '%s': %s is not symmetric (%s[%d][%d] = %g, %s[%d][%d] = %g)",
+                                    what, mname, mname, i + 1, j + 1, A[i * n + j], mname, j + 1, i + 1, A[j * n + i]);
+    for (int i = 0; i < n; i++)
+        if (A[i * n + i] < 0.0 || (spd_required && !(A[i * n + i] > 0.0)))
+            return rc_set_error(RC_ERR_ARG, "linear body '%s': %s is not positive %sdefinite (diagonal entry %d is %g)",
+                                what, mname, spd_required ? "" : "semi-", i + 1, A[i * n + i]);
+    return RC_OK;
+}
+
+static int bandwidth(const double *A, int n)
+{
+    int kd = 0;
+    if (!A) return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (A[i * n + j] != 0.0 && j - i > kd) kd = j - i;
+    return kd;
+}
+
+static double *copy_or_null(const double *x, size_t n)
+{
+    if (!x) return NULL;
+    double *y = rc_malloc(n * sizeof(double));
+    if (y) memcpy(y, x, n * sizeof(double));
+    return y;
+}
+
+rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
+    const char *what = label(def->name);
+    const int n = def->n;
+    if (n < 1) return rc_set_error(RC_ERR_ARG, "linear body '%s': 'n' must be >= 1 (got %d)", what, n);
+    if (!def->M) return rc_set_error(RC_ERR_ARG, "linear body '%s': 'M' is missing", what);
+    RC_CHECK(check_matrix(def->M, n, what, "M", 1));
+    if (def->K) RC_CHECK(check_matrix(def->K, n, what, "K", 0));
+    if (def->C) RC_CHECK(check_matrix(def->C, n, what, "C", 0));
+    {   /* M positive definite: its Cholesky factor must exist */
+        double *F = copy_or_null(def->M, (size_t)n * n);
+        if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        rc_status s = rc_chol_factor(n, F);
+        rc_free(F);
+        if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "linear body '%s': M is not positive definite", what);
+    }
+    const double *vecs[3] = { def->q0, def->v0, def->f };
+    const char *vnames[3] = { "q0", "v0", "f" };
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; vecs[k] && i < n; i++)
+            if (!rc_finite(vecs[k][i]))
+                return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d] is not finite", what, vnames[k], i + 1);
+    if (def->name) {
+        int dup;
+        if (rc_body_find(w, def->name, &dup) == RC_OK)
+            return rc_set_error(RC_ERR_ARG, "linear body '%s': the name is already used by body %d", what, dup);
+    }
+
+    RC_CHECK(rc_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear)));
+    RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
+    double *q = rc_realloc(w->q, (size_t)(w->nq + n) * sizeof(double));
+    if (!q) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->q = q;
+    double *v = rc_realloc(w->v, (size_t)(w->nv + n) * sizeof(double));
+    if (!v) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->v = v;
+    double *md = rc_realloc(w->mass_diag, (size_t)(w->nv + n) * sizeof(double));
+    if (!md) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->mass_diag = md;
+
+    rc_linear *L = &w->linears[w->nlinears];
+    memset(L, 0, sizeof *L);
+    L->n = n;
+    L->M = copy_or_null(def->M, (size_t)n * n);
+    L->K = copy_or_null(def->K, (size_t)n * n);
+    L->C = copy_or_null(def->C, (size_t)n * n);
+    L->f = rc_malloc((size_t)n * sizeof(double));
+    L->work = rc_malloc((size_t)3 * n * sizeof(double));
+    if (!L->M || (def->K && !L->K) || (def->C && !L->C) || !L->f || !L->work)
+        return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) L->f[i] = def->f ? def->f[i] : 0.0;
+    int kd = bandwidth(L->M, n);
+    if (bandwidth(L->K, n) > kd) kd = bandwidth(L->K, n);
+    if (bandwidth(L->C, n) > kd) kd = bandwidth(L->C, n);
+    L->kd = kd;
+    L->banded = kd < n / 4;
+
+    rc_body *b = &w->bodies[w->nbodies];
+    memset(b, 0, sizeof *b);
+    b->kind = RC_BODY_LINEAR;
+    b->name = rc_strdup(def->name);
+    b->iq = w->nq; b->iv = w->nv; b->nq = n; b->nv = n;
+    b->linear = w->nlinears;
+    L->body = w->nbodies;
+    for (int i = 0; i < n; i++) {
+        w->q[b->iq + i] = def->q0 ? def->q0[i] : 0.0;
+        w->v[b->iv + i] = def->v0 ? def->v0[i] : 0.0;
+        md[b->iv + i] = def->M[i * n + i];
+    }
+    w->nq += n;
+    w->nv += n;
+    if (out_body) *out_body = w->nbodies;
+    w->nbodies++;
+    w->nlinears++;
+    return rc_world_reserve_dofs(w);
+}
+
+void rc_linear_free(rc_world *w)
+{
+    for (int i = 0; i < w->nlinears; i++) {
+        rc_linear *L = &w->linears[i];
+        rc_free(L->M); rc_free(L->K); rc_free(L->C); rc_free(L->f);
+        rc_free(L->work); rc_free(L->fac);
+    }
+    rc_free(w->linears);
+    for (int i = 0; i < w->ngaps; i++) {
+        rc_gap *g = &w->gaps[i];
+        rc_free(g->idx); rc_free(g->nrm); rc_free(g->tng); rc_free(g->MH); rc_free(g->grad);
+        rc_free(g->name);
+    }
+    rc_free(w->gaps);
+}
+
+/* y = A x (dense n x n); A NULL: y = 0 */
+static void matvec(const double *A, int n, const double *x, double *y)
+{
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        if (A) for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+        y[i] = s;
+    }
+}
+
+static double quad(const double *A, int n, const double *x)
+{
+    if (!A) return 0.0;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double r = 0.0;
+        for (int j = 0; j < n; j++) r += A[i * n + j] * x[j];
+        s += x[i] * r;
+    }
+    return s;
+}
+
+/* Mhat = M + h theta C + h^2 theta^2 K, factorised for (h, theta). */
+static rc_status factor(rc_world *w, rc_linear *L)
+{
+    const double h = w->sim.h, th = w->sim.theta;
+    if (L->fac && L->fac_h == h && L->fac_theta == th) return RC_OK;
+    const int n = L->n, kd = L->kd;
+    size_t size = L->banded ? (size_t)(kd + 1) * n : (size_t)n * n;
+    double *F = rc_realloc(L->fac, size * sizeof(double));
+    if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    L->fac = F;
+    const double c1 = h * th, c2 = h * h * th * th;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double a = L->M[i * n + j] + (L->C ? c1 * L->C[i * n + j] : 0.0) + (L->K ? c2 * L->K[i * n + j] : 0.0);
+            if (L->banded) {
+                if (i <= j && j - i <= kd) F[(kd + i - j) + (size_t)j * (kd + 1)] = a;
+            } else F[(size_t)i * n + j] = a;
+        }
+    rc_status s = L->banded ? rc_band_chol_factor(n, kd, F) : rc_chol_factor(n, F);
+    if (s != RC_OK)
+        return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': Mhat = M + h theta C + h^2 theta^2 K is not positive definite",
+                            label(w->bodies[L->body].name));
+    L->fac_h = h;
+    L->fac_theta = th;
+    for (int g = 0; g < w->ngaps; g++) w->gaps[g].mh_valid = 0;   /* Mhat changed */
+    return RC_OK;
+}
+
+/* x <- Mhat^-1 x */
+static rc_status solve(rc_linear *L, double *x, int nrhs)
+{
+    if (L->banded) return rc_band_chol_solve(L->n, L->kd, L->fac, nrhs, x);
+    if (nrhs == 1) return rc_chol_solve(L->n, L->fac, 1, x);
+    /* row-major n x nrhs expected: our rhs are stored by columns; solve one by one */
+    for (int r = 0; r < nrhs; r++) RC_CHECK(rc_chol_solve(L->n, L->fac, 1, x + (size_t)r * L->n));
+    return RC_OK;
+}
+
+rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0)
+{
+    RC_CHECK(factor(w, L));
+    const int n = L->n;
+    const rc_body *b = &w->bodies[L->body];
+    const double *q = w->q0 + b->iq, *v = w->v0 + b->iv;
+    const double h = w->sim.h, th = w->sim.theta;
+    double *Mv = L->work, *Kq = L->work + n, *t = L->work + 2 * n;
+    matvec(L->M, n, v, Mv);
+    matvec(L->K, n, q, Kq);
+    if (fremond) {   /* eq. (97): M v_k - h theta K q_k + h theta F */
+        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * th * Kq[i] + h * th * F[i];
+    } else {         /* eq. (92): (M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F */
+        double *Cv = t;
+        matvec(L->C, n, v, Cv);
+        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * (1.0 - th) * Cv[i] - h * Kq[i] + h * F[i];
+        matvec(L->K, n, v, Cv);
+        for (int i = 0; i < n; i++) V0[i] -= h * h * th * (1.0 - th) * Cv[i];
+    }
+    return solve(L, V0, 1);
+}
+
+/* 1/2 v^T M v and 1/2 q^T K q at (q, v). */
+void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee)
+{
+    const rc_body *b = &w->bodies[L->body];
+    *Ek = 0.5 * quad(L->M, L->n, v + b->iv);
+    *Ee = 0.5 * quad(L->K, L->n, q + b->iq);
+}
+
+/* ||dv||_M^2 + ||dq||_K^2 and -h v_th^T C v_th of one step */
+void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp)
+{
+    const rc_body *b = &w->bodies[L->body];
+    const int n = L->n;
+    double *dv = L->work, *dq = L->work + n;
+    for (int i = 0; i < n; i++) {
+        dv[i] = w->v[b->iv + i] - w->v0[b->iv + i];
+        dq[i] = w->q[b->iq + i] - w->q0[b->iq + i];
+    }
+    *norms = quad(L->M, n, dv) + quad(L->K, n, dq);
+    *W_damp = -w->sim.h * quad(L->C, n, vth + b->iv);
+}
+
+rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic)
+{
+    if (!w || body < 0 || body >= w->nbodies || w->bodies[body].kind != RC_BODY_LINEAR)
+        return rc_set_error(RC_ERR_NOT_FOUND, "no linear body with id %d", body);
+    double k, e;
+    rc_linear_energies(w, &w->linears[w->bodies[body].linear], w->q, w->v, &k, &e);
+    if (E_kin) *E_kin = k;
+    if (E_elastic) *E_elastic = e;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- gap contacts */
+
+rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_gap_create: NULL argument");
+    const char *what = label(def->name);
+    if (def->body < 0 || def->body >= w->nbodies)
+        return rc_set_error(RC_ERR_NOT_FOUND, "gap '%s': no body with id %d", what, def->body);
+    const int nq = w->bodies[def->body].nq;
+    if (def->law < 0 || def->law >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "gap '%s': no law with id %d", what, def->law);
+    if (!def->gap_fn) {
+        if (def->nnz < 1 || !def->index || !def->normal)
+            return rc_set_error(RC_ERR_ARG, "gap '%s': give 'index' and 'normal' (nnz >= 1) or a gap function", what);
+        for (int i = 0; i < def->nnz; i++) {
+            if (def->index[i] < 0 || def->index[i] >= nq)
+                return rc_set_error(RC_ERR_ARG, "gap '%s': index[%d] = %d is outside the body's %d coordinates", what, i + 1, def->index[i] + 1, nq);
+            if (!rc_finite(def->normal[i]) || (def->tangent && !rc_finite(def->tangent[i])))
+                return rc_set_error(RC_ERR_ARG, "gap '%s': normal/tangent entry %d is not finite", what, i + 1);
+        }
+        double nn = 0.0;
+        for (int i = 0; i < def->nnz; i++) nn += def->normal[i] * def->normal[i];
+        if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "gap '%s': the normal row is zero", what);
+    } else if (def->nnz != 0) {
+        return rc_set_error(RC_ERR_ARG, "gap '%s': give either a linear form (index, normal) or a gap function, not both", what);
+    }
+    if (!rc_finite(def->g0)) return rc_set_error(RC_ERR_ARG, "gap '%s': 'g0' is not finite", what);
+    if (def->name)
+        for (int i = 0; i < w->ngaps; i++)
+            if (w->gaps[i].name && strcmp(w->gaps[i].name, def->name) == 0)
+                return rc_set_error(RC_ERR_ARG, "gap '%s': the name is already used", what);
+
+    RC_CHECK(rc_reserve((void **)&w->gaps, &w->cap_gaps, w->ngaps + 1, sizeof(rc_gap)));
+    rc_gap *g = &w->gaps[w->ngaps];
+    memset(g, 0, sizeof *g);
+    g->body = def->body;
+    g->law = def->law;
+    g->g0 = def->g0;
+    g->fn = def->gap_fn;
+    g->user = def->gap_user;
+    g->name = rc_strdup(def->name);
+    const int nnz = def->gap_fn ? nq : def->nnz;   /* nonlinear: dense over the body */
+    g->nnz = nnz;
+    g->idx = rc_malloc((size_t)nnz * sizeof(int));
+    g->nrm = rc_malloc((size_t)nnz * sizeof(double));
+    g->tng = rc_malloc((size_t)nnz * sizeof(double));
+    g->MH = rc_malloc((size_t)2 * w->bodies[def->body].nv * sizeof(double));
+    g->grad = rc_malloc((size_t)2 * nq * sizeof(double));
+    if (!g->idx || !g->nrm || !g->tng || !g->MH || !g->grad) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nnz; i++) {
+        g->idx[i] = def->gap_fn ? i : def->index[i];
+        g->nrm[i] = def->gap_fn ? 0.0 : def->normal[i];
+        g->tng[i] = def->gap_fn || !def->tangent ? 0.0 : def->tangent[i];
+    }
+    if (out_id) *out_id = w->ngaps;
+    w->ngaps++;
+    return rc_world_rebuild_slots(w);
+}
+
+/* Appends the gap contacts (keys above every shape pair's, so the list stays
+ * sorted) with g_N(q_k) and their rows; linear forms keep their rows. */
+rc_status rc_gaps_detect(rc_world *w)
+{
+    if (!w->ngaps) return RC_OK;
+    RC_CHECK(rc_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + w->ngaps, sizeof(rc_contact)));
+    for (int i = 0; i < w->ngaps; i++) {
+        rc_gap *g = &w->gaps[i];
+        const rc_body *b = &w->bodies[g->body];
+        const double *q = w->q + b->iq;
+        double gN;
+        if (g->fn) {
+            double *gn = g->grad, *gt = g->grad + b->nq;
+            for (int k = 0; k < b->nq; k++) { gn[k] = NAN; gt[k] = 0.0; }
+            gN = NAN;
+            RC_CHECK(g->fn(g->user, w->t, q, &gN, gn, gt));
+            if (!rc_finite(gN)) return rc_set_error(RC_ERR_CALLBACK, "gap '%s': the gap function returned a non-finite g_N at t = %.17g", label(g->name), w->t);
+            for (int k = 0; k < b->nq; k++) {
+                if (!rc_finite(gn[k]) || !rc_finite(gt[k]))
+                    return rc_set_error(RC_ERR_CALLBACK, "gap '%s': the gap function returned a non-finite gradient entry %d at t = %.17g", label(g->name), k + 1, w->t);
+                g->nrm[k] = gn[k];
+                g->tng[k] = gt[k];
+            }
+            g->mh_valid = 0;
+        } else {
+            gN = g->g0;
+            for (int k = 0; k < g->nnz; k++) gN += g->nrm[k] * q[g->idx[k]];
+        }
+        rc_contact *c = &w->contacts[w->ncontacts++];
+        memset(c, 0, sizeof *c);
+        c->key = ((uint64_t)0xFFFFFF << 40) | ((uint64_t)(uint32_t)i << 16);
+        c->gap = i;
+        c->shape_a = c->shape_b = -1;
+        c->body_a = RC_GROUND;
+        c->body_b = g->body;
+        c->law = g->law;
+        c->gN = gN;
+        c->n[1] = 1.0;
+        c->t[0] = 1.0;
+    }
+    return RC_OK;
+}
+
+/* u = H v for a gap contact */
+void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u)
+{
+    const rc_gap *g = &w->gaps[c->gap];
+    const double *vb = v + w->bodies[g->body].iv;
+    double un = 0.0, ut = 0.0;
+    for (int k = 0; k < g->nnz; k++) {
+        un += g->nrm[k] * vb[g->idx[k]];
+        ut += g->tng[k] * vb[g->idx[k]];
+    }
+    u[0] = un;
+    u[1] = ut;
+}
+
+/* kappa Mhat^-1 H^T (2 x nv, stored by rows in g->MH) and the local W. */
+rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa)
+{
+    rc_gap *g = &w->gaps[c->gap];
+    const rc_body *b = &w->bodies[g->body];
+    const int nv = b->nv;
+    if (!g->mh_valid || g->kappa != kappa) {
+        double *MH = g->MH;
+        memset(MH, 0, (size_t)2 * nv * sizeof(double));
+        for (int k = 0; k < g->nnz; k++) {
+            MH[g->idx[k]] = g->nrm[k];
+            MH[nv + g->idx[k]] = g->tng[k];
+        }
+        if (b->kind == RC_BODY_LINEAR) {
+            rc_linear *L = &w->linears[b->linear];
+            RC_CHECK(factor(w, L));
+            RC_CHECK(solve(L, MH, 2));
+        } else {
+            const double m[3] = { b->inv_mass, b->inv_mass, b->inv_inertia };
+            for (int r = 0; r < 2; r++)
+                for (int j = 0; j < nv; j++) MH[r * nv + j] *= m[j];
+        }
+        for (int j = 0; j < 2 * nv; j++) MH[j] *= kappa;
+        g->kappa = kappa;
+        g->mh_valid = 1;
+    }
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++) {
+            const double *row = r == 0 ? g->nrm : g->tng;
+            double s = 0.0;
+            for (int e = 0; e < g->nnz; e++) s += row[e] * g->MH[k * nv + g->idx[e]];
+            c->W[r][k] = s;
+        }
+    /* a frictionless gap (no tangential row) has W_TT = 0: keep the block regular */
+    if (!(c->W[1][1] > 0.0)) c->W[1][1] = 1.0;
+    return RC_OK;
+}
+
+/* V += MH^T dp for a gap contact */
+void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+{
+    const rc_gap *g = &w->gaps[c->gap];
+    const rc_body *b = &w->bodies[g->body];
+    double *vb = V + b->iv;
+    const double *MN = g->MH, *MT = g->MH + b->nv;
+    for (int j = 0; j < b->nv; j++) vb[j] += MN[j] * dp[0] + MT[j] * dp[1];
+}

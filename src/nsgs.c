@@ -16,6 +16,12 @@
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {
+    if (c->gap >= 0) {
+        rc_gap_dot(w, c, V, u);
+        u[0] += c->shift[0];
+        u[1] += c->shift[1];
+        return;
+    }
     const double *vb = V + w->bodies[c->body_b].iv;
     u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2] + c->shift[0];
     u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2] + c->shift[1];
@@ -29,6 +35,7 @@ static inline void local_velocity(const rc_world *w, const rc_contact *c, const 
 /* V += kappa Mhat^-1 H^T dp for the bodies of c. */
 static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
 {
+    if (c->gap >= 0) { rc_gap_apply(w, c, V, dp); return; }
     double *vb = V + w->bodies[c->body_b].iv;
     for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * dp[0] + c->MHb[1][j] * dp[1];
     if (c->body_a != RC_GROUND) {

@@ -42,7 +42,34 @@ typedef struct rc_body {
     double force[6];        /* constant applied force                */
     rc_force_fn force_fn;
     void *force_user;
+    int linear;             /* RC_BODY_LINEAR: index into w->linears     */
 } rc_body;
+
+/* A linear Lagrangian body (linear.c): dense matrices, factor of Mhat. */
+typedef struct rc_linear {
+    int body, n;
+    double *M, *K, *C;      /* n x n row-major; K, C may be NULL (zero)  */
+    double *f;              /* constant force                            */
+    int kd, banded;         /* bandwidth; banded Cholesky if kd < n/4    */
+    double *fac;            /* factor of Mhat for (fac_h, fac_theta)     */
+    double fac_h, fac_theta;
+    double *work;           /* 3 n                                       */
+} rc_linear;
+
+/* A contact given by a gap function of one body's coordinates. */
+typedef struct rc_gap {
+    int body, law, nnz;
+    int *idx;               /* body-local coordinates                    */
+    double *nrm, *tng;      /* rows of H at those coordinates            */
+    double g0;
+    rc_gap_fn fn;
+    void *user;
+    double *grad;           /* 2 nq scratch for fn                       */
+    double *MH;             /* kappa Mhat^-1 H^T, 2 x nv by rows          */
+    double kappa;
+    int mh_valid;
+    char *name;
+} rc_gap;
 
 typedef struct rc_shape {
     rc_shape_type type;
@@ -114,6 +141,7 @@ typedef struct rc_contact {
     double p[2];            /* impulse p_{k+1}                        */
     double WN, WT;          /* eq. (68) per contact                    */
     double res;             /* local natural-map residual             */
+    int gap;                /* >= 0: a gap contact (linear.c), else geometric */
     double state[RC_LAW_MAX_STATE]; /* the law's per-contact state     */
     double J[2][2];         /* generic local solver: last Jacobian of F */
     int jvalid;             /* J usable (reset every step)              */
@@ -176,6 +204,8 @@ struct rc_world {
     rc_rule *rules;    int nrules, cap_rules;
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
+    rc_linear *linears; int nlinears, cap_linears;
+    rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
     double *mass_diag;      /* nv: diagonal of M (rigid2d: m, m, J)   */
@@ -208,7 +238,18 @@ struct rc_world {
     struct rc_output *out;
 };
 
+/* linear.c */
+rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
+void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
+void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
+void rc_linear_free(rc_world *w);
+rc_status rc_gaps_detect(rc_world *w);
+void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u);
+rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa);
+void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
+
 /* world.c */
+rc_status rc_world_rebuild_slots(rc_world *w);
 void rc_world_warn(rc_world *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

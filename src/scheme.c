@@ -53,6 +53,7 @@ static void swap_contacts(rc_world *w)
 
 static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
 {
+    if (c->gap >= 0) { rc_gap_dot(w, c, v, u); return; }
     const double *vb = v + w->bodies[c->body_b].iv;
     u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2];
     u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2];
@@ -69,9 +70,11 @@ static rc_status forces(rc_world *w, double t_theta)
     for (int b = 0; b < w->nbodies; b++) {
         rc_body *bd = &w->bodies[b];
         double *f = w->f + bd->iv;
-        for (int j = 0; j < bd->nv; j++) f[j] = bd->force[j];
+        const double *f0 = bd->kind == RC_BODY_LINEAR ? w->linears[bd->linear].f : bd->force;
+        for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
         if (bd->force_fn) {
-            double g[6] = { 0 };
+            double *g = w->V + bd->iv;   /* scratch: V is set later in the step */
+            for (int j = 0; j < bd->nv; j++) g[j] = 0.0;
             rc_status s = bd->force_fn(bd->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
             if (s != RC_OK) {
                 const char *msg = rc_last_error();
@@ -143,6 +146,7 @@ rc_status rc_world_step(rc_world *w)
     swap_contacts(w);
     rc_collide_update_shapes(w);
     s = rc_collide_detect(w);
+    if (s == RC_OK) s = rc_gaps_detect(w);
     if (s != RC_OK) { swap_contacts(w); return s; }
     match_contacts(w);
 
@@ -150,15 +154,17 @@ rc_status rc_world_step(rc_world *w)
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         const double *v = w->v0 + bd->iv, *f = w->f + bd->iv;
-        double *vf = w->vfree + bd->iv;
-        vf[0] = v[0] + h * bd->inv_mass * (f[0] + bd->mass * g[0]);
-        vf[1] = v[1] + h * bd->inv_mass * (f[1] + bd->mass * g[1]);
-        vf[2] = v[2] + h * bd->inv_inertia * f[2];
+        double *V0 = w->V + bd->iv;
+        if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
+            s = rc_linear_free_velocity(w, &w->linears[bd->linear], fremond, f, V0);
+            if (s != RC_OK) { swap_contacts(w); return s; }
+            continue;
+        }
+        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + bd->mass * g[0]),
+                         v[1] + h * bd->inv_mass * (f[1] + bd->mass * g[1]),
+                         v[2] + h * bd->inv_inertia * f[2] };
+        for (int j = 0; j < 3; j++) V0[j] = fremond ? (1.0 - theta) * v[j] + theta * vf[j] : vf[j];
     }
-    if (fremond)
-        for (int i = 0; i < nv; i++) w->V[i] = (1.0 - theta) * w->v0[i] + theta * w->vfree[i];
-    else
-        memcpy(w->V, w->vfree, (size_t)nv * sizeof(double));
 
     /* 4. index set (eq. 64) and the local problems */
     s = rc_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
@@ -180,6 +186,11 @@ rc_status rc_world_step(rc_world *w)
         c->jvalid = 0;
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
         w->active[w->nactive++] = i;
+        if (c->gap >= 0) {
+            s = rc_gap_assemble(w, c, kappa);
+            if (s != RC_OK) { swap_contacts(w); return s; }
+            goto shift;
+        }
         const rc_body *bb = &w->bodies[c->body_b];
         const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
         for (int r = 0; r < 2; r++)
@@ -198,6 +209,7 @@ rc_status rc_world_step(rc_world *w)
                 for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * c->MHb[k][j] + c->Ha[r][j] * c->MHa[k][j];
                 c->W[r][k] = sum;
             }
+    shift:;
         /* the impact law's affine term (eq. 96 / 101); custom laws keep it in xi */
         const rc_law *law = &w->laws[c->law];
         if (law->closed_form)
@@ -229,6 +241,7 @@ rc_status rc_world_step(rc_world *w)
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
+        if (c->gap >= 0) { rc_gap_apply(w, c, w->V, c->p); continue; }
         double *vb = w->V + w->bodies[c->body_b].iv;
         for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * c->p[0] + c->MHb[1][j] * c->p[1];
         if (c->body_a != RC_GROUND) {
@@ -327,11 +340,21 @@ rc_status rc_world_step(rc_world *w)
     }
     double E_spring = 0.0;
     if (w->nsprings) rc_springs_forces(w, NULL, &E_spring);
-    double W_ext = 0.0, W_theta = 0.0;
-    for (int i = 0; i < nv; i++) {
-        double dv = w->v[i] - w->v0[i];
-        W_theta += w->mass_diag[i] * dv * dv;
-        W_ext += h * vth[i] * w->f[i];
+    double W_ext = 0.0, W_theta = 0.0, W_damp = 0.0;
+    for (int i = 0; i < nv; i++) W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
+            double norms, wd;
+            rc_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
+            W_theta += norms;
+            W_damp += wd;
+            continue;
+        }
+        for (int j = 0; j < 3; j++) {
+            double dv = w->v[bd->iv + j] - w->v0[bd->iv + j];
+            W_theta += w->mass_diag[bd->iv + j] * dv * dv;
+        }
     }
     W_theta *= 0.5 - theta;
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
@@ -403,7 +426,9 @@ rc_status rc_world_step(rc_world *w)
     in->E_spring = E_spring;
     in->joint_pos_violation = pos_viol;
     in->joint_vel_violation = vel_viol;
-    in->balance = (in->E - E0) - (W_ext + W_N + W_T + W_J + W_theta + W_proj);
+    in->W_damp = W_damp;
+    in->W_damp_total += W_damp;
+    in->balance = (in->E - E0) - (W_ext + W_N + W_T + W_J + W_damp + W_theta + W_proj);
     in->W_ext_total += W_ext;
     in->W_N_total += W_N;
     in->W_T_total += W_T;

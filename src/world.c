@@ -159,6 +159,7 @@ void rc_world_destroy(rc_world *w)
     if (!w) return;
     rc_output_free(w);
     rc_joints_free(w);
+    rc_linear_free(w);
     for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
     for (int i = 0; i < w->nshapes; i++) rc_free(w->shapes[i].name);
     for (int i = 0; i < w->nlaws; i++) {
@@ -213,8 +214,10 @@ static rc_status check_vec(const double *x, int n, const char *what, const char 
 rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_body_create: NULL argument");
+    if (def->kind == RC_BODY_LINEAR)
+        return rc_set_error(RC_ERR_ARG, "body: linear bodies are created with rc_linear_create");
     if (def->kind != RC_BODY_RIGID2D)
-        return rc_set_error(RC_ERR_ARG, "body: unknown 'kind' %d (only rigid2d is available)", (int)def->kind);
+        return rc_set_error(RC_ERR_ARG, "body: unknown 'kind' %d", (int)def->kind);
     if (!rc_finite(def->mass) || def->mass <= 0.0)
         return rc_set_error(RC_ERR_ARG, "body: 'mass' must be > 0 (got %g)", def->mass);
     if (!rc_finite(def->inertia) || def->inertia <= 0.0)
@@ -245,6 +248,7 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
     b->kind = def->kind;
     b->name = rc_strdup(def->name);
     b->iq = w->nq; b->iv = w->nv; b->nq = nq; b->nv = nv;
+    b->linear = -1;
     b->mass = def->mass; b->inertia = def->inertia;
     b->inv_mass = 1.0 / def->mass; b->inv_inertia = 1.0 / def->inertia;
     memcpy(b->force, def->force, sizeof b->force);
@@ -303,14 +307,18 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     CHECK_BODY(w, id);
     if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
     RC_CHECK(check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
-    memcpy(w->bodies[id].force, f, (size_t)w->bodies[id].nv * sizeof(double));
+    if (w->bodies[id].kind == RC_BODY_LINEAR)
+        memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
+    else
+        memcpy(w->bodies[id].force, f, (size_t)w->bodies[id].nv * sizeof(double));
     return RC_OK;
 }
 
 rc_status rc_body_get_force(const rc_world *w, int id, double *f)
 {
     CHECK_BODY(w, id);
-    if (f) memcpy(f, w->bodies[id].force, (size_t)w->bodies[id].nv * sizeof(double));
+    const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f : w->bodies[id].force;
+    if (f) memcpy(f, src, (size_t)w->bodies[id].nv * sizeof(double));
     return RC_OK;
 }
 
@@ -325,6 +333,8 @@ rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
 rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia)
 {
     CHECK_BODY(w, id);
+    if (w->bodies[id].kind != RC_BODY_RIGID2D)
+        return rc_set_error(RC_ERR_ARG, "body %d is a linear body: its mass is the matrix M", id);
     if (m) *m = w->bodies[id].mass;
     if (inertia) *inertia = w->bodies[id].inertia;
     return RC_OK;
@@ -332,13 +342,14 @@ rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia
 
 /* ---------------------------------------------------------------- shapes */
 
-static rc_status rebuild_slots(rc_world *w);
 
 static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
 {
     const int ground = body == RC_GROUND;
     if (!ground && !valid_body(w, body))
         return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
+    if (!ground && w->bodies[body].kind != RC_BODY_RIGID2D)
+        return rc_set_error(RC_ERR_ARG, "shape: body %d is a linear body; its contacts are gap functions (rc_gap_create)", body);
     switch (d->type) {
     case RC_SHAPE_DISK:
         if (!rc_finite(d->radius) || d->radius <= 0.0)
@@ -415,7 +426,7 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     s->bound = bound;
     if (out_id) *out_id = w->nshapes;
     w->nshapes++;
-    return rebuild_slots(w);
+    return rc_world_rebuild_slots(w);
 }
 
 int rc_shape_count(const rc_world *w) { return w ? w->nshapes : 0; }
@@ -546,7 +557,7 @@ int rc_world_pair_is_named(const rc_world *w, int sa, int sb)
 
 /* Named contacts: for each named body rule, every potential contact of every
  * shape pair of the two bodies, named NAME or NAME1..NAMEk. */
-static rc_status rebuild_slots(rc_world *w)
+rc_status rc_world_rebuild_slots(rc_world *w)
 {
     for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
     w->nslots = 0;
@@ -580,6 +591,13 @@ static rc_status rebuild_slots(rc_world *w)
         }
         (void)first;
     }
+    for (int i = 0; i < w->ngaps; i++) {   /* named gap contacts */
+        if (!w->gaps[i].name) continue;
+        RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
+        w->slots[w->nslots].name = rc_strdup(w->gaps[i].name);
+        w->slots[w->nslots].key = ((uint64_t)0xFFFFFF << 40) | ((uint64_t)(uint32_t)i << 16);
+        w->nslots++;
+    }
     return RC_OK;
 }
 
@@ -611,7 +629,7 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
     r->def = *def;
     r->name = rc_strdup(def->name);
     r->def.name = r->name;
-    return rebuild_slots(w);
+    return rc_world_rebuild_slots(w);
 }
 
 /* ---------------------------------------------------------------- simulation */
