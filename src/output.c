@@ -4,6 +4,7 @@
  * history.csv.gz: one header line of named columns
  *     t,E,E_kin,E_pot,W_ext,W_N,W_T,
  *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named bodies, id order)
+ *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
  * then one row for the state at open and one after every n-th step. Numbers
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
@@ -56,6 +57,7 @@ struct rc_output {
     int *body_ids;
     int *body_nq, *body_nv;
     int ncontacts;          /* named contacts written */
+    int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
     int ncols;
     char **cols;
 
@@ -228,6 +230,14 @@ static rc_status rc__write_row(rc_world *w)
             vals[0] = ci.gN; vals[1] = ci.uN; vals[2] = ci.uT; vals[3] = ci.pN; vals[4] = ci.pT;
         }
         for (int i = 0; i < 5; i++) { *p++ = ','; p += rc__fmt_num(p, (size_t)(end - p), vals[i]); }
+    }
+    for (int k = 0; k < o->njoints; k++) {   /* joint reaction forces (impulse / h) */
+        rc_joint_info ji;
+        int ok = rc_joint_get(w, o->joint_ids[k], &ji) == RC_OK && rc_world_step_count(w) > 0;
+        for (int r = 0; r < o->joint_rows[k]; r++) {
+            *p++ = ',';
+            p += rc__fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
+        }
     }
     *p++ = '\n';
 
@@ -439,6 +449,8 @@ static void rc__output_destroy(struct rc_output *o)
     rc_free(o->scenario);
     rc_free(o->params);
     rc_free(o->body_ids);
+    rc_free(o->joint_ids);
+    rc_free(o->joint_rows);
     rc_free(o->body_nq);
     rc_free(o->body_nv);
     if (o->cols)
@@ -532,7 +544,21 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     }
     o->ncontacts = rc_named_contact_count(w);
     if (o->ncontacts < 0) o->ncontacts = 0;
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts;
+    int nj = rc_joint_count(w), jcols = 0;
+    if (nj > 0) {
+        o->joint_ids = rc_malloc((size_t)nj * sizeof(int));
+        o->joint_rows = rc_malloc((size_t)nj * sizeof(int));
+        if (!o->joint_ids || !o->joint_rows) RC__NOMEM();
+        for (int id = 0; id < nj; id++) {
+            rc_joint_info ji;
+            if (!rc_joint_name(w, id) || rc_joint_get(w, id, &ji) != RC_OK) continue;
+            o->joint_ids[o->njoints] = id;
+            o->joint_rows[o->njoints] = ji.rows;
+            o->njoints++;
+            jcols += ji.rows;
+        }
+    }
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols;
     o->cols = rc_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -563,6 +589,14 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
             o->ncols++;
         }
     }
+
+    for (int k = 0; k < o->njoints; k++)
+        for (int r = 0; r < o->joint_rows[k]; r++) {
+            char suffix[16];
+            snprintf(suffix, sizeof suffix, ".f%d", r + 1);
+            if (!(o->cols[o->ncols] = rc__join(rc_joint_name(w, o->joint_ids[k]), suffix))) RC__NOMEM();
+            o->ncols++;
+        }
 
     /* row buffer, also used for the header */
     size_t hlen = 2;
