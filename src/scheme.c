@@ -306,25 +306,6 @@ rc_status rc_world_step(rc_world *w)
     double Ek0, Ep0, Ek1, Ep1;
     rc_energy(w, w->q0, w->v0, &Ek0, &Ep0);
     rc_energy(w, w->q, w->v, &Ek1, &Ep1);
-    /* the joints' position drift, projected away (its energy change is W_proj) */
-    double W_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
-    if (w->njoints) {
-        if (w->sim.project_joints) {
-            int pit;
-            rc_joints_energy_before(w);
-            s = rc_joints_project(w, w->t + h, &pit);
-            if (s == RC_OK) s = rc_joints_project_velocity(w, w->t + h);
-            if (s != RC_OK) goto restore;
-            rc_joints_restore_energy(w);
-            double Ek2, Ep2;
-            rc_energy(w, w->q, w->v, &Ek2, &Ep2);
-            W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
-            Ek1 = Ek2;
-            Ep1 = Ep2;
-        }
-        s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
-        if (s != RC_OK) goto restore;
-    }
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
@@ -357,6 +338,25 @@ rc_status rc_world_step(rc_world *w)
         }
     }
     W_theta *= 0.5 - theta;
+    /* the joints' position drift, projected away (its energy change is W_proj) */
+    double W_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
+    if (w->njoints) {
+        if (w->sim.project_joints) {
+            int pit;
+            rc_joints_energy_before(w);
+            s = rc_joints_project(w, w->t + h, &pit);
+            if (s == RC_OK) s = rc_joints_project_velocity(w, w->t + h);
+            if (s != RC_OK) goto restore;
+            rc_joints_restore_energy(w);
+            double Ek2, Ep2;
+            rc_energy(w, w->q, w->v, &Ek2, &Ep2);
+            W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
+            Ek1 = Ek2;
+            Ep1 = Ep2;
+        }
+        s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
+        if (s != RC_OK) goto restore;
+    }
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
     int have_cw = 0, max_cw_id = -1;
     long positive = 0;

@@ -1,0 +1,63 @@
+-- Bruls, Acary & Cardona 2014, section 10.2: a rigid pendulum with a
+-- bilateral pivot and a unilateral obstacle, here with the Moreau--Jean
+-- scheme (the paper's comparison scheme, eq. 50).
+--
+-- q = (x, y, theta), m = 1, J = 0.1, l = 1, g = 10. The pivot at the origin is
+-- the body point (-l, 0): g = (x - l cos theta, y - l sin theta) = 0 (a
+-- revolute joint). Released from rest at theta0 = pi/12, it swings clockwise
+-- and hits the obstacle x >= sqrt(2)/2 at theta = -pi/4 (e = 0.8), bouncing
+-- with a geometric sequence of impacts until it rests on it at the
+-- accumulation time t_acc = 5.055 s. theta = 1/(1 + rho_inf) = 0.5556 with
+-- rho_inf = 0.8, h = 1e-3.
+--
+-- Analytic figures (../shared/notes/002, section 4.2): first impact impulse
+-- P = J_O (1 + e) |theta_dot-| / (sqrt 2 / 2) = 11.7346 N s with
+-- J_O = J + m l^2 = 1.1; at rest the obstacle pushes with 10 N and the pivot
+-- with (-10, 10) N.
+--
+--   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
+local rc = require "ricochet"
+
+local h       = rc.param("h", 1e-3)
+local theta   = rc.param("theta", 1 / 1.8)
+local T       = rc.param("T", 7.0)
+local e       = rc.param("e", 0.8)
+local scheme  = rc.param("scheme", "moreau-jean")
+local project = rc.param("project", true)
+
+local m, J, l, g = 1.0, 0.1, 1.0, 10.0
+local th0 = math.pi / 12
+local w = rc.world{ gravity = { 0, -g } }
+w:halfplane{ point = { math.sqrt(2) / 2, 0 }, normal = { 1, 0 }, name = "obstacle" }
+local bob = w:body{ name = "bob", mass = m, inertia = J,
+                    q = { l * math.cos(th0), l * math.sin(th0), th0 }, shape = rc.point{ 0, 0 } }
+local pivot = w:revolute{ w.ground, bob, point_a = { 0, 0 }, point_b = { -l, 0 }, name = "pivot" }
+w:contact{ w.ground, bob, law = rc.newton{ e = e, mu = 0 }, name = "C" }
+
+local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project,
+                          solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
+-- the first impact's impulse, the last impact (rest), the largest joint drift
+local first_impulse, last_impact, impacts = nil, nil, 0
+local max_drift, in_contact = 0, false
+sim:after_step(function(s)
+  local c = s:contact("C")
+  local info = s:info()
+  max_drift = math.max(max_drift, info.joint_pos_violation)
+  if c.active and c.pN > 0 then
+    if not first_impulse then first_impulse = c.pN end
+    -- an impact: the bob was approaching at the start of the step
+    if not in_contact then impacts = impacts + 1; last_impact = s.t end
+    in_contact = c.uN < 1e-9
+  else
+    in_contact = false
+  end
+end)
+local summary = sim:run{ T = T }
+local c = sim:contact("C")
+local f = pivot:force()
+io.write(string.format(
+  "pendulum: first impact impulse %.6f N s (analytic 11.7346), %d impacts, last at t = %.4f s (t_acc 5.055), " ..
+  "rest: contact force %.6f N (10), pivot force (%.6f, %.6f) N ((-10, 10)), joint drift max %.2e\n",
+  first_impulse or 0 / 0, impacts, last_impact or 0 / 0, c.pN / h, f[1], f[2], max_drift))
+return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact,
+         contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, summary = summary }
