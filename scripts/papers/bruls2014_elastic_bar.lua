@@ -1,0 +1,84 @@
+-- Bruls, Acary & Cardona 2014, section 10.3: a linear elastic bar impacting a
+-- rigid wall, with the Moreau--Jean scheme.
+--
+-- E = 900, rho = 1, A = 1, L = 10, 200 two-node elements (201 nodes, q = nodal
+-- axial displacements), initially undeformed, uniform velocity v0 = 10 toward
+-- a wall at distance d0 = 5.005 from its front end; e = 0; h = 2e-3 (Courant
+-- number 1.2). The wave speed is c = sqrt(E/rho) = 30, so the analytic
+-- solution (../shared/notes/002 section 4.3): contact from d0/v0 = 0.5005 s
+-- to 0.5005 + 2L/c = 1.1672 s with a constant force rho c v0 A = 300 N, after
+-- which the bar leaves undeformed with velocity -10 and all its 500 J.
+--
+-- Parameters: theta (0.5 or 1/(1+rho_inf) = 0.5556), mass = "consistent" |
+-- "lumped", elements, h, T.
+--   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5556
+local rc = require "ricochet"
+
+local theta = rc.param("theta", 0.5)
+local h     = rc.param("h", 2e-3)
+local T     = rc.param("T", 1.6)
+local ne    = rc.param("elements", 200)
+local mass  = rc.param("mass", "consistent")   -- consistent | lumped
+local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
+
+local n, le = ne + 1, L / ne
+local M, K = {}, {}
+for i = 1, n do
+  M[i], K[i] = {}, {}
+  for j = 1, n do M[i][j], K[i][j] = 0, 0 end
+end
+local k, m = E * A / le, rho * A * le
+for e = 1, ne do   -- element e joins nodes e and e + 1
+  local a, b = e, e + 1
+  K[a][a] = K[a][a] + k; K[b][b] = K[b][b] + k
+  K[a][b] = K[a][b] - k; K[b][a] = K[b][a] - k
+  if mass == "lumped" then
+    M[a][a] = M[a][a] + m / 2; M[b][b] = M[b][b] + m / 2
+  elseif mass == "consistent" then
+    M[a][a] = M[a][a] + m / 3; M[b][b] = M[b][b] + m / 3
+    M[a][b] = M[a][b] + m / 6; M[b][a] = M[b][a] + m / 6
+  else
+    error("mass must be 'consistent' or 'lumped' (got " .. tostring(mass) .. ")")
+  end
+end
+local v = {}
+for i = 1, n do v[i] = v0 end
+
+local w = rc.world{}
+local bar = w:linear{ name = "bar", M = M, K = K, v0 = v }
+-- the front end (node n) may not pass the wall: g_N = d0 - q_n >= 0
+w:gap{ bar, index = { n }, normal = { -1 }, g0 = d0, law = rc.newton{ e = 0 }, name = "wall" }
+
+local sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h,
+                          solver = { "nsgs", tol = 1e-12 } }
+-- contact interval (steps that start with the contact active), total impulse,
+-- and the force p/h of every step, for the plateau between the two fronts
+local t_close, t_open, impulse, forces = nil, nil, 0, {}
+sim:after_step(function(s)
+  local c = s:contact("wall")
+  if c.active and c.pN > 0 then
+    if not t_close then t_close = s.t - h end
+    impulse = impulse + c.pN
+    forces[#forces + 1] = { s.t - h, c.pN / h }
+  elseif t_close and not t_open and c.gN > 0 then
+    t_open = s.t - h
+  end
+end)
+local summary = sim:run{ T = T }
+local ek, ee = table.unpack((function() local en = bar:energy(); return { en.kinetic, en.elastic } end)())
+local vq = bar:v()
+local vmean = 0
+for i = 1, n do vmean = vmean + vq[i] end
+vmean = vmean / n
+-- mean force on the plateau: the contact interval without 10 % at each end
+local duration = (t_open or T) - (t_close or 0)
+local sum, count = 0, 0
+for _, f in ipairs(forces) do
+  if f[1] >= t_close + 0.1 * duration and f[1] <= t_open - 0.1 * duration then sum, count = sum + f[2], count + 1 end
+end
+local force = count > 0 and sum / count or 0 / 0
+io.write(string.format(
+  "elastic bar (%s mass, theta = %.4g): contact from %.4f s to %s s (analytic 0.5005 to 1.1672), impulse %.3f N s (200), mean force %.2f N (300), " ..
+  "exit velocity %.4f (-10), energy after %.2f J (500: kinetic %.2f, elastic %.2f)\n",
+  mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee))
+return { t_close = t_close, t_open = t_open, force = force, impulse = impulse, exit_velocity = vmean, energy = ek + ee, summary = summary }
