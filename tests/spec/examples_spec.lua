@@ -95,6 +95,18 @@ checks["stick_slip.lua"] = function()
   end
 end
 
+checks["cart_pendulum.lua"] = function()
+  -- the PD loop brings the pendulum back to the vertical while the cart bounces on the bumper
+  local r = run_example("cart_pendulum.lua")
+  assert.is_true(math.abs(r.phi) < 5e-3)
+  assert.is_true(r.hits >= 1)
+  assert.is_true(r.bumper_impulse > 0)
+  assert.is_true(r.min_gap > -1e-3)                              -- no deeper than one step of motion
+  -- without the controller the pendulum keeps swinging
+  local free = run_example("cart_pendulum.lua", { kp = "0", kd = "0", kx = "0", kv = "0" })
+  assert.is_true(math.abs(free.phi) > 0.05 or free.hits == 0)
+end
+
 -- the scripts present in scripts/examples/
 local function example_names()
   local names = {}
