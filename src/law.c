@@ -267,13 +267,16 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
     if (!(lmax > 0.0))
         return rc_set_error(RC_ERR_NUMERIC, "law '%s': contact %d has a singular Delassus block", law_label(lp.l), c->id);
     lp.rho = 1.0 / lmax;
+    const double rho0 = lp.rho;
     if (lp.dim == 1) p[1] = 0.0;
+    /* |F| scales with rho: the tests below use |F| rho0 / rho, so that a
+     * reduced rho never makes a wrong p look converged */
 
     double F[2];
     RC_CHECK(local_map(&lp, p, F));
     double f2 = norm2(F);
     for (int it = 0; it < maxit; it++) {
-        double scale = 1.0 + fabs(p[0]) + fabs(p[1]);
+        double scale = (1.0 + fabs(p[0]) + fabs(p[1])) * lp.rho / rho0;
         if (f2 <= tol * tol * scale * scale) return RC_OK;
         /* Newton direction: F is piecewise smooth, and between NSGS sweeps a
          * contact usually stays on the same piece, so the Jacobian of its
@@ -337,7 +340,7 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
     }
     /* a miss within three orders of magnitude (round-off against a very
      * tight tolerance) is left to the global residual, which reports it */
-    double scale = 1e3 * (1.0 + fabs(p[0]) + fabs(p[1]));
+    double scale = 1e3 * (1.0 + fabs(p[0]) + fabs(p[1])) * lp.rho / rho0;
     if (f2 <= tol * tol * scale * scale) return RC_OK;
     return rc_set_error(RC_ERR_SOLVER, "law '%s': the local solver did not converge for contact %d at t = %.17g: |F| = %.3e > local_tol %.1e after %d iterations (rho = %.3e)",
                         law_label(lp.l), c->id, w->t, sqrt(f2), tol, maxit, lp.rho);

@@ -420,8 +420,10 @@ typedef struct rc_solver_def {
     rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */
     int warm_start;     /* default 1                                        */
     /* generic local solver for laws without a closed form (custom laws):
-     * projected fixed point p <- proj_C(p - rho xi(W p + b)), rho from the
-     * local Delassus block and halved when the local residual grows */
+     * semismooth Newton on F(p) = p - proj_C(p - rho xi(W p + b)) with a
+     * finite-difference Jacobian (reused between sweeps) and a line search,
+     * falling back to the projected fixed point p - F(p); rho = 1/lambda_max(W),
+     * halved when both stall */
     double local_tol;   /* |F(p)| <= local_tol (1 + |p|); default 0 = auto:
                            0.01 tol / sqrt(active contacts), so that local
                            solves do not limit NSGS; a miss by more than
