@@ -339,8 +339,11 @@ rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info)
     memset(info, 0, sizeof *info);
     info->rows = j->rows;
     for (int r = 0; r < j->rows; r++) {
-        info->impulse[r] = j->lambda[r];
-        info->force[r] = j->lambda[r] / w->sim.h;
+        /* the solver's impulse plus the velocity projection's (which carries
+         * the part that turns the velocity with the constraint: centripetal) */
+        double p = j->lambda[r] + j->mu_v[r];
+        info->impulse[r] = p;
+        info->force[r] = p / w->sim.h;
         info->g[r] = j->g_end[r];
         info->gdot[r] = j->gdot_end[r];
     }
@@ -494,6 +497,7 @@ rc_status rc_joints_project(rc_world *w, double t, int *iters)
  * rows hold at the end of the step too. */
 rc_status rc_joints_project_velocity(rc_world *w, double t)
 {
+    for (int i = 0; i < w->njoints; i++) memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
     for (int it = 0; it < w->sim.project_max_iter; it++) {
         double worst = 0.0;
         for (int i = 0; i < w->njoints; i++) {
@@ -519,6 +523,7 @@ rc_status rc_joints_project_velocity(rc_world *w, double t)
             for (int r = 0; r < j->rows; r++) {
                 mu[r] = 0.0;
                 for (int k = 0; k < j->rows; k++) mu[r] -= Wi[r][k] * u[k];
+                j->mu_v[r] += mu[r];
             }
             for (int c = 0; c < 3; c++)
                 for (int r = 0; r < j->rows; r++) {
@@ -574,11 +579,18 @@ void rc_joints_energy_before(rc_world *w)
  * remains shows in W_proj. */
 void rc_joints_restore_energy(rc_world *w)
 {
+    if (!w->njoints) return;
     components(w);
     int *c = w->comp;
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
-        if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM) {
+        int driven = j->def.type == RC_JOINT_PRESCRIBED;
+        if (j->def.type == RC_JOINT_CUSTOM) {   /* driven if g depends on t */
+            double g[3], gt[3];
+            driven = rc_joint_eval(w, j, w->q, w->t, g, NULL, NULL, gt) != RC_OK;
+            for (int r = 0; r < j->rows && !driven; r++) driven = fabs(gt[r]) > 1e-12 * (1.0 + fabs(g[r]));
+        }
+        if (driven) {
             int r = c[j->def.body_b];
             for (int b = 0; b < w->nbodies; b++) if (c[b] == r) c[b] = -1;
         }

@@ -163,6 +163,8 @@ typedef struct rc_joint {
     double shift[3];            /* dg/dt at the scheme's time                    */
     double b[3];
     double lambda[3];           /* impulse (warm start across steps)             */
+    double mu_v[3];             /* impulse of the velocity projection (reported
+                                   with lambda: the centripetal part)            */
     double res;
     /* reported at the end of the step */
     double g_end[3], gdot_end[3], work;

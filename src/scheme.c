@@ -424,6 +424,12 @@ rc_status rc_world_step(rc_world *w)
     in->W_J_total += W_J;
     in->W_proj_total += W_proj;
     in->E_spring = E_spring;
+    in->E_elastic = 0.0;
+    for (int i = 0; i < w->nlinears; i++) {
+        double ek, ee;
+        rc_linear_energies(w, &w->linears[i], w->q, w->v, &ek, &ee);
+        in->E_elastic += ee;
+    }
     in->joint_pos_violation = pos_viol;
     in->joint_vel_violation = vel_viol;
     in->W_damp = W_damp;
