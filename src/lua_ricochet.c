@@ -677,7 +677,8 @@ typedef struct lrc_law {
     int dim, nstate;
     int xi_ref, project_ref, update_ref, params_ref, ctx_ref, state_ref, keys_ref;
     char state_names[RC_LAW_MAX_STATE][32];
-    double ctx_t;           /* the step whose fields ctx holds            */
+    double ctx_t, ctx_h, ctx_theta;   /* the step fields ctx holds       */
+    int ctx_unknown;
     const rc_law_ctx *cur;  /* the call in progress (ctx's contact fields) */
 } lrc_law;
 
@@ -731,10 +732,12 @@ static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const 
     lw->cur = ctx;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lw->ctx_ref);
     int t = lua_gettop(L);
-    if (ctx->t != lw->ctx_t || lw->nstate > 0) {
+    const int fresh = ctx->t != lw->ctx_t || ctx->h != lw->ctx_h || ctx->theta != lw->ctx_theta
+                   || (int)ctx->unknown != lw->ctx_unknown;
+    if (fresh || lw->nstate > 0) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, lw->keys_ref);
         int keys = lua_gettop(L);
-        if (ctx->t != lw->ctx_t) {
+        if (fresh) {
             set_key(L, keys, t, 1, ctx->t);
             set_key(L, keys, t, 2, ctx->h);
             set_key(L, keys, t, 3, ctx->theta);
@@ -742,6 +745,9 @@ static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const 
             lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
             lua_rawset(L, t);
             lw->ctx_t = ctx->t;
+            lw->ctx_h = ctx->h;
+            lw->ctx_theta = ctx->theta;
+            lw->ctx_unknown = (int)ctx->unknown;
         }
         if (lw->nstate > 0) {
             lua_rawgeti(L, LUA_REGISTRYINDEX, lw->state_ref);
@@ -954,7 +960,7 @@ static int l_law_create_custom(lua_State *L)
     return 1;
 }
 
-/* law_set(world, id, e, mu) -> true | nil, msg, status  (allowed between steps) */
+/* law_set(world, id, e, mu, e_t?) -> true | nil, msg, status  (allowed between steps) */
 static int l_law_set(lua_State *L)
 {
     lrc_world *lw = check_idle(L, 1);
@@ -964,7 +970,18 @@ static int l_law_set(lua_State *L)
     if (s != RC_OK) return push_fail(L, s);
     def.e = luaL_checknumber(L, 3);
     def.mu = luaL_checknumber(L, 4);
+    def.e_t = luaL_optnumber(L, 5, def.e_t);
     s = rc_law_set(lw->w, id, &def);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* set_default_law(world, id) -> true | nil, msg, status */
+static int l_set_default_law(lua_State *L)
+{
+    lrc_world *lw = check_idle(L, 1);
+    rc_status s = rc_world_set_default_law(lw->w, (int)luaL_checkinteger(L, 2));
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -1989,6 +2006,7 @@ static const luaL_Reg core_funcs[] = {
     { "shape_def", l_shape_def },
     { "law_create", l_law_create },
     { "law_create_custom", l_law_create_custom },
+    { "set_default_law", l_set_default_law },
     { "law_set", l_law_set },
     { "law_def", l_law_def },
     { "contact_rule", l_contact_rule },

@@ -202,7 +202,8 @@ struct rc_world {
     /* model */
     rc_body *bodies;   int nbodies, cap_bodies;
     rc_shape *shapes;  int nshapes, cap_shapes;
-    rc_law *laws;      int nlaws, cap_laws;      /* laws[0] = default law */
+    rc_law *laws;      int nlaws, cap_laws;
+    int default_law;        /* law of the pairs no rule names (0 at creation) */
     rc_rule *rules;    int nrules, cap_rules;
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;

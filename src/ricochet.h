@@ -335,6 +335,9 @@ typedef struct rc_law_def {
 
 rc_law_def rc_default_law_def(void);
 rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
+/* The law of the pairs that no rule names (initially law 0, made from the
+ * world def's default_e / default_mu). */
+rc_status rc_world_set_default_law(rc_world *w, int law);
 rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def);
 
 /* What the scheme tells a law about the step. */

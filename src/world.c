@@ -544,7 +544,15 @@ int rc_world_law_for(const rc_world *w, int sa, int sb)
         for (int i = w->nrules - 1; i >= 0; i--)
             if ((int)w->rules[i].def.kind == kind && rule_matches(w, &w->rules[i], sa, sb))
                 return w->rules[i].def.law;
-    return 0;
+    return w->default_law;
+}
+
+rc_status rc_world_set_default_law(rc_world *w, int law)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_set_default_law: world is NULL");
+    if (law < 0 || law >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "no law with id %d", law);
+    w->default_law = law;
+    return RC_OK;
 }
 
 int rc_world_pair_is_named(const rc_world *w, int sa, int sb)

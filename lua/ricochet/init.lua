@@ -494,7 +494,8 @@ local Law = { __name = "ricochet.law" }
 Law.__index = Law
 function Law.__tostring(l)
     if l.type == "custom" then return fmt("ricochet.law '%s'", l.name) end
-    return fmt("ricochet.%s{ e = %s, mu = %s }%s", l.type, show(l.e), show(l.mu),
+    return fmt("ricochet.%s{ e = %s, %smu = %s }%s", l.type, show(l.e),
+               l.type == "moreau" and ("e_t = " .. show(l.e_t) .. ", ") or "", show(l.mu),
                l.name and (" '" .. l.name .. "'") or "")
 end
 rc.Law = Law
@@ -558,12 +559,12 @@ local law_probe_ctx = { t = 0, h = 1e-3, theta = 0.5, unknown = "end", contact =
 local function probe(lname, key, fn, law, ctx, ...)
     local ok, a, b = pcall(fn, law, ...)
     if not ok then raise(fmt("rc.law: law '%s': '%s' fails when called with zeros: %s", lname, key, tostring(a))) end
-    for i, v in ipairs{ a, b } do
+    for i = 1, 2 do
+        local v = i == 1 and a or b
         if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
             raise(fmt("rc.law: law '%s': '%s' must return 2 finite numbers (got %s as value %d)", lname, key, show(v), i))
         end
     end
-    if b == nil then raise(fmt("rc.law: law '%s': '%s' must return 2 finite numbers (got nil as value 2)", lname, key)) end
 end
 
 function rc.law(t)
@@ -598,7 +599,9 @@ function rc.law(t)
     if #names > 8 then fail(fname, "law '%s': 'state' has %d values (at most 8)", lname, #names) end
     for i, k in ipairs(names) do
         local v = state[k]
-        if not isfinite(v) then fail(fname, "law '%s': 'state.%s' must be a finite number (got %s)", lname, k, show(v)) end
+        if type(v) ~= "number" or not isfinite(v) then
+            fail(fname, "law '%s': 'state.%s' must be a finite number (got %s)", lname, k, show(v))
+        end
         state0[i] = v
     end
     -- probe the functions once with zeros so that wrong shapes fail here
@@ -621,6 +624,11 @@ local function make_law(name, t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.laws.make(\"fremond\", { e = 1, mu = 0.1 })")
     check_keys(fname, t, { "e", "mu", "e_t" })
+    if t.e_t ~= nil then
+        local et = number(fname, "e_t", t.e_t, 0)
+        if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+        if name ~= "moreau" and et ~= 0 then fail(fname, "'e_t' applies to the law \"moreau\" only (got e_t = %s for %s)", show(et), show(name)) end
+    end
     if name == "newton" then return rc.newton{ e = t.e, mu = t.mu } end
     if name == "moreau" then return rc.moreau{ e = t.e, mu = t.mu, e_t = t.e_t } end
     if name == "fremond" then return rc.fremond{ e = t.e, mu = t.mu } end
@@ -632,8 +640,12 @@ end
 rc.laws = setmetatable({ newton = rc.newton, moreau = rc.moreau, fremond = rc.fremond, make = make_law }, {
     -- laws shipped in lua/ricochet/laws/ load on first use: rc.laws.cohesive{...}
     __index = function(t, k)
-        local ok, mod = pcall(require, "ricochet.laws." .. tostring(k))
-        if not ok then return nil end
+        local name = "ricochet.laws." .. tostring(k)
+        local ok, mod = pcall(require, name)
+        if not ok then
+            if tostring(mod):find("module '" .. name .. "' not found", 1, true) then return nil end
+            error(mod, 2)   -- the module exists but fails to load: say why
+        end
         rawset(t, k, mod)
         return mod
     end,
@@ -691,6 +703,8 @@ function World.__close(w, err)
     w:close(err)
 end
 
+local law_id   -- defined with the world's methods below
+
 function rc.world(t)
     local fname = "rc.world"
     if t == nil then t = {} end
@@ -702,8 +716,9 @@ function rc.world(t)
     local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
+    local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic")
     local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin,
-                                   e = law and law.e or 0, mu = law and law.mu or 0 }
+                                   e = builtin_newton and law and law.e or 0, mu = builtin_newton and law and law.mu or 0 }
     if not c then fail(fname, "%s", msg) end
     local w = setmetatable({
         _c = c, dim = dim, gravity = g, margin = margin,
@@ -712,6 +727,10 @@ function rc.world(t)
         _joints = {}, _joint_names = {},
     }, World)
     w.ground = setmetatable({ id = core.GROUND, name = "ground", world = w }, Ground)
+    if not builtin_newton then   -- any other law: created in the world and made the default
+        local ok, err = core.set_default_law(c, law_id(w, c, fname, law))
+        if not ok then fail(fname, "%s", err) end
+    end
     return w
 end
 
@@ -728,7 +747,7 @@ function World:close(err)
     open_outputs[self] = nil
 end
 
-local function law_id(self, c, fname, law)
+function law_id(self, c, fname, law)
     local id = self._laws[law]
     if id then return id end
     local msg
@@ -739,7 +758,35 @@ local function law_id(self, c, fname, law)
     end
     if not id then fail(fname, "%s", msg) end
     self._laws[law] = id
+    local users = rawget(law, "_worlds")
+    if not users then users = setmetatable({}, { __mode = "k" }); rawset(law, "_worlds", users) end
+    users[self] = id
     return id
+end
+
+-- law:set{ e =, mu =, e_t = }: change a built-in law's coefficients, in every
+-- world that uses it, e.g. from a before_step callback (custom laws: change
+-- their params table instead).
+function Law:set(t)
+    local fname = "law:set"
+    if getmetatable(self) ~= Law then fail(fname, "expected a law (call it as law:set{ mu = 0.2 })") end
+    if self.type == "custom" then fail(fname, "law '%s' is written in Lua: change its params table instead", self.name) end
+    check_table(fname, t, "law:set{ mu = 0.2 }")
+    check_keys(fname, t, self.type == "moreau" and { "e", "mu", "e_t" } or { "e", "mu" })
+    local e = in01(fname, "e", number(fname, "e", t.e, self.e))
+    local mu = nonneg(fname, "mu", number(fname, "mu", t.mu, self.mu))
+    local et = number(fname, "e_t", t.e_t, self.e_t or 0)
+    if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+    for w, id in pairs(rawget(self, "_worlds") or {}) do
+        local c = rawget(w, "_c")
+        if core.is_open(c) then
+            local ok, msg = core.law_set(c, id, e, mu, et)
+            if not ok then fail(fname, "%s", msg) end
+        end
+    end
+    self.e, self.mu = e, mu
+    if self.type == "moreau" then self.e_t = et end
+    return self
 end
 
 local function create_shape(fname, c, body_id, d)

@@ -199,3 +199,36 @@ describe("bad law definitions", function()
     assert.near(0.05, b:q()[2] + 0.05, 0.2)                   -- the state was not advanced past the failure
   end)
 end)
+
+describe("changing laws", function()
+  local function sliding_box(world_def, law, switch)
+    local w = rc.world(world_def)
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    local box = w:body{ mass = 1, inertia = 0.1, q = { 0, 0.1, 0 }, v = { 2, 0, 0 }, shape = rc.box{ 0.4, 0.2 } }
+    if law then w:contact{ w.ground, box, law = law } end
+    local sim = w:simulation{ h = 1e-3, solver = { "nsgs", tol = 1e-12 } }
+    local t_stop
+    sim:before_step(function(s) if switch then switch(s) end end)
+    sim:after_step(function(s) if not t_stop and box:v()[1] <= 1e-12 then t_stop = s.t end end)
+    sim:run{ T = 1 }
+    return t_stop, box, sim
+  end
+
+  it("law:set from a before_step callback changes the friction of the running contact", function()
+    local law = rc.newton{ e = 0, mu = 0 }
+    local t_stop = sliding_box({ gravity = { 0, -10 } }, law, function(s)
+      if s.t >= 0.5 - 1e-9 and law.mu == 0 then law:set{ mu = 0.5 } end
+    end)
+    assert.is_true(math.abs(t_stop - (0.5 + 2 / 5)) <= 1e-3 + 1e-9)   -- decelerates at mu g from t = 0.5
+    assert.is_truthy(select(2, pcall(law.set, law, { mu = -1 })):find("'mu' must be >= 0", 1, true))
+  end)
+
+  it("a world's default_law keeps its type (here Fremond)", function()
+    local _, a = sliding_box({ gravity = { 0, -10 }, default_law = rc.fremond{ e = 0.5, mu = 0.3 } })
+    local _, b = sliding_box({ gravity = { 0, -10 } }, rc.fremond{ e = 0.5, mu = 0.3 })
+    local _, c = sliding_box({ gravity = { 0, -10 }, default_law = rc.newton{ e = 0.5, mu = 0.3 } })
+    assert.are.same(b:q(), a:q())
+    assert.are.same(b:v(), a:v())
+    assert.is_true(c:q()[1] > 0)
+  end)
+end)
