@@ -107,6 +107,35 @@ RC_TEST(pendulum_energy_bounded_over_100_periods)
     rc_world_destroy(w);
 }
 
+RC_TEST(rod_pendulum_with_a_distance_joint)
+{
+    /* a point mass on a massless rod of length 2: T = 2 pi sqrt(l / g) for
+     * small swings (the body's own rotation is free), the rod length kept */
+    rc_world *w = world(-10.0);
+    const double l = 2.0, a0 = 0.01;
+    int b = body(w, 1.0, 0.1, l * sin(a0), -l * cos(a0), 0.0);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.type = RC_JOINT_DISTANCE;
+    jd.body_b = b;                        /* from the ground origin to the centre */
+    CHECK_OK(rc_joint_create(w, &jd, NULL));
+    CHECK_OK(configure(w, RC_SCHEME_MOREAU_JEAN, 1e-3));
+    double prev = a0, tprev = 0.0, cross[6];
+    int nc = 0;
+    for (int i = 0; i < 20000 && nc < 6 && !*failed; i++) {
+        CHECK_OK(rc_world_step(w));
+        double q[3];
+        rc_body_get_state(w, b, q, NULL);
+        CHECK_NEAR(hypot(q[0], q[1]), l, 1e-10);
+        double a = atan2(q[0], -q[1]), t = rc_world_time(w);
+        if ((prev > 0) != (a > 0)) cross[nc++] = tprev + (t - tprev) * prev / (prev - a);
+        prev = a;
+        tprev = t;
+    }
+    CHECK(nc == 6);
+    if (nc == 6) CHECK(fabs((cross[5] - cross[1]) / 2.0 - 2.0 * M_PI * sqrt(l / 10.0)) <= 1e-3 * 2.0 * M_PI * sqrt(l / 10.0));
+    rc_world_destroy(w);
+}
+
 RC_TEST(hanging_pendulum_reaction_is_statics)
 {
     int b;
@@ -258,5 +287,5 @@ RC_TEST(bad_joints)
 }
 
 RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_over_100_periods),
-             T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
+             T(rod_pendulum_with_a_distance_joint), T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
              T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work), T(bad_joints))
