@@ -451,90 +451,82 @@ rc_status rc_joints_assemble(rc_world *w, double kappa, double t_star)
     return RC_OK;
 }
 
-/* Positions after the step: Gauss--Seidel over joints of the projection
- * dq = -M^-1 H^T (H M^-1 H^T)^-1 g(q, t), until max |g| <= project_tol. */
-rc_status rc_joints_project(rc_world *w, double t, int *iters)
+/* One Gauss--Seidel correction of joint j: with r its row residual and H its
+ * rows at the current positions, x += M^-1 H^T mu, mu = -(H M^-1 H^T)^-1 r,
+ * on the positions (x = q) or the velocities (x = v) of its bodies. */
+static rc_status correct(rc_world *w, rc_joint *j, double Ha[3][3], double Hb[3][3], const double *r,
+                         double *x, int by_iq, double *mu, const char *what, double t)
 {
+    rc_joint tmp = *j;
+    double Wi[3][3];
+    memcpy(tmp.Ha, Ha, sizeof tmp.Ha);
+    memcpy(tmp.Hb, Hb, sizeof tmp.Hb);
+    delassus(w, &tmp, 1.0);
+    if (!invert(j->rows, (const double (*)[3])tmp.W, Wi))
+        return rc_set_error(RC_ERR_NUMERIC, "joint '%s': singular rows in the %s projection at t = %.17g", joint_label(j), what, t);
+    for (int k = 0; k < j->rows; k++) {
+        mu[k] = 0.0;
+        for (int l = 0; l < j->rows; l++) mu[k] -= Wi[k][l] * r[l];
+    }
+    const rc_body *bb = &w->bodies[j->def.body_b];
+    double *xb = x + (by_iq ? bb->iq : bb->iv);
+    double *xa = NULL;
+    if (j->def.body_a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[j->def.body_a];
+        xa = x + (by_iq ? ba->iq : ba->iv);
+    }
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < j->rows; k++) {
+            xb[c] += tmp.MHb[k][c] * mu[k];
+            if (xa) xa[c] += tmp.MHa[k][c] * mu[k];
+        }
+    return RC_OK;
+}
+
+/* Gauss--Seidel over joints until every row residual is below project_tol:
+ * positions (velocity = 0): r = g(q, t), corrected on q;
+ * velocities (velocity = 1): r = H(q) v + dg/dt, corrected on v, and the
+ * impulses mu summed in mu_v (reported with the joints' reactions). */
+static rc_status project(rc_world *w, double t, int velocity, int *iters)
+{
+    if (velocity)
+        for (int i = 0; i < w->njoints; i++) memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
     int it = 0;
     for (; it < w->sim.project_max_iter; it++) {
         double worst = 0.0;
         for (int i = 0; i < w->njoints; i++) {
             rc_joint *j = &w->joints[i];
-            double g[3], Ha[3][3], Hb[3][3], Wp[3][3], Wi[3][3], mu[3];
-            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, NULL));
-            double gmax = 0.0;
-            for (int r = 0; r < j->rows; r++) gmax = fmax(gmax, fabs(g[r]));
-            if (gmax > worst) worst = gmax;
-            if (gmax <= w->sim.project_tol) continue;
-            rc_joint tmp = *j;
-            memcpy(tmp.Ha, Ha, sizeof Ha);
-            memcpy(tmp.Hb, Hb, sizeof Hb);
-            delassus(w, &tmp, 1.0);
-            memcpy(Wp, tmp.W, sizeof Wp);
-            if (!invert(j->rows, (const double (*)[3])Wp, Wi))
-                return rc_set_error(RC_ERR_NUMERIC, "joint '%s': singular rows in the position projection at t = %.17g", joint_label(j), t);
-            for (int r = 0; r < j->rows; r++) {
-                mu[r] = 0.0;
-                for (int k = 0; k < j->rows; k++) mu[r] -= Wi[r][k] * g[k];
+            double g[3], gt[3], Ha[3][3], Hb[3][3], r[3], mu[3], rmax = 0.0;
+            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, velocity ? gt : NULL));
+            const double *vb = w->v + w->bodies[j->def.body_b].iv;
+            const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
+            for (int k = 0; k < j->rows; k++) {
+                r[k] = g[k];
+                if (velocity) {
+                    r[k] = gt[k];
+                    for (int c = 0; c < 3; c++) r[k] += Hb[k][c] * vb[c] + Ha[k][c] * va[c];
+                }
+                rmax = fmax(rmax, fabs(r[k]));
             }
-            double *qb = w->q + w->bodies[j->def.body_b].iq;
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < j->rows; r++) qb[c] += tmp.MHb[r][c] * mu[r];
-            if (j->def.body_a != RC_GROUND) {
-                double *qa = w->q + w->bodies[j->def.body_a].iq;
-                for (int c = 0; c < 3; c++)
-                    for (int r = 0; r < j->rows; r++) qa[c] += tmp.MHa[r][c] * mu[r];
-            }
+            worst = fmax(worst, rmax);
+            if (rmax <= w->sim.project_tol) continue;
+            RC_CHECK(correct(w, j, Ha, Hb, r, velocity ? w->v : w->q, !velocity, mu,
+                             velocity ? "velocity" : "position", t));
+            if (velocity)
+                for (int k = 0; k < j->rows; k++) j->mu_v[k] += mu[k];
         }
         if (worst <= w->sim.project_tol) break;
     }
-    *iters = it;
+    if (iters) *iters = it;
     return RC_OK;
 }
 
-/* Velocities after the position projection: Gauss--Seidel over joints of
- * dv = -M^-1 H^T (H M^-1 H^T)^-1 (H v + dg/dt) at (q_{k+1}, t), so that the
- * rows hold at the end of the step too. */
-rc_status rc_joints_project_velocity(rc_world *w, double t)
-{
-    for (int i = 0; i < w->njoints; i++) memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
-    for (int it = 0; it < w->sim.project_max_iter; it++) {
-        double worst = 0.0;
-        for (int i = 0; i < w->njoints; i++) {
-            rc_joint *j = &w->joints[i];
-            double g[3], gt[3], Ha[3][3], Hb[3][3], Wi[3][3], mu[3], u[3];
-            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
-            rc_joint tmp = *j;
-            memcpy(tmp.Ha, Ha, sizeof Ha);
-            memcpy(tmp.Hb, Hb, sizeof Hb);
-            double *vb = w->v + w->bodies[j->def.body_b].iv;
-            double *va = j->def.body_a == RC_GROUND ? NULL : w->v + w->bodies[j->def.body_a].iv;
-            double umax = 0.0;
-            for (int r = 0; r < j->rows; r++) {
-                u[r] = gt[r];
-                for (int c = 0; c < 3; c++) u[r] += Hb[r][c] * vb[c] + (va ? Ha[r][c] * va[c] : 0.0);
-                umax = fmax(umax, fabs(u[r]));
-            }
-            if (umax > worst) worst = umax;
-            if (umax <= w->sim.project_tol) continue;
-            delassus(w, &tmp, 1.0);
-            if (!invert(j->rows, (const double (*)[3])tmp.W, Wi))
-                return rc_set_error(RC_ERR_NUMERIC, "joint '%s': singular rows in the velocity projection at t = %.17g", joint_label(j), t);
-            for (int r = 0; r < j->rows; r++) {
-                mu[r] = 0.0;
-                for (int k = 0; k < j->rows; k++) mu[r] -= Wi[r][k] * u[k];
-                j->mu_v[r] += mu[r];
-            }
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < j->rows; r++) {
-                    vb[c] += tmp.MHb[r][c] * mu[r];
-                    if (va) va[c] += tmp.MHa[r][c] * mu[r];
-                }
-        }
-        if (worst <= w->sim.project_tol) break;
-    }
-    return RC_OK;
-}
+/* Positions after the step: dq = -M^-1 H^T (H M^-1 H^T)^-1 g(q, t). */
+rc_status rc_joints_project(rc_world *w, double t, int *iters) { return project(w, t, 0, iters); }
+
+/* Velocities after the position projection, onto H(q_{k+1}) v + dg/dt = 0,
+ * so that the rows hold at the end of the step too. */
+rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, t, 1, NULL); }
 
 double rc_body_energy(const rc_world *w, int b)
 {
