@@ -161,23 +161,28 @@ void rc_linear_free(rc_world *w)
     rc_free(w->gaps);
 }
 
-/* y = A x (dense n x n); A NULL: y = 0 */
-static void matvec(const double *A, int n, const double *x, double *y)
+/* y = A x for a symmetric n x n matrix of bandwidth kd (stored dense; only
+ * the band is read, so a banded body costs O(n kd)); A NULL: y = 0 */
+static void matvec(const double *A, int n, int kd, const double *x, double *y)
 {
     for (int i = 0; i < n; i++) {
         double s = 0.0;
-        if (A) for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+        if (A) {
+            int j0 = i - kd > 0 ? i - kd : 0, j1 = i + kd < n - 1 ? i + kd : n - 1;
+            for (int j = j0; j <= j1; j++) s += A[(size_t)i * n + j] * x[j];
+        }
         y[i] = s;
     }
 }
 
-static double quad(const double *A, int n, const double *x)
+static double quad(const double *A, int n, int kd, const double *x)
 {
     if (!A) return 0.0;
     double s = 0.0;
     for (int i = 0; i < n; i++) {
+        int j0 = i - kd > 0 ? i - kd : 0, j1 = i + kd < n - 1 ? i + kd : n - 1;
         double r = 0.0;
-        for (int j = 0; j < n; j++) r += A[i * n + j] * x[j];
+        for (int j = j0; j <= j1; j++) r += A[(size_t)i * n + j] * x[j];
         s += x[i] * r;
     }
     return s;
@@ -229,15 +234,15 @@ rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const 
     const double *q = w->q0 + b->iq, *v = w->v0 + b->iv;
     const double h = w->sim.h, th = w->sim.theta;
     double *Mv = L->work, *Kq = L->work + n, *t = L->work + 2 * n;
-    matvec(L->M, n, v, Mv);
-    matvec(L->K, n, q, Kq);
+    matvec(L->M, n, L->kd, v, Mv);
+    matvec(L->K, n, L->kd, q, Kq);
     if (fremond) {   /* eq. (97): M v_k - h theta K q_k + h theta F */
         for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * th * Kq[i] + h * th * F[i];
     } else {         /* eq. (92): (M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F */
         double *Cv = t;
-        matvec(L->C, n, v, Cv);
+        matvec(L->C, n, L->kd, v, Cv);
         for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * (1.0 - th) * Cv[i] - h * Kq[i] + h * F[i];
-        matvec(L->K, n, v, Cv);
+        matvec(L->K, n, L->kd, v, Cv);
         for (int i = 0; i < n; i++) V0[i] -= h * h * th * (1.0 - th) * Cv[i];
     }
     return solve(L, V0, 1);
@@ -247,8 +252,8 @@ rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const 
 void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee)
 {
     const rc_body *b = &w->bodies[L->body];
-    *Ek = 0.5 * quad(L->M, L->n, v + b->iv);
-    *Ee = 0.5 * quad(L->K, L->n, q + b->iq);
+    *Ek = 0.5 * quad(L->M, L->n, L->kd, v + b->iv);
+    *Ee = 0.5 * quad(L->K, L->n, L->kd, q + b->iq);
 }
 
 /* ||dv||_M^2 + ||dq||_K^2 and -h v_th^T C v_th of one step */
@@ -261,8 +266,8 @@ void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *v
         dv[i] = w->v[b->iv + i] - w->v0[b->iv + i];
         dq[i] = w->q[b->iq + i] - w->q0[b->iq + i];
     }
-    *norms = quad(L->M, n, dv) + quad(L->K, n, dq);
-    *W_damp = -w->sim.h * quad(L->C, n, vth + b->iv);
+    *norms = quad(L->M, n, L->kd, dv) + quad(L->K, n, L->kd, dq);
+    *W_damp = -w->sim.h * quad(L->C, n, L->kd, vth + b->iv);
 }
 
 rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic)
