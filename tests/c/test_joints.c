@@ -262,6 +262,27 @@ RC_TEST(prescribed_motion_and_its_work)
     }
 }
 
+RC_TEST(no_allocation_in_steps_with_joints_and_contacts)
+{
+    int b;
+    rc_world *w = pendulum(M_PI / 12, RC_SCHEME_MOREAU_JEAN, 1e-3, &b);
+    CHECK(w != NULL);
+    if (!w) return;
+    rc_shape_def pt = rc_default_shape_def();      /* the Bruls obstacle x >= sqrt(2)/2 */
+    pt.type = RC_SHAPE_POINT;
+    CHECK_OK(rc_shape_create(w, b, &pt, NULL));
+    rc_shape_def wall = rc_default_shape_def();
+    wall.type = RC_SHAPE_HALFPLANE;
+    wall.point[0] = sqrt(2.0) / 2.0;
+    wall.normal[0] = 1.0; wall.normal[1] = 0.0;
+    CHECK_OK(rc_shape_create(w, RC_GROUND, &wall, NULL));
+    for (int i = 0; i < 1000; i++) CHECK_OK(rc_world_step(w));   /* past the first impacts */
+    uint64_t a = rc_alloc_count();
+    for (int i = 0; i < 4000 && !*failed; i++) CHECK_OK(rc_world_step(w));
+    CHECK(rc_alloc_count() == a);
+    rc_world_destroy(w);
+}
+
 RC_TEST(bad_joints)
 {
     rc_world *w = world(-10.0);
@@ -288,4 +309,5 @@ RC_TEST(bad_joints)
 
 RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_over_100_periods),
              T(rod_pendulum_with_a_distance_joint), T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
-             T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work), T(bad_joints))
+             T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work),
+             T(no_allocation_in_steps_with_joints_and_contacts), T(bad_joints))
