@@ -1623,7 +1623,8 @@ static int l_gap_create(lua_State *L)
 
 /* ---------------------------------------------------------------- simulation */
 
-static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", NULL };
+static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", NULL };
+static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY };
 static const char *const activations[] = { "gap", "anticipate", NULL };
 static const char *const on_fails[] = { "warn", "error", NULL };
 
@@ -1648,8 +1649,7 @@ static int l_configure(lua_State *L)
     lrc_world *lw = check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     rc_sim_def def = rc_default_sim_def();
-    def.scheme = field_option(L, 2, "scheme", schemes, 0) == 0 ? RC_SCHEME_MOREAU_JEAN
-                                                                 : RC_SCHEME_MOREAU_JEAN_FREMOND;
+    def.scheme = scheme_codes[field_option(L, 2, "scheme", schemes, 0)];
     def.theta = field_num(L, 2, "theta", def.theta);
     def.h = field_num(L, 2, "h", def.h);
     def.activation = field_option(L, 2, "activation", activations, 0) == 0 ? RC_ACTIVATE_GAP
@@ -1664,6 +1664,13 @@ static int l_configure(lua_State *L)
                                                                         : RC_ON_FAIL_ERROR;
     if (lua_getfield(L, 2, "warm_start") != LUA_TNIL) def.solver.warm_start = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    static const char *const methods[] = { "nsgs", "uzawa", NULL };
+    def.solver.method = field_option(L, 2, "solver", methods, 0) == 0 ? RC_SOLVER_NSGS : RC_SOLVER_UZAWA;
+    def.solver.relax = field_num(L, 2, "relax", def.solver.relax);
+    static const char *const orders[] = { "fixed", "random", NULL };
+    def.solver.order = field_option(L, 2, "order", orders, 0) == 0 ? RC_ORDER_FIXED : RC_ORDER_RANDOM;
+    lua_Integer seed = field_int(L, 2, "seed", 1);
+    def.solver.seed = (uint64_t)seed;
     def.solver.local_tol = field_num(L, 2, "local_tol", def.solver.local_tol);
     lua_Integer lmi = field_int(L, 2, "local_max_iter", def.solver.local_max_iter);
     if (lmi < 1 || lmi > 0x7fffffff) lmi = 0; /* rejected by the kernel */
@@ -1693,7 +1700,8 @@ static int l_sim_def(lua_State *L)
     rc_status s = rc_world_get_sim_def(lw->w, &d);
     if (s != RC_OK) return push_fail(L, s);
     lua_newtable(L);
-    lua_pushstring(L, d.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond" : "moreau-jean");
+    lua_pushstring(L, d.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
+                      : d.scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
     lua_setfield(L, -2, "scheme");
     set_num(L, "theta", d.theta);
     set_num(L, "h", d.h);

@@ -12,6 +12,7 @@
 #include "rc_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
@@ -116,7 +117,16 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
     double res;
     int it = 0;
     rc_status s = residual(w, nb, worst, &res);
+    const double omega = w->sim.solver.relax;
+    uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
+        if (w->sim.solver.order == RC_ORDER_RANDOM)   /* Fisher--Yates, xorshift64 */
+            for (int k = w->nactive - 1; k > 0; k--) {
+                rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+                int r = (int)(rng % (uint64_t)(k + 1)), tmp = w->active[k];
+                w->active[k] = w->active[r];
+                w->active[r] = tmp;
+            }
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive; k++) {
             rc_contact *c = &w->contacts[w->active[k]];
@@ -127,6 +137,11 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
             s = rc_law_local_solve(w, c, bl, p);
             if (s != RC_OK) break;
+            if (omega != 1.0 && w->laws[c->law].closed_form) {   /* over/under-relaxation */
+                p[0] = omega * p[0] + (1.0 - omega) * c->p[0];
+                p[1] = omega * p[1] + (1.0 - omega) * c->p[1];
+                rc_fc2d_project(w->laws[c->law].def.mu, p);
+            }
             double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
             if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
             c->p[0] = p[0];
@@ -136,6 +151,83 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         if (s == RC_OK) s = residual(w, nb, worst, &res);
     }
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
+        rc_contact *c = &w->contacts[w->active[k]];
+        c->res = sqrt(c->res);
+    }
+    w->stats.local_solves += (long)it * w->nactive;
+    *iters = it;
+    *res_out = res;
+    return s;
+}
+
+/* Uzawa (Maury 2006 section 3.3), written on the impulses: all contacts at
+ * once, p <- proj_C(p - rho xi(H V + shift)), then V is updated with every
+ * change; rho = relax / lambda_max(W) (Proposition 1 asks rho < 2 / |W|),
+ * lambda_max from a power iteration. Joints get their exact block solve
+ * before each iteration. Slower than NSGS; the paper's reference solver. */
+rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
+{
+    double nb = 0.0;
+    for (int k = 0; k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        nb += c->b[0] * c->b[0] + c->b[1] * c->b[1];
+    }
+    for (int i = 0; i < w->njoints; i++)
+        for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
+    nb = sqrt(nb);
+
+    /* lambda_max(W) by power iteration, x in c->u, W x = H (kappa M^-1 H^T x) through a
+     * scratch velocity (w->vfree is free while the problem is solved) */
+    double *S = w->vfree, lmax = 0.0;
+    for (int k = 0; k < w->nactive; k++) {
+        rc_contact *c = &w->contacts[w->active[k]];
+        c->u[0] = 1.0; c->u[1] = 0.5;
+    }
+    for (int pit = 0; pit < 30 && w->nactive; pit++) {
+        memset(S, 0, (size_t)w->nv * sizeof(double));
+        for (int k = 0; k < w->nactive; k++) apply_impulse(w, &w->contacts[w->active[k]], S, w->contacts[w->active[k]].u);
+        double norm = 0.0;
+        for (int k = 0; k < w->nactive; k++) {
+            rc_contact *c = &w->contacts[w->active[k]];
+            double y[2];
+            local_velocity(w, c, S, y);
+            y[0] -= c->shift[0];   /* local_velocity adds the shift */
+            y[1] -= c->shift[1];
+            c->u[0] = y[0]; c->u[1] = y[1];
+            norm += y[0] * y[0] + y[1] * y[1];
+        }
+        norm = sqrt(norm);
+        if (!(norm > 0.0)) break;
+        lmax = norm;   /* |W x| with |x| = 1 after the first normalisation */
+        for (int k = 0; k < w->nactive; k++) {
+            rc_contact *c = &w->contacts[w->active[k]];
+            c->u[0] /= norm; c->u[1] /= norm;
+        }
+    }
+    const double rho = lmax > 0.0 ? w->sim.solver.relax / lmax : 0.0;
+
+    double res;
+    int it = 0;
+    rc_status s = residual(w, nb, worst, &res);
+    while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter) {
+        for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
+        for (int k = 0; k < w->nactive && s == RC_OK; k++) {   /* Jacobi: every p from the same V */
+            rc_contact *c = &w->contacts[w->active[k]];
+            double u[2];
+            local_velocity(w, c, w->V, u);
+            s = rc_law_prox(w, c, u, rho, c->u);   /* the new p, kept in c->u */
+        }
+        for (int k = 0; k < w->nactive && s == RC_OK; k++) {
+            rc_contact *c = &w->contacts[w->active[k]];
+            double dp[2] = { c->u[0] - c->p[0], c->u[1] - c->p[1] };
+            if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
+            c->p[0] = c->u[0];
+            c->p[1] = c->u[1];
+        }
+        it++;
+        if (s == RC_OK) s = residual(w, nb, worst, &res);
+    }
+    for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }

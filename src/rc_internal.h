@@ -318,11 +318,15 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
 /* Squared natural-map residual ||p - proj_C(p - xi(u))||^2 of contact c at its
  * local velocity u (including c->shift). */
 rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
+/* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
+rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, double *p_out);
 
 /* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
  * Sets *iters, *residual and *worst (contact index or -1); fails only when
  * a law's callback fails. */
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
+/* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
+rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
 
 /* energy.c */
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot);

@@ -407,7 +407,12 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def);
 
 typedef enum rc_scheme {
     RC_SCHEME_MOREAU_JEAN = 1,          /* eq. (61), Acary & Collins-Craft 2024 */
-    RC_SCHEME_MOREAU_JEAN_FREMOND = 2   /* eq. (72)-(73)                         */
+    RC_SCHEME_MOREAU_JEAN_FREMOND = 2,  /* eq. (72)-(73)                         */
+    RC_SCHEME_MAURY = 3                 /* Maury 2006 section 3.2: u_{k+1} is the
+                                           M-projection of the free velocity onto
+                                           { g_N(q_k) + h u_N >= 0 } for every
+                                           detected contact; q_{k+1} = q_k + h u_{k+1}
+                                           (theta = 1); inelastic (e unused)     */
 } rc_scheme;
 
 typedef enum rc_activation {
@@ -417,7 +422,25 @@ typedef enum rc_activation {
 
 typedef enum rc_on_fail { RC_ON_FAIL_WARN = 1, RC_ON_FAIL_ERROR = 2 } rc_on_fail;
 
+typedef enum rc_solver_method {
+    RC_SOLVER_NSGS = 1,     /* nonsmooth Gauss--Seidel (projected Gauss--Seidel
+                               on the impulses), exact local solves           */
+    RC_SOLVER_UZAWA = 2     /* Uzawa / projected Jacobi on the impulses, step
+                               rho = relax / lambda_max(W) (Maury 2006 3.3)    */
+} rc_solver_method;
+
+typedef enum rc_order {
+    RC_ORDER_FIXED = 1,     /* contacts by key (deterministic)               */
+    RC_ORDER_RANDOM = 2     /* a new random order every sweep (seeded)       */
+} rc_order;
+
 typedef struct rc_solver_def {
+    rc_solver_method method;    /* default RC_SOLVER_NSGS                   */
+    double relax;       /* NSGS: over-relaxation of each local impulse, in
+                           (0, 2), default 1; Uzawa: rho lambda_max(W), in
+                           (0, 2), default 1                                */
+    rc_order order;     /* NSGS sweep order, default RC_ORDER_FIXED          */
+    uint64_t seed;      /* for RC_ORDER_RANDOM (default 1)                   */
     double tol;         /* natural-map residual tolerance (default 1e-10)  */
     int max_iter;       /* sweep cap (default 1000)                         */
     rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */

@@ -130,6 +130,7 @@ rc_status rc_world_step(rc_world *w)
 
     const double h = w->sim.h, theta = w->sim.theta;
     const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
+    const int maury = w->sim.scheme == RC_SCHEME_MAURY;
     const double kappa = fremond ? theta : 1.0;
     const double *g = w->def.gravity;
     const int nv = w->nv;
@@ -180,7 +181,8 @@ rc_status rc_world_step(rc_world *w)
          * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
          * g_N > 0 by round-off: resting contacts do not flicker */
         c->active = (trigger <= 0.0 && c->uk[0] <= 0.0)
-                 || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol);
+                 || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
+                 || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->WN = c->WT = 0.0;
         c->res = 0.0;
         c->jvalid = 0;
@@ -212,7 +214,10 @@ rc_status rc_world_step(rc_world *w)
     shift:;
         /* the impact law's affine term (eq. 96 / 101); custom laws keep it in xi */
         const rc_law *law = &w->laws[c->law];
-        if (law->closed_form)
+        if (maury && law->closed_form) {   /* Maury 2006 eq. (14): D(q_k)/h + G.u >= 0 */
+            c->shift[0] = c->gN / h;
+            c->shift[1] = 0.0;
+        } else if (law->closed_form)
             rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, c->uk, c->shift);
         else
             c->shift[0] = c->shift[1] = 0.0;
@@ -256,7 +261,8 @@ rc_status rc_world_step(rc_world *w)
     if (w->nactive || w->njoints) {
         struct timespec c0, c1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-        s = rc_nsgs_solve(w, &iters, &res, &worst);
+        s = w->sim.solver.method == RC_SOLVER_UZAWA ? rc_uzawa_solve(w, &iters, &res, &worst)
+                                                    : rc_nsgs_solve(w, &iters, &res, &worst);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         if (s != RC_OK) { swap_contacts(w); return s; }

@@ -70,6 +70,10 @@ rc_sim_def rc_default_sim_def(void)
     d.activation = RC_ACTIVATE_GAP;
     d.gamma = 0.5;
     d.persist_tol = 1e-9;
+    d.solver.method = RC_SOLVER_NSGS;
+    d.solver.relax = 1.0;
+    d.solver.order = RC_ORDER_FIXED;
+    d.solver.seed = 1;
     d.solver.tol = 1e-10;
     d.solver.max_iter = 1000;
     d.solver.on_fail = RC_ON_FAIL_WARN;
@@ -645,8 +649,17 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
-    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
+    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
+        && def->scheme != RC_SCHEME_MAURY)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
+    if (def->scheme == RC_SCHEME_MAURY && def->theta != 1.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
+    if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)
+        return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
+    if (!rc_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
+        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
+    if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM)
+        return rc_set_error(RC_ERR_ARG, "solver: unknown 'order' %d", (int)def->solver.order);
     if (!rc_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
     if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)

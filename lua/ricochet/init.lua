@@ -1650,7 +1650,7 @@ end
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
                    "project_joints", "project_tol", "project_max_iter" }
-local SCHEMES = { "moreau-jean", "moreau-jean-fremond" }
+local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury" }
 
 function World:simulation(t)
     local fname = "world:simulation"
@@ -1661,7 +1661,7 @@ function World:simulation(t)
     check_keys(fname, t, SIM_KEYS)
     local def = {
         scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
-        theta = in01(fname, "theta", number(fname, "theta", t.theta, 0.5)),
+        theta = in01(fname, "theta", number(fname, "theta", t.theta, t.scheme == "maury" and 1 or 0.5)),
         h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
         activation = option(fname, "activation", t.activation, "gap", { "gap", "anticipate" }),
         gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
@@ -1671,9 +1671,16 @@ function World:simulation(t)
     if s == nil then s = {} end
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
-    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter" }, 1)
-    if s[1] ~= nil and s[1] ~= "nsgs" then fail(sname, "unknown solver %s (available: \"nsgs\")", show(s[1])) end
-    def.solver = "nsgs"
+    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
+                           "relax", "order", "seed" }, 1)
+    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
+        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
+    end
+    def.solver = s[1] or "nsgs"
+    def.relax = number(sname, "relax", s.relax, 1)
+    if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
+    def.order = option(sname, "order", s.order, "fixed", { "fixed", "random" })
+    def.seed = integer(sname, "seed", s.seed, 1)
     def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
     def.max_iter = integer(sname, "max_iter", s.max_iter, 1000)
     if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end

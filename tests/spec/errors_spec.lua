@@ -179,14 +179,20 @@ describe("ranges", function()
     end)
 
     it("rejects bad scheme, activation and solver names", function()
-        has("world:simulation: 'scheme' must be one of \"moreau-jean\", \"moreau-jean-fremond\" (got 'moreau')",
+        has("world:simulation: 'scheme' must be one of \"moreau-jean\", \"moreau-jean-fremond\", \"maury\" (got 'moreau')",
             error_of(w.simulation, w, { scheme = "moreau" }))
         has("world:simulation: 'activation' must be one of \"gap\", \"anticipate\" (got 'always')",
             error_of(w.simulation, w, { activation = "always" }))
-        has("world:simulation: solver: unknown solver 'newton' (available: \"nsgs\")",
+        has("world:simulation: solver: unknown solver 'newton' (available: \"nsgs\", \"uzawa\")",
             error_of(w.simulation, w, { solver = { "newton" } }))
         has("world:simulation: solver: 'on_fail' must be one of \"warn\", \"error\" (got 'ignore')",
             error_of(w.simulation, w, { solver = { on_fail = "ignore" } }))
+        has("world:simulation: solver: 'relax' must be in (0, 2) (got 2)",
+            error_of(w.simulation, w, { solver = { relax = 2 } }))
+        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\" (got 'shuffle')",
+            error_of(w.simulation, w, { solver = { order = "shuffle" } }))
+        has("'theta' must be 1 for maury",
+            error_of(w.simulation, w, { scheme = "maury", theta = 0.5 }))
     end)
 
     it("rejects bad laws", function()
