@@ -1961,6 +1961,49 @@ static int l_interrupt_requested(lua_State *L)
     return 1;
 }
 
+/* explore(world, { random_guess, guess_scale, zero_guess, random_order, seed })
+ * -> list of { pN, pT, point = {x, y}, normal, tangent, body_a, body_b, id } | nil, msg, status */
+static int l_explore(lua_State *L)
+{
+    lrc_world *lw = check_idle(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    rc_explore_def d = rc_default_explore_def();
+    lua_getfield(L, 2, "random_guess"); d.random_guess = lua_toboolean(L, -1); lua_pop(L, 1);
+    lua_getfield(L, 2, "zero_guess"); d.zero_guess = lua_toboolean(L, -1); lua_pop(L, 1);
+    lua_getfield(L, 2, "random_order"); d.random_order = lua_toboolean(L, -1); lua_pop(L, 1);
+    d.guess_scale = field_num(L, 2, "guess_scale", 0.0);
+    d.seed = (uint64_t)field_int(L, 2, "seed", 1);
+    int cap = rc_contact_count(lw->w) + 64;
+    for (;;) {
+        double *p = (double *)lua_newuserdatauv(L, (size_t)2 * (size_t)cap * sizeof(double), 0);
+        int n = 0;
+        lw->L = L;
+        lw->stepping = 1;
+        rc_status s = rc_world_explore(lw->w, &d, p, cap, &n);
+        lw->stepping = 0;
+        lw->L = NULL;
+        if (s != RC_OK) return push_fail(L, s);
+        if (n > cap) { lua_pop(L, 1); cap = n; continue; }
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            rc_contact_info ci;
+            rc_explore_contact(lw->w, i, &ci);
+            lua_createtable(L, 0, 9);
+            set_num(L, "pN", p[2 * i]);
+            set_num(L, "pT", p[2 * i + 1]);
+            set_vec(L, "point", ci.point, 2);
+            set_vec(L, "normal", ci.normal, 2);
+            set_vec(L, "tangent", ci.tangent, 2);
+            set_int(L, "body_a", ci.body_a);
+            set_int(L, "body_b", ci.body_b);
+            set_int(L, "id", ci.id);
+            set_bool(L, "active", ci.active);
+            lua_rawseti(L, -2, i + 1);
+        }
+        return 1;
+    }
+}
+
 static int l_alloc_count(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)rc_alloc_count());
@@ -2035,6 +2078,7 @@ static const luaL_Reg core_funcs[] = {
     { "request_interrupt", l_request_interrupt },
     { "clear_interrupt", l_clear_interrupt },
     { "interrupt_requested", l_interrupt_requested },
+    { "explore", l_explore },
     { "alloc_count", l_alloc_count },
     { "wall_time", l_wall_time },
     { NULL, NULL }

@@ -239,6 +239,9 @@ struct rc_world {
     rc_run_stats stats;
 
     struct rc_output *out;
+    /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
+    const rc_explore_def *explore;
+    double *explore_out; int explore_cap, explore_n;
 };
 
 /* linear.c */

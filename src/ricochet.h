@@ -491,6 +491,22 @@ rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
  * except RC_ERR_IO: the step was done but its history row could not be
  * written (the output is then closed as "error" by rc_output_close). */
 rc_status rc_world_step(rc_world *w);
+/* Indetermination explorer (Moreau 2004, section 3.1): solve the one-step
+ * problem of the current state again from another initial impulse and/or
+ * another sweep order, without advancing. Fills p_out[2i], p_out[2i+1] with
+ * (p_N, p_T) of the i-th contact of that problem (capacity: cap contacts) and
+ * *n_out with their number; rc_explore_contact tells their bodies and
+ * frames (the contacts of the explored problem, in key order). */
+typedef struct rc_explore_def {
+    int random_guess;       /* initial p_N uniform in [0, guess_scale], p_T uniform in the cone */
+    double guess_scale;
+    int zero_guess;         /* initial p = 0 (else: the warm start)          */
+    int random_order;       /* a new random sweep order every sweep          */
+    uint64_t seed;
+} rc_explore_def;
+rc_explore_def rc_default_explore_def(void);
+rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out);
+
 double rc_world_time(const rc_world *w);
 long rc_world_step_count(const rc_world *w);
 
@@ -565,6 +581,9 @@ typedef struct rc_contact_info {
 /* Contacts found at the start of the last step (active or within margin). */
 int rc_contact_count(const rc_world *w);
 rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
+
+/* The i-th contact of the problem solved by the last rc_world_explore. */
+rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info);
 
 /* Named contacts (from named rules): names in column order. */
 int rc_named_contact_count(const rc_world *w);

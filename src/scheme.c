@@ -120,6 +120,70 @@ static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
              body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b), c->feature, c->res);
 }
 
+static uint64_t explore_rng;
+
+static double explore_uniform(rc_world *w)
+{
+    (void)w;
+    explore_rng ^= explore_rng << 13; explore_rng ^= explore_rng >> 7; explore_rng ^= explore_rng << 17;
+    return (double)(explore_rng >> 11) * 0x1.0p-53;
+}
+
+rc_explore_def rc_default_explore_def(void)
+{
+    rc_explore_def d;
+    memset(&d, 0, sizeof d);
+    d.zero_guess = 1;
+    d.random_order = 1;
+    d.seed = 1;
+    return d;
+}
+
+rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out)
+{
+    if (!w || !def || !p_out || !n_out) return rc_set_error(RC_ERR_ARG, "rc_world_explore: NULL argument");
+    if (def->random_guess && (!rc_finite(def->guess_scale) || def->guess_scale < 0.0))
+        return rc_set_error(RC_ERR_ARG, "explore: 'guess_scale' must be >= 0 (got %g)", def->guess_scale);
+    rc_sim_def saved = w->sim;
+    if (def->random_order) {
+        w->sim.solver.order = RC_ORDER_RANDOM;
+        w->sim.solver.seed = def->seed;
+    }
+    explore_rng = def->seed * 0x9E3779B97F4A7C15ull + 12345u;
+    w->explore = def;
+    w->explore_out = p_out;
+    w->explore_cap = cap;
+    w->explore_n = 0;
+    rc_run_stats st = w->stats;
+    rc_status s = rc_world_step(w);
+    w->stats = st;            /* an exploration is not a step of the run */
+    w->explore = NULL;
+    w->sim = saved;
+    *n_out = w->explore_n;
+    return s;
+}
+
+/* The contacts of the last explored problem are in w->prev after the swap. */
+rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info)
+{
+    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_explore_contact: NULL argument");
+    if (index < 0 || index >= w->explore_n || index >= w->nprev)
+        return rc_set_error(RC_ERR_NOT_FOUND, "no explored contact %d (there are %d)", index, w->explore_n);
+    const rc_contact *c = &w->prev[index];
+    memset(info, 0, sizeof *info);
+    info->id = c->id;
+    info->body_a = c->body_a; info->body_b = c->body_b;
+    info->shape_a = c->shape_a; info->shape_b = c->shape_b;
+    info->feature = c->feature;
+    info->active = c->active;
+    info->point[0] = c->point[0]; info->point[1] = c->point[1];
+    info->normal[0] = c->n[0]; info->normal[1] = c->n[1];
+    info->tangent[0] = c->t[0]; info->tangent[1] = c->t[1];
+    info->gN = c->gN;
+    info->pN = c->p[0]; info->pT = c->p[1];
+    return RC_OK;
+}
+
 rc_status rc_world_step(rc_world *w)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_step: world is NULL");
@@ -225,7 +289,14 @@ rc_status rc_world_step(rc_world *w)
         body_velocity_dot(w, c, w->V, u0);
         c->b[0] = u0[0] + c->shift[0];
         c->b[1] = u0[1] + c->shift[1];
-        if (!w->sim.solver.warm_start) { c->p[0] = c->p[1] = 0.0; }
+        if (!w->sim.solver.warm_start || (w->explore && (w->explore->zero_guess || w->explore->random_guess))) {
+            c->p[0] = c->p[1] = 0.0;
+        }
+        if (w->explore && w->explore->random_guess && law->closed_form) {   /* explorer: a random start */
+            double r1 = explore_uniform(w), r2 = explore_uniform(w);
+            c->p[0] = r1 * w->explore->guess_scale;
+            c->p[1] = (2.0 * r2 - 1.0) * law->def.mu * c->p[0];
+        }
         if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
@@ -288,6 +359,17 @@ rc_status rc_world_step(rc_world *w)
         }
         rc_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                       w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
+    }
+
+    if (w->explore) {   /* explorer: report the impulses, leave the state as it was */
+        int n = w->ncontacts < w->explore_cap ? w->ncontacts : w->explore_cap;
+        for (int i = 0; i < n; i++) {
+            w->explore_out[2 * i] = w->contacts[i].p[0];
+            w->explore_out[2 * i + 1] = w->contacts[i].p[1];
+        }
+        w->explore_n = w->ncontacts;
+        swap_contacts(w);
+        return RC_OK;
     }
 
     /* 6. update: v_{k+1}, q_{k+1} = q_k + h v_{k+theta}; V is kept as v_{k+theta} in w->vfree */

@@ -1747,6 +1747,27 @@ function Sim:after_step(fn)
     return self
 end
 
+-- sim:explore{ guess = "zero" | "random" | "warm", scale = s, order = "random" | "fixed", seed = n }
+-- solves the current one-step problem again from another start and/or sweep
+-- order without advancing (Moreau 2004 section 3.1) and returns its contacts
+-- with their impulses: { pN, pT, point, normal, tangent, body_a, body_b, id, active }.
+function Sim:explore(t)
+    local fname = "sim:explore"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:explore{ guess = \"random\", scale = 0.1, order = \"random\", seed = 1 }")
+    check_keys(fname, t, { "guess", "scale", "order", "seed" })
+    local guess = option(fname, "guess", t.guess, "zero", { "zero", "random", "warm" })
+    local order = option(fname, "order", t.order, "random", { "random", "fixed" })
+    local scale = nonneg(fname, "scale", number(fname, "scale", t.scale, 0))
+    if guess == "random" and scale == 0 then fail(fname, "'scale' (> 0) is required with guess = \"random\"") end
+    local res, msg = core.explore(c, { random_guess = guess == "random", zero_guess = guess == "zero",
+                                       guess_scale = scale, random_order = order == "random",
+                                       seed = integer(fname, "seed", t.seed, 1) })
+    if not res then fail(fname, "%s", msg) end
+    return res
+end
+
 function Sim:stop()
     check_self("sim:stop", self, Sim, "a simulation")
     rawset(self, "_stop", true)

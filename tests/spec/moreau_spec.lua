@@ -26,3 +26,43 @@ describe("the wedged rod (section 1.2)", function()
     assert.is_near(1.0, r.detach, increment / W + 1e-9)
   end)
 end)
+
+describe("indeterminate forces in a granular sample (section 3.1)", function()
+  local r = helper.run("scripts/papers/moreau2004_granular_sample.lua", { samples = "40" }, false)
+
+  it("every explored solution is an equilibrium that satisfies Coulomb's law, and they differ", function()
+    assert.is_true(r.at_rest)
+    assert.is_true(r.worst_eq <= 1e-8)
+    assert.is_true(r.worst_coulomb <= 0)
+    assert.is_true(r.spread > 1e-3)                 -- the forces are not unique
+  end)
+
+  it("a grain with two contacts can only add a self-stress along the line of its contacts", function()
+    local sols = r.results
+    local count = {}
+    for j, c in ipairs(sols[1]) do
+      for _, id in ipairs{ c.a, c.b } do
+        if id >= 0 then count[id] = count[id] or {}; table.insert(count[id], j) end
+      end
+    end
+    local checked = 0
+    for id, list in pairs(count) do
+      if #list == 2 then
+        local A, B = sols[1][list[1]], sols[1][list[2]]
+        local ax, ay = B.x - A.x, B.y - A.y
+        for _, sol in ipairs(sols) do
+          local sa = sol[list[1]].a == id and -1 or 1      -- the force on this grain
+          local dx = sa * (sol[list[1]].fx - A.fx)
+          local dy = sa * (sol[list[1]].fy - A.fy)
+          assert.is_true(math.abs(dx * ay - dy * ax) <= 1e-6 * (1 + math.sqrt(dx * dx + dy * dy)))
+        end
+        checked = checked + 1
+      end
+    end
+    assert.is_true(checked >= 1)
+  end)
+
+  it("a fixed order from zero is deterministic, bit for bit", function()
+    assert.is_true(r.deterministic)
+  end)
+end)
