@@ -1669,6 +1669,8 @@ static int l_configure(lua_State *L)
     def.solver.relax = field_num(L, 2, "relax", def.solver.relax);
     static const char *const orders[] = { "fixed", "random", NULL };
     def.solver.order = field_option(L, 2, "order", orders, 0) == 0 ? RC_ORDER_FIXED : RC_ORDER_RANDOM;
+    lua_Integer ce = field_int(L, 2, "check_every", 1);
+    def.solver.check_every = ce < 1 || ce > 0x7fffffff ? 0 : (int)ce;   /* 0: refused by the kernel */
     lua_Integer seed = field_int(L, 2, "seed", 1);
     def.solver.seed = (uint64_t)seed;
     def.solver.local_tol = field_num(L, 2, "local_tol", def.solver.local_tol);
@@ -1824,6 +1826,7 @@ static int l_run_stats(lua_State *L)
     set_num(L, "t_max_energy_increase", st.t_max_energy_increase);
     set_int(L, "local_solves", st.local_solves);
     set_num(L, "solver_cpu_s", st.solver_cpu_s);
+    set_int(L, "memory_bytes", (lua_Integer)st.memory_bytes);
     set_num(L, "max_joint_pos_violation", st.max_joint_pos_violation);
     set_num(L, "max_joint_vel_violation", st.max_joint_vel_violation);
     return 1;

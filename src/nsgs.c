@@ -148,7 +148,8 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             c->p[1] = p[1];
         }
         it++;
-        if (s == RC_OK) s = residual(w, nb, worst, &res);
+        if (s == RC_OK && (it % w->sim.solver.check_every == 0 || it == w->sim.solver.max_iter))
+            s = residual(w, nb, worst, &res);
     }
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];

@@ -376,6 +376,7 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     fputs("  },\n", f);
 
     rc__json_key(f, 1, "steps"); fprintf(f, "%ld", rc_world_step_count(w)); fputs(",\n", f);
+    rc__json_key(f, 1, "memory_bytes"); fprintf(f, "%zu", st.memory_bytes); fputs(",\n", f);
     rc__json_key(f, 1, "t_final"); rc__json_num(f, rc_world_time(w)); fputs(",\n", f);
     rc__json_key(f, 1, "cpu_s"); rc__json_num(f, cpu_s); fputs(",\n", f);
     rc__json_key(f, 1, "wall_s"); rc__json_num(f, wall_s); fputs(",\n", f);

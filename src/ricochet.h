@@ -441,6 +441,8 @@ typedef struct rc_solver_def {
                            (0, 2), default 1                                */
     rc_order order;     /* NSGS sweep order, default RC_ORDER_FIXED          */
     uint64_t seed;      /* for RC_ORDER_RANDOM (default 1)                   */
+    int check_every;    /* evaluate the residual every n sweeps (default 1):
+                           larger values save its cost on big problems       */
     double tol;         /* natural-map residual tolerance (default 1e-10)  */
     int max_iter;       /* sweep cap (default 1000)                         */
     rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */
@@ -559,6 +561,8 @@ typedef struct rc_run_stats {
     double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */
     double solver_cpu_s;        /* CPU time spent in the one-step solver */
+    size_t memory_bytes;        /* heap held by the world now (model, state,
+                                   work arrays; not the callbacks' Lua data) */
     double max_joint_pos_violation, max_joint_vel_violation;
 } rc_run_stats;
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);

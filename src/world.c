@@ -74,6 +74,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.relax = 1.0;
     d.solver.order = RC_ORDER_FIXED;
     d.solver.seed = 1;
+    d.solver.check_every = 1;
     d.solver.tol = 1e-10;
     d.solver.max_iter = 1000;
     d.solver.on_fail = RC_ON_FAIL_WARN;
@@ -674,6 +675,8 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: 'persist_tol' must be >= 0 (got %g)", def->persist_tol);
     if (!rc_finite(def->solver.tol) || def->solver.tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
+    if (def->solver.check_every < 1)
+        return rc_set_error(RC_ERR_ARG, "solver: 'check_every' must be >= 1 (got %d)", def->solver.check_every);
     if (def->solver.max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
     if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
@@ -712,10 +715,32 @@ rc_status rc_world_step_info(const rc_world *w, rc_step_info *info)
     return RC_OK;
 }
 
+/* Heap held by the world: capacities of its arrays. */
+static size_t memory(const rc_world *w)
+{
+    size_t m = sizeof *w;
+    m += (size_t)w->cap_bodies * sizeof(rc_body) + (size_t)w->cap_shapes * sizeof(rc_shape);
+    m += (size_t)w->cap_laws * sizeof(rc_law) + (size_t)w->cap_rules * sizeof(rc_rule);
+    m += (size_t)w->cap_slots * sizeof(rc_slot) + (size_t)w->cap_joints * sizeof(rc_joint);
+    m += (size_t)w->cap_springs * sizeof(rc_spring);
+    m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
+    m += (size_t)w->cap_dof * (5 * sizeof(double) + sizeof(double) + sizeof(int));
+    m += (size_t)(w->cap_contacts + w->cap_prev) * sizeof(rc_contact);
+    m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
+    for (int i = 0; i < w->nlinears; i++) {
+        const rc_linear *L = &w->linears[i];
+        size_t nn = (size_t)L->n * L->n;
+        m += nn * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
+        m += (L->banded ? (size_t)(L->kd + 1) * L->n : nn) * sizeof(double);
+    }
+    return m;
+}
+
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats)
 {
     if (!w || !stats) return rc_set_error(RC_ERR_ARG, "rc_world_run_stats: NULL argument");
     *stats = w->stats;
+    stats->memory_bytes = memory(w);
     return RC_OK;
 }
 

@@ -1672,7 +1672,7 @@ function World:simulation(t)
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
-                           "relax", "order", "seed" }, 1)
+                           "relax", "order", "seed", "check_every" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
     end
@@ -1681,6 +1681,8 @@ function World:simulation(t)
     if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
     def.order = option(sname, "order", s.order, "fixed", { "fixed", "random" })
     def.seed = integer(sname, "seed", s.seed, 1)
+    def.check_every = integer(sname, "check_every", s.check_every, 1)
+    if def.check_every < 1 then fail(sname, "'check_every' must be >= 1 (got %s)", show(s.check_every)) end
     def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
     def.max_iter = integer(sname, "max_iter", s.max_iter, 1000)
     if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end

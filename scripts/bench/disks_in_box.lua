@@ -66,5 +66,6 @@ io.write(string.format(
   "disks_in_box: N = %d, law %s, %d steps, cpu %.3f s (%.3f ms/step), solver %.3f s, %.4g local solves, %.1f ns per local solve, max %d sweeps, %d unconverged steps, allocations in the second half: %d\n",
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
+io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
 summary.ns_per_local_solve = 1e9 * st.solver_cpu_s / st.local_solves
 return summary
