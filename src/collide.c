@@ -8,17 +8,47 @@
  *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign).
  *
  * Pair order: a ground shape is A; otherwise A is the shape of lower index.
- * Broadphase: sweep-and-prune on x over all shapes (half-planes have an
- * infinite AABB, so they meet every body shape), with a persistent order
- * kept in w->order (order[0] = count, order[1..] = shape indices sorted by
- * AABB xmin) and updated by insertion sort (near O(n) for coherent motion).
+ *
+ * Broadphase: a uniform grid, rebuilt every step in O(n). Each shape's AABB is
+ * inflated by 0.75 m (two boxes overlap iff the AABBs are within 1.5 m, see
+ * detect) and entered in every cell it covers; a pair is tested in the first
+ * cell both cover only (the cell of the corner (max x0, max y0)), so it is
+ * found once. The cell size is 1.5 x the mean inflated extent of the body
+ * shapes, the mean taken over the extents <= 4 x the plain mean (cell_size),
+ * doubled while the entries exceed E = 4 n + 64. Cells are buckets themselves
+ * (row-major) when the grid's bounding box has at most T cells, else they are
+ * hashed into T buckets (T = the power of two >= E); a counting sort groups
+ * the entries by bucket. Big shapes are tested against every shape: ground
+ * half-planes (by the least N.(x - P) over the other's box), shapes covering
+ * more than max(64, n / 8) cells (cheaper that way), shapes too far out for
+ * int cell coordinates or not finite. Ground segments are ordinary shapes (a
+ * long one covers a row of cells, or is big). Shapes that never touch
+ * anything (half-planes and segments on bodies) are left out.
+ *
+ * Storage, all in w->order (ints; its size depends on n = w->nshapes only, so
+ * it grows only when shapes are added and detection allocates nothing in
+ * steady state), carved as
+ *   [0, 8)          header: n, grid shapes, big shapes, hashed (0/1), entries,
+ *                   buckets, cells in x, cells in y (diagnostics, tests)
+ *   box  [4 n]      doubles (8 n ints): inflated AABBs
+ *   cell [4 n]      cx0 cy0 cx1 cy1, or a mark in cell[4 i] (CELL_*)
+ *   body [n]        body of each shape
+ *   list [n]        grid shapes from the front, big shapes at the back
+ *   start [T + 1]   bucket offsets
+ *   ent  [E]        shape << 2 | (first column) << 1 | (first row)
+ *   ecell [2 E]     cell of each entry (hashed buckets only)
+ * w->pairs holds the candidate pairs, then the radix sort's scratch.
+ *
  * Named pairs are added whatever their distance. Candidate pairs (w->pairs)
- * are sorted by (A, B) and features are emitted in increasing order, so the
- * contacts come out sorted by key without sorting the contacts themselves.
- * Nothing is allocated once the work arrays have grown to their steady size.
+ * are sorted by (A, B) (radix sort, O(pairs + n)) and features are emitted in
+ * increasing order, so the contacts come out sorted by key without sorting
+ * the contacts themselves. Nothing is allocated once the work arrays have
+ * grown to their steady size.
  */
 #include "rc_internal.h"
 
+#include <limits.h>
+#include <stddef.h>
 #include <math.h>
 
 /* ---------------------------------------------------------------- helpers */
@@ -320,29 +350,6 @@ static void narrow(pair_ctx *p)
 
 /* ---------------------------------------------------------------- sorting */
 
-/* Heapsort of the shape indices ord[0..n) by AABB xmin (no allocation,
- * O(n log n) worst case): the fallback for the broadphase order. */
-static void sift(const rc_shape *S, int *ord, int i, int n)
-{
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && S[ord[c]].aabb[0] < S[ord[c + 1]].aabb[0]) c++;
-        if (!(S[ord[i]].aabb[0] < S[ord[c]].aabb[0])) return;
-        int t = ord[i]; ord[i] = ord[c]; ord[c] = t;
-        i = c;
-    }
-}
-
-static void heapsort_order(const rc_shape *S, int *ord, int n)
-{
-    for (int i = n / 2 - 1; i >= 0; i--) sift(S, ord, i, n);
-    for (int end = n - 1; end > 0; end--) {
-        int t = ord[0]; ord[0] = ord[end]; ord[end] = t;
-        sift(S, ord, 0, end);
-    }
-}
-
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
  * sorts (LSD radix, O(npairs + nshapes)) using the spare room of w->pairs. */
 static rc_status sort_pairs(rc_world *w)
@@ -366,36 +373,16 @@ static rc_status sort_pairs(rc_world *w)
     return RC_OK;
 }
 
+/* The shapes are large structs: fetch those about to be read a few
+ * iterations ahead (the narrowphase reads the B's of the pairs, scattered). */
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+enum { PREFETCH_AHEAD = 8 };
+
 /* ---------------------------------------------------------------- broadphase */
-
-/* Update the persistent x-order: append new shapes, then insertion sort on
- * AABB xmin; if the order is far from sorted (first call, teleports), fall
- * back to heapsort. */
-static rc_status sap_sort(rc_world *w)
-{
-    int n = w->nshapes, had = w->cap_order > 0 ? w->order[0] : 0;
-    RC_CHECK(rc_reserve((void **)&w->order, &w->cap_order, n + 1, sizeof(int)));
-    int *ord = w->order + 1;
-    if (had < 0 || had > n) had = 0;
-    for (int i = 0; i < had; i++)
-        if (ord[i] < 0 || ord[i] >= had) { had = 0; break; }
-    for (int i = had; i < n; i++) ord[i] = i;
-    w->order[0] = n;
-
-    const rc_shape *S = w->shapes;
-    long budget = 8L * n + 1024;
-    for (int i = 1; i < n; i++) {
-        int s = ord[i], j = i;
-        double x = S[s].aabb[0];
-        while (j > 0 && S[ord[j - 1]].aabb[0] > x && budget-- > 0) { ord[j] = ord[j - 1]; j--; }
-        ord[j] = s;
-        if (budget <= 0) {
-            heapsort_order(S, ord, n);
-            break;
-        }
-    }
-    return RC_OK;
-}
 
 /* Candidate pair (i, j): ordered into (A, B) and stored as (A, 2B + !named)
  * so that sorting puts a pair's named copy first. */
@@ -412,23 +399,280 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
     return RC_OK;
 }
 
-/* Sweep over x, then test y; AABBs are inflated by bm (see rc_collide_detect). */
-static rc_status sap_pairs(rc_world *w, double bm)
+/* A candidate pair of the broadphase: two shapes of kinds that have features
+ * and of different bodies, so that their feature count is > 0; ordered into
+ * (A, B) from their bodies alone, without reading the shapes. */
+static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_j)
 {
+    if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
+    if (2 * (w->npairs + 1) > w->cap_pairs)
+        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    w->pairs[2 * w->npairs] = i;
+    w->pairs[2 * w->npairs + 1] = 2 * j + 1;
+    w->npairs++;
+    return RC_OK;
+}
+
+/* The uniform grid (layout of w->order at the top of the file). */
+
+enum { GRID_HDR = 8 };      /* header ints, before the boxes (keeps them 8-byte aligned) */
+enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] */
+
+/* cell = GRID_SCALE x the typical inflated extent of the body shapes (see
+ * cell_size); a shape whose cell coordinates would exceed GRID_MAX_COORD
+ * (far away, or non-finite) goes to the big list. */
+#define GRID_SCALE 1.5
+#define GRID_MAX_COORD 1e9
+
+typedef struct grid {
+    int ns, E, T;
+    int *hdr;
+    double *box;        /* 4 per shape: inflated AABB                         */
+    int *cell;          /* 4 per shape: cx0 cy0 cx1 cy1, or a CELL_* mark      */
+    int *body;          /* ns: body of each shape                             */
+    int *list;          /* ns: grid shapes from the front, big ones at the back */
+    int *start;         /* T + 1: bucket offsets                              */
+    int *ent;           /* E: shape << 2 | first column << 1 | first row      */
+    int *ecell;         /* 2 E: cell of each entry (hashed buckets only)      */
+} grid;
+
+static rc_status grid_layout(rc_world *w, grid *g)
+{
+    int ns = w->nshapes;
+    if (ns > (INT_MAX / 2) / 40)
+        return rc_set_error(RC_ERR_NOMEM, "broadphase: too many shapes (%d)", ns);
+    int E = 4 * ns + 64, T = 64;
+    while (T < E) T *= 2;
+    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + 3 * E;
+    RC_CHECK(rc_reserve((void **)&w->order, &w->cap_order, need, sizeof(int)));
+    int *o = w->order;
+    g->ns = ns; g->E = E; g->T = T;
+    g->hdr = o;
+    g->box = (double *)(void *)(o + GRID_HDR);
+    g->cell = o + GRID_HDR + 8 * ns;
+    g->body = g->cell + 4 * ns;
+    g->list = g->body + ns;
+    g->start = g->list + ns;
+    g->ent = g->start + T + 1;
+    g->ecell = g->ent + E;
+    return RC_OK;
+}
+
+/* floor for |t| < 2^31 */
+static int ifloor(double t)
+{
+    int k = (int)t;
+    return k - (t < (double)k);
+}
+
+static unsigned cell_hash(int cx, int cy)
+{
+    unsigned h = (unsigned)cx * 0x9E3779B1u ^ ((unsigned)cy + 0x7F4A7C15u) * 0x85EBCA77u;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    return h;
+}
+
+static int boxes_overlap(const double *a, const double *b)
+{
+    return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
+/* Can a shape inside box b (inflated AABB) touch the half-plane (P, N) within
+ * margin m? Every gap of a disk/point (N.(c - P) - r) or polygon vertex
+ * (N.(x_i - P)) is >= the least N.(x - P) over the box, s, reached at a
+ * corner; keep the pair when s <= m plus a rounding allowance (the inflation
+ * already lowers s by at least 0.75 m). */
+static int halfplane_near(const double N[2], const double P[2], const double *b, double m)
+{
+    double x = N[0] >= 0.0 ? b[0] : b[2], y = N[1] >= 0.0 ? b[1] : b[3];
+    double s = N[0] * (x - P[0]) + N[1] * (y - P[1]);
+    return s <= m + 1e-9 * (1.0 + fabs(x) + fabs(y) + fabs(P[0]) + fabs(P[1]));
+}
+
+/* Cell size: GRID_SCALE x the mean inflated extent of the body shapes among
+ * the candidates, the mean taken again over the extents <= 4 x the first mean
+ * (a few huge shapes must not coarsen the grid for all the others). */
+static double cell_size(const grid *g, int ncand)
+{
+    double sum = 0.0, sum2 = 0.0;
+    int n = 0, n2 = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        double cap = pass ? 4.0 * sum / n : INFINITY;
+        for (int k = 0; k < ncand; k++) {
+            int i = g->list[k];
+            if (g->body[i] == RC_GROUND) continue;
+            const double *b = g->box + 4 * i;
+            double d = fmax(b[2] - b[0], b[3] - b[1]);
+            if (!rc_finite(d) || !(d <= cap)) continue;
+            if (pass) { sum2 += d; n2++; } else { sum += d; n++; }
+        }
+        if (!n) return 1.0;
+    }
+    double h = GRID_SCALE * sum2 / n2;
+    return h > 0.0 && rc_finite(h) ? h : 1.0;
+}
+
+/* Cell ranges of the candidates for cell size h: the number of grid entries;
+ * a candidate too far (or not finite) or covering more than klim cells is
+ * marked big. */
+static long long grid_cells(grid *g, int ncand, double h, long long klim)
+{
+    double inv = 1.0 / h;
+    long long nent = 0;
+    for (int k = 0; k < ncand; k++) {
+        int i = g->list[k], *c = g->cell + 4 * i;
+        const double *b = g->box + 4 * i;
+        double t[4] = { b[0] * inv, b[1] * inv, b[2] * inv, b[3] * inv };
+        if (!(fabs(t[0]) < GRID_MAX_COORD && fabs(t[1]) < GRID_MAX_COORD
+              && fabs(t[2]) < GRID_MAX_COORD && fabs(t[3]) < GRID_MAX_COORD)) { c[0] = CELL_BIG; continue; }
+        for (int j = 0; j < 4; j++) c[j] = ifloor(t[j]);
+        long long K = (long long)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+        if (K > klim) c[0] = CELL_BIG;
+        else nent += K;
+    }
+    return nent;
+}
+
+/* Candidate pairs: the shapes whose AABBs, each inflated by bm / 2, overlap
+ * (a ground half-plane: whose box reaches within the margin of it). */
+static rc_status grid_pairs(rc_world *w, double m, double bm)
+{
+    grid g = { 0 };
+    RC_CHECK(grid_layout(w, &g));
     const rc_shape *S = w->shapes;
-    const int *ord = w->order + 1;
-    int n = w->nshapes;
-    for (int i = 0; i < n; i++) {
-        const double *a = S[ord[i]].aabb;
-        double xmax = a[2] + bm;
-        for (int j = i + 1; j < n; j++) {
-            const double *b = S[ord[j]].aabb;
-            if (!(b[0] <= xmax)) break;
-            if (b[1] > a[3] + bm || a[1] > b[3] + bm) continue;
-            if (S[ord[i]].body == S[ord[j]].body) continue;
-            RC_CHECK(push_pair(w, ord[i], ord[j], 0));
+    const int ns = g.ns;
+    const double e = 0.5 * bm;
+    double *box = g.box;
+    int *cell = g.cell, *list = g.list, *body = g.body;
+
+    /* the one pass over the shapes: inflated boxes, bodies; marks for the
+     * shapes that never touch anything (body half-planes and segments) and
+     * for the ground half-planes; the others are the grid's candidates */
+    int ncand = 0;
+    for (int i = 0; i < ns; i++) {
+        if (i + PREFETCH_AHEAD < ns) { PREFETCH(&S[i + PREFETCH_AHEAD]); PREFETCH(S[i + PREFETCH_AHEAD].aabb); }
+        int k = kind_of(&S[i]);
+        body[i] = S[i].body;
+        double *b = box + 4 * i;
+        const double *a = S[i].aabb;
+        b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
+        if (k == K_NONE) cell[4 * i] = CELL_SKIP;
+        else if (k == K_HALF) cell[4 * i] = CELL_HALF;
+        else list[ncand++] = i;
+    }
+
+    /* cells; a shape covering more than klim cells costs more in the grid
+     * than against every shape (big list); double the cell size until the
+     * entries fit */
+    long long klim = ns / 8 > 64 ? ns / 8 : 64;
+    double h = cell_size(&g, ncand);
+    for (int tries = 0; grid_cells(&g, ncand, h, klim) > g.E && tries < 64; tries++) h *= 2.0;
+
+    /* the grid list (front of list, in index order; the entries are checked
+     * again in case the doubling gave up) and its bounding cells */
+    int ng = 0, gx0 = INT_MAX, gy0 = INT_MAX, gx1 = INT_MIN, gy1 = INT_MIN;
+    long long used = 0;
+    for (int k = 0; k < ncand; k++) {
+        int i = list[k], *c = cell + 4 * i;
+        if (c[0] == CELL_BIG) continue;
+        long long K = (long long)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+        if (used + K > g.E) { c[0] = CELL_BIG; continue; }
+        used += K;
+        list[ng++] = i;
+        if (c[0] < gx0) gx0 = c[0];
+        if (c[1] < gy0) gy0 = c[1];
+        if (c[2] > gx1) gx1 = c[2];
+        if (c[3] > gy1) gy1 = c[3];
+    }
+    /* the big list (back of list): ground half-planes and big candidates */
+    int nbig = 0;
+    for (int i = 0; i < ns; i++)
+        if (cell[4 * i] == CELL_BIG || cell[4 * i] == CELL_HALF) list[ns - 1 - nbig++] = i;
+
+    /* buckets: the cells themselves (row-major) when the grid's bounding box
+     * has at most T cells, else a spatial hash into T buckets */
+    long long ncx = ng ? (long long)gx1 - gx0 + 1 : 1, ncy = ng ? (long long)gy1 - gy0 + 1 : 1;
+    int hashed = ncx * ncy > g.T;
+    int nb = hashed ? g.T : (int)(ncx * ncy), nx = (int)ncx, *st = g.start;
+    unsigned mask = (unsigned)g.T - 1u;
+#define BUCKET(cx, cy) (hashed ? (int)(cell_hash(cx, cy) & mask) : ((cx) - gx0) + nx * ((cy) - gy0))
+    memset(st, 0, (size_t)(nb + 1) * sizeof(int));
+    for (int k = 0; k < ng; k++) {
+        const int *c = cell + 4 * list[k];
+        for (int cy = c[1]; cy <= c[3]; cy++)
+            for (int cx = c[0]; cx <= c[2]; cx++) st[BUCKET(cx, cy)]++;
+    }
+    for (int b = 1; b < nb; b++) st[b] += st[b - 1];
+    st[nb] = nb ? st[nb - 1] : 0;
+    for (int k = ng - 1; k >= 0; k--) {
+        int i = list[k];
+        const int *c = cell + 4 * i;
+        for (int cy = c[1]; cy <= c[3]; cy++)
+            for (int cx = c[0]; cx <= c[2]; cx++) {
+                int p = --st[BUCKET(cx, cy)];
+                g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
+                if (hashed) { g.ecell[2 * p] = cx; g.ecell[2 * p + 1] = cy; }
+            }
+    }
+#undef BUCKET
+
+    /* pairs within each cell, tested only in the first cell both cover (the
+     * cell of the corner (max x0, max y0)): there one of them starts its
+     * column and one (maybe the other) its row */
+    for (int b = 0; b < nb; b++) {
+        int p1 = st[b + 1];
+        for (int p = st[b]; p < p1; p++) {
+            int ep = g.ent[p], i = ep >> 2;
+            const double *bi = box + 4 * i;
+            for (int q = p + 1; q < p1; q++) {
+                int eq = g.ent[q];
+                if (((ep | eq) & 3) != 3) continue;
+                if (hashed && (g.ecell[2 * p] != g.ecell[2 * q] || g.ecell[2 * p + 1] != g.ecell[2 * q + 1])) continue;
+                int j = eq >> 2;
+                if (!boxes_overlap(bi, box + 4 * j) || body[i] == body[j]) continue;
+                RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
         }
     }
+
+    /* big shapes against every other shape: the half-plane test when one is
+     * a ground half-plane, else the box test */
+    const int *big = list + ns - nbig;
+    for (int k = 0; k < nbig; k++) {
+        int i = big[k];
+        if (cell[4 * i] == CELL_HALF) {
+            const double *N = S[i].normal, *P = S[i].point;
+            for (int l = 0; l < ng; l++) {
+                int j = list[l];
+                if (halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+            for (int l = k + 1; l < nbig; l++) {
+                int j = big[l];
+                if (cell[4 * j] != CELL_HALF && halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+        } else {
+            const double *bi = box + 4 * i;
+            for (int l = 0; l < ng; l++) {
+                int j = list[l];
+                if (boxes_overlap(bi, box + 4 * j) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+            for (int l = k + 1; l < nbig; l++) {
+                int j = big[l];
+                int near = cell[4 * j] == CELL_HALF ? halfplane_near(S[j].normal, S[j].point, bi, m)
+                                                    : boxes_overlap(bi, box + 4 * j);
+                if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+        }
+    }
+
+    int *hd = g.hdr;
+    hd[0] = ns; hd[1] = ng; hd[2] = nbig; hd[3] = hashed; hd[4] = (int)used; hd[5] = nb;
+    hd[6] = ng ? nx : 0; hd[7] = ng ? (int)ncy : 0;
     return RC_OK;
 }
 
@@ -449,13 +693,13 @@ static rc_status named_pairs(rc_world *w)
 
 /* ---------------------------------------------------------------- detection */
 
+
 static rc_status detect(rc_world *w)
 {
     /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
      * edge-line test lies within sqrt(2) m of the other polygon. */
     double m = w->def.contact_margin, bm = 1.5 * m;
-    RC_CHECK(sap_sort(w));
-    RC_CHECK(sap_pairs(w, bm));
+    RC_CHECK(grid_pairs(w, m, bm));
     RC_CHECK(named_pairs(w));
 
     RC_CHECK(sort_pairs(w));
@@ -470,6 +714,12 @@ static rc_status detect(rc_world *w)
     w->npairs = np;
 
     for (int k = 0; k < np; k++) {
+        if (k + PREFETCH_AHEAD < np) {   /* the shapes of a coming pair: kind and centre */
+            const char *a = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD)]];
+            const char *b = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD) + 1] >> 1];
+            PREFETCH(a); PREFETCH(a + offsetof(rc_shape, wc));
+            PREFETCH(b); PREFETCH(b + offsetof(rc_shape, wc));
+        }
         int sa = w->pairs[2 * k], sb = w->pairs[2 * k + 1] >> 1;
         pair_ctx p = { w, sa, sb, &w->shapes[sa], &w->shapes[sb], !(w->pairs[2 * k + 1] & 1), m, RC_OK };
         int c0 = w->ncontacts;

@@ -700,7 +700,7 @@ RC_TEST(broadphase_disks)
     detect(w, failed);
     check_structure(w, failed);
     brute_disks(w, nd, hp, sg, failed);
-    /* coherent motion (insertion sort), then a teleport (full re-sort) */
+    /* coherent motion, then a teleport */
     for (int round = 0; round < 4; round++) {
         for (int b = 0; b < nd; b++) {
             double *q = w->q + w->bodies[b].iq;
@@ -773,6 +773,214 @@ RC_TEST(broadphase_mixed)
     rc_world_destroy(w);
 }
 
+/* ---------------------------------------------------------------- grid broadphase */
+
+typedef struct ref_contact { uint64_t key; double gN, n[2], point[2]; int law; } ref_contact;
+
+static int cmp_ref(const void *a, const void *b)
+{
+    uint64_t x = ((const ref_contact *)a)->key, y = ((const ref_contact *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* Distance from x to segment a-b. */
+static double seg_dist(const double a[2], const double b[2], const double x[2])
+{
+    double ex = b[0] - a[0], ey = b[1] - a[1], ee = ex * ex + ey * ey;
+    double s = ee > 0.0 ? ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / ee : 0.0;
+    s = fmin(1.0, fmax(0.0, s));
+    return hypot(x[0] - a[0] - s * ex, x[1] - a[1] - s * ey);
+}
+
+/* Brute force without the broadphase: every pair of shapes that can touch,
+ * detected in a world of its own, must give exactly w's contacts (keys in
+ * order, gaps, normals, points, laws). Pairs are skipped only when no
+ * contact is possible: the shapes' bounding circles (body origin, bound) more
+ * than 2 margins apart (a polygon vertex kept by the edge-line test lies
+ * within sqrt(2) margins of the other shape). Shape `skip` (a non-finite
+ * state) is left out: it must have no contact. Returns the contact count. */
+static int brute_force_all(rc_world *w, int skip, int *failed)
+{
+    const double m = w->def.contact_margin;
+    int cap = 1024, nr = 0;
+    ref_contact *ref = malloc((size_t)cap * sizeof *ref);
+    const rc_shape *S = w->shapes;
+    for (int i = 0; i < w->nshapes; i++)
+        for (int j = i + 1; j < w->nshapes; j++) {
+            if (i == skip || j == skip || rc_collide_feature_count(&S[i], &S[j]) == 0) continue;
+            int ids[2] = { i, j };
+            const rc_shape *g = S[i].body == RC_GROUND ? &S[i] : S[j].body == RC_GROUND ? &S[j] : NULL;
+            const rc_shape *o = g == &S[i] ? &S[j] : &S[i];
+            const double *qo = w->q + w->bodies[o->body].iq;
+            if (!g) {
+                const double *qi = w->q + w->bodies[S[i].body].iq, *qj = w->q + w->bodies[S[j].body].iq;
+                if (hypot(qi[0] - qj[0], qi[1] - qj[1]) > S[i].bound + S[j].bound + 2.0 * m) continue;
+            } else if (g->type == RC_SHAPE_SEGMENT && seg_dist(g->a, g->b, qo) > o->bound + g->radius + 2.0 * m)
+                continue;
+            rc_world *v = mk_world(m);
+            int loc[2];
+            for (int k = 0; k < 2; k++) {
+                const rc_shape *s = &S[ids[k]];
+                int body = RC_GROUND;
+                if (s->body != RC_GROUND) {
+                    const double *q = w->q + w->bodies[s->body].iq;
+                    body = add_body(v, q[0], q[1], q[2]);
+                }
+                rc_shape_def d;
+                rc_shape_get_def(w, ids[k], NULL, &d);
+                loc[k] = add_shape(v, body, &d);
+            }
+            rc_collide_update_shapes(v);
+            CHECK_OK(rc_collide_detect(v));
+            for (int k = 0; k < v->ncontacts; k++) {
+                const rc_contact *c = &v->contacts[k];
+                int sa = c->shape_a == loc[0] ? i : j, sb = sa == i ? j : i;
+                if (nr == cap) { cap *= 2; ref = realloc(ref, (size_t)cap * sizeof *ref); }
+                ref_contact r = { rc_contact_key(sa, sb, c->feature), c->gN, { c->n[0], c->n[1] },
+                                  { c->point[0], c->point[1] }, c->law };
+                ref[nr++] = r;
+            }
+            rc_world_destroy(v);
+        }
+    qsort(ref, (size_t)nr, sizeof *ref, cmp_ref);
+    CHECK(w->ncontacts == nr);
+    int bad = 0;
+    for (int k = 0; k < nr && k < w->ncontacts; k++) {
+        const rc_contact *c = &w->contacts[k];
+        const ref_contact *r = &ref[k];
+        /* the reference's half-plane normal is normalised twice: relative tolerances */
+        double tol = 1e-12 * (1.0 + fabs(r->point[0]) + fabs(r->point[1]));
+        if (c->key != r->key || fabs(c->gN - r->gN) > tol || fabs(c->n[0] - r->n[0]) > 1e-12
+            || fabs(c->n[1] - r->n[1]) > 1e-12 || fabs(c->point[0] - r->point[0]) > tol
+            || fabs(c->point[1] - r->point[1]) > tol || c->law != r->law) {
+            if (bad < 5) fprintf(stderr, "  contact %d: key %llx gN %.17g n (%g, %g) law %d vs reference %llx gN %.17g n (%g, %g) law %d\n", k,
+                                 (unsigned long long)c->key, c->gN, c->n[0], c->n[1], c->law, (unsigned long long)r->key, r->gN, r->n[0], r->n[1], r->law);
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+    free(ref);
+    return nr;
+}
+
+/* A dense polydisperse packing: disks of radii 0.01 to 0.05 (5x) and 10 %
+ * polygons over [-1, 1] x [-0.5, 1.5] (area fraction about 1: neighbours
+ * overlap), five disks of radius 0.3, one of radius 3 (a "container" larger
+ * than the whole scene), a two-shape body (disk + offset box), a point, a
+ * floor, a tilted half-plane, a long and a short segment. Returns the number
+ * of bodies (their ids are 0 .. nb - 1). */
+static int polydisperse_scene(rc_world *w, int n)
+{
+    add_half(w, 0.0, -0.45, 0.0, 1.0);
+    add_seg(w, -1.0, 0.2, 1.0, 0.5, 0.01);            /* long: many cells */
+    int nb = 0;
+    for (int i = 0; i < n; i++) {
+        int b = add_body(w, urand(-1, 1), urand(-0.5, 1.5), urand(-3, 3));
+        nb++;
+        if (i % 10 == 3) {
+            double r = urand(0.01, 0.05);
+            if (i % 20 == 3) add_box(w, b, r, urand(0.5, 1.0) * r, 0, 0);
+            else add_ngon(w, b, 3 + i % 4, r, urand(0, 1));
+        } else if (i == 17) {
+            add_disk(w, b, 0.03, 0, 0);
+            add_box(w, b, 0.02, 0.01, 0.05, 0.0);      /* same body: never paired with the disk */
+        } else if (i == 18) add_point(w, b, 0.01, 0);
+        else if (i % 200 == 100) add_disk(w, b, 0.3, 0, 0);
+        else if (i == n - 1) add_disk(w, b, 3.0, 0, 0);
+        else add_disk(w, b, urand(0.01, 0.05), 0, 0);
+    }
+    add_half(w, 1.2, 0.0, -1.0, 0.3);                   /* tilted wall, a high index */
+    add_seg(w, 0.3, 0.9, 0.35, 0.95, 0.0);            /* short */
+    return nb;
+}
+
+/* The grid against brute force on a dense polydisperse packing: after
+ * several coherent moves, then a teleport that spreads the shapes over
+ * clusters far apart (hashed buckets), with one body far beyond the grid's
+ * coordinates and one with a non-finite state. */
+RC_TEST(broadphase_polydisperse)
+{
+    const int n = 1200;
+    rc_world *w = mk_world(0.005);
+    int nb = polydisperse_scene(w, n);
+    detect(w, failed);
+    check_structure(w, failed);
+    int nc = brute_force_all(w, -1, failed);
+    CHECK(nc > 2 * n);                        /* dense: about 2 contacts per shape and more */
+    CHECK(w->order[0] == w->nshapes);         /* grid header (collide.c) */
+    CHECK(w->order[3] == 0);                  /* cells indexed directly */
+    CHECK(w->order[2] >= 3 && w->order[2] <= 4);   /* big: 2 half-planes, the radius-3 disk (+ 1) */
+    CHECK(w->order[4] > w->order[1]);         /* some shapes cover several cells */
+    for (int round = 0; round < 3; round++) {
+        for (int b = 0; b < nb; b++) {
+            double *q = w->q + w->bodies[b].iq;
+            q[0] += urand(-0.003, 0.003); q[1] += urand(-0.003, 0.003); q[2] += urand(-0.05, 0.05);
+        }
+        detect(w, failed);
+        check_structure(w, failed);
+        CHECK(brute_force_all(w, -1, failed) > 2 * n);
+    }
+    /* teleport: four clusters 1e4 apart, two bodies thrown out */
+    for (int b = 0; b < nb; b++) {
+        double *q = w->q + w->bodies[b].iq;
+        q[0] = urand(-0.5, 0.5) + 1e4 * (b % 2); q[1] = urand(-0.5, 0.5) - 1e4 * (b / 2 % 2);
+    }
+    double *far = w->q + w->bodies[5].iq, *bad = w->q + w->bodies[6].iq;
+    far[0] = 1e13;
+    bad[1] = NAN;
+    int s_bad = -1;
+    for (int i = 0; i < w->nshapes; i++) if (w->shapes[i].body == 6) s_bad = i;
+    detect(w, failed);
+    check_structure(w, failed);
+    CHECK(w->order[3] == 1);                  /* hashed buckets */
+    CHECK(brute_force_all(w, s_bad, failed) > 2 * n);
+    for (int k = 0; k < w->ncontacts; k++) CHECK(w->contacts[k].shape_a != s_bad && w->contacts[k].shape_b != s_bad);
+    /* and back into one cluster, coherent from there */
+    bad[1] = 0.0;
+    for (int round = 0; round < 2; round++) {
+        for (int b = 0; b < nb; b++) {
+            double *q = w->q + w->bodies[b].iq;
+            if (round == 0) { q[0] = urand(-1, 1); q[1] = urand(-0.5, 1.5); }
+            else { q[0] += urand(-0.003, 0.003); q[1] += urand(-0.003, 0.003); }
+        }
+        detect(w, failed);
+        CHECK(w->order[3] == 0);
+        CHECK(brute_force_all(w, -1, failed) > 2 * n);
+    }
+    rc_world_destroy(w);
+}
+
+/* Steady-state detection allocates nothing: the grid's storage is sized by
+ * the shape count only, so not even a teleport that changes the bucket mode
+ * grows it. */
+RC_TEST(broadphase_no_alloc)
+{
+    rc_world *w = mk_world(0.005);
+    int nb = polydisperse_scene(w, 3000);
+    detect(w, failed);
+    detect(w, failed);
+    int cap_order = w->cap_order, nc0 = w->ncontacts;
+    uint64_t a0 = rc_alloc_count();
+    for (int step = 0; step < 10; step++) {
+        for (int b = 0; b < nb; b++) {
+            double *q = w->q + w->bodies[b].iq;
+            q[0] += urand(-1e-4, 1e-4); q[1] += urand(-1e-4, 1e-4); q[2] += urand(-1e-3, 1e-3);
+        }
+        detect(w, failed);
+        CHECK(abs(w->ncontacts - nc0) < nc0 / 10);   /* the scene stays what it was */
+    }
+    CHECK(rc_alloc_count() == a0);
+    for (int b = 0; b < nb; b++) {                     /* sparse: hashed buckets, fewer contacts */
+        double *q = w->q + w->bodies[b].iq;
+        q[0] = urand(-1e3, 1e3); q[1] = urand(-1e3, 1e3);
+    }
+    detect(w, failed);
+    CHECK(w->order[3] == 1);
+    CHECK(w->cap_order == cap_order);
+    CHECK(rc_alloc_count() == a0);
+    rc_world_destroy(w);
+}
+
 RC_TEST_MAIN(T(disk_halfplane), T(disk_disk), T(disk_segment), T(disk_polygon), T(polygon_halfplane),
              T(polygon_segment), T(polygon_polygon), T(projection_filter), T(broadphase_corner), T(feature_counts), T(keys_stable), T(rules),
-             T(broadphase_disks), T(broadphase_mixed))
+             T(broadphase_disks), T(broadphase_mixed), T(broadphase_polydisperse), T(broadphase_no_alloc))
