@@ -896,7 +896,11 @@ static int l_law_create_custom(lua_State *L)
     ops.dim = law->dim;
     if (lua_getfield(L, 2, "state_names") == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
-        if (n > RC_LAW_MAX_STATE) { free(law); return luaL_error(L, "law '%s': at most %d state values", law->name, RC_LAW_MAX_STATE); }
+        if (n > RC_LAW_MAX_STATE) {
+            lua_pushfstring(L, "law '%s': at most %d state values", law->name, RC_LAW_MAX_STATE);
+            free(law);
+            return lua_error(L);
+        }
         for (int i = 0; i < n; i++) {
             lua_rawgeti(L, -1, i + 1);
             snprintf(law->state_names[i], sizeof law->state_names[i], "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
@@ -1942,6 +1946,84 @@ static int l_output_is_open(lua_State *L)
     return 1;
 }
 
+/* ---------------------------------------------------------------- VTK output */
+
+#define LRC_VTK "ricochet.core.vtk"
+
+typedef struct lrc_vtk {
+    rc_vtk_writer *vw;      /* NULL once closed */
+} lrc_vtk;
+
+static lrc_vtk *check_vtk(lua_State *L, int idx)
+{
+    return (lrc_vtk *)luaL_checkudata(L, idx, LRC_VTK);
+}
+
+static int l_vtk_gc(lua_State *L)
+{
+    lrc_vtk *v = check_vtk(L, 1);
+    if (v->vw) rc_vtk_close(v->vw);
+    v->vw = NULL;
+    return 0;
+}
+
+/* vtk_open(dir [, level [, disk_segments]]) -> writer | nil, msg, status */
+static int l_vtk_open(lua_State *L)
+{
+    rc_vtk_def def = rc_default_vtk_def();
+    def.dir = luaL_checkstring(L, 1);
+    lua_Integer level = luaL_optinteger(L, 2, def.level);
+    lua_Integer segs = luaL_optinteger(L, 3, def.disk_segments);
+    def.level = (level < -1 || level > 99) ? -1 : (int)level;              /* rejected by the kernel */
+    def.disk_segments = (segs < 0 || segs > 0x7fffffff) ? 0 : (int)segs;  /* idem */
+    lrc_vtk *v = (lrc_vtk *)lua_newuserdatauv(L, sizeof *v, 0);
+    v->vw = NULL;
+    if (luaL_newmetatable(L, LRC_VTK)) {
+        lua_pushcfunction(L, l_vtk_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, l_vtk_gc);
+        lua_setfield(L, -2, "__close");
+        lua_pushliteral(L, "locked");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+    rc_status s = rc_vtk_open(&def, &v->vw);
+    if (s != RC_OK) return push_fail(L, s);
+    return 1;
+}
+
+/* vtk_frame(writer, world) -> true | nil, msg, status */
+static int l_vtk_frame(lua_State *L)
+{
+    lrc_vtk *v = check_vtk(L, 1);
+    lrc_world *lw = check_idle(L, 2);
+    if (!v->vw) return luaL_error(L, "the VTK writer has been closed");
+    rc_status s = rc_vtk_frame(v->vw, lw->w);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* vtk_frames(writer) -> number of frames written */
+static int l_vtk_frames(lua_State *L)
+{
+    lrc_vtk *v = check_vtk(L, 1);
+    lua_pushinteger(L, (lua_Integer)rc_vtk_frame_count(v->vw));
+    return 1;
+}
+
+/* vtk_close(writer) -> true | nil, msg, status (idempotent) */
+static int l_vtk_close(lua_State *L)
+{
+    lrc_vtk *v = check_vtk(L, 1);
+    rc_vtk_writer *vw = v->vw;
+    v->vw = NULL;
+    rc_status s = rc_vtk_close(vw);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- misc */
 
 static int l_request_interrupt(lua_State *L)
@@ -2078,6 +2160,10 @@ static const luaL_Reg core_funcs[] = {
     { "output_open", l_output_open },
     { "output_close", l_output_close },
     { "output_is_open", l_output_is_open },
+    { "vtk_open", l_vtk_open },
+    { "vtk_frame", l_vtk_frame },
+    { "vtk_frames", l_vtk_frames },
+    { "vtk_close", l_vtk_close },
     { "request_interrupt", l_request_interrupt },
     { "clear_interrupt", l_clear_interrupt },
     { "interrupt_requested", l_interrupt_requested },

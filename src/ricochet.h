@@ -614,6 +614,44 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def);
 rc_status rc_output_close(rc_world *w, const char *status, const char *message);
 int rc_output_is_open(const rc_world *w);
 
+/* ---------------------------------------------------------------- VTK output */
+
+/* A series of VTK XML PolyData files for ParaView (docs/output-vtk.md).
+ * rc_vtk_open creates DIR and four collection files: DIR/series.pvd (every
+ * frame's three files as parts 0, 1, 2) and DIR/grains.pvd, DIR/contacts.pvd,
+ * DIR/shapes.pvd (one part each), replacing earlier ones. Each rc_vtk_frame
+ * then writes the world's current state as frame NNNNNN (0, 1, ...):
+ *   DIR/grains_NNNNNN.vtp    a point per body (id order) at its centre;
+ *                            point data id, kind, radius (bounding radius of
+ *                            the body's shapes), velocity, angle, omega
+ *   DIR/contacts_NNNNNN.vtp  a line per active contact from A's centre (the
+ *                            contact point for the ground) to B's centre; cell
+ *                            data id, body_a, body_b, normal_force = pN/h,
+ *                            tangential_force = pT/h, force (on B), normal,
+ *                            contact_point, gap, pN, pT
+ *   DIR/shapes_NNNNNN.vtp    outlines in the world frame (polygon cells for
+ *                            polygons and disks, lines for a disk's radius,
+ *                            segments and half-planes, vertices for points);
+ *                            cell data body, shape, type
+ * and lists them, with the time, in the .pvd files, which are valid XML after
+ * every call. Binary data: appended raw, zlib-compressed (vtkZLibDataCompressor),
+ * header_type UInt64, host byte order. Once its buffers have grown to the
+ * world's size, a frame allocates nothing. Errors name the file. */
+typedef struct rc_vtk_writer rc_vtk_writer;
+
+typedef struct rc_vtk_def {
+    const char *dir;        /* created if missing                              */
+    int level;              /* zlib level 0..9 (default 1: fast)               */
+    int disk_segments;      /* sides of a disk's outline, 8..1024 (default 32) */
+} rc_vtk_def;
+
+rc_vtk_def rc_default_vtk_def(void);
+rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
+rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
+long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
+/* Closes the .pvd files and frees the writer (NULL: nothing to do). */
+rc_status rc_vtk_close(rc_vtk_writer *vw);
+
 #ifdef __cplusplus
 }
 #endif

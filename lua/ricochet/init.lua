@@ -1837,6 +1837,59 @@ function Sim:close_output(status, message)
     return self
 end
 
+-- VTK PolyData series (docs/output-vtk.md): a frame now and after every
+-- `every`-th step (step count divisible by every), written by ricochet.core.
+function Sim:vtk(t)
+    local fname = "sim:vtk"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:vtk{ dir = \"out/vtk\", every = 10 }")
+    check_keys(fname, t, { "dir", "every" })
+    local dir = opt_name(fname, "dir", t.dir) or "out/vtk"
+    local every = positive(fname, "every", integer(fname, "every", t.every, 1))
+    local cur = rawget(self, "_vtk")
+    if cur then
+        fail(fname, "a VTK series is already being written to '%s' (stop it with sim:close_vtk() first)", cur.dir)
+    end
+    local writer, msg = core.vtk_open(dir)
+    if not writer then fail(fname, "%s", msg) end
+    local ok, fmsg = core.vtk_frame(writer, c)
+    if not ok then
+        core.vtk_close(writer)
+        fail(fname, "%s", fmsg)
+    end
+    local v = { writer = writer, dir = dir, every = every, last = core.step_count(c) }
+    v.fn = function()
+        local n = core.step_count(c)
+        if n % every ~= 0 or n == v.last then return end
+        local wok, wmsg = core.vtk_frame(writer, c)
+        if not wok then fail(fname, "%s", wmsg) end
+        v.last = n
+    end
+    rawset(self, "_vtk", v)
+    local l = self._after
+    l[#l + 1] = v.fn
+    return self
+end
+
+-- Stop the VTK series (its .pvd files are complete after every frame).
+-- Returns the number of frames written (0 if no series was being written).
+function Sim:close_vtk()
+    local fname = "sim:close_vtk"
+    sim_core(fname, self)
+    local v = rawget(self, "_vtk")
+    if not v then return 0 end
+    rawset(self, "_vtk", nil)
+    local l = self._after
+    for i = #l, 1, -1 do
+        if l[i] == v.fn then table.remove(l, i) end
+    end
+    local n = core.vtk_frames(v.writer)
+    local ok, msg = core.vtk_close(v.writer)
+    if not ok then fail(fname, "%s", msg) end
+    return n
+end
+
 function Sim:info()
     local c = sim_core("sim:info", self)
     local info, msg = core.step_info(c)
