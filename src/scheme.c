@@ -214,6 +214,21 @@ rc_status rc_world_step(rc_world *w)
     if (s == RC_OK) s = rc_gaps_detect(w);
     if (s != RC_OK) { swap_contacts(w); return s; }
     match_contacts(w);
+    if (w->step == 0 && !w->explore) {   /* grains placed overlapping: say which */
+        int reported = 0;
+        for (int i = 0; i < w->ncontacts && reported < 10; i++) {
+            const rc_contact *c = &w->contacts[i];
+            if (c->gap >= 0 || c->body_a == RC_GROUND) continue;
+            double size = fmin(w->shapes[c->shape_a].bound, w->shapes[c->shape_b].bound);
+            if (c->gN < -1e-3 * size) {
+                char a[64], b[64];
+                rc_world_warn(w, "initial overlap: %s and %s overlap by %.3g (shapes %d and %d)",
+                              body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b),
+                              -c->gN, c->shape_a, c->shape_b);
+                reported++;
+            }
+        }
+    }
 
     /* 3. free velocity (rigid: Mhat = M) and the solver's starting velocity */
     for (int b = 0; b < w->nbodies; b++) {

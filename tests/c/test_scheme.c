@@ -124,5 +124,35 @@ RC_TEST(interrupt_leaves_state_untouched)
     rc_world_destroy(w);
 }
 
+static char warned[512];
+static void capture(void *user, const char *msg) { (void)user; snprintf(warned, sizeof warned, "%s", msg); }
+
+RC_TEST(initial_overlap_is_reported_with_the_bodies)
+{
+    rc_world *w = NULL;
+    CHECK_OK(rc_world_create(NULL, &w));
+    rc_world_set_warning_fn(w, capture, NULL);
+    rc_body_def bd = rc_default_body_def();
+    bd.name = "left";
+    int a, b;
+    CHECK_OK(rc_body_create(w, &bd, &a));
+    bd.name = "right";
+    bd.q[0] = 0.9;
+    CHECK_OK(rc_body_create(w, &bd, &b));
+    rc_shape_def d = rc_default_shape_def();   /* disks of radius 0.5 */
+    CHECK_OK(rc_shape_create(w, a, &d, NULL));
+    CHECK_OK(rc_shape_create(w, b, &d, NULL));
+    rc_sim_def sd = rc_default_sim_def();
+    CHECK_OK(rc_world_configure(w, &sd));
+    warned[0] = 0;
+    CHECK_OK(rc_world_step(w));
+    CHECK(strstr(warned, "initial overlap: left and right overlap by 0.1") != NULL);
+    warned[0] = 0;
+    CHECK_OK(rc_world_step(w));                 /* only at the start */
+    CHECK(warned[0] == 0);
+    rc_world_destroy(w);
+}
+
 RC_TEST_MAIN(T(free_fall_is_exact_with_theta_half), T(theta_one_dissipates_numerically),
-             T(no_allocation_in_a_step), T(bad_configuration), T(interrupt_leaves_state_untouched))
+             T(no_allocation_in_a_step), T(bad_configuration), T(interrupt_leaves_state_untouched),
+             T(initial_overlap_is_reported_with_the_bodies))

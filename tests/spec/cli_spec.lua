@@ -188,7 +188,7 @@ local b = w:body{ mass = -1, inertia = 1 }
 local rc = require "ricochet"
 local w = rc.world{ gravity = { 0, -10 } }
 for i = 0, 2 do
-  w:body{ mass = 1, inertia = 0.1, q = { 0.1 * i, 0.5 + 0.99 * i, 0 }, shape = rc.disk{ radius = 0.5 } }
+  w:body{ mass = 1, inertia = 0.1, q = { 0.1 * i, 0.5 + 1.0 * i, 0 }, shape = rc.disk{ radius = 0.5 } }
 end
 w:halfplane{}
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.5 } }
