@@ -231,7 +231,7 @@ struct rc_world {
     rc_contact *prev;      int nprev, cap_prev;   /* last step, sorted by key */
     int *active;           int nactive, cap_active; /* indices of active contacts */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
-    int *order;            int cap_order;           /* broadphase sort order */
+    int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;
 
     /* audit */
