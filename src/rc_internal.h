@@ -242,6 +242,7 @@ struct rc_world {
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;
     double *explore_out; int explore_cap, explore_n;
+    uint64_t explore_rng;
 };
 
 /* linear.c */

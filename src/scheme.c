@@ -120,13 +120,12 @@ static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
              body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b), c->feature, c->res);
 }
 
-static uint64_t explore_rng;
-
-static double explore_uniform(rc_world *w)
+static double explore_uniform(rc_world *w)   /* xorshift64, per world */
 {
-    (void)w;
-    explore_rng ^= explore_rng << 13; explore_rng ^= explore_rng >> 7; explore_rng ^= explore_rng << 17;
-    return (double)(explore_rng >> 11) * 0x1.0p-53;
+    uint64_t x = w->explore_rng;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    w->explore_rng = x;
+    return (double)(x >> 11) * 0x1.0p-53;
 }
 
 rc_explore_def rc_default_explore_def(void)
@@ -149,7 +148,7 @@ rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out
         w->sim.solver.order = RC_ORDER_RANDOM;
         w->sim.solver.seed = def->seed;
     }
-    explore_rng = def->seed * 0x9E3779B97F4A7C15ull + 12345u;
+    w->explore_rng = def->seed * 0x9E3779B97F4A7C15ull + 12345u;
     w->explore = def;
     w->explore_out = p_out;
     w->explore_cap = cap;
