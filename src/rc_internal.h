@@ -79,14 +79,16 @@ typedef struct rc_shape {
     double radius;
     double offset[2];
     int nvert;
-    double vert[RC_MAX_POLYGON_VERTICES][2];
+    double (*vert)[2];      /* polygons: nvert body-frame vertices (own block, with
+                               wvert and wnorm; NULL for other shapes, so that a
+                               disk costs a few cache lines, not a kilobyte) */
     double point[2], normal[2];   /* half-plane (normal unit)        */
     double a[2], b[2];            /* segment                         */
     double bound;                 /* body-frame bounding radius       */
     /* world-frame cache, refreshed at q_k by rc_collide_update_shapes */
     double wc[2];                              /* disk/point centre  */
-    double wvert[RC_MAX_POLYGON_VERTICES][2];  /* polygon vertices   */
-    double wnorm[RC_MAX_POLYGON_VERTICES][2];  /* polygon edge i->i+1 outward normals */
+    double (*wvert)[2];                        /* polygon vertices   */
+    double (*wnorm)[2];                        /* polygon edge i->i+1 outward normals */
     double aabb[4];                            /* xmin ymin xmax ymax */
 } rc_shape;
 

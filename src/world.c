@@ -166,7 +166,10 @@ void rc_world_destroy(rc_world *w)
     rc_joints_free(w);
     rc_linear_free(w);
     for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
-    for (int i = 0; i < w->nshapes; i++) rc_free(w->shapes[i].name);
+    for (int i = 0; i < w->nshapes; i++) {
+        rc_free(w->shapes[i].name);
+        rc_free(w->shapes[i].vert);
+    }
     for (int i = 0; i < w->nlaws; i++) {
         if (w->laws[i].ops.destroy) w->laws[i].ops.destroy(w->laws[i].ops.user);
         rc_free(w->laws[i].name);
@@ -418,7 +421,15 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
     memcpy(s->offset, d.offset, sizeof s->offset);
     s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
-    memcpy(s->vert, d.vert, sizeof s->vert);
+    if (s->nvert > 0) {   /* vert, wvert, wnorm in one block */
+        double (*blk)[2] = rc_malloc((size_t)3 * s->nvert * sizeof *blk);
+        if (!blk) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        memcpy(blk, d.vert, (size_t)s->nvert * sizeof *blk);
+        s->vert = blk;
+        s->wvert = blk + s->nvert;
+        s->wnorm = blk + 2 * s->nvert;
+        memset(s->wvert, 0, (size_t)2 * s->nvert * sizeof *blk);
+    }
     memcpy(s->point, d.point, sizeof s->point);
     memcpy(s->normal, d.normal, sizeof s->normal);
     memcpy(s->a, d.a, sizeof s->a);
@@ -446,7 +457,7 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
         def->type = s->type; def->radius = s->radius; def->nvert = s->nvert; def->group = s->group;
         def->name = s->name;
         memcpy(def->offset, s->offset, sizeof def->offset);
-        memcpy(def->vert, s->vert, sizeof def->vert);
+        if (s->nvert > 0) memcpy(def->vert, s->vert, (size_t)s->nvert * sizeof *s->vert);
         memcpy(def->point, s->point, sizeof def->point);
         memcpy(def->normal, s->normal, sizeof def->normal);
         memcpy(def->a, s->a, sizeof def->a);
@@ -723,6 +734,7 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_laws * sizeof(rc_law) + (size_t)w->cap_rules * sizeof(rc_rule);
     m += (size_t)w->cap_slots * sizeof(rc_slot) + (size_t)w->cap_joints * sizeof(rc_joint);
     m += (size_t)w->cap_springs * sizeof(rc_spring);
+    for (int i = 0; i < w->nshapes; i++) m += (size_t)6 * w->shapes[i].nvert * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
     m += (size_t)w->cap_dof * (5 * sizeof(double) + sizeof(double) + sizeof(int));
     m += (size_t)(w->cap_contacts + w->cap_prev) * sizeof(rc_contact);
