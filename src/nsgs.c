@@ -37,12 +37,7 @@ static inline void local_velocity(const rc_world *w, const rc_contact *c, const 
 static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
 {
     if (c->gap >= 0) { rc_gap_apply(w, c, V, dp); return; }
-    double *vb = V + w->bodies[c->body_b].iv;
-    for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * dp[0] + c->MHb[1][j] * dp[1];
-    if (c->body_a != RC_GROUND) {
-        double *va = V + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 3; j++) va[j] += c->MHa[0][j] * dp[0] + c->MHa[1][j] * dp[1];
-    }
+    rc_contact_apply(w, c, V, dp);
 }
 
 /* Joint j's row velocity H V + dg/dt. */

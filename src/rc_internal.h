@@ -133,8 +133,8 @@ typedef struct rc_contact {
     double point[2], n[2], t[2];
     double gN;              /* g_N(q_k)                               */
     double Ha[2][3], Hb[2][3];   /* rows N, T; zero when side is ground */
-    /* per-step solver data (valid when active) */
-    double MHa[2][3], MHb[2][3]; /* kappa * Mhat^-1 H^T, stored by rows */
+    /* per-step solver data (valid when active); kappa Mhat^-1 H^T is not
+     * stored for rigid pairs: M is diagonal (rc_contact_apply) */
     double W[2][2];         /* local Delassus block                    */
     double shift[2];        /* law's affine term added to u (eq. 96/101) */
     double b[2];            /* u(p = 0) + shift                       */
@@ -217,6 +217,7 @@ struct rc_world {
 
     /* simulation settings */
     rc_sim_def sim;
+    double kappa;           /* the step's factor of Mhat^-1 H^T: 1, or theta (MJF) */
     int configured;
 
     /* state */
@@ -333,6 +334,24 @@ rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, d
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
 /* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
+
+/* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use rc_gap_apply. */
+static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+{
+    const rc_body *bb = &w->bodies[c->body_b];
+    double *vb = V + bb->iv;
+    const double k = w->kappa;
+    vb[0] += k * bb->inv_mass * (c->Hb[0][0] * dp[0] + c->Hb[1][0] * dp[1]);
+    vb[1] += k * bb->inv_mass * (c->Hb[0][1] * dp[0] + c->Hb[1][1] * dp[1]);
+    vb[2] += k * bb->inv_inertia * (c->Hb[0][2] * dp[0] + c->Hb[1][2] * dp[1]);
+    if (c->body_a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[c->body_a];
+        double *va = V + ba->iv;
+        va[0] += k * ba->inv_mass * (c->Ha[0][0] * dp[0] + c->Ha[1][0] * dp[1]);
+        va[1] += k * ba->inv_mass * (c->Ha[0][1] * dp[0] + c->Ha[1][1] * dp[1]);
+        va[2] += k * ba->inv_inertia * (c->Ha[0][2] * dp[0] + c->Ha[1][2] * dp[1]);
+    }
+}
 
 /* energy.c */
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot);

@@ -195,6 +195,7 @@ rc_status rc_world_step(rc_world *w)
     const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
     const int maury = w->sim.scheme == RC_SCHEME_MAURY;
     const double kappa = fremond ? theta : 1.0;
+    w->kappa = kappa;
     const double *g = w->def.gravity;
     const int nv = w->nv;
 
@@ -273,20 +274,16 @@ rc_status rc_world_step(rc_world *w)
         }
         const rc_body *bb = &w->bodies[c->body_b];
         const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
-        for (int r = 0; r < 2; r++)
-            for (int j = 0; j < 3; j++) c->MHb[r][j] = mb[j] * c->Hb[r][j];
+        double ma[3] = { 0.0, 0.0, 0.0 };
         if (c->body_a != RC_GROUND) {
             const rc_body *ba = &w->bodies[c->body_a];
-            const double ma[3] = { kappa * ba->inv_mass, kappa * ba->inv_mass, kappa * ba->inv_inertia };
-            for (int r = 0; r < 2; r++)
-                for (int j = 0; j < 3; j++) c->MHa[r][j] = ma[j] * c->Ha[r][j];
-        } else {
-            memset(c->MHa, 0, sizeof c->MHa);
+            ma[0] = ma[1] = kappa * ba->inv_mass;
+            ma[2] = kappa * ba->inv_inertia;
         }
-        for (int r = 0; r < 2; r++)
+        for (int r = 0; r < 2; r++)   /* W = H kappa M^-1 H^T (eq. 94 / 99), M diagonal */
             for (int k = 0; k < 2; k++) {
                 double sum = 0.0;
-                for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * c->MHb[k][j] + c->Ha[r][j] * c->MHa[k][j];
+                for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * mb[j] * c->Hb[k][j] + c->Ha[r][j] * ma[j] * c->Ha[k][j];
                 c->W[r][k] = sum;
             }
     shift:;
@@ -332,12 +329,7 @@ rc_status rc_world_step(rc_world *w)
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
         if (c->gap >= 0) { rc_gap_apply(w, c, w->V, c->p); continue; }
-        double *vb = w->V + w->bodies[c->body_b].iv;
-        for (int j = 0; j < 3; j++) vb[j] += c->MHb[0][j] * c->p[0] + c->MHb[1][j] * c->p[1];
-        if (c->body_a != RC_GROUND) {
-            double *va = w->V + w->bodies[c->body_a].iv;
-            for (int j = 0; j < 3; j++) va[j] += c->MHa[0][j] * c->p[0] + c->MHa[1][j] * c->p[1];
-        }
+        rc_contact_apply(w, c, w->V, c->p);
     }
 
     /* 5. solve */
