@@ -3,9 +3,9 @@
  * for rigid bodies, + 1/2 q^T K q for linear bodies. */
 #include "rc_internal.h"
 
-void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot)
+void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el)
 {
-    double k = 0.0, p = 0.0;
+    double k = 0.0, p = 0.0, el = 0.0;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         if (bd->kind == RC_BODY_LINEAR) {
@@ -13,6 +13,7 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
             rc_linear_energies(w, &w->linears[bd->linear], q, v, &ek, &ee);
             k += 2.0 * ek;
             p += ee;
+            el += ee;
             continue;
         }
         const double *x = q + bd->iq, *vv = v + bd->iv;
@@ -21,4 +22,5 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
     }
     *E_kin = 0.5 * k;
     *E_pot = p;
+    if (E_el) *E_el = el;   /* the linear bodies' 1/2 q^T K q, part of E_pot */
 }

@@ -354,7 +354,7 @@ static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, doub
 }
 
 /* energy.c */
-void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot);
+void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el);
 
 /* output.c */
 rc_status rc_output_row(rc_world *w);

@@ -397,9 +397,9 @@ rc_status rc_world_step(rc_world *w)
     }
 
     /* 7. audit, eqs. (65)-(68) */
-    double Ek0, Ep0, Ek1, Ep1;
-    rc_energy(w, w->q0, w->v0, &Ek0, &Ep0);
-    rc_energy(w, w->q, w->v, &Ek1, &Ep1);
+    double Ek0, Ep0, Ek1, Ep1, E_el;
+    rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
+    rc_energy(w, w->q, w->v, &Ek1, &Ep1, &E_el);
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
@@ -443,7 +443,7 @@ rc_status rc_world_step(rc_world *w)
             if (s != RC_OK) goto restore;
             rc_joints_restore_energy(w);
             double Ek2, Ep2;
-            rc_energy(w, w->q, w->v, &Ek2, &Ep2);
+            rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
             W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
             Ek1 = Ek2;
             Ep1 = Ep2;
@@ -518,12 +518,7 @@ rc_status rc_world_step(rc_world *w)
     in->W_J_total += W_J;
     in->W_proj_total += W_proj;
     in->E_spring = E_spring;
-    in->E_elastic = 0.0;
-    for (int i = 0; i < w->nlinears; i++) {
-        double ek, ee;
-        rc_linear_energies(w, &w->linears[i], w->q, w->v, &ek, &ee);
-        in->E_elastic += ee;
-    }
+    in->E_elastic = E_el;   /* the joint projection moves rigid bodies only */
     in->joint_pos_violation = pos_viol;
     in->joint_vel_violation = vel_viol;
     in->W_damp = W_damp;

@@ -760,7 +760,7 @@ rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_energy: NULL world");
     double k, p;
-    rc_energy(w, w->q, w->v, &k, &p);
+    rc_energy(w, w->q, w->v, &k, &p, NULL);
     if (E_kin) *E_kin = k;
     if (E_pot) *E_pot = p;
     return RC_OK;
