@@ -42,7 +42,6 @@ w:contact{ w.ground, rod, law = rc.newton{ e = 0, mu = mu }, name = "C" }
 local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h,
                           solver = { "nsgs", tol = 1e-13, max_iter = 10000, warm_start = warm } }
 -- the force on the rod at A (contact with the left wall): R = (pN n + pT t) / h
-local names = sim:contact_names()
 local function force_at(x_end)
   for _, c in ipairs(sim:contacts()) do
     if c.active and math.abs(c.point[1] - x_end) < 0.25 then
@@ -90,4 +89,4 @@ io.write(string.format("wedged rod (warm start %s): first v_y = %.6g (free fall 
   load_error,
   detach_P and string.format("%.4f", detach_P / W) or "-"))
 return { first_vy = first_vy, H21 = H21, H3 = H3, load_error = load_error, detach = detach_P and detach_P / W, samples = samples,
-         summary = summary, names = names }
+         summary = summary }
