@@ -185,15 +185,17 @@ typedef struct pair_ctx {
     const rc_shape *A, *B;
     int all;            /* named pair: every feature, whatever the gap */
     double m;           /* contact margin                              */
+    double dx;          /* periodic boundary: B is the image of shape sb moved by dx in x */
     rc_status st;
 } pair_ctx;
 
-/* Jacobian rows of one side: sign * [n, r x n; t, r x t], r = point - x_body. */
-static void jac_side(const rc_world *w, int body, const rc_contact *c, double sign, double H[2][3])
+/* Jacobian rows of one side: sign * [n, r x n; t, r x t], r = point - x_body,
+ * the body moved by dx in x (the periodic image B touches). */
+static void jac_side(const rc_world *w, int body, const rc_contact *c, double sign, double dx, double H[2][3])
 {
     if (body == RC_GROUND) return;             /* rows stay zero */
     const double *q = w->q + w->bodies[body].iq;
-    double rx = c->point[0] - q[0], ry = c->point[1] - q[1];
+    double rx = c->point[0] - (q[0] + dx), ry = c->point[1] - q[1];
     H[0][0] = sign * c->n[0]; H[0][1] = sign * c->n[1]; H[0][2] = sign * cross(rx, ry, c->n[0], c->n[1]);
     H[1][0] = sign * c->t[0]; H[1][1] = sign * c->t[1]; H[1][2] = sign * cross(rx, ry, c->t[0], c->t[1]);
 }
@@ -216,8 +218,8 @@ static void emit(pair_ctx *p, int feature, double gN, const double n[2], const d
     c->n[0] = n[0]; c->n[1] = n[1];
     c->t[0] = n[1]; c->t[1] = -n[0];
     c->gN = gN;
-    jac_side(w, c->body_b, c, 1.0, c->Hb);
-    jac_side(w, c->body_a, c, -1.0, c->Ha);
+    jac_side(w, c->body_b, c, 1.0, p->dx, c->Hb);
+    jac_side(w, c->body_a, c, -1.0, 0.0, c->Ha);
 }
 
 /* disk/point B vs half-plane A (P, N): gN = N.(c - P) - r, n = N, point = c - r N. */
@@ -426,6 +428,8 @@ enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] */
 
 typedef struct grid {
     int ns, E, T;
+    double x0, L;       /* periodic boundary in x: cell [x0, x0 + L); L = 0: none */
+    int nx;             /* periodic: columns across L (cell size L / nx)           */
     int *hdr;
     double *box;        /* 4 per shape: inflated AABB                         */
     int *cell;          /* 4 per shape: cx0 cy0 cx1 cy1, or a CELL_* mark      */
@@ -479,6 +483,21 @@ static int boxes_overlap(const double *a, const double *b)
     return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 }
 
+/* Periodic boundary: the shift k L (k integer) that brings x_b nearest to x_a
+ * (0 without a periodic boundary). Every shape is narrower than L / 2, so two
+ * shapes can touch through one image at most: this one. */
+static double image_shift(double L, double x_a, double x_b)
+{
+    return L > 0.0 ? L * floor((x_a - x_b) / L + 0.5) : 0.0;
+}
+
+static int boxes_overlap_p(const grid *g, const double *a, const double *b)
+{
+    if (g->L == 0.0) return boxes_overlap(a, b);
+    double d = image_shift(g->L, 0.5 * (a[0] + a[2]), 0.5 * (b[0] + b[2]));
+    return a[0] <= b[2] + d && b[0] + d <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
 /* Can a shape inside box b (inflated AABB) touch the half-plane (P, N) within
  * margin m? Every gap of a disk/point (N.(c - P) - r) or polygon vertex
  * (N.(x_i - P)) is >= the least N.(x - P) over the box, s, reached at a
@@ -524,12 +543,14 @@ static long long grid_cells(grid *g, int ncand, double h, long long klim)
     for (int k = 0; k < ncand; k++) {
         int i = g->list[k], *c = g->cell + 4 * i;
         const double *b = g->box + 4 * i;
-        double t[4] = { b[0] * inv, b[1] * inv, b[2] * inv, b[3] * inv };
+        double t[4] = { (b[0] - g->x0) * inv, b[1] * inv, (b[2] - g->x0) * inv, b[3] * inv };
         if (!(fabs(t[0]) < GRID_MAX_COORD && fabs(t[1]) < GRID_MAX_COORD
               && fabs(t[2]) < GRID_MAX_COORD && fabs(t[3]) < GRID_MAX_COORD)) { c[0] = CELL_BIG; continue; }
         for (int j = 0; j < 4; j++) c[j] = ifloor(t[j]);
         long long K = (long long)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
-        if (K > klim) c[0] = CELL_BIG;
+        /* periodic: a shape over more than half the columns would meet another
+         * in two wrapped ranges (big: tested against every shape) */
+        if (K > klim || (g->nx && 2LL * (c[2] - c[0] + 1) > g->nx)) c[0] = CELL_BIG;
         else nent += K;
     }
     return nent;
@@ -541,6 +562,7 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
 {
     grid g = { 0 };
     RC_CHECK(grid_layout(w, &g));
+    if (rc_periodic(w)) { g.x0 = w->def.periodic_x[0]; g.L = w->def.periodic_x[1] - g.x0; }
     const rc_shape *S = w->shapes;
     const int ns = g.ns;
     const double e = 0.5 * bm;
@@ -561,6 +583,11 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
         if (k == K_NONE) cell[4 * i] = CELL_SKIP;
         else if (k == K_HALF) cell[4 * i] = CELL_HALF;
         else list[ncand++] = i;
+        if (g.L > 0.0 && k != K_NONE && k != K_HALF && !(b[2] - b[0] < 0.5 * g.L))
+            return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
+                                "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
+                                i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",
+                                b[2] - b[0], g.L);
     }
 
     /* cells; a shape covering more than klim cells costs more in the grid
@@ -568,7 +595,15 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
      * entries fit */
     long long klim = ns / 8 > 64 ? ns / 8 : 64;
     double h = cell_size(&g, ncand);
-    for (int tries = 0; grid_cells(&g, ncand, h, klim) > g.E && tries < 64; tries++) h *= 2.0;
+    if (g.L > 0.0) {   /* periodic: a whole number of columns across L */
+        double nxd = floor(g.L / h);
+        g.nx = nxd < 1.0 ? 1 : nxd > 1e6 ? 1000000 : (int)nxd;
+        h = g.L / g.nx;
+    }
+    for (int tries = 0; grid_cells(&g, ncand, h, klim) > g.E && tries < 64; tries++) {
+        h *= 2.0;
+        if (g.L > 0.0) { g.nx = g.nx / 2 > 1 ? g.nx / 2 : 1; h = g.L / g.nx; }
+    }
 
     /* the grid list (front of list, in index order; the entries are checked
      * again in case the doubling gave up) and its bounding cells */
@@ -586,6 +621,7 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
         if (c[2] > gx1) gx1 = c[2];
         if (c[3] > gy1) gy1 = c[3];
     }
+    if (g.nx && ng) { gx0 = 0; gx1 = g.nx - 1; }   /* periodic: columns wrap into [0, nx) */
     /* the big list (back of list): ground half-planes and big candidates */
     int nbig = 0;
     for (int i = 0; i < ns; i++)
@@ -597,7 +633,9 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
     int hashed = ncx * ncy > g.T;
     int nb = hashed ? g.T : (int)(ncx * ncy), nx = (int)ncx, *st = g.start;
     unsigned mask = (unsigned)g.T - 1u;
-#define BUCKET(cx, cy) (hashed ? (int)(cell_hash(cx, cy) & mask) : ((cx) - gx0) + nx * ((cy) - gy0))
+    const int pnx = g.nx;
+#define WRAP(cx) (pnx ? (((cx) % pnx) + pnx) % pnx : (cx))
+#define BUCKET(cx, cy) (hashed ? (int)(cell_hash(WRAP(cx), cy) & mask) : (WRAP(cx) - gx0) + nx * ((cy) - gy0))
     memset(st, 0, (size_t)(nb + 1) * sizeof(int));
     for (int k = 0; k < ng; k++) {
         const int *c = cell + 4 * list[k];
@@ -613,10 +651,11 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
             for (int cx = c[0]; cx <= c[2]; cx++) {
                 int p = --st[BUCKET(cx, cy)];
                 g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
-                if (hashed) { g.ecell[2 * p] = cx; g.ecell[2 * p + 1] = cy; }
+                if (hashed) { g.ecell[2 * p] = WRAP(cx); g.ecell[2 * p + 1] = cy; }
             }
     }
 #undef BUCKET
+#undef WRAP
 
     /* pairs within each cell, tested only in the first cell both cover (the
      * cell of the corner (max x0, max y0)): there one of them starts its
@@ -631,7 +670,7 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
                 if (((ep | eq) & 3) != 3) continue;
                 if (hashed && (g.ecell[2 * p] != g.ecell[2 * q] || g.ecell[2 * p + 1] != g.ecell[2 * q + 1])) continue;
                 int j = eq >> 2;
-                if (!boxes_overlap(bi, box + 4 * j) || body[i] == body[j]) continue;
+                if (!boxes_overlap_p(&g, bi, box + 4 * j) || body[i] == body[j]) continue;
                 RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
         }
@@ -658,13 +697,13 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
             const double *bi = box + 4 * i;
             for (int l = 0; l < ng; l++) {
                 int j = list[l];
-                if (boxes_overlap(bi, box + 4 * j) && body[j] != body[i])
+                if (boxes_overlap_p(&g, bi, box + 4 * j) && body[j] != body[i])
                     RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
             for (int l = k + 1; l < nbig; l++) {
                 int j = big[l];
                 int near = cell[4 * j] == CELL_HALF ? halfplane_near(S[j].normal, S[j].point, bi, m)
-                                                    : boxes_overlap(bi, box + 4 * j);
+                                                    : boxes_overlap_p(&g, bi, box + 4 * j);
                 if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
         }
@@ -693,12 +732,29 @@ static rc_status named_pairs(rc_world *w)
 
 /* ---------------------------------------------------------------- detection */
 
+/* The image of shape s moved by dx in x (world-frame caches only; polygon
+ * vertices into vert, edge normals shared). */
+static const rc_shape *shift_shape(const rc_shape *s, double dx, rc_shape *image,
+                                   double (*vert)[2])
+{
+    *image = *s;
+    image->wc[0] += dx;
+    image->aabb[0] += dx;
+    image->aabb[2] += dx;
+    if (s->type == RC_SHAPE_POLYGON) {
+        for (int i = 0; i < s->nvert; i++) { vert[i][0] = s->wvert[i][0] + dx; vert[i][1] = s->wvert[i][1]; }
+        image->wvert = vert;
+    }
+    return image;
+}
+
 
 static rc_status detect(rc_world *w)
 {
     /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
      * edge-line test lies within sqrt(2) m of the other polygon. */
     double m = w->def.contact_margin, bm = 1.5 * m;
+    const double L = rc_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
     RC_CHECK(grid_pairs(w, m, bm));
     RC_CHECK(named_pairs(w));
 
@@ -721,7 +777,13 @@ static rc_status detect(rc_world *w)
             PREFETCH(b); PREFETCH(b + offsetof(rc_shape, wc));
         }
         int sa = w->pairs[2 * k], sb = w->pairs[2 * k + 1] >> 1;
-        pair_ctx p = { w, sa, sb, &w->shapes[sa], &w->shapes[sb], !(w->pairs[2 * k + 1] & 1), m, RC_OK };
+        pair_ctx p = { w, sa, sb, &w->shapes[sa], &w->shapes[sb], !(w->pairs[2 * k + 1] & 1), m, 0.0, RC_OK };
+        rc_shape image;
+        double image_vert[RC_MAX_POLYGON_VERTICES][2];
+        if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE) {   /* periodic: B's nearest image */
+            p.dx = image_shift(L, 0.5 * (p.A->aabb[0] + p.A->aabb[2]), 0.5 * (p.B->aabb[0] + p.B->aabb[2]));
+            if (p.dx != 0.0) p.B = shift_shape(p.B, p.dx, &image, image_vert);
+        }
         int c0 = w->ncontacts;
         narrow(&p);
         RC_CHECK(p.st);
@@ -740,4 +802,22 @@ rc_status rc_collide_detect(rc_world *w)
     rc_status s = detect(w);
     if (s != RC_OK) w->ncontacts = 0;
     return s;
+}
+
+void rc_collide_wrap(rc_world *w)
+{
+    if (!rc_periodic(w)) return;
+    const double x0 = w->def.periodic_x[0], x1 = w->def.periodic_x[1], L = x1 - x0;
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        if (bd->kind != RC_BODY_RIGID2D) continue;
+        double *x = w->q + bd->iq, x_old = x[0];
+        if (x_old >= x0 && x_old < x1) continue;
+        double xn = x_old - L * floor((x_old - x0) / L);
+        if (xn >= x1) xn -= L;   /* rounding of x0 + L - tiny */
+        if (xn < x0) xn = x0;
+        x[0] = xn;
+        /* E_pot = -m g.q: moving by xn - x_old changes it by -m g_x (xn - x_old) */
+        w->E_wrap += bd->mass * w->def.gravity[0] * (xn - x_old);
+    }
 }

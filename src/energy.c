@@ -1,6 +1,8 @@
 /* energy.c -- kinetic and potential energy of a state (eq. 41 with the
  * gravity potential): E_kin = 1/2 v^T M v, E_pot = - sum_b m_b g . x_b
- * for rigid bodies, + 1/2 q^T K q for linear bodies. */
+ * for rigid bodies, + 1/2 q^T K q for linear bodies. With a periodic
+ * boundary, E_pot also counts the moves of bodies by +-L (w->E_wrap), so that
+ * it stays continuous when gravity has an x component (a tilted slope). */
 #include "rc_internal.h"
 
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el)
@@ -21,6 +23,6 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
         p -= bd->mass * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1]);
     }
     *E_kin = 0.5 * k;
-    *E_pot = p;
+    *E_pot = p + w->E_wrap;
     if (E_el) *E_el = el;   /* the linear bodies' 1/2 q^T K q, part of E_pot */
 }

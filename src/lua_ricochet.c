@@ -304,7 +304,7 @@ static rc_status force_cb(void *user, int body, double t, const double *q, const
 
 /* ---------------------------------------------------------------- world */
 
-/* world_new{ dim, gravity = {gx, gy}, margin, e, mu } -> world | nil, msg, status */
+/* world_new{ dim, gravity = {gx, gy}, margin, e, mu, periodic = {x0, x1} } -> world | nil, msg, status */
 static int l_world_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -317,6 +317,7 @@ static int l_world_new(lua_State *L)
     def.contact_margin = field_num(L, 1, "margin", def.contact_margin);
     def.default_e = field_num(L, 1, "e", def.default_e);
     def.default_mu = field_num(L, 1, "mu", def.default_mu);
+    field_vec(L, 1, "periodic", def.periodic_x, 2);
 
     lrc_world *lw = (lrc_world *)lua_newuserdatauv(L, sizeof *lw, 0);
     memset(lw, 0, sizeof *lw);
@@ -1000,7 +1001,10 @@ static int l_law_def(lua_State *L)
     if (s != RC_OK) return push_fail(L, s);
     lua_pushnumber(L, def.e);
     lua_pushnumber(L, def.mu);
-    return 2;
+    /* the type: built-in Coulomb laws (closed form or generic solve) or custom */
+    lua_pushstring(L, def.type == RC_LAW_NEWTON_COULOMB ? "newton" : def.type == RC_LAW_MOREAU ? "moreau"
+                      : def.type == RC_LAW_FREMOND ? "fremond" : "custom");
+    return 3;
 }
 
 /* contact_rule(world, "bodies" | "groups", a, b, law id | false | nil (default law), name | nil) */
@@ -1671,8 +1675,11 @@ static int l_configure(lua_State *L)
     static const char *const methods[] = { "nsgs", "uzawa", NULL };
     def.solver.method = field_option(L, 2, "solver", methods, 0) == 0 ? RC_SOLVER_NSGS : RC_SOLVER_UZAWA;
     def.solver.relax = field_num(L, 2, "relax", def.solver.relax);
-    static const char *const orders[] = { "fixed", "random", NULL };
-    def.solver.order = field_option(L, 2, "order", orders, 0) == 0 ? RC_ORDER_FIXED : RC_ORDER_RANDOM;
+    static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
+    static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
+    def.solver.order = order_codes[field_option(L, 2, "order", orders, 0)];
+    lua_Integer nt = field_int(L, 2, "threads", 1);
+    def.solver.threads = nt < 1 || nt > 0x7fffffff ? 0 : (int)nt;   /* 0: refused by the kernel */
     lua_Integer ce = field_int(L, 2, "check_every", 1);
     def.solver.check_every = ce < 1 || ce > 0x7fffffff ? 0 : (int)ce;   /* 0: refused by the kernel */
     lua_Integer seed = field_int(L, 2, "seed", 1);
@@ -1829,6 +1836,7 @@ static int l_run_stats(lua_State *L)
     set_num(L, "max_energy_increase", st.max_energy_increase);
     set_num(L, "t_max_energy_increase", st.t_max_energy_increase);
     set_int(L, "local_solves", st.local_solves);
+    set_int(L, "parallel_steps", st.parallel_steps);
     set_num(L, "solver_cpu_s", st.solver_cpu_s);
     set_int(L, "memory_bytes", (lua_Integer)st.memory_bytes);
     set_num(L, "max_joint_pos_violation", st.max_joint_pos_violation);
@@ -1840,7 +1848,7 @@ static int l_run_stats(lua_State *L)
 
 static void push_contact(lua_State *L, const rc_contact_info *c)
 {
-    lua_createtable(L, 0, 18);
+    lua_createtable(L, 0, 19);
     set_int(L, "id", c->id);
     set_int(L, "body_a", c->body_a);
     set_int(L, "body_b", c->body_b);
@@ -1858,6 +1866,7 @@ static void push_contact(lua_State *L, const rc_contact_info *c)
     set_num(L, "pT", c->pT);
     set_num(L, "WN", c->WN);
     set_num(L, "WT", c->WT);
+    set_int(L, "law", c->law);
 }
 
 static int l_contacts(lua_State *L)
@@ -2073,7 +2082,7 @@ static int l_explore(lua_State *L)
         for (int i = 0; i < n; i++) {
             rc_contact_info ci;
             rc_explore_contact(lw->w, i, &ci);
-            lua_createtable(L, 0, 9);
+            lua_createtable(L, 0, 10);
             set_num(L, "pN", p[2 * i]);
             set_num(L, "pT", p[2 * i + 1]);
             set_vec(L, "point", ci.point, 2);
@@ -2083,6 +2092,7 @@ static int l_explore(lua_State *L)
             set_int(L, "body_b", ci.body_b);
             set_int(L, "id", ci.id);
             set_bool(L, "active", ci.active);
+            set_int(L, "law", ci.law);
             lua_rawseti(L, -2, i + 1);
         }
         return 1;

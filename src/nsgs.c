@@ -14,6 +14,21 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#define RC_OMP(...) _Pragma(#__VA_ARGS__)
+#else
+#define RC_OMP(...)
+#endif
+
+int rc_openmp(void)
+{
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {
@@ -71,8 +86,11 @@ static inline void joint_solve(rc_world *w, rc_joint *j)
     }
 }
 
-/* worst: a contact index, or -2 - j for joint j */
-static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
+/* Sums the residual in a fixed order: joints (their rows' H V + dg/dt,
+ * computed here), then the active contacts in key order with the squared
+ * local residuals already in c->res. worst: a contact index, or -2 - j for
+ * joint j. */
+static void residual_sum(rc_world *w, double norm_b, int *worst, double *res)
 {
     double sum = 0.0, worst_res = -1.0;
     *worst = -1;
@@ -86,16 +104,220 @@ static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
         if (r2 > worst_res) { worst_res = r2; *worst = -2 - i; }
     }
     for (int k = 0; k < w->nactive; k++) {
-        rc_contact *c = &w->contacts[w->active[k]];
-        double u[2], r2;
-        local_velocity(w, c, w->V, u);
-        RC_CHECK(rc_law_residual2(w, c, u, &r2));
+        const double r2 = w->contacts[w->active[k]].res;
         sum += r2;
-        c->res = r2;
         if (r2 > worst_res) { worst_res = r2; *worst = w->active[k]; }
     }
     *res = sqrt(sum) / (1.0 + norm_b);
+}
+
+static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
+{
+    for (int k = 0; k < w->nactive; k++) {
+        rc_contact *c = &w->contacts[w->active[k]];
+        double u[2];
+        local_velocity(w, c, w->V, u);
+        RC_CHECK(rc_law_residual2(w, c, u, &c->res));
+    }
+    residual_sum(w, norm_b, worst, res);
     return RC_OK;
+}
+
+/* One Gauss--Seidel update of contact c: its exact local solve with the
+ * others frozen, then V follows. Touches only c and its bodies' velocities. */
+static inline rc_status solve_contact(rc_world *w, rc_contact *c, double omega)
+{
+    double u[2], bl[2], p[2] = { c->p[0], c->p[1] };
+    local_velocity(w, c, w->V, u);
+    /* b_alpha = u - W_aa p_alpha: the local velocity without c's own impulse */
+    bl[0] = u[0] - (c->W[0][0] * c->p[0] + c->W[0][1] * c->p[1]);
+    bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
+    RC_CHECK(rc_law_local_solve(w, c, bl, p));
+    if (omega != 1.0 && w->laws[c->law].closed_form) {   /* over/under-relaxation */
+        p[0] = omega * p[0] + (1.0 - omega) * c->p[0];
+        p[1] = omega * p[1] + (1.0 - omega) * c->p[1];
+        rc_fc2d_project(w->laws[c->law].def.mu, p);
+    }
+    double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
+    if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
+    c->p[0] = p[0];
+    c->p[1] = p[1];
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- sweep orders */
+
+void rc_nsgs_free(rc_world *w)
+{
+    rc_free(w->sweep); rc_free(w->sort_items); rc_free(w->colour); rc_free(w->colour_start);
+    rc_free(w->body_colours); rc_free(w->body_top);
+}
+
+size_t rc_nsgs_memory(const rc_world *w)
+{
+    return (size_t)(w->cap_sweep + w->cap_colour + w->cap_colour_start + w->cap_body_top) * sizeof(int)
+         + (size_t)w->cap_sort_items * sizeof(rc_sort_item) + (size_t)w->cap_body_colours * sizeof(uint64_t);
+}
+
+static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y)
+{
+    if (x->height != y->height) return x->height < y->height;
+    return w->contacts[x->contact].key <= w->contacts[y->contact].key;
+}
+
+/* RC_ORDER_POSITION: w->sweep = the active contacts by the height of their
+ * point along -gravity (bottom first), ties by key; a stable bottom-up merge
+ * sort in the world's work array (no allocation once it has grown). Gap
+ * contacts carry the point collide/linear gave them. Without gravity every
+ * height is 0: key order. */
+static rc_status position_order(rc_world *w)
+{
+    const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
+    RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
+    RC_CHECK(rc_reserve((void **)&w->sort_items, &w->cap_sort_items, 2 * cap, sizeof(rc_sort_item)));
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
+    const double up[2] = { gn > 0.0 ? -g[0] / gn : 0.0, gn > 0.0 ? -g[1] / gn : 0.0 };
+    rc_sort_item *a = w->sort_items, *b = a + n;
+    for (int k = 0; k < n; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        a[k].height = up[0] * c->point[0] + up[1] * c->point[1];
+        a[k].contact = w->active[k];
+    }
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) b[o++] = item_before(w, &a[i], &a[j]) ? a[i++] : a[j++];
+            while (i < mid) b[o++] = a[i++];
+            while (j < hi) b[o++] = a[j++];
+        }
+        rc_sort_item *t = a; a = b; b = t;
+    }
+    for (int k = 0; k < n; k++) w->sweep[k] = a[k].contact;
+    return RC_OK;
+}
+
+/* RC_ORDER_COLOUR: greedy colouring of the active contacts in key order,
+ * each taking the smallest colour that neither of its bodies has yet (the
+ * ground is shared freely): colours 0..63 as one bit mask per body, beyond
+ * that one more than the largest colour either body has. Then w->sweep holds
+ * the contacts colour by colour, key order within a colour, colour k in
+ * sweep[colour_start[k] .. colour_start[k + 1]). Deterministic: depends on
+ * the active set only. Returns in *closed whether every active contact's law
+ * has a closed form (then a colour may be swept in parallel). */
+static rc_status colour_order(rc_world *w, int *closed)
+{
+    const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
+    RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
+    RC_CHECK(rc_reserve((void **)&w->colour, &w->cap_colour, cap, sizeof(int)));
+    RC_CHECK(rc_reserve((void **)&w->colour_start, &w->cap_colour_start, cap + 1, sizeof(int)));
+    RC_CHECK(rc_reserve((void **)&w->body_colours, &w->cap_body_colours, w->nbodies, sizeof(uint64_t)));
+    RC_CHECK(rc_reserve((void **)&w->body_top, &w->cap_body_top, w->nbodies, sizeof(int)));
+    uint64_t *mask = w->body_colours;
+    int *top = w->body_top;
+    int all_closed = 1;
+    for (int k = 0; k < n; k++) {   /* clear the bodies that will be read */
+        const rc_contact *c = &w->contacts[w->active[k]];
+        mask[c->body_b] = 0; top[c->body_b] = 0;
+        if (c->body_a != RC_GROUND) { mask[c->body_a] = 0; top[c->body_a] = 0; }
+        all_closed &= w->laws[c->law].closed_form;
+    }
+    int ncol = 0;
+    for (int k = 0; k < n; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        const int a = c->body_a, b = c->body_b;
+        const uint64_t used = mask[b] | (a != RC_GROUND ? mask[a] : 0);
+        int col;
+        if (~used) {
+            col = 0;
+            while (used >> col & 1u) col++;
+        } else {
+            col = top[b];
+            if (a != RC_GROUND && top[a] > col) col = top[a];
+        }
+        if (col < 64) {
+            mask[b] |= (uint64_t)1 << col;
+            if (a != RC_GROUND) mask[a] |= (uint64_t)1 << col;
+        }
+        if (col + 1 > top[b]) top[b] = col + 1;
+        if (a != RC_GROUND && col + 1 > top[a]) top[a] = col + 1;
+        w->colour[k] = col;
+        if (col + 1 > ncol) ncol = col + 1;
+    }
+    int *start = w->colour_start;   /* counting sort, stable */
+    for (int k = 0; k <= ncol; k++) start[k] = 0;
+    for (int k = 0; k < n; k++) start[w->colour[k] + 1]++;
+    for (int k = 0; k < ncol; k++) start[k + 1] += start[k];
+    for (int k = 0; k < n; k++) w->sweep[start[w->colour[k]]++] = w->active[k];
+    for (int k = ncol; k > 0; k--) start[k] = start[k - 1];   /* start[k] was the end of colour k */
+    start[0] = 0;
+    w->ncolours = ncol;
+    *closed = all_closed;
+    return RC_OK;
+}
+
+/* The coloured sweeps when every active contact has a closed-form law (no
+ * callback, no failure, no error message: safe on any thread). nt threads
+ * share each colour (OpenMP static schedule); contacts of one colour touch
+ * disjoint velocities, so the result does not depend on nt. Joints are
+ * solved by one thread at the start of each sweep, the residual's terms are
+ * computed in parallel and summed by one thread in key order. */
+static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
+{
+    const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
+    const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
+    const int n = w->nactive, ncol = w->ncolours, nj = w->njoints;
+    const int *sweep = w->sweep, *start = w->colour_start, *active = w->active;
+    double res = 0.0;
+    int it = 0, go = 0, wst = -1;
+    (void)nt;
+    RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
+           shared(w, nb, tol, omega, max_iter, check_every, n, ncol, nj, sweep, start, active, res, it, go, wst))
+    {
+        RC_OMP(omp for schedule(static))
+        for (int k = 0; k < n; k++) {
+            rc_contact *c = &w->contacts[active[k]];
+            double u[2];
+            local_velocity(w, c, w->V, u);
+            c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+        }
+        RC_OMP(omp single)
+        {
+            residual_sum(w, nb, &wst, &res);
+            go = res > tol && it < max_iter;
+        }
+        while (go) {
+            if (nj) {
+                RC_OMP(omp single)
+                for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
+            }
+            for (int col = 0; col < ncol; col++) {
+                RC_OMP(omp for schedule(static))
+                for (int k = start[col]; k < start[col + 1]; k++)
+                    (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+            }
+            const int check = (it + 1) % check_every == 0 || it + 1 == max_iter;
+            if (check) {
+                RC_OMP(omp for schedule(static))
+                for (int k = 0; k < n; k++) {
+                    rc_contact *c = &w->contacts[active[k]];
+                    double u[2];
+                    local_velocity(w, c, w->V, u);
+                    c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+                }
+            }
+            RC_OMP(omp single)
+            {
+                it++;
+                if (check) residual_sum(w, nb, &wst, &res);
+                go = res > tol && it < max_iter;
+            }
+        }
+    }
+    *iters = it;
+    *res_out = res;
+    *worst = wst;
 }
 
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
@@ -109,13 +331,34 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);
     const double tol = w->sim.solver.tol;
+    const rc_order order = w->sim.solver.order;
     double res;
     int it = 0;
-    rc_status s = residual(w, nb, worst, &res);
+    rc_status s = RC_OK;
+    /* the sweep order, once per step: key order (w->active), shuffled per
+     * sweep (random), by height (position) or by colour */
+    const int *sweep = w->active;
+    if (order == RC_ORDER_POSITION) {
+        RC_CHECK(position_order(w));
+        sweep = w->sweep;
+    } else if (order == RC_ORDER_COLOUR) {
+        int closed;
+        RC_CHECK(colour_order(w, &closed));
+        if (closed) {
+            int nt = rc_openmp() ? w->sim.solver.threads : 1;
+            coloured_solve(w, nb, nt, iters, res_out, worst);
+            if (nt > 1) w->stats.parallel_steps++;
+            it = *iters;
+            res = *res_out;
+            goto done;
+        }
+        sweep = w->sweep;   /* a law with callbacks: the same order on this thread */
+    }
+    s = residual(w, nb, worst, &res);
     const double omega = w->sim.solver.relax;
     uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
-        if (w->sim.solver.order == RC_ORDER_RANDOM)   /* Fisher--Yates, xorshift64 */
+        if (order == RC_ORDER_RANDOM)   /* Fisher--Yates, xorshift64 */
             for (int k = w->nactive - 1; k > 0; k--) {
                 rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
                 int r = (int)(rng % (uint64_t)(k + 1)), tmp = w->active[k];
@@ -124,28 +367,14 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             }
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive; k++) {
-            rc_contact *c = &w->contacts[w->active[k]];
-            double u[2], bl[2], p[2] = { c->p[0], c->p[1] };
-            local_velocity(w, c, w->V, u);
-            /* b_alpha = u - W_aa p_alpha: the local velocity without c's own impulse */
-            bl[0] = u[0] - (c->W[0][0] * c->p[0] + c->W[0][1] * c->p[1]);
-            bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
-            s = rc_law_local_solve(w, c, bl, p);
+            s = solve_contact(w, &w->contacts[sweep[k]], omega);
             if (s != RC_OK) break;
-            if (omega != 1.0 && w->laws[c->law].closed_form) {   /* over/under-relaxation */
-                p[0] = omega * p[0] + (1.0 - omega) * c->p[0];
-                p[1] = omega * p[1] + (1.0 - omega) * c->p[1];
-                rc_fc2d_project(w->laws[c->law].def.mu, p);
-            }
-            double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
-            if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
-            c->p[0] = p[0];
-            c->p[1] = p[1];
         }
         it++;
         if (s == RC_OK && (it % w->sim.solver.check_every == 0 || it == w->sim.solver.max_iter))
             s = residual(w, nb, worst, &res);
     }
+done:
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);

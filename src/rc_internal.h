@@ -236,10 +236,20 @@ struct rc_world {
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;
+    /* NSGS sweep orders (nsgs.c); capacities grow with the active set only */
+    int *sweep;            int cap_sweep;          /* active contacts in sweep order (position, colour) */
+    struct rc_sort_item *sort_items; int cap_sort_items; /* position order: 2 nactive (merge sort) */
+    int *colour;           int cap_colour;         /* colour order: each active contact's colour */
+    int *colour_start;     int ncolours, cap_colour_start; /* sweep[colour_start[k] ..] has colour k */
+    uint64_t *body_colours; int cap_body_colours;  /* per body: colours 0..63 in use      */
+    int *body_top;         int cap_body_top;       /* per body: largest colour in use + 1 */
 
     /* audit */
     rc_step_info info;
     rc_run_stats stats;
+
+    double E_wrap;          /* periodic boundary: potential energy of the moves by +-L
+                               (added to E_pot so that reported energies are continuous) */
 
     struct rc_output *out;
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
@@ -276,6 +286,10 @@ rc_status rc_world_reserve_dofs(rc_world *w);
  * shapes, bodies, feature, law, point, n, t, gN, Ha, Hb set; sorted by key.
  * id/p are not set (the scheme matches them with the previous step). */
 void rc_collide_update_shapes(rc_world *w);
+/* Periodic boundary: move the rigid bodies whose x left [x0, x1) by +-L
+ * (velocities kept), accounting the gravity potential of the move in E_wrap. */
+void rc_collide_wrap(rc_world *w);
+static inline int rc_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }
 rc_status rc_collide_detect(rc_world *w);
 /* Number of potential contacts between two shapes (for named slots). */
 int rc_collide_feature_count(const rc_shape *a, const rc_shape *b);
@@ -328,12 +342,18 @@ rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *
 /* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
 rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, double *p_out);
 
+/* nsgs.c: a contact's place in the position order (height, then key). */
+typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
+
 /* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
  * Sets *iters, *residual and *worst (contact index or -1); fails only when
  * a law's callback fails. */
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
 /* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
+/* nsgs.c: free the sweep-order work arrays; their heap in bytes. */
+void rc_nsgs_free(rc_world *w);
+size_t rc_nsgs_memory(const rc_world *w);
 
 /* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use rc_gap_apply. */
 static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)

@@ -58,6 +58,10 @@ int rc_interrupt_requested(void);
  * start: lets tests and benchmarks check that a step allocates nothing. */
 uint64_t rc_alloc_count(void);
 
+/* 1 when the library was built with OpenMP (solver.threads > 1 then sweeps
+ * in parallel), 0 otherwise. */
+int rc_openmp(void);
+
 /* ---------------------------------------------------------------- world */
 
 typedef struct rc_world rc_world;
@@ -69,6 +73,13 @@ typedef struct rc_world_def {
                                (default 0.01); must be >= 0                   */
     /* law used for pairs that no rule names (default: Newton, e = 0, mu = 0) */
     double default_e, default_mu;
+    /* periodic boundary in x: when periodic_x[1] > periodic_x[0], the cell is
+     * [x0, x1) (L = x1 - x0): a body whose x leaves the cell is moved by +-L
+     * with its velocity kept, and shapes near one edge touch the images of
+     * shapes near the other (the impulse acts on the real body). Ground
+     * segments and shapes must then be narrower than L / 2 (a half-plane is
+     * not limited); default {0, 0}: no periodic boundary. */
+    double periodic_x[2];
 } rc_world_def;
 
 rc_world_def rc_default_world_def(void);
@@ -272,8 +283,10 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
 /* ---------------------------------------------------------------- shapes */
 
 typedef enum rc_shape_type {
-    RC_SHAPE_DISK = 1,      /* body: centre offset, radius                    */
-    RC_SHAPE_POLYGON,       /* body: convex, counter-clockwise vertices       */
+    RC_SHAPE_DISK = 1,      /* centre offset (body frame; world frame on the
+                               ground: a fixed obstacle), radius              */
+    RC_SHAPE_POLYGON,       /* convex, counter-clockwise vertices (body frame;
+                               world frame on the ground)                     */
     RC_SHAPE_POINT,         /* body: a point contactor at offset              */
     RC_SHAPE_HALFPLANE,     /* ground: boundary point, outward normal         */
     RC_SHAPE_SEGMENT        /* ground: segment a-b, two-sided, radius >= 0    */
@@ -431,7 +444,17 @@ typedef enum rc_solver_method {
 
 typedef enum rc_order {
     RC_ORDER_FIXED = 1,     /* contacts by key (deterministic)               */
-    RC_ORDER_RANDOM = 2     /* a new random order every sweep (seeded)       */
+    RC_ORDER_RANDOM = 2,    /* a new random order every sweep (seeded)       */
+    RC_ORDER_POSITION = 3,  /* by the height of the contact point along the
+                               gravity direction, bottom first, ties by key;
+                               computed once per step (key order without
+                               gravity)                                     */
+    RC_ORDER_COLOUR = 4     /* coloured Gauss--Seidel: the active contacts
+                               greedily coloured (key order) so that no two of
+                               a colour share a movable body; colours in turn,
+                               a colour's contacts in key order, or in
+                               parallel on solver.threads threads with the
+                               same result bit for bit                      */
 } rc_order;
 
 typedef struct rc_solver_def {
@@ -457,6 +480,14 @@ typedef struct rc_solver_def {
                            solves do not limit NSGS; a miss by more than
                            1000x fails the step                              */
     int local_max_iter; /* default 200                                       */
+    int threads;        /* NSGS threads (OpenMP), >= 1, default 1; > 1 needs
+                           order RC_ORDER_COLOUR and method NSGS. Results do
+                           not depend on it. A step with a contact whose law
+                           has no closed form (custom or generic laws) is
+                           swept on one thread (same order, same numbers);
+                           without OpenMP every step is (a warning at
+                           configure). Joints are solved on one thread at
+                           the start of every sweep.                        */
 } rc_solver_def;
 
 /* Thermodynamic admissibility check of the audit: a contact whose work in a
@@ -564,6 +595,8 @@ typedef struct rc_run_stats {
     size_t memory_bytes;        /* heap held by the world now (model, state,
                                    work arrays; not the callbacks' Lua data) */
     double max_joint_pos_violation, max_joint_vel_violation;
+    long parallel_steps;        /* steps whose NSGS sweeps ran on more than
+                                   one thread (solver.threads > 1)          */
 } rc_run_stats;
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
@@ -580,6 +613,7 @@ typedef struct rc_contact_info {
     double uN, uT;          /* relative velocity at the end of the last step */
     double pN, pT;          /* impulse of the last step                      */
     double WN, WT;          /* work of the impulse in the last step (eq. 68) */
+    int law;                /* id of the contact's law (rc_law_get_def)      */
 } rc_contact_info;
 
 /* Contacts found at the start of the last step (active or within margin). */

@@ -180,6 +180,7 @@ rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info
     info->tangent[0] = c->t[0]; info->tangent[1] = c->t[1];
     info->gN = c->gN;
     info->pN = c->p[0]; info->pT = c->p[1];
+    info->law = c->law;
     return RC_OK;
 }
 
@@ -199,6 +200,8 @@ rc_status rc_world_step(rc_world *w)
     const double *g = w->def.gravity;
     const int nv = w->nv;
 
+    /* periodic boundary: bodies moved by the user back into the cell */
+    rc_collide_wrap(w);
     /* state at t_k, kept so that a failed step leaves it untouched */
     memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
     memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
@@ -549,6 +552,7 @@ rc_status rc_world_step(rc_world *w)
     if (pos_viol > st->max_joint_pos_violation) st->max_joint_pos_violation = pos_viol;
     if (vel_viol > st->max_joint_vel_violation) st->max_joint_vel_violation = vel_viol;
 
+    rc_collide_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
     if (w->out) return rc_output_row(w);
     return RC_OK;
 

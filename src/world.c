@@ -81,6 +81,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.warm_start = 1;
     d.solver.local_tol = 0.0;
     d.solver.local_max_iter = 200;
+    d.solver.threads = 1;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.project_joints = 1;
@@ -139,6 +140,10 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
             return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
     if (!rc_finite(d.contact_margin) || d.contact_margin < 0.0)
         return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
+    if (!rc_finite(d.periodic_x[0]) || !rc_finite(d.periodic_x[1])
+        || (d.periodic_x[1] <= d.periodic_x[0] && (d.periodic_x[0] != 0.0 || d.periodic_x[1] != 0.0)))
+        return rc_set_error(RC_ERR_ARG, "world: 'periodic' must be {x0, x1} with x0 < x1, finite (got {%g, %g})",
+                            d.periodic_x[0], d.periodic_x[1]);
     rc_law_def ld = rc_default_law_def();
     ld.e = d.default_e;
     ld.mu = d.default_mu;
@@ -182,6 +187,7 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->ebody); rc_free(w->comp);
     rc_free(w->contacts); rc_free(w->prev); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
+    rc_nsgs_free(w);
     rc_free(w);
 }
 
@@ -362,12 +368,11 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
     case RC_SHAPE_DISK:
         if (!rc_finite(d->radius) || d->radius <= 0.0)
             return rc_set_error(RC_ERR_ARG, "disk: 'radius' must be > 0 (got %g)", d->radius);
-        /* fall through */
+        return check_vec(d->offset, 2, "shape", "offset");   /* ground: the centre, world frame */
     case RC_SHAPE_POINT:
-        if (ground) return rc_set_error(RC_ERR_ARG, "shape: disks and points belong to bodies, not to the ground");
+        if (ground) return rc_set_error(RC_ERR_ARG, "shape: points belong to bodies, not to the ground");
         return check_vec(d->offset, 2, "shape", "offset");
-    case RC_SHAPE_POLYGON: {
-        if (ground) return rc_set_error(RC_ERR_ARG, "polygon: polygons belong to bodies, not to the ground");
+    case RC_SHAPE_POLYGON: {   /* ground: vertices in the world frame */
         if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
             return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
         double turning = 0.0;
@@ -670,8 +675,18 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
     if (!rc_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
-    if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM)
+    if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM
+        && def->solver.order != RC_ORDER_POSITION && def->solver.order != RC_ORDER_COLOUR)
         return rc_set_error(RC_ERR_ARG, "solver: unknown 'order' %d", (int)def->solver.order);
+    if (def->solver.threads < 1)
+        return rc_set_error(RC_ERR_ARG, "solver: 'threads' must be >= 1 (got %d)", def->solver.threads);
+    if (def->solver.threads > 1 && def->solver.method != RC_SOLVER_NSGS)
+        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs the nsgs solver (uzawa runs on one thread)",
+                            def->solver.threads);
+    if (def->solver.threads > 1 && def->solver.order != RC_ORDER_COLOUR)
+        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs order \"colour\" (the %s order is sequential)",
+                            def->solver.threads, def->solver.order == RC_ORDER_RANDOM ? "random"
+                            : def->solver.order == RC_ORDER_POSITION ? "position" : "fixed");
     if (!rc_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
     if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
@@ -704,6 +719,9 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: 'project_max_iter' must be >= 1 (got %d)", def->project_max_iter);
     if (!rc_finite(def->work_tol) || def->work_tol < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
+    if (def->solver.threads > 1 && !rc_openmp())
+        rc_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
+                      def->solver.threads);
     w->sim = *def;
     w->configured = 1;
     return RC_OK;
@@ -739,6 +757,7 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_dof * (5 * sizeof(double) + sizeof(double) + sizeof(int));
     m += (size_t)(w->cap_contacts + w->cap_prev) * sizeof(rc_contact);
     m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
+    m += rc_nsgs_memory(w);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
         size_t nn = (size_t)L->n * L->n;
@@ -784,6 +803,7 @@ static void fill_info(const rc_contact *c, rc_contact_info *info)
     info->uN = c->u[0]; info->uT = c->u[1];
     info->pN = c->p[0]; info->pT = c->p[1];
     info->WN = c->WN; info->WT = c->WT;
+    info->law = c->law;
 }
 
 rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info)
@@ -822,6 +842,7 @@ rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *in
     if (c) { fill_info(c, info); return RC_OK; }
     memset(info, 0, sizeof *info);
     info->id = -1;
+    info->law = -1;
     info->gN = info->uN = info->uT = info->pN = info->pT = info->WN = info->WT = NAN;
     return RC_OK;
 }

@@ -709,19 +709,26 @@ function rc.world(t)
     local fname = "rc.world"
     if t == nil then t = {} end
     check_table(fname, t, "rc.world{ gravity = {0, -9.81} }")
-    check_keys(fname, t, { "dim", "gravity", "margin", "default_law" })
+    check_keys(fname, t, { "dim", "gravity", "margin", "default_law", "periodic" })
     local dim = integer(fname, "dim", t.dim, 2)
     if dim ~= 2 then fail(fname, "'dim' must be 2 (got %s; 3 is not available yet)", show(t.dim)) end
     local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", { 0, 0 })
     local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
+    local periodic
+    if t.periodic ~= nil then
+        periodic = vec(fname, "periodic", t.periodic, 2, "{x0, x1}")
+        if not (periodic[1] < periodic[2]) then
+            fail(fname, "'periodic' must be {x0, x1} with x0 < x1 (got {%s, %s})", show(periodic[1]), show(periodic[2]))
+        end
+    end
     local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic")
-    local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin,
+    local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin, periodic = periodic,
                                    e = builtin_newton and law and law.e or 0, mu = builtin_newton and law and law.mu or 0 }
     if not c then fail(fname, "%s", msg) end
     local w = setmetatable({
-        _c = c, dim = dim, gravity = g, margin = margin,
+        _c = c, dim = dim, gravity = g, margin = margin, periodic = periodic,
         default_law = law or rc.newton{},
         _bodies = {}, _by_name = {}, _laws = setmetatable({}, { __mode = "k" }),
         _joints = {}, _joint_names = {},
@@ -893,6 +900,37 @@ function World:segment(t)
         radius = nonneg(fname, "radius", number(fname, "radius", t.radius, 0)),
         group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
     })
+end
+
+-- w:obstacle{ shape, at = {x, y}, angle = 0 }: a fixed disk or polygon (a
+-- shape of the ground), placed in the world frame; e.g. grains glued to a
+-- rough floor.
+function World:obstacle(t)
+    local fname = "world:obstacle"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    check_table(fname, t, "w:obstacle{ rc.polygon{ vertices = {{0, 0}, {1, 0}, {0, 1}} }, at = {2, 0} }")
+    check_keys(fname, t, { "shape", "at", "angle", "group", "name" }, 1)
+    if t[1] ~= nil and t.shape ~= nil then fail(fname, "give the shape either as [1] or as shape =, not both") end
+    local d = t[1] or t.shape
+    if d == nil then fail(fname, "'shape' is required (rc.disk{...}, rc.box{...} or rc.polygon{...})") end
+    check_shape(fname, "shape", d)
+    if d.type ~= "disk" and d.type ~= "polygon" then
+        fail(fname, "'shape' must be a disk, box or polygon (got %s: points belong to bodies)", d.kind)
+    end
+    local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })
+    local a = number(fname, "angle", t.angle, 0)
+    local cs, sn = math.cos(a), math.sin(a)
+    local function place(p) return { at[1] + cs * p[1] - sn * p[2], at[2] + sn * p[1] + cs * p[2] } end
+    local def = { type = d.type, radius = d.radius,
+                  group = integer(fname, "group", t.group, d.group or 0),
+                  name = opt_name(fname, "name", t.name) or d.name }
+    if d.type == "disk" then def.offset = place(d.offset)
+    else
+        def.vertices = {}
+        for i, p in ipairs(d.vertices) do def.vertices[i] = place(p) end
+    end
+    return create_shape(fname, c, core.GROUND, def)
 end
 
 local function side_id(fname, self, key, x)
@@ -1672,14 +1710,25 @@ function World:simulation(t)
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
-                           "relax", "order", "seed", "check_every" }, 1)
+                           "relax", "order", "seed", "check_every", "threads" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
     end
     def.solver = s[1] or "nsgs"
     def.relax = number(sname, "relax", s.relax, 1)
     if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
-    def.order = option(sname, "order", s.order, "fixed", { "fixed", "random" })
+    def.threads = integer(sname, "threads", s.threads, 1)
+    if def.threads < 1 then fail(sname, "'threads' must be >= 1 (got %s)", show(s.threads)) end
+    -- threads > 1 sweeps colour by colour: that order is then the default
+    def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or "fixed",
+                       { "fixed", "random", "position", "colour", "color" })
+    if def.order == "color" then def.order = "colour" end
+    if def.threads > 1 and def.order ~= "colour" then
+        fail(sname, "'threads' = %d needs order = \"colour\" (the %s order is sequential)", def.threads, def.order)
+    end
+    if def.threads > 1 and def.solver ~= "nsgs" then
+        fail(sname, "'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)", def.threads)
+    end
     def.seed = integer(sname, "seed", s.seed, 1)
     def.check_every = integer(sname, "check_every", s.check_every, 1)
     if def.check_every < 1 then fail(sname, "'check_every' must be >= 1 (got %s)", show(s.check_every)) end

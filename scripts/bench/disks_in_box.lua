@@ -17,6 +17,11 @@ local seed = rc.param("seed", 42)
 -- "c-generic" the same C law through xi/project and the generic local solver,
 -- "lua" its twin written in Lua (lua/ricochet/laws/coulomb.lua)
 local law_kind = rc.param("law", "c")
+-- NSGS sweep order ("fixed", "random", "position", "colour") and threads (> 1: "colour")
+local threads = math.tointeger(rc.param("threads", 1))
+local order = rc.param("order", threads > 1 and "colour" or "fixed")
+local tol = rc.param("tol", 1e-4)
+local max_iter = math.tointeger(rc.param("max_iter", 100))
 
 math.randomseed(seed)
 local function uniform(a, b) return a + (b - a) * math.random() end
@@ -48,7 +53,7 @@ w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h,
-  solver = { "nsgs", tol = 1e-4, max_iter = 100, on_fail = "warn" },
+  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads },
 }
 -- allocations once the pile has formed (capacities only grow while contacts multiply)
 local allocs0, allocs1
@@ -57,11 +62,16 @@ sim:after_step(function(s)
   if s.steps == half then allocs0 = rc.alloc_count() end
 end)
 local c0 = os.clock()
+local sweeps = 0
+sim:after_step(function(s) sweeps = sweeps + s:info().iterations end)
 local summary = sim:run{ T = T }
 local cpu = os.clock() - c0
 local st = sim:stats()
 local steps = summary.steps
 allocs1 = rc.alloc_count()
+io.write(string.format(
+  "disks_in_box: order %s, threads %d: wall %.3f ms/step, %.2f sweeps/step, %d parallel steps\n",
+  order, threads, 1e3 * summary.wall_s / steps, sweeps / steps, st.parallel_steps or 0))
 io.write(string.format(
   "disks_in_box: N = %d, law %s, %d steps, cpu %.3f s (%.3f ms/step), solver %.3f s, %.4g local solves, %.1f ns per local solve, max %d sweeps, %d unconverged steps, allocations in the second half: %d\n",
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,

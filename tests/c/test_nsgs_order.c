@@ -1,0 +1,319 @@
+/* test_nsgs_order.c -- NSGS sweep orders (issue 5): the position order, the
+ * coloured order and its OpenMP sweeps (bit-identical whatever the number of
+ * threads), their admissibility on a pile, and the option checks. Reads the
+ * world's sweep arrays through rc_internal.h to check the orders themselves. */
+#include "rc_test.h"
+#include "rc_internal.h"
+
+typedef struct pile_opts {
+    rc_order order;
+    int threads;
+    double tol;
+    int max_iter;
+    int generic;        /* the law through the generic local solver (no closed form) */
+} pile_opts;
+
+static void quiet(void *user, const char *msg) { (void)user; (void)msg; }
+
+/* n disks of radius 0.1 +- 10 % on a lattice of 8 columns, small random
+ * velocities (fixed LCG), in a box: floor and two walls; e = 0, mu = 0.3. */
+static rc_world *pile(int n, const pile_opts *o)
+{
+    rc_world_def wd = rc_default_world_def();
+    wd.gravity[1] = -9.81;
+    rc_world *w = NULL;
+    if (rc_world_create(&wd, &w) != RC_OK) return NULL;
+    rc_world_set_warning_fn(w, quiet, NULL);
+    const int cols = 8;
+    const double width = 0.25 * cols;
+    const double hp[3][4] = { { 0, 0, 0, 1 }, { 0, 0, 1, 0 }, { width, 0, -1, 0 } };
+    for (int i = 0; i < 3; i++) {
+        rc_shape_def s = rc_default_shape_def();
+        s.type = RC_SHAPE_HALFPLANE;
+        s.point[0] = hp[i][0]; s.point[1] = hp[i][1];
+        s.normal[0] = hp[i][2]; s.normal[1] = hp[i][3];
+        if (rc_shape_create(w, RC_GROUND, &s, NULL) != RC_OK) goto fail;
+    }
+    uint64_t x = 12345;
+    for (int i = 0; i < n; i++) {
+        double u[5];
+        for (int k = 0; k < 5; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            u[k] = (double)(x >> 11) / 9007199254740992.0;
+        }
+        const double r = 0.1 * (0.9 + 0.2 * u[0]), m = 3.141592653589793 * r * r;
+        rc_body_def bd = rc_default_body_def();
+        bd.mass = m; bd.inertia = 0.5 * m * r * r;
+        bd.q[0] = 0.25 * (i % cols + 0.5) + 0.02 * (u[1] - 0.5);
+        bd.q[1] = 0.25 * (i / cols + 0.5) + 0.02 + 0.02 * (u[2] - 0.5);
+        bd.v[0] = u[3] - 0.5; bd.v[1] = u[4] - 0.5;
+        int b;
+        if (rc_body_create(w, &bd, &b) != RC_OK) goto fail;
+        rc_shape_def s = rc_default_shape_def();
+        s.type = RC_SHAPE_DISK;
+        s.radius = r;
+        if (rc_shape_create(w, b, &s, NULL) != RC_OK) goto fail;
+    }
+    rc_law_def ld = rc_default_law_def();
+    ld.e = 0.0; ld.mu = 0.3; ld.generic = o->generic;
+    int law;
+    if (rc_law_create(w, &ld, &law) != RC_OK || rc_world_set_default_law(w, law) != RC_OK) goto fail;
+    rc_sim_def sd = rc_default_sim_def();
+    sd.h = 2e-3;
+    sd.solver.order = o->order;
+    sd.solver.threads = o->threads;
+    sd.solver.tol = o->tol;
+    sd.solver.max_iter = o->max_iter;
+    if (rc_world_configure(w, &sd) != RC_OK) goto fail;
+    return w;
+fail:
+    fprintf(stderr, "  pile: %s\n", rc_last_error());
+    rc_world_destroy(w);
+    return NULL;
+}
+
+/* Positions, velocities and every contact's impulse and relative velocity, bit for bit. */
+static int same_state(const rc_world *a, const rc_world *b)
+{
+    if (rc_body_count(a) != rc_body_count(b) || rc_contact_count(a) != rc_contact_count(b)) return 0;
+    for (int i = 0; i < rc_body_count(a); i++) {
+        double qa[3], va[3], qb[3], vb[3];
+        rc_body_get_state(a, i, qa, va);
+        rc_body_get_state(b, i, qb, vb);
+        if (memcmp(qa, qb, sizeof qa) || memcmp(va, vb, sizeof va)) return 0;
+    }
+    for (int i = 0; i < rc_contact_count(a); i++) {
+        rc_contact_info ca, cb;
+        rc_contact_get(a, i, &ca);
+        rc_contact_get(b, i, &cb);
+        if (ca.id != cb.id || ca.active != cb.active || memcmp(&ca.pN, &cb.pN, sizeof ca.pN)
+            || memcmp(&ca.pT, &cb.pT, sizeof ca.pT) || memcmp(&ca.uN, &cb.uN, sizeof ca.uN))
+            return 0;
+    }
+    return 1;
+}
+
+/* The colouring of the last step: a permutation of the active contacts, no
+ * movable body twice in a colour, key order within a colour. */
+static int colouring_ok(const rc_world *w, int *ncolours)
+{
+    static int seen[4096];
+    if (w->nbodies > 4096 || w->ncolours < 0) return 0;
+    *ncolours = w->ncolours;
+    if (w->colour_start[0] != 0 || w->colour_start[w->ncolours] != w->nactive) return 0;
+    long sum_sweep = 0, sum_active = 0;
+    for (int k = 0; k < w->nactive; k++) { sum_sweep += w->sweep[k]; sum_active += w->active[k]; }
+    if (sum_sweep != sum_active) return 0;
+    for (int col = 0; col < w->ncolours; col++) {
+        memset(seen, 0, sizeof seen);
+        if (w->colour_start[col + 1] <= w->colour_start[col]) return 0;   /* no empty colour */
+        for (int k = w->colour_start[col]; k < w->colour_start[col + 1]; k++) {
+            const rc_contact *c = &w->contacts[w->sweep[k]];
+            if (k > w->colour_start[col] && w->contacts[w->sweep[k - 1]].key >= c->key) return 0;
+            if (seen[c->body_b]++) return 0;
+            if (c->body_a != RC_GROUND && seen[c->body_a]++) return 0;
+        }
+    }
+    return 1;
+}
+
+RC_TEST(colour_order_two_threads_bit_identical_to_one)
+{
+    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0 }, o2 = o1;
+    o2.threads = 2;
+    rc_world *a = pile(48, &o1), *b = pile(48, &o2);
+    CHECK(a && b);
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); return; }
+    int steps_with_contacts = 0, maxcol = 0, bad_colouring = 0, diverged_at = -1, maxit = 0;
+    for (int i = 0; i < 300; i++) {
+        CHECK_OK(rc_world_step(a));
+        CHECK_OK(rc_world_step(b));
+        rc_step_info in;
+        rc_world_step_info(a, &in);
+        if (in.nactive) steps_with_contacts++;
+        if (in.iterations > maxit) maxit = in.iterations;
+        int nc = 0;
+        if (in.nactive && !colouring_ok(b, &nc)) bad_colouring++;
+        if (nc > maxcol) maxcol = nc;
+        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
+    }
+    CHECK(diverged_at == -1);
+    if (diverged_at >= 0) fprintf(stderr, "  threads 1 and 2 differ from step %d\n", diverged_at + 1);
+    CHECK(bad_colouring == 0);
+    CHECK(maxcol >= 3);            /* a pile needs several colours */
+    CHECK(steps_with_contacts > 200);
+    CHECK(maxit > 5);              /* the solver had work to do */
+    rc_run_stats sa, sb;
+    rc_world_run_stats(a, &sa);
+    rc_world_run_stats(b, &sb);
+    CHECK(sa.parallel_steps == 0);
+    if (rc_openmp()) CHECK(sb.parallel_steps == steps_with_contacts);
+    else CHECK(sb.parallel_steps == 0);
+    rc_world_destroy(a);
+    rc_world_destroy(b);
+}
+
+RC_TEST(colour_order_without_closed_form_runs_on_one_thread_same_numbers)
+{
+    /* the generic local solver may fail with a message: such steps are swept
+     * on one thread, in the same coloured order */
+    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 1 }, o2 = o1;
+    o2.threads = 2;
+    rc_world *a = pile(24, &o1), *b = pile(24, &o2);
+    CHECK(a && b);
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); return; }
+    int diverged_at = -1;
+    for (int i = 0; i < 150; i++) {
+        CHECK_OK(rc_world_step(a));
+        CHECK_OK(rc_world_step(b));
+        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
+    }
+    CHECK(diverged_at == -1);
+    rc_run_stats sb;
+    rc_world_run_stats(b, &sb);
+    CHECK(sb.parallel_steps == 0);
+    rc_world_destroy(a);
+    rc_world_destroy(b);
+}
+
+RC_TEST(position_order_sorts_by_height_then_key)
+{
+    pile_opts o = { RC_ORDER_POSITION, 1, 1e-6, 200, 0 };
+    rc_world *w = pile(48, &o);
+    CHECK(w != NULL);
+    if (!w) return;
+    int checked = 0;
+    for (int i = 0; i < 250; i++) {
+        CHECK_OK(rc_world_step(w));
+        if (w->nactive < 10) continue;
+        long sum_sweep = 0, sum_active = 0;
+        int sorted = 1;
+        for (int k = 0; k < w->nactive; k++) {
+            sum_sweep += w->sweep[k];
+            sum_active += w->active[k];
+            if (k == 0) continue;
+            const rc_contact *p = &w->contacts[w->sweep[k - 1]], *c = &w->contacts[w->sweep[k]];
+            if (p->point[1] > c->point[1] || (p->point[1] == c->point[1] && p->key >= c->key)) sorted = 0;
+        }
+        CHECK(sorted);
+        CHECK(sum_sweep == sum_active);
+        /* the supports come first: the lowest contact of the sweep is on the floor */
+        CHECK(w->contacts[w->sweep[0]].body_a == RC_GROUND);
+        checked++;
+    }
+    CHECK(checked > 100);
+    rc_world_destroy(w);
+}
+
+/* Solved to a tight tolerance, the pile's contacts satisfy the Newton (e = 0)
+ * Coulomb law: p in the cone, u_N >= 0, p_N u_N = 0, sticking contacts do not
+ * slip, sliding ones slide against their impulse; no penetration beyond the
+ * tolerance the scheme allows (g_N >= -h |u_N| at impact). */
+static void check_admissible(int *failed, rc_order order, int threads)
+{
+    pile_opts o = { order, threads, 1e-9, 20000, 0 };
+    rc_world *w = pile(40, &o);
+    CHECK(w != NULL);
+    if (!w) return;
+    const double mu = 0.3, eps = 1e-6;
+    int unconverged = 0, bad_cone = 0, bad_compl = 0, bad_friction = 0, nactive = 0;
+    double min_gap = 0.0;
+    for (int i = 0; i < 400; i++) {
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        if (!in.converged) unconverged++;
+        for (int k = 0; k < rc_contact_count(w); k++) {
+            rc_contact_info c;
+            rc_contact_get(w, k, &c);
+            if (c.gN < min_gap) min_gap = c.gN;
+            if (!c.active) continue;
+            nactive++;
+            if (c.pN < 0.0 || fabs(c.pT) > mu * c.pN * (1.0 + 1e-12) + 1e-15) bad_cone++;
+            if (c.uN < -eps || c.pN * c.uN > eps * (c.pN + 1e-3)) bad_compl++;
+            const double scale = 1e-3;   /* impulses of a 0.03 kg disk over 2 ms: ~1e-3 */
+            if (fabs(c.pT) < mu * c.pN - 1e-4 * scale && fabs(c.uT) > eps) bad_friction++;      /* stick */
+            if (fabs(c.uT) > eps && c.pT * c.uT > 0.0 && fabs(c.pT) > 1e-9) bad_friction++;   /* slide against */
+        }
+    }
+    CHECK(unconverged == 0);
+    CHECK(bad_cone == 0);
+    CHECK(bad_compl == 0);
+    CHECK(bad_friction == 0);
+    CHECK(nactive > 10000);
+    CHECK(min_gap > -0.01 * 0.09);   /* under 1 % of the smallest radius */
+    if (unconverged || bad_cone || bad_compl || bad_friction)
+        fprintf(stderr, "  order %d threads %d: unconverged %d, cone %d, complementarity %d, friction %d, min gap %g\n",
+                (int)order, threads, unconverged, bad_cone, bad_compl, bad_friction, min_gap);
+    rc_world_destroy(w);
+}
+
+RC_TEST(position_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_POSITION, 1); }
+RC_TEST(colour_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_COLOUR, 2); }
+RC_TEST(fixed_order_reference_is_admissible_too) { check_admissible(failed, RC_ORDER_FIXED, 1); }
+
+RC_TEST(orders_allocate_nothing_in_steady_state)
+{
+    const rc_order orders[] = { RC_ORDER_POSITION, RC_ORDER_COLOUR };
+    for (int i = 0; i < 2; i++) {
+        pile_opts o = { orders[i], 2, 1e-6, 200, 0 };
+        rc_world *w = pile(40, &o);
+        CHECK(w != NULL);
+        if (!w) return;
+        for (int k = 0; k < 400; k++) CHECK_OK(rc_world_step(w));   /* settled */
+        uint64_t a = rc_alloc_count();
+        for (int k = 0; k < 100; k++) CHECK_OK(rc_world_step(w));
+        CHECK(rc_alloc_count() == a);
+        rc_world_destroy(w);
+    }
+}
+
+RC_TEST(bad_order_and_threads_are_refused_with_their_name)
+{
+    rc_world_def wd = rc_default_world_def();
+    rc_world *w = NULL;
+    CHECK_OK(rc_world_create(&wd, &w));
+    if (!w) return;
+    rc_sim_def sd = rc_default_sim_def();
+    sd.solver.threads = 0;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'threads' must be >= 1 (got 0)") != NULL);
+    sd.solver.threads = -3;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'threads' must be >= 1 (got -3)") != NULL);
+    sd = rc_default_sim_def();
+    sd.solver.threads = 2;   /* the fixed order is sequential */
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'threads' = 2 needs order \"colour\"") != NULL);
+    sd.solver.order = RC_ORDER_POSITION;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "the position order is sequential") != NULL);
+    sd.solver.order = RC_ORDER_COLOUR;
+    sd.solver.method = RC_SOLVER_UZAWA;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "needs the nsgs solver") != NULL);
+    sd = rc_default_sim_def();
+    sd.solver.order = (rc_order)7;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "unknown 'order' 7") != NULL);
+    /* accepted: colour on one or several threads, position */
+    sd = rc_default_sim_def();
+    sd.solver.order = RC_ORDER_COLOUR;
+    CHECK_OK(rc_world_configure(w, &sd));
+    sd.solver.threads = 2;
+    CHECK_OK(rc_world_configure(w, &sd));
+    sd.solver.order = RC_ORDER_POSITION;
+    sd.solver.threads = 1;
+    CHECK_OK(rc_world_configure(w, &sd));
+    CHECK(rc_default_sim_def().solver.threads == 1);
+    rc_world_destroy(w);
+}
+
+RC_TEST_MAIN(T(colour_order_two_threads_bit_identical_to_one),
+             T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
+             T(position_order_sorts_by_height_then_key),
+             T(position_order_converges_to_an_admissible_solution),
+             T(colour_order_converges_to_an_admissible_solution),
+             T(fixed_order_reference_is_admissible_too),
+             T(orders_allocate_nothing_in_steady_state),
+             T(bad_order_and_threads_are_refused_with_their_name))
