@@ -1,6 +1,7 @@
 /* base.c -- status and error messages, counted allocation, interrupts. */
 #include "rc_internal.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -70,11 +71,23 @@ char *rc_strdup(const char *s)
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return RC_OK;
-    int ncap = *cap ? *cap : 16;
-    while (ncap < need) ncap *= 2;
+    /* grow by half, not by doubling: a large array's unused tail stays under a
+     * third of it (contact lists of 10^5 grains are tens of megabytes) */
+    long long g = *cap > 16 ? *cap : 16;
+    while (g < need) g += g / 2;
+    int ncap = g > INT_MAX ? need : (int)g;
     void *p = rc_realloc(*arr, (size_t)ncap * elem);
     if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory (%d elements of %zu bytes)", ncap, elem);
     *arr = p;
     *cap = ncap;
     return RC_OK;
+}
+
+void rc_trim(void **arr, int *cap, int n, size_t elem)
+{
+    if (*cap - n <= n / 8 + 16) return;
+    void *p = rc_realloc(*arr, (size_t)(n > 0 ? n : 1) * elem);
+    if (!p) return;
+    *arr = p;
+    *cap = n > 0 ? n : 1;
 }

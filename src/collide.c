@@ -5,7 +5,8 @@
  *     edge normals, AABBs) from w->q.
  *   rc_collide_detect: broadphase -> candidate shape pairs -> narrowphase
  *     (gap gN, normal n from A to B, contact point, feature) -> Jacobian rows
- *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign).
+ *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign; only the
+ *     rotational column r x n, r x t is stored, see rc_contact in rc_internal.h).
  *
  * Pair order: a ground shape is A; otherwise A is the shape of lower index.
  *
@@ -191,13 +192,15 @@ typedef struct pair_ctx {
 
 /* Jacobian rows of one side: sign * [n, r x n; t, r x t], r = point - x_body,
  * the body moved by dx in x (the periodic image B touches). */
-static void jac_side(const rc_world *w, int body, const rc_contact *c, double sign, double dx, double H[2][3])
+static void jac_side(const rc_world *w, int body, const rc_contact *c, double sign, double dx, double Hr[2])
 {
     if (body == RC_GROUND) return;             /* rows stay zero */
     const double *q = w->q + w->bodies[body].iq;
     double rx = c->point[0] - (q[0] + dx), ry = c->point[1] - q[1];
-    H[0][0] = sign * c->n[0]; H[0][1] = sign * c->n[1]; H[0][2] = sign * cross(rx, ry, c->n[0], c->n[1]);
-    H[1][0] = sign * c->t[0]; H[1][1] = sign * c->t[1]; H[1][2] = sign * cross(rx, ry, c->t[0], c->t[1]);
+    /* the rotational column; the rows' first two columns are sign * n, sign * t
+     * (rc_contact_jacobian), t = (n_y, -n_x) */
+    Hr[0] = sign * cross(rx, ry, c->n[0], c->n[1]);
+    Hr[1] = sign * cross(rx, ry, c->n[1], -c->n[0]);
 }
 
 static void emit(pair_ctx *p, int feature, double gN, const double n[2], const double point[2])
@@ -216,10 +219,9 @@ static void emit(pair_ctx *p, int feature, double gN, const double n[2], const d
     c->feature = feature;
     c->point[0] = point[0]; c->point[1] = point[1];
     c->n[0] = n[0]; c->n[1] = n[1];
-    c->t[0] = n[1]; c->t[1] = -n[0];
     c->gN = gN;
-    jac_side(w, c->body_b, c, 1.0, p->dx, c->Hb);
-    jac_side(w, c->body_a, c, -1.0, 0.0, c->Ha);
+    jac_side(w, c->body_b, c, 1.0, p->dx, c->Hr[1]);
+    jac_side(w, c->body_a, c, -1.0, 0.0, c->Hr[0]);
 }
 
 /* disk/point B vs half-plane A (P, N): gN = N.(c - P) - r, n = N, point = c - r N. */
@@ -448,7 +450,12 @@ static rc_status grid_layout(rc_world *w, grid *g)
     int E = 4 * ns + 64, T = 64;
     while (T < E) T *= 2;
     int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + 3 * E;
-    RC_CHECK(rc_reserve((void **)&w->order, &w->cap_order, need, sizeof(int)));
+    if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
+        int *o = rc_realloc(w->order, (size_t)need * sizeof(int));
+        if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
+        w->order = o;
+        w->cap_order = need;
+    }
     int *o = w->order;
     g->ns = ns; g->E = E; g->T = T;
     g->hdr = o;

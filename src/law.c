@@ -126,7 +126,7 @@ void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
     ctx->contact = c->id;
     ctx->gN = c->gN;
     ctx->normal[0] = c->n[0]; ctx->normal[1] = c->n[1];
-    ctx->tangent[0] = c->t[0]; ctx->tangent[1] = c->t[1];
+    rc_contact_tangent(c, ctx->tangent);
 }
 
 /* ---------------------------------------------------------------- generic local solver */
@@ -180,7 +180,7 @@ rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *
     if (l->closed_form) { *r2 = rc_fc2d_residual2(u, c->p, l->def.mu); return RC_OK; }
     rc_law_ctx ctx;
     rc_law_context(w, c, &ctx);
-    return natural_map(l, &ctx, c->state, u, c->uk, c->p, r2);
+    return natural_map(l, &ctx, c->aux->state, u, c->aux->uk, c->p, r2);
 }
 
 /* The local map of a custom law for u = W p + b:
@@ -248,8 +248,9 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
     local_problem lp;
     lp.l = &w->laws[c->law];
     rc_law_context(w, c, &lp.ctx);
-    lp.state = c->state;
-    lp.uk = c->uk;
+    rc_contact_aux *aux = c->aux;   /* set for every contact of a world with such a law */
+    lp.state = aux->state;
+    lp.uk = aux->uk;
     lp.b = b;
     memcpy(lp.W, c->W, sizeof lp.W);
     lp.dim = lp.l->ops.dim;
@@ -284,9 +285,9 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
          * of three); otherwise a forward-difference Jacobian */
         double J[2][2] = { { 1.0, 0.0 }, { 0.0, 1.0 } }, d[2] = { 0.0, 0.0 };
         int ok = 0;
-        if (c->jvalid && it == 0) {
-            memcpy(J, c->J, sizeof J);
-            c->jvalid = 0;   /* used once per local solve; refreshed below if it fails */
+        if (aux->jvalid && it == 0) {
+            memcpy(J, aux->J, sizeof J);
+            aux->jvalid = 0;   /* used once per local solve; refreshed below if it fails */
             if (try_newton(&lp, (const double (*)[2])J, p, F, f2, &f2)) continue;
         }
         /* a step small against p, so that it rarely crosses a kink of F */
@@ -298,8 +299,8 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
             J[0][k] = (Fe[0] - F[0]) / e;
             J[1][k] = (Fe[1] - F[1]) / e;
         }
-        memcpy(c->J, J, sizeof J);
-        c->jvalid = 1;
+        memcpy(aux->J, J, sizeof J);
+        aux->jvalid = 1;
         if (lp.dim == 1) {
             if (fabs(J[0][0]) > 1e-12) { d[0] = -F[0] / J[0][0]; ok = 1; }
         } else {
@@ -372,8 +373,8 @@ rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, d
     rc_law_ctx ctx;
     rc_law_context(w, c, &ctx);
     double xi[2], x[2];
-    RC_CHECK(checked_xi(l, &ctx, c->state, u, c->uk, xi));
+    RC_CHECK(checked_xi(l, &ctx, c->aux->state, u, c->aux->uk, xi));
     x[0] = c->p[0] - rho * xi[0];
     x[1] = c->p[1] - rho * xi[1];
-    return checked_project(l, &ctx, c->state, x, p_out);
+    return checked_project(l, &ctx, c->aux->state, x, p_out);
 }

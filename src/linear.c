@@ -376,8 +376,7 @@ rc_status rc_gaps_detect(rc_world *w)
         c->body_b = g->body;
         c->law = g->law;
         c->gN = gN;
-        c->n[1] = 1.0;
-        c->t[0] = 1.0;
+        c->n[1] = 1.0;     /* tangent (1, 0): rc_contact_tangent */
     }
     return RC_OK;
 }

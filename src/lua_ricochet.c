@@ -2056,7 +2056,8 @@ static int l_interrupt_requested(lua_State *L)
 }
 
 /* explore(world, { random_guess, guess_scale, zero_guess, random_order, seed })
- * -> list of { pN, pT, point = {x, y}, normal, tangent, body_a, body_b, id } | nil, msg, status */
+ * -> list of { pN, pT, uN, uT, point = {x, y}, normal, tangent, body_a, body_b, id },
+ *    { iterations, residual, converged } | nil, msg, status */
 static int l_explore(lua_State *L)
 {
     lrc_world *lw = check_idle(L, 1);
@@ -2067,6 +2068,18 @@ static int l_explore(lua_State *L)
     lua_getfield(L, 2, "random_order"); d.random_order = lua_toboolean(L, -1); lua_pop(L, 1);
     d.guess_scale = field_num(L, 2, "guess_scale", 0.0);
     d.seed = (uint64_t)field_int(L, 2, "seed", 1);
+    lua_getfield(L, 2, "guess_scales");   /* optional list: p_N in [0, s_i] for contact i */
+    if (lua_istable(L, -1)) {
+        int ns = (int)luaL_len(L, -1);
+        double *gs = (double *)lua_newuserdatauv(L, (size_t)(ns > 0 ? ns : 1) * sizeof(double), 0);
+        for (int i = 0; i < ns; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            gs[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        d.guess_scales = gs;
+        d.nguess_scales = ns;
+    }   /* the list and its copy stay on the stack during the call */
     int cap = rc_contact_count(lw->w) + 64;
     for (;;) {
         double *p = (double *)lua_newuserdatauv(L, (size_t)2 * (size_t)cap * sizeof(double), 0);
@@ -2085,6 +2098,8 @@ static int l_explore(lua_State *L)
             lua_createtable(L, 0, 10);
             set_num(L, "pN", p[2 * i]);
             set_num(L, "pT", p[2 * i + 1]);
+            set_num(L, "uN", ci.uN);
+            set_num(L, "uT", ci.uT);
             set_vec(L, "point", ci.point, 2);
             set_vec(L, "normal", ci.normal, 2);
             set_vec(L, "tangent", ci.tangent, 2);
@@ -2095,13 +2110,26 @@ static int l_explore(lua_State *L)
             set_int(L, "law", ci.law);
             lua_rawseti(L, -2, i + 1);
         }
-        return 1;
+        int iters = 0, conv = 0;
+        double res = 0.0;
+        rc_explore_result(lw->w, &iters, &res, &conv);
+        lua_createtable(L, 0, 3);
+        set_int(L, "iterations", iters);
+        set_num(L, "residual", res);
+        set_bool(L, "converged", conv);
+        return 2;
     }
 }
 
 static int l_alloc_count(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)rc_alloc_count());
+    return 1;
+}
+
+static int l_openmp(lua_State *L)
+{
+    lua_pushboolean(L, rc_openmp());
     return 1;
 }
 
@@ -2179,6 +2207,7 @@ static const luaL_Reg core_funcs[] = {
     { "interrupt_requested", l_interrupt_requested },
     { "explore", l_explore },
     { "alloc_count", l_alloc_count },
+    { "openmp", l_openmp },
     { "wall_time", l_wall_time },
     { NULL, NULL }
 };

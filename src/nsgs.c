@@ -38,13 +38,14 @@ static inline void local_velocity(const rc_world *w, const rc_contact *c, const 
         u[1] += c->shift[1];
         return;
     }
-    const double *vb = V + w->bodies[c->body_b].iv;
-    u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2] + c->shift[0];
-    u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2] + c->shift[1];
+    /* H from n and Hr (rc_contact_jacobian): the same products */
+    const double *vb = V + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
+    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2] + c->shift[0];
+    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2] + c->shift[1];
     if (c->body_a != RC_GROUND) {
         const double *va = V + w->bodies[c->body_a].iv;
-        u[0] += c->Ha[0][0] * va[0] + c->Ha[0][1] * va[1] + c->Ha[0][2] * va[2];
-        u[1] += c->Ha[1][0] * va[0] + c->Ha[1][1] * va[1] + c->Ha[1][2] * va[2];
+        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
+        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
     }
 }
 
@@ -257,23 +258,29 @@ static rc_status colour_order(rc_world *w, int *closed)
     return RC_OK;
 }
 
+/* Colours with fewer contacts than this are swept by one thread (a run of
+ * such colours in one go): a colour shared between threads costs a barrier,
+ * about a microsecond, the time of some 20 local solves. Does not change the
+ * result. Internal, tests set it to 0 to share every colour. */
+int rc_nsgs_parallel_min = 512;
+
 /* The coloured sweeps when every active contact has a closed-form law (no
  * callback, no failure, no error message: safe on any thread). nt threads
- * share each colour (OpenMP static schedule); contacts of one colour touch
- * disjoint velocities, so the result does not depend on nt. Joints are
+ * share each large colour (OpenMP static schedule); contacts of one colour
+ * touch disjoint velocities, so the result does not depend on nt. Joints are
  * solved by one thread at the start of each sweep, the residual's terms are
  * computed in parallel and summed by one thread in key order. */
 static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
 {
     const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
     const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
-    const int n = w->nactive, ncol = w->ncolours, nj = w->njoints;
+    const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rc_nsgs_parallel_min;
     const int *sweep = w->sweep, *start = w->colour_start, *active = w->active;
     double res = 0.0;
     int it = 0, go = 0, wst = -1;
     (void)nt;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, nb, tol, omega, max_iter, check_every, n, ncol, nj, sweep, start, active, res, it, go, wst))
+           shared(w, nb, tol, omega, max_iter, check_every, n, ncol, nj, pmin, sweep, start, active, res, it, go, wst))
     {
         RC_OMP(omp for schedule(static))
         for (int k = 0; k < n; k++) {
@@ -292,10 +299,20 @@ static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *r
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
             }
-            for (int col = 0; col < ncol; col++) {
-                RC_OMP(omp for schedule(static))
-                for (int k = start[col]; k < start[col + 1]; k++)
-                    (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+            for (int col = 0; col < ncol;) {
+                if (start[col + 1] - start[col] >= pmin) {   /* shared by the threads */
+                    RC_OMP(omp for schedule(static))
+                    for (int k = start[col]; k < start[col + 1]; k++)
+                        (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+                    col++;
+                } else {                                     /* small colours: one thread */
+                    int end = col + 1;
+                    while (end < ncol && start[end + 1] - start[end] < pmin) end++;
+                    RC_OMP(omp single)
+                    for (int k = start[col]; k < start[end]; k++)
+                        (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+                    col = end;
+                }
             }
             const int check = (it + 1) % check_every == 0 || it + 1 == max_iter;
             if (check) {
@@ -345,7 +362,10 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         int closed;
         RC_CHECK(colour_order(w, &closed));
         if (closed) {
-            int nt = rc_openmp() ? w->sim.solver.threads : 1;
+            int nt = rc_openmp() ? w->sim.solver.threads : 1, shared_colour = 0;
+            for (int k = 0; k < w->ncolours && !shared_colour; k++)
+                shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rc_nsgs_parallel_min;
+            if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
             coloured_solve(w, nb, nt, iters, res_out, worst);
             if (nt > 1) w->stats.parallel_steps++;
             it = *iters;

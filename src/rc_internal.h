@@ -23,8 +23,11 @@ void *rc_malloc(size_t n);
 void *rc_realloc(void *p, size_t n);
 void rc_free(void *p);
 char *rc_strdup(const char *s);
-/* Grow *arr (element size elem) to hold at least need elements. */
+/* Grow *arr (element size elem) to hold at least need elements (by half). */
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
+/* Shrink *arr to n elements when more than n / 8 + 16 are unused (a failed
+ * reallocation keeps the larger block). */
+void rc_trim(void **arr, int *cap, int n, size_t elem);
 
 #define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
 
@@ -120,34 +123,83 @@ static inline uint64_t rc_contact_key(int shape_a, int shape_b, int feature)
          | (uint64_t)(uint16_t)feature;
 }
 
-/* Planar contact. H rows are (n, t) for each side: u = Hb vb + Ha va
- * (Ha already carries the minus sign), H = [n_x n_y (r x n)] etc. */
+/* Per-contact data that only laws without a closed form use (custom laws, in
+ * C or Lua, and built-in laws on the generic local solver). A world whose laws
+ * all have a closed form keeps none (c->aux == NULL): 104 bytes less per contact. */
+typedef struct rc_contact_aux {
+    double state[RC_LAW_MAX_STATE]; /* the law's per-contact state          */
+    double uk[2];           /* H(q_k) v_k                                  */
+    double J[2][2];         /* generic local solver: last Jacobian of F    */
+    int jvalid;             /* J usable (reset every step)                 */
+} rc_contact_aux;
+
+/* Planar contact (the step's work record: detection output, local problem,
+ * solution). H rows are (n, t) for each side, t = (n_y, -n_x) (gap contacts:
+ * t = (1, 0)), u = Hb vb + Ha va with Ha carrying the minus sign:
+ *     Hb = [  n_x   n_y  Hr[1][0] ;   t_x   t_y  Hr[1][1] ]
+ *     Ha = [ -n_x  -n_y  Hr[0][0] ;  -t_x  -t_y  Hr[0][1] ]   (zero for the ground)
+ * with Hr the rotational column (r x n, r x t, times the side's sign), so only
+ * Hr is stored; rc_contact_jacobian rebuilds the rows (the same numbers the
+ * products would use: negation is exact). Hot fields first (NSGS reads the
+ * first 160 bytes). The state a step leaves is in w->rec (rc_contact_rec). */
 typedef struct rc_contact {
     uint64_t key;
     int id;                 /* persistent id                          */
-    int shape_a, shape_b;
     int body_a, body_b;     /* RC_GROUND allowed for a                */
-    int feature;
     int law;                /* law index                              */
+    int gap;                /* >= 0: a gap contact (linear.c), else geometric */
     int active;             /* in the index set this step             */
-    double point[2], n[2], t[2];
-    double gN;              /* g_N(q_k)                               */
-    double Ha[2][3], Hb[2][3];   /* rows N, T; zero when side is ground */
+    int shape_a, shape_b;
+    int feature;
+    double n[2];            /* unit normal, from A to B               */
+    double Hr[2][2];        /* rotational column of H: [side A, B][row N, T] */
     /* per-step solver data (valid when active); kappa Mhat^-1 H^T is not
      * stored for rigid pairs: M is diagonal (rc_contact_apply) */
     double W[2][2];         /* local Delassus block                    */
     double shift[2];        /* law's affine term added to u (eq. 96/101) */
-    double b[2];            /* u(p = 0) + shift                       */
-    double uk[2];           /* H(q_k) v_k                             */
-    double u[2];            /* H(q_k) v_{k+1}                         */
     double p[2];            /* impulse p_{k+1}                        */
+    double b[2];            /* u(p = 0) + shift                       */
+    double u[2];            /* H(q_k) v_{k+1}                         */
+    double point[2];
+    double gN;              /* g_N(q_k)                               */
     double WN, WT;          /* eq. (68) per contact                    */
     double res;             /* local natural-map residual             */
-    int gap;                /* >= 0: a gap contact (linear.c), else geometric */
-    double state[RC_LAW_MAX_STATE]; /* the law's per-contact state     */
-    double J[2][2];         /* generic local solver: last Jacobian of F */
-    int jvalid;             /* J usable (reset every step)              */
+    rc_contact_aux *aux;    /* NULL unless the world has a law without closed form */
 } rc_contact;
+
+/* A contact of the state: what the last completed step left (reported by
+ * rc_contact_get, matched by the next step for ids, warm start and law
+ * state). Sorted by key; shapes, bodies and feature follow from the key. */
+typedef struct rc_contact_rec {
+    uint64_t key;
+    int id;
+    unsigned law : 31, active : 1;
+    double point[2], n[2];
+    double gN;
+    double u[2], p[2];
+    double WN, WT;
+} rc_contact_rec;
+
+/* t = (n_y, -n_x); gap contacts (n = (0, 1)) have t = (1, 0). */
+static inline void rc_contact_tangent(const rc_contact *c, double t[2])
+{
+    if (c->gap >= 0) { t[0] = 1.0; t[1] = 0.0; return; }
+    t[0] = c->n[1]; t[1] = -c->n[0];
+}
+
+/* The rows of H of a geometric contact (Ha zero for the ground). */
+static inline void rc_contact_jacobian(const rc_contact *c, double Ha[2][3], double Hb[2][3])
+{
+    const double nx = c->n[0], ny = c->n[1];
+    Hb[0][0] = nx;  Hb[0][1] = ny;  Hb[0][2] = c->Hr[1][0];
+    Hb[1][0] = ny;  Hb[1][1] = -nx; Hb[1][2] = c->Hr[1][1];
+    if (c->body_a == RC_GROUND) {
+        for (int r = 0; r < 2; r++) Ha[r][0] = Ha[r][1] = Ha[r][2] = 0.0;
+        return;
+    }
+    Ha[0][0] = -nx; Ha[0][1] = -ny; Ha[0][2] = c->Hr[0][0];
+    Ha[1][0] = -ny; Ha[1][1] = nx;  Ha[1][2] = c->Hr[0][1];
+}
 
 /* ---------------------------------------------------------------- joints, springs */
 
@@ -230,8 +282,13 @@ struct rc_world {
     double *q0, *v0, *f, *vfree, *V;   /* nq/nv sized                 */
     double *ebody;          /* per-body scratch (cap_dof >= nbodies)         */
     int *comp;              /* per-body scratch: joint-graph components      */
-    rc_contact *contacts;  int ncontacts, cap_contacts;
-    rc_contact *prev;      int nprev, cap_prev;   /* last step, sorted by key */
+    rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
+    rc_contact_aux *aux;   int cap_aux;   /* contacts' aux data (worlds with a non-closed-form law) */
+    /* state: the contacts the last completed step left, sorted by key (a failed
+     * step leaves them as they were); their law state when the world has a law
+     * without closed form (rec_state, RC_LAW_MAX_STATE doubles per contact) */
+    rc_contact_rec *rec;   int nrec, cap_rec;
+    double *rec_state;     int cap_rec_state, rec_has_state;
     int *active;           int nactive, cap_active; /* indices of active contacts */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
@@ -256,6 +313,8 @@ struct rc_world {
     const rc_explore_def *explore;
     double *explore_out; int explore_cap, explore_n;
     uint64_t explore_rng;
+    int explore_iters, explore_converged;  /* solver figures of the last exploration */
+    double explore_res;
 };
 
 /* linear.c */
@@ -278,12 +337,13 @@ void rc_world_warn(rc_world *w, const char *fmt, ...)
 int rc_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rc_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rc_world_reserve_dofs(rc_world *w);
+void rc_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
 
 /* collide.c: contact detection at q_k.
  * rc_collide_update_shapes refreshes world-frame caches from w->q.
  * rc_collide_detect fills w->contacts (ncontacts) with every contact whose
  * gap is <= margin (and every potential contact of named pairs), with key,
- * shapes, bodies, feature, law, point, n, t, gN, Ha, Hb set; sorted by key.
+ * shapes, bodies, feature, law, point, n, gN, Hr set; sorted by key.
  * id/p are not set (the scheme matches them with the previous step). */
 void rc_collide_update_shapes(rc_world *w);
 /* Periodic boundary: move the rigid bodies whose x left [x0, x1) by +-L
@@ -351,25 +411,29 @@ typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
 /* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
+/* nsgs.c: colours with fewer active contacts are swept by one thread
+ * (default 512; tests set 0 to share every colour). */
+extern int rc_nsgs_parallel_min;
 /* nsgs.c: free the sweep-order work arrays; their heap in bytes. */
 void rc_nsgs_free(rc_world *w);
 size_t rc_nsgs_memory(const rc_world *w);
 
-/* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use rc_gap_apply. */
+/* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use
+ * rc_gap_apply. H from n and Hr (rc_contact_jacobian): the same products. */
 static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
 {
     const rc_body *bb = &w->bodies[c->body_b];
     double *vb = V + bb->iv;
-    const double k = w->kappa;
-    vb[0] += k * bb->inv_mass * (c->Hb[0][0] * dp[0] + c->Hb[1][0] * dp[1]);
-    vb[1] += k * bb->inv_mass * (c->Hb[0][1] * dp[0] + c->Hb[1][1] * dp[1]);
-    vb[2] += k * bb->inv_inertia * (c->Hb[0][2] * dp[0] + c->Hb[1][2] * dp[1]);
+    const double k = w->kappa, nx = c->n[0], ny = c->n[1];
+    vb[0] += k * bb->inv_mass * (nx * dp[0] + ny * dp[1]);
+    vb[1] += k * bb->inv_mass * (ny * dp[0] + -nx * dp[1]);
+    vb[2] += k * bb->inv_inertia * (c->Hr[1][0] * dp[0] + c->Hr[1][1] * dp[1]);
     if (c->body_a != RC_GROUND) {
         const rc_body *ba = &w->bodies[c->body_a];
         double *va = V + ba->iv;
-        va[0] += k * ba->inv_mass * (c->Ha[0][0] * dp[0] + c->Ha[1][0] * dp[1]);
-        va[1] += k * ba->inv_mass * (c->Ha[0][1] * dp[0] + c->Ha[1][1] * dp[1]);
-        va[2] += k * ba->inv_inertia * (c->Ha[0][2] * dp[0] + c->Ha[1][2] * dp[1]);
+        va[0] += k * ba->inv_mass * (-nx * dp[0] + -ny * dp[1]);
+        va[1] += k * ba->inv_mass * (-ny * dp[0] + nx * dp[1]);
+        va[2] += k * ba->inv_inertia * (c->Hr[0][0] * dp[0] + c->Hr[0][1] * dp[1]);
     }
 }
 

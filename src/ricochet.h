@@ -533,12 +533,21 @@ rc_status rc_world_step(rc_world *w);
 typedef struct rc_explore_def {
     int random_guess;       /* initial p_N uniform in [0, guess_scale], p_T uniform in the cone */
     double guess_scale;
+    const double *guess_scales; /* optional, per contact: the i-th contact of the problem (key
+                                   order, as rc_explore_contact) draws p_N in [0, guess_scales[i]];
+                                   contacts i >= nguess_scales use guess_scale. Not copied: valid
+                                   during the call */
+    int nguess_scales;
     int zero_guess;         /* initial p = 0 (else: the warm start)          */
     int random_order;       /* a new random sweep order every sweep          */
     uint64_t seed;
 } rc_explore_def;
 rc_explore_def rc_default_explore_def(void);
 rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out);
+/* The solver figures of the last rc_world_explore: sweeps, residual, and
+ * whether the residual met solver.tol (on_fail = "warn" lets a non-converged
+ * exploration return its impulses; check this before using them). */
+rc_status rc_explore_result(const rc_world *w, int *iterations, double *residual, int *converged);
 
 double rc_world_time(const rc_world *w);
 long rc_world_step_count(const rc_world *w);
@@ -620,7 +629,9 @@ typedef struct rc_contact_info {
 int rc_contact_count(const rc_world *w);
 rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
 
-/* The i-th contact of the problem solved by the last rc_world_explore. */
+/* The i-th contact of the problem solved by the last rc_world_explore; pN,
+ * pT, uN, uT are those of the explored solution (u = H V: v_{k+1} for
+ * Moreau--Jean, v_{k+theta} for MJF). */
 rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info);
 
 /* Named contacts (from named rules): names in column order. */

@@ -23,44 +23,88 @@
 #include <string.h>
 #include <time.h>
 
-/* Match the new contacts (sorted by key) with the previous step's (sorted):
- * persistent ids and warm-start impulses. */
-static void match_contacts(rc_world *w)
+/* Laws without a closed form (custom laws, the generic local solver) keep
+ * per-contact data in w->aux (rc_contact_aux). */
+static int has_custom_law(const rc_world *w)
 {
+    for (int i = 0; i < w->nlaws; i++)
+        if (!w->laws[i].closed_form) return 1;
+    return 0;
+}
+
+/* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
+ * persistent ids, warm-start impulses, law state. */
+static rc_status match_contacts(rc_world *w)
+{
+    const int custom = has_custom_law(w);
+    if (custom) RC_CHECK(rc_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
     int j = 0;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
-        while (j < w->nprev && w->prev[j].key < c->key) j++;
-        if (j < w->nprev && w->prev[j].key == c->key) {
-            c->id = w->prev[j].id;
-            c->p[0] = w->prev[j].p[0];
-            c->p[1] = w->prev[j].p[1];
-            memcpy(c->state, w->prev[j].state, sizeof c->state);
+        c->aux = custom ? &w->aux[i] : NULL;
+        while (j < w->nrec && w->rec[j].key < c->key) j++;
+        if (j < w->nrec && w->rec[j].key == c->key) {
+            c->id = w->rec[j].id;
+            c->p[0] = w->rec[j].p[0];
+            c->p[1] = w->rec[j].p[1];
+            if (!custom) continue;
+            if (w->rec_has_state)
+                memcpy(c->aux->state, w->rec_state + (size_t)j * RC_LAW_MAX_STATE, sizeof c->aux->state);
+            else   /* the state was left when every law had a closed form: theirs is zero */
+                memset(c->aux->state, 0, sizeof c->aux->state);
         } else {
             c->id = w->next_contact_id++;
             c->p[0] = c->p[1] = 0.0;
-            memcpy(c->state, w->laws[c->law].ops.state0, sizeof c->state);
+            if (custom) memcpy(c->aux->state, w->laws[c->law].ops.state0, sizeof c->aux->state);
         }
     }
+    return RC_OK;
 }
 
-static void swap_contacts(rc_world *w)
+/* The accepted step's contacts become the state (w->rec): what the API
+ * reports and the next step matches. Called once nothing can fail. */
+static rc_status reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
 {
-    rc_contact *tc = w->contacts; w->contacts = w->prev; w->prev = tc;
-    int tn = w->ncontacts; w->ncontacts = w->nprev; w->nprev = tn;
-    int tcap = w->cap_contacts; w->cap_contacts = w->cap_prev; w->cap_prev = tcap;
+    const int n = w->ncontacts;
+    RC_CHECK(rc_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
+    if (n > 0 && w->contacts[0].aux)
+        RC_CHECK(rc_reserve((void **)&w->rec_state, &w->cap_rec_state, n * RC_LAW_MAX_STATE, sizeof(double)));
+    return RC_OK;
 }
 
+static void save_contacts(rc_world *w)
+{
+    const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
+    for (int i = 0; i < n; i++) {
+        const rc_contact *c = &w->contacts[i];
+        rc_contact_rec *r = &w->rec[i];
+        r->key = c->key;
+        r->id = c->id;
+        r->law = (unsigned)c->law;
+        r->active = c->active != 0;
+        r->point[0] = c->point[0]; r->point[1] = c->point[1];
+        r->n[0] = c->n[0]; r->n[1] = c->n[1];
+        r->gN = c->gN;
+        r->u[0] = c->u[0]; r->u[1] = c->u[1];
+        r->p[0] = c->p[0]; r->p[1] = c->p[1];
+        r->WN = c->WN; r->WT = c->WT;
+        if (custom) memcpy(w->rec_state + (size_t)i * RC_LAW_MAX_STATE, c->aux->state, sizeof c->aux->state);
+    }
+    w->nrec = n;
+    w->rec_has_state = custom;
+}
+
+/* u = H v (rigid pairs: H from n and Hr, the products of rc_contact_jacobian) */
 static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
 {
     if (c->gap >= 0) { rc_gap_dot(w, c, v, u); return; }
-    const double *vb = v + w->bodies[c->body_b].iv;
-    u[0] = c->Hb[0][0] * vb[0] + c->Hb[0][1] * vb[1] + c->Hb[0][2] * vb[2];
-    u[1] = c->Hb[1][0] * vb[0] + c->Hb[1][1] * vb[1] + c->Hb[1][2] * vb[2];
+    const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
+    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
+    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];
     if (c->body_a != RC_GROUND) {
         const double *va = v + w->bodies[c->body_a].iv;
-        u[0] += c->Ha[0][0] * va[0] + c->Ha[0][1] * va[1] + c->Ha[0][2] * va[2];
-        u[1] += c->Ha[1][0] * va[0] + c->Ha[1][1] * va[1] + c->Ha[1][2] * va[2];
+        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
+        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
     }
 }
 
@@ -143,6 +187,11 @@ rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out
     if (!w || !def || !p_out || !n_out) return rc_set_error(RC_ERR_ARG, "rc_world_explore: NULL argument");
     if (def->random_guess && (!rc_finite(def->guess_scale) || def->guess_scale < 0.0))
         return rc_set_error(RC_ERR_ARG, "explore: 'guess_scale' must be >= 0 (got %g)", def->guess_scale);
+    if (def->nguess_scales < 0 || (def->nguess_scales > 0 && !def->guess_scales))
+        return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales' is NULL with nguess_scales = %d", def->nguess_scales);
+    for (int i = 0; i < def->nguess_scales; i++)
+        if (!rc_finite(def->guess_scales[i]) || def->guess_scales[i] < 0.0)
+            return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales[%d]' must be >= 0 (got %g)", i, def->guess_scales[i]);
     rc_sim_def saved = w->sim;
     if (def->random_order) {
         w->sim.solver.order = RC_ORDER_RANDOM;
@@ -162,13 +211,23 @@ rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out
     return s;
 }
 
-/* The contacts of the last explored problem are in w->prev after the swap. */
+rc_status rc_explore_result(const rc_world *w, int *iterations, double *residual, int *converged)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_explore_result: world is NULL");
+    if (iterations) *iterations = w->explore_iters;
+    if (residual) *residual = w->explore_res;
+    if (converged) *converged = w->explore_converged;
+    return RC_OK;
+}
+
+/* The contacts of the last explored problem stay in w->contacts (the work
+ * records; the state, w->rec, is untouched by an exploration). */
 rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info)
 {
     if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_explore_contact: NULL argument");
-    if (index < 0 || index >= w->explore_n || index >= w->nprev)
+    if (index < 0 || index >= w->explore_n || index >= w->ncontacts)
         return rc_set_error(RC_ERR_NOT_FOUND, "no explored contact %d (there are %d)", index, w->explore_n);
-    const rc_contact *c = &w->prev[index];
+    const rc_contact *c = &w->contacts[index];
     memset(info, 0, sizeof *info);
     info->id = c->id;
     info->body_a = c->body_a; info->body_b = c->body_b;
@@ -177,9 +236,10 @@ rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info
     info->active = c->active;
     info->point[0] = c->point[0]; info->point[1] = c->point[1];
     info->normal[0] = c->n[0]; info->normal[1] = c->n[1];
-    info->tangent[0] = c->t[0]; info->tangent[1] = c->t[1];
+    rc_contact_tangent(c, info->tangent);
     info->gN = c->gN;
     info->pN = c->p[0]; info->pT = c->p[1];
+    info->uN = c->u[0]; info->uT = c->u[1];
     info->law = c->law;
     return RC_OK;
 }
@@ -191,6 +251,7 @@ rc_status rc_world_step(rc_world *w)
     if (rc_interrupt_requested())
         return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
     RC_CHECK(rc_world_reserve_dofs(w));
+    rc_world_trim_model(w);
 
     const double h = w->sim.h, theta = w->sim.theta;
     const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
@@ -211,12 +272,12 @@ rc_status rc_world_step(rc_world *w)
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
-    swap_contacts(w);
     rc_collide_update_shapes(w);
     s = rc_collide_detect(w);
     if (s == RC_OK) s = rc_gaps_detect(w);
-    if (s != RC_OK) { swap_contacts(w); return s; }
-    match_contacts(w);
+    if (s == RC_OK) s = match_contacts(w);
+    if (s == RC_OK) s = reserve_state(w);
+    if (s != RC_OK) return s;
     if (w->step == 0 && !w->explore) {   /* grains placed overlapping: say which */
         int reported = 0;
         for (int i = 0; i < w->ncontacts && reported < 10; i++) {
@@ -240,7 +301,7 @@ rc_status rc_world_step(rc_world *w)
         double *V0 = w->V + bd->iv;
         if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
             s = rc_linear_free_velocity(w, &w->linears[bd->linear], fremond, f, V0);
-            if (s != RC_OK) { swap_contacts(w); return s; }
+            if (s != RC_OK) return s;
             continue;
         }
         double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + bd->mass * g[0]),
@@ -251,28 +312,32 @@ rc_status rc_world_step(rc_world *w)
 
     /* 4. index set (eq. 64) and the local problems */
     s = rc_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
-    if (s != RC_OK) { swap_contacts(w); return s; }
+    if (s != RC_OK) return s;
     w->nactive = 0;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
-        body_velocity_dot(w, c, w->v0, c->uk);
+        double uk[2];
+        body_velocity_dot(w, c, w->v0, uk);
         double trigger = c->gN;
-        if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * c->uk[0];
+        if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * uk[0];
         /* eq. (64); a contact that carried a normal impulse in the last step
          * (a resting or sliding contact) stays in the index set while
          * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
          * g_N > 0 by round-off: resting contacts do not flicker */
-        c->active = (trigger <= 0.0 && c->uk[0] <= 0.0)
+        c->active = (trigger <= 0.0 && uk[0] <= 0.0)
                  || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
                  || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->WN = c->WT = 0.0;
         c->res = 0.0;
-        c->jvalid = 0;
+        if (c->aux) {
+            c->aux->uk[0] = uk[0]; c->aux->uk[1] = uk[1];
+            c->aux->jvalid = 0;
+        }
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
         w->active[w->nactive++] = i;
         if (c->gap >= 0) {
             s = rc_gap_assemble(w, c, kappa);
-            if (s != RC_OK) { swap_contacts(w); return s; }
+            if (s != RC_OK) return s;
             goto shift;
         }
         const rc_body *bb = &w->bodies[c->body_b];
@@ -283,10 +348,12 @@ rc_status rc_world_step(rc_world *w)
             ma[0] = ma[1] = kappa * ba->inv_mass;
             ma[2] = kappa * ba->inv_inertia;
         }
+        double Ha[2][3], Hb[2][3];
+        rc_contact_jacobian(c, Ha, Hb);
         for (int r = 0; r < 2; r++)   /* W = H kappa M^-1 H^T (eq. 94 / 99), M diagonal */
             for (int k = 0; k < 2; k++) {
                 double sum = 0.0;
-                for (int j = 0; j < 3; j++) sum += c->Hb[r][j] * mb[j] * c->Hb[k][j] + c->Ha[r][j] * ma[j] * c->Ha[k][j];
+                for (int j = 0; j < 3; j++) sum += Hb[r][j] * mb[j] * Hb[k][j] + Ha[r][j] * ma[j] * Ha[k][j];
                 c->W[r][k] = sum;
             }
     shift:;
@@ -296,7 +363,7 @@ rc_status rc_world_step(rc_world *w)
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
         } else if (law->closed_form)
-            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, c->uk, c->shift);
+            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, uk, c->shift);
         else
             c->shift[0] = c->shift[1] = 0.0;
         double u0[2];
@@ -308,7 +375,8 @@ rc_status rc_world_step(rc_world *w)
         }
         if (w->explore && w->explore->random_guess && law->closed_form) {   /* explorer: a random start */
             double r1 = explore_uniform(w), r2 = explore_uniform(w);
-            c->p[0] = r1 * w->explore->guess_scale;
+            const rc_explore_def *ed = w->explore;
+            c->p[0] = r1 * (i < ed->nguess_scales ? ed->guess_scales[i] : ed->guess_scale);
             c->p[1] = (2.0 * r2 - 1.0) * law->def.mu * c->p[0];
         }
         if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
@@ -316,7 +384,7 @@ rc_status rc_world_step(rc_world *w)
     }
     /* the joints' equality rows, assembled at q_k with V_0 (eq. 61 with bilateral rows) */
     s = rc_joints_assemble(w, kappa, fremond ? w->t + theta * h : w->t + h);
-    if (s != RC_OK) { swap_contacts(w); return s; }
+    if (s != RC_OK) return s;
     for (int i = 0; i < w->njoints; i++) {   /* their warm start */
         const rc_joint *j = &w->joints[i];
         double *vb = w->V + w->bodies[j->def.body_b].iv;
@@ -345,7 +413,7 @@ rc_status rc_world_step(rc_world *w)
                                                     : rc_nsgs_solve(w, &iters, &res, &worst);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
-        if (s != RC_OK) { swap_contacts(w); return s; }
+        if (s != RC_OK) return s;
     }
     for (int i = 0; i < nv; i++)
         if (!rc_finite(w->V[i])) {
@@ -353,7 +421,6 @@ rc_status rc_world_step(rc_world *w)
             describe_contact(w, worst, cd, sizeof cd);
             s = rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite velocity; worst %s; solver residual %.3e after %d sweeps",
                              w->t, w->step + 1, cd, res, iters);
-            swap_contacts(w);
             return s;
         }
     const int converged = res <= w->sim.solver.tol;
@@ -363,7 +430,6 @@ rc_status rc_world_step(rc_world *w)
         if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR) {
             s = rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                              w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
-            swap_contacts(w);
             return s;
         }
         rc_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
@@ -376,8 +442,12 @@ rc_status rc_world_step(rc_world *w)
             w->explore_out[2 * i] = w->contacts[i].p[0];
             w->explore_out[2 * i + 1] = w->contacts[i].p[1];
         }
-        w->explore_n = w->ncontacts;
-        swap_contacts(w);
+        w->explore_iters = iters;
+        w->explore_res = res;
+        w->explore_converged = converged;
+        for (int i = 0; i < w->ncontacts; i++)   /* the solution's relative velocities, H V */
+            body_velocity_dot(w, &w->contacts[i], w->V, w->contacts[i].u);
+        w->explore_n = w->ncontacts;   /* the state (w->rec) is untouched */
         return RC_OK;
     }
 
@@ -468,9 +538,9 @@ rc_status rc_world_step(rc_world *w)
         if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
             rc_law_ctx ctx;
             rc_law_context(w, c, &ctx);
-            s = law->ops.update(law->ops.user, &ctx, c->state, fremond ? uth : c->u, c->uk, c->p);
+            s = law->ops.update(law->ops.user, &ctx, c->aux->state, fremond ? uth : c->u, c->aux->uk, c->p);
             for (int j = 0; s == RC_OK && j < law->ops.nstate; j++)
-                if (!rc_finite(c->state[j]))
+                if (!rc_finite(c->aux->state[j]))
                     s = rc_set_error(RC_ERR_CALLBACK, "law '%s': update left state[%d] non-finite for contact %d at t = %.17g",
                                      law->name ? law->name : "(unnamed)", j + 1, c->id, w->t);
             if (s != RC_OK) goto restore;
@@ -498,6 +568,7 @@ rc_status rc_world_step(rc_world *w)
         }
     }
 
+    save_contacts(w);   /* the accepted step's contacts become the state */
     rc_step_info *in = &w->info;
     w->t += h;
     w->step++;
@@ -559,6 +630,5 @@ rc_status rc_world_step(rc_world *w)
 restore:    /* a failure after the update: back to the state at t_k */
     memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
     memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
-    swap_contacts(w);
-    return s;
+    return s;   /* the contacts of the state (w->rec) were not touched */
 }

@@ -185,7 +185,7 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
     rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
     rc_free(w->ebody); rc_free(w->comp);
-    rc_free(w->contacts); rc_free(w->prev); rc_free(w->active);
+    rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
     rc_nsgs_free(w);
     rc_free(w);
@@ -211,6 +211,15 @@ rc_status rc_world_reserve_dofs(rc_world *w)
     w->comp = c;
     w->cap_dof = n;
     return RC_OK;
+}
+
+/* The model's arrays grow by half while bodies and shapes are added; the
+ * first step after that gives their unused tails back (one reallocation
+ * each; none in steady state). */
+void rc_world_trim_model(rc_world *w)
+{
+    rc_trim((void **)&w->bodies, &w->cap_bodies, w->nbodies, sizeof(rc_body));
+    rc_trim((void **)&w->shapes, &w->cap_shapes, w->nshapes, sizeof(rc_shape));
 }
 
 /* ---------------------------------------------------------------- bodies */
@@ -755,7 +764,8 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->nshapes; i++) m += (size_t)6 * w->shapes[i].nvert * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
     m += (size_t)w->cap_dof * (5 * sizeof(double) + sizeof(double) + sizeof(int));
-    m += (size_t)(w->cap_contacts + w->cap_prev) * sizeof(rc_contact);
+    m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
+    m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
     m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
     m += rc_nsgs_memory(w);
     for (int i = 0; i < w->nlinears; i++) {
@@ -787,31 +797,43 @@ rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot)
 
 /* ---------------------------------------------------------------- contacts */
 
-int rc_contact_count(const rc_world *w) { return w ? w->ncontacts : 0; }
+/* The contacts of the state: those the last completed step left (w->rec). */
+int rc_contact_count(const rc_world *w) { return w ? w->nrec : 0; }
 
-static void fill_info(const rc_contact *c, rc_contact_info *info)
+/* Shapes, bodies and feature of a contact of the state follow from its key
+ * (rc_contact_key; gap contacts: shape_a = 0xFFFFFF, shape_b = the gap). */
+static void fill_info(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info)
 {
-    info->id = c->id;
-    info->body_a = c->body_a; info->body_b = c->body_b;
-    info->shape_a = c->shape_a; info->shape_b = c->shape_b;
-    info->feature = c->feature;
-    info->active = c->active;
-    memcpy(info->point, c->point, sizeof info->point);
-    memcpy(info->normal, c->n, sizeof info->normal);
-    memcpy(info->tangent, c->t, sizeof info->tangent);
-    info->gN = c->gN;
-    info->uN = c->u[0]; info->uT = c->u[1];
-    info->pN = c->p[0]; info->pT = c->p[1];
-    info->WN = c->WN; info->WT = c->WT;
-    info->law = c->law;
+    const int sa = (int)(r->key >> 40), sb = (int)((r->key >> 16) & 0xFFFFFF);
+    info->id = r->id;
+    if (sa == 0xFFFFFF) {   /* gap contact sb (linear.c) */
+        info->shape_a = info->shape_b = -1;
+        info->body_a = RC_GROUND;
+        info->body_b = w->gaps[sb].body;
+        info->feature = 0;
+        info->tangent[0] = 1.0; info->tangent[1] = 0.0;
+    } else {
+        info->shape_a = sa; info->shape_b = sb;
+        info->body_a = w->shapes[sa].body; info->body_b = w->shapes[sb].body;
+        info->feature = (int)(r->key & 0xFFFF);
+        info->tangent[0] = r->n[1]; info->tangent[1] = -r->n[0];
+    }
+    info->active = (int)r->active;
+    memcpy(info->point, r->point, sizeof info->point);
+    memcpy(info->normal, r->n, sizeof info->normal);
+    info->gN = r->gN;
+    info->uN = r->u[0]; info->uT = r->u[1];
+    info->pN = r->p[0]; info->pT = r->p[1];
+    info->WN = r->WN; info->WT = r->WT;
+    info->law = (int)r->law;
 }
 
 rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info)
 {
     if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_contact_get: NULL argument");
-    if (index < 0 || index >= w->ncontacts)
-        return rc_set_error(RC_ERR_NOT_FOUND, "no contact with index %d (there are %d)", index, w->ncontacts);
-    fill_info(&w->contacts[index], info);
+    if (index < 0 || index >= w->nrec)
+        return rc_set_error(RC_ERR_NOT_FOUND, "no contact with index %d (there are %d)", index, w->nrec);
+    fill_info(w, &w->rec[index], info);
     return RC_OK;
 }
 
@@ -822,7 +844,7 @@ const char *rc_named_contact_name(const rc_world *w, int index)
     return (w && index >= 0 && index < w->nslots) ? w->slots[index].name : NULL;
 }
 
-static const rc_contact *find_key(const rc_contact *c, int n, uint64_t key)
+static const rc_contact_rec *find_key(const rc_contact_rec *c, int n, uint64_t key)
 {
     int lo = 0, hi = n - 1;
     while (lo <= hi) {
@@ -838,8 +860,8 @@ rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *in
     if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_named_contact_get: NULL argument");
     if (index < 0 || index >= w->nslots)
         return rc_set_error(RC_ERR_NOT_FOUND, "no named contact with index %d", index);
-    const rc_contact *c = find_key(w->contacts, w->ncontacts, w->slots[index].key);
-    if (c) { fill_info(c, info); return RC_OK; }
+    const rc_contact_rec *c = find_key(w->rec, w->nrec, w->slots[index].key);
+    if (c) { fill_info(w, c, info); return RC_OK; }
     memset(info, 0, sizeof *info);
     info->id = -1;
     info->law = -1;

@@ -20,8 +20,8 @@ basic index leaves among ties) until the next non-degenerate pivot, which
 excludes cycling. Leaving row: the minimum ratio, among near-ties the
 largest pivot. Dependent equality rows are removed beforehand (Gaussian
 elimination with partial pivoting); the tableau is rebuilt from the
-original rows (B^-1 A by Gauss-Jordan) every `refactor` pivots and before
-a solution is returned.
+original rows (B^-1 A by Gauss-Jordan) every `refactor` pivots (100), and
+before a solution is returned when 25 or more pivots were made since.
 
 lp.problem{...} keeps the feasible basis: problem:solve(c, sense) for many
 objectives over one feasible set (phase 1 once, every further solve
@@ -60,7 +60,12 @@ end
 local function isfinite(x) return x == x and x ~= huge and x ~= -huge end
 
 local function show(v)
-    if type(v) == "number" then return fmt("%.17g", v) end
+    if type(v) == "number" then
+        if v ~= v then return "nan" end
+        if v == huge or v == -huge then return v > 0 and "inf" or "-inf" end
+        if mtype(v) == "integer" then return tostring(v) end
+        return fmt("%.17g", v)
+    end
     if type(v) == "string" then return "'" .. v .. "'" end
     if v == nil or type(v) == "boolean" then return tostring(v) end
     return "a " .. type(v)
@@ -399,6 +404,7 @@ function lp._problem(fname, t, n)
 
     local S = setmetatable({ n = n, tol = tol, ftol = tol, dtol = tol, ptol = 1e-9,
                              pivots = 0, since_refactor = 0, refactor_every = refactor_every or 100,
+                             clean_every = math.min(refactor_every or 100, 25),
                              nz = {}, isbasic = {}, basis = {}, d = {} }, Problem)
     -- columns: x_j (x_j+), x_j- for free variables, then slacks, then artificials
     local pos, neg, ncol = {}, {}, 0
@@ -583,7 +589,7 @@ function Problem:_solve(c, sense)
         end
         return { status = "unbounded", ray = ray, x = solution(S), iterations = S.pivots - p0 }
     end
-    if status == "optimal" and S.can_refactor and S.since_refactor > 0 then
+    if status == "optimal" and S.can_refactor and S.since_refactor >= S.clean_every then
         -- clean x_B from the original rows; re-optimise if round-off moved it
         refactor(S, nil)
         local again = simplex(S, cost)

@@ -62,16 +62,23 @@ sim:after_step(function(s)
   if s.steps == half then allocs0 = rc.alloc_count() end
 end)
 local c0 = os.clock()
-local sweeps = 0
-sim:after_step(function(s) sweeps = sweeps + s:info().iterations end)
+local sweeps, log_res, solved = 0, 0.0, 0
+sim:after_step(function(s)
+  local info = s:info()
+  sweeps = sweeps + info.iterations
+  if info.iterations > 0 then   -- steps with contacts: geometric mean of the final residual
+    log_res = log_res + math.log(math.max(info.residual, 1e-300), 10)
+    solved = solved + 1
+  end
+end)
 local summary = sim:run{ T = T }
 local cpu = os.clock() - c0
 local st = sim:stats()
 local steps = summary.steps
 allocs1 = rc.alloc_count()
 io.write(string.format(
-  "disks_in_box: order %s, threads %d: wall %.3f ms/step, %.2f sweeps/step, %d parallel steps\n",
-  order, threads, 1e3 * summary.wall_s / steps, sweeps / steps, st.parallel_steps or 0))
+  "disks_in_box: order %s, threads %d: wall %.3f ms/step, %.2f sweeps/step, final residual %.3g (geometric mean), %d parallel steps\n",
+  order, threads, 1e3 * summary.wall_s / steps, sweeps / steps, 10 ^ (log_res / math.max(solved, 1)), st.parallel_steps or 0))
 io.write(string.format(
   "disks_in_box: N = %d, law %s, %d steps, cpu %.3f s (%.3f ms/step), solver %.3f s, %.4g local solves, %.1f ns per local solve, max %d sweeps, %d unconverged steps, allocations in the second half: %d\n",
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,

@@ -2,18 +2,33 @@
 -- indeterminate contact forces. 28 disks (radii uniform in [0.4, 0.6], seed
 -- fixed, density 1), in a box of width 5 with a floor and two walls, mu = 0.3,
 -- e = 0, g = 9.81, h = 1e-3; deposited by CD from a loose lattice until at
--- rest (max |v| < 1e-6, then set to 0). Then the one-step problem of the resting state is solved again many
--- times (sim:explore), (a) from random initial impulses and (b) from zero
--- with random sweep orders; every result is an equilibrium satisfying
--- Coulomb's law, and the results differ: the set of possible forces at a
--- contact is a segment (grains with two contacts) or a polygon.
---   build/ricochet run scripts/papers/moreau2004_granular_sample.lua --set samples=300 --set svg=out/forces.svg
+-- rest (max |v| < 1e-6, then set to 0). Then the one-step problem of the
+-- resting state is solved again many times (sim:explore), (a) from random
+-- initial impulses and (b) from zero with random sweep orders; every result
+-- is an equilibrium satisfying Coulomb's law, and the results differ.
+-- The exact set of every contact's force (the projection of C n A, the
+-- paper's grey areas) is computed by linear programming (sim:force_set): a
+-- segment for a grain with two contacts, a polygon in general. The script
+-- checks that every explored solution lies in it and measures the part of it
+-- that the explorations reach (coverage: hull area / polygon area, range /
+-- segment length), for every contact and for two grains like the paper's:
+-- the highest grain with two contacts (grain 1) and the highest grain with
+-- four contacts, all with grains (grain 3).
+--   build/ricochet run scripts/papers/moreau2004_granular_sample.lua --set svg=out/forces.svg
+-- Parameters: samples (random-guess explorations, 500), zero (zero-guess,
+-- random-order explorations, 100), domain ("lp": p_N drawn in
+-- [0, 1.5 max p_N] of each contact's exact set; "weight": in [0, 21 m0 g h]
+-- for every contact), directions (initial LP directions, 64), svg.
 local rc = require "ricochet"
 
 local N       = rc.param("N", 28)
 local seed    = rc.param("seed", 3)
-local samples = rc.param("samples", 100)
+local samples = rc.param("samples", 500)
+local zero    = rc.param("zero", 100)
+local domain  = rc.param("domain", "lp")
+local directions = rc.param("directions", 64)
 local svg     = rc.param("svg", "")
+assert(domain == "lp" or domain == "weight", "domain must be \"lp\" or \"weight\"")
 local h, g, mu = 1e-3, 9.81, 0.3
 
 math.randomseed(seed)
@@ -54,9 +69,9 @@ sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, solver = { "nsgs
 -- the forces of one solution, per contact: f = (pN n + pT t) / h on body B
 local function forces(list)
   local out = {}
-  for _, c in ipairs(list) do
+  for k, c in ipairs(list) do
     if c.active then
-      out[#out + 1] = { a = c.body_a, b = c.body_b, x = c.point[1], y = c.point[2],
+      out[#out + 1] = { k = k, a = c.body_a, b = c.body_b, x = c.point[1], y = c.point[2],
                         fx = (c.pN * c.normal[1] + c.pT * c.tangent[1]) / h,
                         fy = (c.pN * c.normal[2] + c.pT * c.tangent[2]) / h, pN = c.pN, pT = c.pT }
     end
@@ -89,14 +104,34 @@ end
 
 local m0 = 0
 for i = 1, N do m0 = m0 + mass[i] / N end
-local results, worst_eq, worst_coulomb = {}, 0, 0
-for k = 1, samples do
-  local kind = k % 2 == 1 and "random" or "zero"
-  local sol = forces(sim:explore{ guess = kind, scale = 21 * m0 * g * h, order = "random", seed = k })
+
+-- the exact sets (LP) of every active contact of the resting state's problem
+local cpu = os.clock()
+local sets = sim:force_set{ contact = "all", problem = "explore", directions = directions }
+local lp_cpu, lps, vertices_max = os.clock() - cpu, 0, 0
+local nsets, bounded = 0, true
+for _, s in pairs(sets) do
+  nsets, lps = nsets + 1, lps + s.lps
+  if s.status ~= "bounded" then bounded = false else vertices_max = math.max(vertices_max, #s.vertices) end
+end
+-- the random guesses: p_N in [0, 1.5 max p_N] of each contact's set (domain = "lp") or in
+-- [0, 21 m0 g h] everywhere (domain = "weight", about 21 grain weights)
+local scale = 21 * m0 * g * h
+if domain == "lp" and bounded then
+  scale = {}
+  for k = 1, #sim:explore{ guess = "zero", order = "fixed" } do scale[k] = sets[k] and 1.5 * sets[k].pN[2] or 0 end
+end
+
+local results, kinds, worst_eq, worst_coulomb = {}, {}, 0, 0
+cpu = os.clock()
+for k = 1, samples + zero do
+  local kind = k <= samples and "random" or "zero"
+  local sol = forces(sim:explore{ guess = kind, scale = kind == "random" and scale or nil, order = "random", seed = k })
   local eq, cl = check(sol)
   worst_eq, worst_coulomb = math.max(worst_eq, eq), math.max(worst_coulomb, cl)
-  results[#results + 1] = sol
+  results[#results + 1], kinds[#kinds + 1] = sol, kind
 end
+local explore_cpu = os.clock() - cpu
 -- a fixed order from the zero guess is deterministic
 local f1 = forces(sim:explore{ guess = "zero", order = "fixed" })
 local f2 = forces(sim:explore{ guess = "zero", order = "fixed" })
@@ -113,31 +148,157 @@ for j = 1, ncontacts do
   end
   spread = math.max(spread, hi - lo)
 end
-io.write(string.format(
-  "granular sample: %d grains at rest at t = %.3f (max |v| %.1e), %d contacts, %d explored solutions: " ..
-  "worst equilibrium residual %.2e m g, worst Coulomb violation %.2e, largest spread of a horizontal force %.3f N\n",
-  N, sim.t, vmax, ncontacts, #results, worst_eq, worst_coulomb, spread))
 
-if svg ~= "" then   -- the force sets: every sample's force at every contact, as a dot near its point
+-- every sample in the exact set; the part of the set the samples reach
+local worst_outside = 0          -- largest distance outside, relative to the size of the set
+local coverage = { random = {}, zero = {} }
+for j = 1, ncontacts do
+  local set = sets[results[1][j].k]
+  local pts = { random = {}, zero = {} }
+  for i, sol in ipairs(results) do
+    local _, d = set:contains(sol[j].pN, sol[j].pT)
+    worst_outside = math.max(worst_outside, d / set.scale)
+    table.insert(pts[kinds[i]], sol[j])
+  end
+  coverage.random[set.contact] = #pts.random > 0 and set:coverage(pts.random) or nil
+  coverage.zero[set.contact] = #pts.zero > 0 and set:coverage(pts.zero) or nil
+end
+
+-- the paper's grains 1 (on top of two grains) and 3 (four contacts with grains)
+local around = {}
+for k, set in pairs(sets) do
+  for _, id in ipairs{ set.body_a, set.body_b } do
+    if id >= 0 then around[id] = around[id] or {}; table.insert(around[id], k) end
+  end
+end
+local function pick(n)
+  local best, besty
+  for id, list in pairs(around) do
+    local ok = #list == n
+    for _, k in ipairs(list) do if sets[k].body_a < 0 then ok = false end end
+    local y = grains[id + 1]:q()[2]
+    if ok and (not besty or y > besty) then best, besty = id, y end
+  end
+  if not best then return nil end
+  table.sort(around[best])
+  local g = { id = best, contacts = around[best], random = {}, zero = {}, dimension = {} }
+  for i, k in ipairs(g.contacts) do
+    g.random[i], g.zero[i], g.dimension[i] = coverage.random[k], coverage.zero[k], sets[k].dimension
+  end
+  return g
+end
+local grain1, grain3 = pick(2), pick(4)
+
+-- force on grain `id` at contact k for the vertices of its set
+local function grain_forces(k, id)
+  local set, out = sets[k], {}
+  local sg = set.body_b == id and 1 or -1
+  for i, f in ipairs(set.forces) do out[i] = { sg * f[1], sg * f[2] } end
+  return out
+end
+
+local function mean(t)
+  local s, n = 0, 0
+  for _, v in pairs(t) do s, n = s + v, n + 1 end
+  return n > 0 and s / n or 0
+end
+local function fmtcov(g, kind)
+  local r = {}
+  for i, k in ipairs(g.contacts) do
+    r[i] = string.format("%d: %.0f %%%s", k, 100 * g[kind][i], g.dimension[i] == 1 and " (segment)" or "")
+  end
+  return table.concat(r, ", ")
+end
+io.write(string.format(
+  "granular sample: %d grains at rest at t = %.3f (max |v| %.1e), %d contacts, %d + %d explored solutions: " ..
+  "worst equilibrium residual %.2e m g, worst Coulomb violation %.2e, largest spread of a horizontal force %.3f N\n",
+  N, sim.t, vmax, ncontacts, samples, zero, worst_eq, worst_coulomb, spread))
+io.write(string.format(
+  "exact sets (LP): %d contacts, all %s, up to %d vertices, %d LPs in %.2f s; samples outside by at most %.1e of the set size\n",
+  nsets, bounded and "bounded" or "NOT bounded", vertices_max, lps, lp_cpu, worst_outside))
+io.write(string.format("coverage over all contacts: random guesses (domain %s) %.0f %% on average, zero guess %.1f %% (%.2f s of explorations)\n",
+  domain, 100 * mean(coverage.random), 100 * mean(coverage.zero), explore_cpu))
+if grain1 then
+  io.write(string.format("grain 1 (body %d, two contacts): random %s; zero %s\n", grain1.id, fmtcov(grain1, "random"), fmtcov(grain1, "zero")))
+end
+if grain3 then
+  io.write(string.format("grain 3 (body %d, four contacts): random %s; zero %s\n", grain3.id, fmtcov(grain3, "random"), fmtcov(grain3, "zero")))
+end
+
+if svg ~= "" then
+  -- left: the sample, every sample's force at every contact as a dot near its point, the
+  -- exact sets as outlines (same scale); right: the contacts of grains 1 and 3 enlarged,
+  -- one frame each (red: random guesses, blue: zero guess and random orders)
   local f = assert(io.open(svg, "w"))
-  local s = 100
-  f:write(string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="-20 -20 %d %d">\n',
-    5 * s + 40, 8 * s, 5 * s + 40, 8 * s))
+  local s, scale_f = 100, 0.004   -- px per m, m per N
+  local frames = {}
+  for _, gr in ipairs{ grain1, grain3 } do
+    if gr then for _, k in ipairs(gr.contacts) do frames[#frames + 1] = { k = k, grain = gr.id } end end
+  end
+  local fw = 180
+  local W, H = 5 * s + 80 + (#frames > 0 and 2 * (fw + 20) or 0), 8 * s
+  f:write(string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="-20 -20 %d %d" font-family="sans-serif" font-size="11">\n',
+    W, H, W, H))
   local function X(x) return x * s end
   local function Y(y) return 7.5 * s - y * s end
+  f:write(string.format('<path d="M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f" fill="none" stroke="#000"/>\n',
+    X(0), Y(7.5), X(0), Y(0), X(5), Y(0), X(5), Y(7.5)))
   for i = 1, N do
     local q = grains[i]:q()
     f:write(string.format('<circle cx="%.2f" cy="%.2f" r="%.2f" fill="none" stroke="#888"/>\n', X(q[1]), Y(q[2]), radii[i] * s))
+    f:write(string.format('<text x="%.1f" y="%.1f" fill="#aaa" text-anchor="middle">%d</text>\n', X(q[1]), Y(q[2]) + 4, i - 1))
   end
-  local scale = 0.02   -- m per N
-  for _, sol in ipairs(results) do
+  local function outline(set, map, colour)
+    local pts = {}
+    for i, fv in ipairs(set.forces) do pts[i] = string.format("%.2f,%.2f", map(fv[1], fv[2])) end
+    if #pts >= 2 then
+      f:write(string.format('<polygon points="%s" fill="#ddd" fill-opacity="0.5" stroke="%s" stroke-width="1"/>\n', table.concat(pts, " "), colour))
+    end
+  end
+  for _, set in pairs(sets) do
+    outline(set, function(fx, fy) return X(set.point[1] + scale_f * fx), Y(set.point[2] + scale_f * fy) end, "#06c")
+  end
+  for i, sol in ipairs(results) do
+    local colour = kinds[i] == "random" and "#c22" or "#22c"
     for _, c in ipairs(sol) do
-      f:write(string.format('<circle cx="%.2f" cy="%.2f" r="0.8" fill="#c22"/>\n',
-        X(c.x + scale * c.fx), Y(c.y + scale * c.fy)))
+      f:write(string.format('<circle cx="%.2f" cy="%.2f" r="0.6" fill="%s"/>\n', X(c.x + scale_f * c.fx), Y(c.y + scale_f * c.fy), colour))
+    end
+  end
+  -- the enlarged frames: the force on the grain, in N, each frame fitted to its set
+  for n, fr in ipairs(frames) do
+    local set = sets[fr.k]
+    local sg = set.body_b == fr.grain and 1 or -1
+    local gf = grain_forces(fr.k, fr.grain)
+    local x0, y0 = 5 * s + 60 + ((n - 1) % 2) * (fw + 20), ((n - 1) // 2) * (fw + 45)
+    local lo, hi = { math.huge, math.huge }, { -math.huge, -math.huge }
+    for _, v in ipairs(gf) do
+      for d = 1, 2 do lo[d], hi[d] = math.min(lo[d], v[d]), math.max(hi[d], v[d]) end
+    end
+    local size = math.max(hi[1] - lo[1], hi[2] - lo[2], 1e-9) * 1.15
+    local cx, cy = 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])
+    local function map(fx, fy) return x0 + fw * (0.5 + (fx - cx) / size), y0 + fw * (0.5 - (fy - cy) / size) end
+    f:write(string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#000"/>\n', x0, y0, fw, fw))
+    f:write(string.format('<text x="%d" y="%d">grain %d, contact %d: a %s</text>\n', x0, y0 + fw + 13,
+      fr.grain, fr.k, set.dimension == 1 and "segment" or "polygon"))
+    f:write(string.format('<text x="%d" y="%d">%.3g N across, coverage %.0f %%</text>\n', x0, y0 + fw + 26,
+      size / 1.15, 100 * (coverage.random[fr.k] or 0)))
+    local pts = {}
+    for i, v in ipairs(gf) do pts[i] = string.format("%.2f,%.2f", map(v[1], v[2])) end
+    f:write(string.format('<polygon points="%s" fill="#eee" stroke="#06c" stroke-width="1.5"/>\n', table.concat(pts, " ")))
+    for i, sol in ipairs(results) do
+      for _, c in ipairs(sol) do
+        if c.k == fr.k then
+          local px, py = map(sg * c.fx, sg * c.fy)
+          f:write(string.format('<circle cx="%.2f" cy="%.2f" r="1" fill="%s"/>\n', px, py, kinds[i] == "random" and "#c22" or "#22c"))
+        end
+      end
     end
   end
   f:write("</svg>\n")
   f:close()
 end
 return { worst_eq = worst_eq, worst_coulomb = worst_coulomb, spread = spread, contacts = ncontacts, deterministic = deterministic,
-         results = results, at_rest = vmax < 1e-6, summary = summary }
+         results = results, kinds = kinds, at_rest = vmax < 1e-6, summary = summary,
+         sets = sets, bounded = bounded, worst_outside = worst_outside, coverage = coverage,
+         grain1 = grain1, grain3 = grain3, lp_cpu = lp_cpu, lps = lps, explore_cpu = explore_cpu,
+         grain_forces = grain_forces, grains = grains, mass = mass, g = g, h = h }

@@ -154,11 +154,16 @@ static void check_structure(const rc_world *w, int *failed)
         CHECK(c->feature >= 0 && c->feature < rc_collide_feature_count(a, b));
         CHECK(c->law >= 0 && c->law < w->nlaws);
         CHECK_NEAR(hypot(c->n[0], c->n[1]), 1.0, 1e-12);
-        CHECK(c->t[0] == c->n[1] && c->t[1] == -c->n[0]);
+        double t[2], Ha[2][3], Hb[2][3];   /* the stored n, Hr and the rows built from them */
+        rc_contact_tangent(c, t);
+        rc_contact_jacobian(c, Ha, Hb);
+        CHECK(t[0] == c->n[1] && t[1] == -c->n[0]);
         CHECK(c->id == 0 && c->active == 0 && c->p[0] == 0.0 && c->p[1] == 0.0);
-        if (c->body_a == RC_GROUND)
+        if (c->body_a == RC_GROUND) {
+            CHECK(c->Hr[0][0] == 0.0 && c->Hr[0][1] == 0.0);
             for (int r = 0; r < 2; r++)
-                for (int j = 0; j < 3; j++) CHECK(c->Ha[r][j] == 0.0);
+                for (int j = 0; j < 3; j++) CHECK(Ha[r][j] == 0.0);
+        }
     }
 }
 
@@ -186,9 +191,12 @@ static void check_jacobians(rc_world *w, int *failed)
     const double h = 1e-6;
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &c0[k];
+        double Ha[2][3], Hb[2][3], t[2];   /* H rebuilt from n and Hr */
+        rc_contact_jacobian(c, Ha, Hb);
+        rc_contact_tangent(c, t);
         for (int side = 0; side < 2; side++) {
             int body = side ? c->body_b : c->body_a;
-            const double (*H)[3] = side ? c->Hb : c->Ha;
+            double (*H)[3] = side ? Hb : Ha;
             if (body == RC_GROUND) continue;
             double *q = w->q + w->bodies[body].iq;
             for (int d = 0; d < 3; d++) {
@@ -212,9 +220,9 @@ static void check_jacobians(rc_world *w, int *failed)
         point_velocity(w, c->body_a, va, c->point, pa);
         point_velocity(w, c->body_b, vb, c->point, pb);
         for (int r = 0; r < 2; r++) {
-            const double *e = r ? c->t : c->n;
+            const double *e = r ? t : c->n;
             double u = 0.0, ref = e[0] * (pb[0] - pa[0]) + e[1] * (pb[1] - pa[1]);
-            for (int j = 0; j < 3; j++) u += c->Hb[r][j] * vb[j] + c->Ha[r][j] * va[j];
+            for (int j = 0; j < 3; j++) u += Hb[r][j] * vb[j] + Ha[r][j] * va[j];
             CHECK_NEAR(u, ref, 1e-12 * (1.0 + fabs(ref)));
         }
     }
