@@ -112,6 +112,24 @@ describe("types and unknown keys", function()
             error_of(rc.param, "x"))
     end)
 
+    it("checks the periodic cell and fixed obstacles", function()
+        has("rc.world: 'periodic' must be {x0, x1} with x0 < x1 (got {1, 0})", error_of(rc.world, { periodic = { 1, 0 } }))
+        has("rc.world: 'periodic' must be a table of 2 numbers {x0, x1} (got 'x')", error_of(rc.world, { periodic = "x" }))
+        has("rc.world: 'periodic[2]' must be a finite number (got inf)", error_of(rc.world, { periodic = { 0, math.huge } }))
+        has("world:obstacle: 'shape' is required", error_of(w.obstacle, w, { at = { 0, 0 } }))
+        has("world:obstacle: 'shape' must be a disk, box or polygon (got point", error_of(w.obstacle, w, { rc.point{ 0, 0 } }))
+        has("world:obstacle: 'shape' must be a shape descriptor", error_of(w.obstacle, w, { shape = { radius = 1 } }))
+        has("world:obstacle: unknown key 'angel' (allowed: shape, at, angle, group, name)",
+            error_of(w.obstacle, w, { rc.disk{ 1 }, angel = 1 }))
+        has("world:obstacle: 'at' must be a table of 2 numbers {x, y} (got 3)", error_of(w.obstacle, w, { rc.disk{ 1 }, at = 3 }))
+        -- a shape wider than half the cell fails the step, naming the shape
+        local pw = rc.world{ periodic = { 0, 1 } }
+        pw:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.3, name = "boulder" } }
+        local sim = pw:simulation{}
+        has("shape 0 'boulder' is 0.615 wide with the contact margin, not less than half the cell length 1",
+            error_of(sim.step, sim))
+    end)
+
     it("rejects a wrong or missing self without crashing", function()
         local b = w:body{ mass = 1, inertia = 1 }
         has("world:body: expected a world as first argument (got nil)", error_of(w.body, nil, { mass = 1 }))
