@@ -71,10 +71,11 @@ char *rc_strdup(const char *s)
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return RC_OK;
-    /* grow by half, not by doubling: a large array's unused tail stays under a
-     * third of it (contact lists of 10^5 grains are tens of megabytes) */
+    /* grow by a quarter, not by doubling: a large array's unused tail stays
+     * under a fifth of it (the contact lists of 10^5 grains are tens of
+     * megabytes; a few more reallocations while they grow cost little) */
     long long g = *cap > 16 ? *cap : 16;
-    while (g < need) g += g / 2;
+    while (g < need) g += g / 4;
     int ncap = g > INT_MAX ? need : (int)g;
     void *p = rc_realloc(*arr, (size_t)ncap * elem);
     if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory (%d elements of %zu bytes)", ncap, elem);

@@ -339,11 +339,7 @@ static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *r
 
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
-    double nb = 0.0;
-    for (int k = 0; k < w->nactive; k++) {
-        const rc_contact *c = &w->contacts[w->active[k]];
-        nb += c->b[0] * c->b[0] + c->b[1] * c->b[1];
-    }
+    double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);
@@ -412,11 +408,7 @@ done:
  * before each iteration. Slower than NSGS; the paper's reference solver. */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
-    double nb = 0.0;
-    for (int k = 0; k < w->nactive; k++) {
-        const rc_contact *c = &w->contacts[w->active[k]];
-        nb += c->b[0] * c->b[0] + c->b[1] * c->b[1];
-    }
+    double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);

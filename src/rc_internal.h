@@ -23,7 +23,7 @@ void *rc_malloc(size_t n);
 void *rc_realloc(void *p, size_t n);
 void rc_free(void *p);
 char *rc_strdup(const char *s);
-/* Grow *arr (element size elem) to hold at least need elements (by half). */
+/* Grow *arr (element size elem) to hold at least need elements (by a quarter). */
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
 /* Shrink *arr to n elements when more than n / 8 + 16 are unused (a failed
  * reallocation keeps the larger block). */
@@ -37,15 +37,15 @@ static inline int rc_finite(double x) { return x - x == 0.0; }
 
 typedef struct rc_body {
     rc_body_kind kind;
+    int linear;             /* RC_BODY_LINEAR: index into w->linears     */
     char *name;
     int iq, iv;             /* offsets into world q[] and v[]        */
     int nq, nv;
     double mass, inertia;   /* rigid2d                               */
     double inv_mass, inv_inertia;
-    double force[6];        /* constant applied force                */
+    double force[3];        /* rigid2d: constant applied force (linear bodies: w->linears[].f) */
     rc_force_fn force_fn;
     void *force_user;
-    int linear;             /* RC_BODY_LINEAR: index into w->linears     */
 } rc_body;
 
 /* A linear Lagrangian body (linear.c): dense matrices, factor of Mhat. */
@@ -78,10 +78,10 @@ typedef struct rc_shape {
     rc_shape_type type;
     int body;               /* RC_GROUND for obstacles               */
     int group;
+    int nvert;
     char *name;
     double radius;
     double offset[2];
-    int nvert;
     double (*vert)[2];      /* polygons: nvert body-frame vertices (own block, with
                                wvert and wnorm; NULL for other shapes, so that a
                                disk costs a few cache lines, not a kilobyte) */
@@ -158,7 +158,6 @@ typedef struct rc_contact {
     double W[2][2];         /* local Delassus block                    */
     double shift[2];        /* law's affine term added to u (eq. 96/101) */
     double p[2];            /* impulse p_{k+1}                        */
-    double b[2];            /* u(p = 0) + shift                       */
     double u[2];            /* H(q_k) v_{k+1}                         */
     double point[2];
     double gN;              /* g_N(q_k)                               */
@@ -280,7 +279,8 @@ struct rc_world {
     /* per-step work arrays (capacity grows between steps only) */
     int cap_dof;
     double *q0, *v0, *f, *vfree, *V;   /* nq/nv sized                 */
-    double *ebody;          /* per-body scratch (cap_dof >= nbodies)         */
+    int cap_body_scratch;
+    double *ebody;          /* per-body scratch (cap_body_scratch)           */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
     rc_contact_aux *aux;   int cap_aux;   /* contacts' aux data (worlds with a non-closed-form law) */
@@ -290,6 +290,8 @@ struct rc_world {
     rc_contact_rec *rec;   int nrec, cap_rec;
     double *rec_state;     int cap_rec_state, rec_has_state;
     int *active;           int nactive, cap_active; /* indices of active contacts */
+    double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
+                              in w->active order (the solvers' residual scale) */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;

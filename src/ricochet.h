@@ -520,6 +520,8 @@ typedef struct rc_sim_def {
 rc_sim_def rc_default_sim_def(void);
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
 rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
+/* The world's definition as created (gravity, margin, periodic cell...). */
+rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
 /* One step of size h. On any error the state is left as it was before,
  * except RC_ERR_IO: the step was done but its history row could not be
  * written (the output is then closed as "error" by rc_output_close). */

@@ -314,6 +314,7 @@ rc_status rc_world_step(rc_world *w)
     s = rc_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
     if (s != RC_OK) return s;
     w->nactive = 0;
+    w->contact_b2 = 0.0;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uk[2];
@@ -366,10 +367,10 @@ rc_status rc_world_step(rc_world *w)
             rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, uk, c->shift);
         else
             c->shift[0] = c->shift[1] = 0.0;
-        double u0[2];
+        double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
         body_velocity_dot(w, c, w->V, u0);
-        c->b[0] = u0[0] + c->shift[0];
-        c->b[1] = u0[1] + c->shift[1];
+        const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
+        w->contact_b2 += b0 * b0 + b1 * b1;
         if (!w->sim.solver.warm_start || (w->explore && (w->explore->zero_guess || w->explore->random_guess))) {
             c->p[0] = c->p[1] = 0.0;
         }

@@ -503,14 +503,18 @@ static rc_status rc__grains(rc_vtk_writer *vw, int nb, double t, long step)
     return rc__write_vtp(vw, PART_GRAINS);
 }
 
-/* End of a contact line: the centre of a rigid body, else the contact point. */
-static void rc__contact_end(const rc_vtk_writer *vw, int nb, int body, const double *point, double *xy)
+/* End of a contact line: the centre of a rigid body, else the contact point.
+ * With a periodic cell of length L > 0, the image of the centre nearest to
+ * the contact point (a contact through the seam is drawn across it, not
+ * across the whole cell). */
+static void rc__contact_end(const rc_vtk_writer *vw, int nb, int body, const double *point, double L, double *xy)
 {
     const int32_t *K = vw->kind.p;
     if (body >= 0 && body < nb && K[body] == RC_BODY_RIGID2D) {
         const double *B = (const double *)vw->body.p + 6 * body;
         xy[0] = B[0];
         xy[1] = B[1];
+        if (L > 0.0) xy[0] += L * floor((point[0] - B[0]) / L + 0.5);
     } else {
         xy[0] = point[0];
         xy[1] = point[1];
@@ -536,11 +540,14 @@ static rc_status rc__contacts(rc_vtk_writer *vw, const rc_world *w, int nb, doub
         if (rc_world_get_sim_def(w, &sd) == RC_OK) h = sd.h;
     }
 
+    rc_world_def wd;
+    double L = 0.0;
+    if (rc_world_get_def(w, &wd) == RC_OK && wd.periodic_x[1] > wd.periodic_x[0]) L = wd.periodic_x[1] - wd.periodic_x[0];
     rc__reset_geometry(vw);
     for (size_t i = 0; i < n; i++) {
         double a[2], b[2];
-        rc__contact_end(vw, nb, C[i].body_a, C[i].point, a);
-        rc__contact_end(vw, nb, C[i].body_b, C[i].point, b);
+        rc__contact_end(vw, nb, C[i].body_a, C[i].point, L, a);
+        rc__contact_end(vw, nb, C[i].body_b, C[i].point, L, b);
         RC_CHECK(rc__point(vw, a[0], a[1]));
         RC_CHECK(rc__point(vw, b[0], b[1]));
         RC_CHECK(rc__cell(vw, CELL_LINES, 2 * i, 2, NULL));

@@ -194,22 +194,27 @@ void rc_world_destroy(rc_world *w)
 /* Work arrays sized by the number of dofs: grown when bodies are added. */
 rc_status rc_world_reserve_dofs(rc_world *w)
 {
-    if (w->cap_dof >= w->nv && w->cap_dof >= w->nq && w->cap_dof > 0) return RC_OK;
-    int n = w->nq > w->nv ? w->nq : w->nv;
-    if (n < 8) n = 8;
-    double **arrs[] = { &w->q0, &w->v0, &w->f, &w->vfree, &w->V };
-    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
-        double *p = rc_realloc(*arrs[i], (size_t)n * sizeof(double));
-        if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        *arrs[i] = p;
+    if (w->cap_dof < w->nv || w->cap_dof < w->nq || w->cap_dof == 0) {
+        int n = w->nq > w->nv ? w->nq : w->nv;
+        if (n < 8) n = 8;
+        double **arrs[] = { &w->q0, &w->v0, &w->f, &w->vfree, &w->V };
+        for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
+            double *p = rc_realloc(*arrs[i], (size_t)n * sizeof(double));
+            if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+            *arrs[i] = p;
+        }
+        w->cap_dof = n;
     }
-    double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
-    if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->ebody = e;
-    int *c = rc_realloc(w->comp, (size_t)n * sizeof(int));
-    if (!c) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->comp = c;
-    w->cap_dof = n;
+    if (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0) {   /* per body, not per dof */
+        int n = w->nbodies < 8 ? 8 : w->nbodies;
+        double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
+        if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        w->ebody = e;
+        int *c = rc_realloc(w->comp, (size_t)n * sizeof(int));
+        if (!c) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        w->comp = c;
+        w->cap_body_scratch = n;
+    }
     return RC_OK;
 }
 
@@ -743,6 +748,13 @@ rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def)
     return RC_OK;
 }
 
+rc_status rc_world_get_def(const rc_world *w, rc_world_def *def)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_get_def: NULL argument");
+    *def = w->def;
+    return RC_OK;
+}
+
 double rc_world_time(const rc_world *w) { return w ? w->t : 0.0; }
 long rc_world_step_count(const rc_world *w) { return w ? w->step : 0; }
 
@@ -763,7 +775,7 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_springs * sizeof(rc_spring);
     for (int i = 0; i < w->nshapes; i++) m += (size_t)6 * w->shapes[i].nvert * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)w->cap_dof * (5 * sizeof(double) + sizeof(double) + sizeof(int));
+    m += (size_t)w->cap_dof * 5 * sizeof(double) + (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
     m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);

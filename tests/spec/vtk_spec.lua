@@ -423,3 +423,32 @@ describe("sim:vtk", function()
         rm_rf(dir)
     end)
 end)
+
+describe("sim:vtk with a periodic cell", function()
+    it("draws a contact through the seam between the nearest images, not across the cell", function()
+        need_reader()
+        local dir = tmpdir()
+        local w = rc.world{ gravity = { 0, -9.81 }, periodic = { 0, 1 } }
+        w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+        local a = w:body{ mass = 1, inertia = 0.001, q = { 0.05, 0.05, 0 }, shape = rc.disk{ radius = 0.05 } }
+        local b = w:body{ mass = 1, inertia = 0.001, q = { 0.95, 0.05, 0 }, v = { 0.2, 0, 0 }, shape = rc.disk{ radius = 0.05 } }
+        local sim = w:simulation{ h = H }
+        sim:vtk{ dir = dir, every = 5 }
+        sim:run{ T = 5 * H }
+        sim:close_vtk()
+        local res = read_back(dir, { "contacts_000001.vtp" })
+        local c = res.files["contacts_000001.vtp"]
+        local seam = 0
+        for i = 1, c.nlines do
+            if c.CD.body_a[i] >= 0 then   -- the disk-disk contact, through the seam
+                seam = seam + 1
+                local p1, p2 = c.points[c.cells[i][1] + 1], c.points[c.cells[i][2] + 1]
+                assert.is_true(math.abs(p2[1] - p1[1]) < 0.11)   -- centre to image centre (0.1 apart)
+            end
+        end
+        assert.are.equal(1, seam)
+        assert.is_true(a:q()[1] < 0.5 and b:q()[1] > 0.5)   -- the real bodies stay on their sides
+        w:close()
+        rm_rf(dir)
+    end)
+end)
