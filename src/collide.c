@@ -40,6 +40,16 @@
  *   ecell [2 E]     cell of each entry (hashed buckets only)
  * w->pairs holds the candidate pairs, then the radix sort's scratch.
  *
+ * Periodic boundary in x (world def periodic_x = {x0, x1}, L = x1 - x0): the
+ * cell size is L / nx for a whole number nx of columns, column indices wrap
+ * modulo nx, and a shape covering more than half the columns is big. Every
+ * shape but a half-plane is narrower than L / 2 (checked, else an error), so
+ * two shapes touch through one image at most: the nearest, B moved by
+ * k L (image_shift of their box centres). The narrowphase sees that image
+ * (shift_shape) and the Jacobian of B takes its lever arm from the moved
+ * centre, so the impulse acts on the real body. Half-planes act on the real
+ * shapes (no image).
+ *
  * Named pairs are added whatever their distance. Candidate pairs (w->pairs)
  * are sorted by (A, B) (radix sort, O(pairs + n)) and features are emitted in
  * increasing order, so the contacts come out sorted by key without sorting
