@@ -86,7 +86,7 @@ rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
 
 void rc_trim(void **arr, int *cap, int n, size_t elem)
 {
-    if (*cap - n <= n / 8 + 16) return;
+    if (*cap - n <= n / 32 + 16) return;
     void *p = rc_realloc(*arr, (size_t)(n > 0 ? n : 1) * elem);
     if (!p) return;
     *arr = p;

@@ -1680,6 +1680,8 @@ static int l_configure(lua_State *L)
     def.solver.order = order_codes[field_option(L, 2, "order", orders, 0)];
     lua_Integer nt = field_int(L, 2, "threads", 1);
     def.solver.threads = nt < 1 || nt > 0x7fffffff ? 0 : (int)nt;   /* 0: refused by the kernel */
+    if (lua_getfield(L, 2, "adaptive_threads") != LUA_TNIL) def.solver.adaptive_threads = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     lua_Integer ce = field_int(L, 2, "check_every", 1);
     def.solver.check_every = ce < 1 || ce > 0x7fffffff ? 0 : (int)ce;   /* 0: refused by the kernel */
     lua_Integer seed = field_int(L, 2, "seed", 1);

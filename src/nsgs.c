@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #define RC_OMP(...) _Pragma(#__VA_ARGS__)
@@ -264,37 +265,64 @@ static rc_status colour_order(rc_world *w, int *closed)
  * result. Internal, tests set it to 0 to share every colour. */
 int rc_nsgs_parallel_min = 512;
 
-/* The coloured sweeps when every active contact has a closed-form law (no
- * callback, no failure, no error message: safe on any thread). nt threads
- * share each large colour (OpenMP static schedule); contacts of one colour
- * touch disjoint velocities, so the result does not depend on nt. Joints are
- * solved by one thread at the start of each sweep, the residual's terms are
- * computed in parallel and summed by one thread in key order. */
-static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
+static double wall_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The state of a coloured solve, carried from the thread team to the
+ * calling thread when the team stops paying. */
+typedef struct coloured_state {
+    double nb, res, t_prev;
+    int it, go, worst, started, leave, team_sweeps;
+} coloured_state;
+
+/* Coloured sweeps while the problem is not solved, when every active
+ * contact has a closed-form law (no callback, no failure, no error message:
+ * safe on any thread). nt threads share each large colour (OpenMP static
+ * schedule); contacts of one colour touch disjoint velocities, so the result
+ * does not depend on nt. Joints are solved by one thread at the start of each
+ * sweep, the residual's terms are computed in parallel and summed by one
+ * thread in key order. With adaptive timing (threads > 1 configured), every
+ * sweep is timed: on one thread it updates the cost per contact update, in a
+ * team a sweep slower than that on one thread (from the team's second sweep
+ * on) ends the team: the caller continues on one thread, same numbers. */
+static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
 {
     const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
     const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
     const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rc_nsgs_parallel_min;
+    const int timed = w->sim.solver.threads > 1 && w->sim.solver.adaptive_threads;
     const int *sweep = w->sweep, *start = w->colour_start, *active = w->active;
-    double res = 0.0;
-    int it = 0, go = 0, wst = -1;
     (void)nt;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, nb, tol, omega, max_iter, check_every, n, ncol, nj, pmin, sweep, start, active, res, it, go, wst))
+           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, sweep, start, active))
     {
-        RC_OMP(omp for schedule(static))
-        for (int k = 0; k < n; k++) {
-            rc_contact *c = &w->contacts[active[k]];
-            double u[2];
-            local_velocity(w, c, w->V, u);
-            c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+        if (!st->started) {
+            RC_OMP(omp for schedule(static))
+            for (int k = 0; k < n; k++) {
+                rc_contact *c = &w->contacts[active[k]];
+                double u[2];
+                local_velocity(w, c, w->V, u);
+                c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+            }
+            RC_OMP(omp single)
+            {
+                residual_sum(w, st->nb, &st->worst, &st->res);
+                st->go = st->res > tol && st->it < max_iter;
+                st->started = 1;
+            }
         }
         RC_OMP(omp single)
-        {
-            residual_sum(w, nb, &wst, &res);
-            go = res > tol && it < max_iter;
-        }
-        while (go) {
+        st->t_prev = timed ? wall_s() : 0.0;
+        /* Loop control: go, leave and it are written only in the single at
+         * the end of a sweep and read here, after its barrier; the next write
+         * comes after at least one more barrier (a colour's, ncol >= 1), so
+         * every thread reads the same values and meets the same constructs. */
+        while (st->go && !st->leave) {
+            const int check = (st->it + 1) % check_every == 0 || st->it + 1 == max_iter;
             if (nj) {
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
@@ -314,7 +342,6 @@ static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *r
                     col = end;
                 }
             }
-            const int check = (it + 1) % check_every == 0 || it + 1 == max_iter;
             if (check) {
                 RC_OMP(omp for schedule(static))
                 for (int k = 0; k < n; k++) {
@@ -326,15 +353,43 @@ static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *r
             }
             RC_OMP(omp single)
             {
-                it++;
-                if (check) residual_sum(w, nb, &wst, &res);
-                go = res > tol && it < max_iter;
+                st->it++;
+                if (check) residual_sum(w, st->nb, &st->worst, &st->res);
+                st->go = st->res > tol && st->it < max_iter;
+                if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
+                    const double now = wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
+                    st->t_prev = now;
+                    if (nt == 1)
+                        w->par_serial_s = w->par_serial_s > 0.0 ? 0.9 * w->par_serial_s + 0.1 * per : per;
+                    else if (++st->team_sweeps >= 2 && per > w->par_serial_s)
+                        st->leave = 1;
+                }
             }
         }
     }
-    *iters = it;
-    *res_out = res;
-    *worst = wst;
+}
+
+/* The coloured solve: on nt threads while they pay, then on this one. */
+static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
+{
+    coloured_state st;
+    memset(&st, 0, sizeof st);
+    st.nb = nb;
+    st.worst = -1;
+    coloured_sweeps(w, nt, &st);
+    if (st.leave) {   /* the team was slower than one thread: back off, longer each time */
+        w->par_backoff = w->par_backoff < 16 ? 16 : w->par_backoff < 1024 ? 2 * w->par_backoff : 1024;
+        w->par_off_until = w->step + w->par_backoff;
+        if (st.go) {
+            st.leave = 0;
+            coloured_sweeps(w, 1, &st);
+        }
+    } else if (nt > 1) {
+        w->par_backoff = 0;
+    }
+    *iters = st.it;
+    *res_out = st.res;
+    *worst = st.worst;
 }
 
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
@@ -357,11 +412,16 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
     } else if (order == RC_ORDER_COLOUR) {
         int closed;
         RC_CHECK(colour_order(w, &closed));
-        if (closed) {
+        if (closed && w->nactive > 0) {
             int nt = rc_openmp() ? w->sim.solver.threads : 1, shared_colour = 0;
             for (int k = 0; k < w->ncolours && !shared_colour; k++)
                 shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rc_nsgs_parallel_min;
             if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
+            if (nt > 1 && w->sim.solver.adaptive_threads
+                && (w->par_serial_s <= 0.0                 /* not timed on one thread yet */
+                    || w->step < w->par_off_until           /* backing off: the team did not pay */
+                    || w->step % 256 == 0))                 /* refresh the one-thread timing */
+                nt = 1;
             coloured_solve(w, nb, nt, iters, res_out, worst);
             if (nt > 1) w->stats.parallel_steps++;
             it = *iters;

@@ -216,6 +216,7 @@ static rc_status rc__write_row(rc_world *w)
     for (int b = 0; b < o->nbodies; b++) {
         double q[7], v[6];
         int nq = o->body_nq[b], nv = o->body_nv[b];
+        if (nq == 0 && nv == 0) continue;   /* a linear body: no columns (its q does not fit q[7]) */
         if (rc_body_get_state(w, o->body_ids[b], q, v) != RC_OK) {
             for (int i = 0; i < 7; i++) q[i] = NAN;
             for (int i = 0; i < 6; i++) v[i] = NAN;
@@ -535,8 +536,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         const char *name = rc_body_name(w, id);
         if (!name || !name[0]) continue;
         int nq = rc_body_nq(w, id), nv = rc_body_nv(w, id);
-        if (nq < 0 || nq > 7) nq = 0;
-        if (nv < 0 || nv > 6) nv = 0;
+        if (nq < 0 || nq > 7 || nv < 0 || nv > 6) nq = nv = 0;   /* large linear bodies: no columns */
         o->body_ids[o->nbodies] = id;
         o->body_nq[o->nbodies] = nq;
         o->body_nv[o->nbodies] = nv;

@@ -25,7 +25,7 @@ void rc_free(void *p);
 char *rc_strdup(const char *s);
 /* Grow *arr (element size elem) to hold at least need elements (by a quarter). */
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
-/* Shrink *arr to n elements when more than n / 8 + 16 are unused (a failed
+/* Shrink *arr to n elements when more than n / 32 + 16 are unused (a failed
  * reallocation keeps the larger block). */
 void rc_trim(void **arr, int *cap, int n, size_t elem);
 
@@ -125,7 +125,7 @@ static inline uint64_t rc_contact_key(int shape_a, int shape_b, int feature)
 
 /* Per-contact data that only laws without a closed form use (custom laws, in
  * C or Lua, and built-in laws on the generic local solver). A world whose laws
- * all have a closed form keeps none (c->aux == NULL): 104 bytes less per contact. */
+ * all have a closed form keeps none (c->aux == NULL). */
 typedef struct rc_contact_aux {
     double state[RC_LAW_MAX_STATE]; /* the law's per-contact state          */
     double uk[2];           /* H(q_k) v_k                                  */
@@ -141,16 +141,16 @@ typedef struct rc_contact_aux {
  * with Hr the rotational column (r x n, r x t, times the side's sign), so only
  * Hr is stored; rc_contact_jacobian rebuilds the rows (the same numbers the
  * products would use: negation is exact). Hot fields first (NSGS reads the
- * first 160 bytes). The state a step leaves is in w->rec (rc_contact_rec). */
+ * first 152 bytes). The state a step leaves is in w->rec (rc_contact_rec). */
 typedef struct rc_contact {
     uint64_t key;
     int id;                 /* persistent id                          */
     int body_a, body_b;     /* RC_GROUND allowed for a                */
     int law;                /* law index                              */
     int gap;                /* >= 0: a gap contact (linear.c), else geometric */
-    int active;             /* in the index set this step             */
     int shape_a, shape_b;
-    int feature;
+    short active;           /* in the index set this step             */
+    short feature;          /* < 2 RC_MAX_POLYGON_VERTICES            */
     double n[2];            /* unit normal, from A to B               */
     double Hr[2][2];        /* rotational column of H: [side A, B][row N, T] */
     /* per-step solver data (valid when active); kappa Mhat^-1 H^T is not
@@ -161,7 +161,6 @@ typedef struct rc_contact {
     double u[2];            /* H(q_k) v_{k+1}                         */
     double point[2];
     double gN;              /* g_N(q_k)                               */
-    double WN, WT;          /* eq. (68) per contact                    */
     double res;             /* local natural-map residual             */
     rc_contact_aux *aux;    /* NULL unless the world has a law without closed form */
 } rc_contact;
@@ -302,6 +301,10 @@ struct rc_world {
     int *colour_start;     int ncolours, cap_colour_start; /* sweep[colour_start[k] ..] has colour k */
     uint64_t *body_colours; int cap_body_colours;  /* per body: colours 0..63 in use      */
     int *body_top;         int cap_body_top;       /* per body: largest colour in use + 1 */
+    /* threads > 1: whether sharing the colours pays (timed; never changes a result) */
+    double par_serial_s;   /* wall seconds per contact update on one thread (average), 0: unknown */
+    long par_off_until;    /* sweep on one thread until this step                           */
+    int par_backoff;       /* steps of the next fallback (doubles while threads do not pay)  */
 
     /* audit */
     rc_step_info info;

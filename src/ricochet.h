@@ -488,6 +488,11 @@ typedef struct rc_solver_def {
                            without OpenMP every step is (a warning at
                            configure). Joints are solved on one thread at
                            the start of every sweep.                        */
+    int adaptive_threads; /* 1 (default): time the sweeps and sweep on one
+                           thread while the threads are slower than one (a
+                           loaded machine), trying them again after a
+                           growing pause; 0: always share (benchmarks). No
+                           effect on the numbers either way.               */
 } rc_solver_def;
 
 /* Thermodynamic admissibility check of the audit: a contact whose work in a

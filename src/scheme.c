@@ -61,6 +61,8 @@ static rc_status match_contacts(rc_world *w)
     return RC_OK;
 }
 
+static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2]);
+
 /* The accepted step's contacts become the state (w->rec): what the API
  * reports and the next step matches. Called once nothing can fail. */
 static rc_status reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
@@ -87,7 +89,13 @@ static void save_contacts(rc_world *w)
         r->gN = c->gN;
         r->u[0] = c->u[0]; r->u[1] = c->u[1];
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
-        r->WN = c->WN; r->WT = c->WT;
+        r->WN = r->WT = 0.0;
+        if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->vfree) . p */
+            double uth[2];
+            body_velocity_dot(w, c, w->vfree, uth);
+            r->WN = uth[0] * c->p[0];
+            r->WT = uth[1] * c->p[1];
+        }
         if (custom) memcpy(w->rec_state + (size_t)i * RC_LAW_MAX_STATE, c->aux->state, sizeof c->aux->state);
     }
     w->nrec = n;
@@ -328,7 +336,6 @@ rc_status rc_world_step(rc_world *w)
         c->active = (trigger <= 0.0 && uk[0] <= 0.0)
                  || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
                  || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
-        c->WN = c->WT = 0.0;
         c->res = 0.0;
         if (c->aux) {
             c->aux->uk[0] = uk[0]; c->aux->uk[1] = uk[1];
@@ -547,11 +554,11 @@ rc_status rc_world_step(rc_world *w)
             if (s != RC_OK) goto restore;
         }
         if (!c->active) continue;
-        c->WN = uth[0] * c->p[0];   /* eq. (68), normal part     */
-        c->WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
-        W_N += c->WN;
-        W_T += c->WT;
-        double cw = c->WN + c->WT;
+        const double WN = uth[0] * c->p[0];   /* eq. (68), normal part (save_contacts keeps it) */
+        const double WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
+        W_N += WN;
+        W_T += WT;
+        double cw = WN + WT;
         if (!have_cw || cw > max_cw) { max_cw = cw; have_cw = 1; max_cw_id = c->id; }
         if (cw > work_tol) {         /* thermodynamic admissibility (eqs. 51, 86-89) */
             positive++;
@@ -560,11 +567,11 @@ rc_status rc_world_step(rc_world *w)
                 describe_contact(w, i, cd, sizeof cd);
                 if (w->sim.work_check == RC_WORK_ERROR) {
                     s = rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                                     cw, c->WN, c->WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                                     cw, WN, WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
                     goto restore;
                 }
                 rc_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                              cw, c->WN, c->WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                              cw, WN, WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
             }
         }
     }

@@ -82,6 +82,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.local_tol = 0.0;
     d.solver.local_max_iter = 200;
     d.solver.threads = 1;
+    d.solver.adaptive_threads = 1;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.project_joints = 1;

@@ -1720,7 +1720,7 @@ function World:simulation(t)
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
-                           "relax", "order", "seed", "check_every", "threads" }, 1)
+                           "relax", "order", "seed", "check_every", "threads", "adaptive_threads" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
     end
@@ -1729,6 +1729,7 @@ function World:simulation(t)
     if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
     def.threads = integer(sname, "threads", s.threads, 1)
     if def.threads < 1 then fail(sname, "'threads' must be >= 1 (got %s)", show(s.threads)) end
+    def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, true)
     -- threads > 1 sweeps colour by colour: that order is then the default
     def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or "fixed",
                        { "fixed", "random", "position", "colour", "color" })

@@ -7,6 +7,12 @@
 -- walls). h = 1e-3, e = 0, mu = 0.3, NSGS tolerance 1e-4, at most 100 sweeps.
 --
 --   build/ricochet run scripts/bench/disks_in_box.lua --set N=1000 --set T=1
+--
+-- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
+-- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
+-- check_every=n, tol=1e-4, max_iter=100. The first line printed gives the wall time per step
+-- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
+-- the geometric mean of their residual, and the steps that ran on several threads.
 local rc = require "ricochet"
 
 local N    = rc.param("N", 1000)
@@ -20,6 +26,8 @@ local law_kind = rc.param("law", "c")
 -- NSGS sweep order ("fixed", "random", "position", "colour") and threads (> 1: "colour")
 local threads = math.tointeger(rc.param("threads", 1))
 local order = rc.param("order", threads > 1 and "colour" or "fixed")
+local adaptive = rc.param("adaptive", 1) ~= 0   -- 0: always share the colours (raw team speed)
+local check_every = math.tointeger(rc.param("check_every", 1))
 local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
 
@@ -53,13 +61,20 @@ w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h,
-  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads },
+  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
+             adaptive_threads = adaptive, check_every = check_every },
 }
 -- allocations once the pile has formed (capacities only grow while contacts multiply)
 local allocs0, allocs1
 local half = math.floor(T / h / 2 + 0.5)
+-- the kernel's memory (sim:stats().memory_bytes, capacities) after the first step and at
+-- mid-run, with the contacts held then (the end figures are printed below)
+local mem = {}
 sim:after_step(function(s)
   if s.steps == half then allocs0 = rc.alloc_count() end
+  if s.steps == 1 or s.steps == half then
+    mem[#mem + 1] = { steps = s.steps, bytes = s:stats().memory_bytes, contacts = s:info().ncontacts }
+  end
 end)
 local c0 = os.clock()
 local sweeps, log_res, solved = 0, 0.0, 0
@@ -84,5 +99,11 @@ io.write(string.format(
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
 io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
+mem[#mem + 1] = { steps = steps, bytes = st.memory_bytes, contacts = sim:info().ncontacts }
+local parts = {}
+for _, m in ipairs(mem) do
+  parts[#parts + 1] = string.format("step %d: %.0f B/grain, %.2f contacts/grain", m.steps, m.bytes / N, m.contacts / N)
+end
+io.write("disks_in_box: kernel memory per grain, " .. table.concat(parts, "; ") .. "\n")
 summary.ns_per_local_solve = 1e9 * st.solver_cpu_s / st.local_solves
 return summary

@@ -12,6 +12,7 @@ typedef struct pile_opts {
     int max_iter;
     int generic;        /* the law through the generic local solver (no closed form) */
     int resting;        /* start nearly touching, at rest: a gentle pile */
+    int check_every;    /* 0: 1 */
 } pile_opts;
 
 static void quiet(void *user, const char *msg) { (void)user; (void)msg; }
@@ -67,6 +68,8 @@ static rc_world *pile(int n, const pile_opts *o)
     sd.h = 2e-3;
     sd.solver.order = o->order;
     sd.solver.threads = o->threads;
+    sd.solver.adaptive_threads = 0;   /* always share: the test knows which steps ran on 2 threads */
+    sd.solver.check_every = o->check_every > 0 ? o->check_every : 1;
     sd.solver.tol = o->tol;
     sd.solver.max_iter = o->max_iter;
     if (rc_world_configure(w, &sd) != RC_OK) goto fail;
@@ -125,7 +128,7 @@ static int colouring_ok(const rc_world *w, int *ncolours)
 RC_TEST(colour_order_two_threads_bit_identical_to_one)
 {
     rc_nsgs_parallel_min = 0;   /* share every colour between the threads, however small */
-    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0 }, o2 = o1;
+    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0, 2 }, o2 = o1;   /* residual every 2 sweeps */
     o2.threads = 2;
     rc_world *a = pile(48, &o1), *b = pile(48, &o2);
     CHECK(a && b);
@@ -160,11 +163,48 @@ RC_TEST(colour_order_two_threads_bit_identical_to_one)
     rc_nsgs_parallel_min = 512;
 }
 
+RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
+{
+    /* adaptive threads: a team slower than one thread stops after its second
+     * sweep and the step goes on on this thread; make every team look slow
+     * (a one-thread cost of 1e-15 s per contact) so that every step switches */
+    rc_nsgs_parallel_min = 0;
+    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0, 3 }, o2 = o1;
+    o2.threads = 2;
+    rc_world *a = pile(48, &o1), *b = pile(48, &o2);
+    CHECK(a && b);
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rc_nsgs_parallel_min = 512; return; }
+    rc_sim_def sd;
+    rc_world_get_sim_def(b, &sd);
+    sd.solver.adaptive_threads = 1;
+    CHECK_OK(rc_world_configure(b, &sd));
+    int diverged_at = -1, long_steps = 0;
+    for (int i = 0; i < 200; i++) {
+        b->par_serial_s = 1e-15;
+        b->par_off_until = 0;
+        CHECK_OK(rc_world_step(a));
+        CHECK_OK(rc_world_step(b));
+        rc_step_info in;
+        rc_world_step_info(a, &in);
+        if (in.iterations > 2) long_steps++;
+        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
+    }
+    CHECK(diverged_at == -1);
+    CHECK(long_steps > 50);
+    rc_run_stats sb;
+    rc_world_run_stats(b, &sb);
+    if (rc_openmp()) CHECK(sb.parallel_steps > 50);
+    CHECK(b->par_backoff >= 16);   /* the fallbacks were recorded */
+    rc_world_destroy(a);
+    rc_world_destroy(b);
+    rc_nsgs_parallel_min = 512;
+}
+
 RC_TEST(colour_order_without_closed_form_runs_on_one_thread_same_numbers)
 {
     /* the generic local solver may fail with a message: such steps are swept
      * on one thread, in the same coloured order */
-    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 1, 0 }, o2 = o1;
+    pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 1, 0, 0 }, o2 = o1;
     o2.threads = 2;
     rc_world *a = pile(24, &o1), *b = pile(24, &o2);
     CHECK(a && b);
@@ -185,7 +225,7 @@ RC_TEST(colour_order_without_closed_form_runs_on_one_thread_same_numbers)
 
 RC_TEST(position_order_sorts_by_height_then_key)
 {
-    pile_opts o = { RC_ORDER_POSITION, 1, 1e-6, 200, 0, 0 };
+    pile_opts o = { RC_ORDER_POSITION, 1, 1e-6, 200, 0, 0, 0 };
     rc_world *w = pile(48, &o);
     CHECK(w != NULL);
     if (!w) return;
@@ -223,7 +263,7 @@ RC_TEST(position_order_sorts_by_height_then_key)
  * tolerance, and the law is checked on the steps that converged. */
 static void check_admissible(int *failed, rc_order order, int threads)
 {
-    pile_opts o = { order, threads, 1e-7, 20000, 0, 1 };
+    pile_opts o = { order, threads, 1e-7, 20000, 0, 1, 0 };
     rc_world *w = pile(48, &o);
     CHECK(w != NULL);
     if (!w) return;
@@ -275,7 +315,7 @@ RC_TEST(orders_allocate_nothing_in_steady_state)
 {
     const rc_order orders[] = { RC_ORDER_POSITION, RC_ORDER_COLOUR };
     for (int i = 0; i < 2; i++) {
-        pile_opts o = { orders[i], orders[i] == RC_ORDER_COLOUR ? 2 : 1, 1e-6, 200, 0, 1 };
+        pile_opts o = { orders[i], orders[i] == RC_ORDER_COLOUR ? 2 : 1, 1e-6, 200, 0, 1, 0 };
         rc_world *w = pile(40, &o);
         CHECK(w != NULL);
         if (!w) return;
@@ -332,6 +372,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
 }
 
 RC_TEST_MAIN(T(colour_order_two_threads_bit_identical_to_one),
+             T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
              T(position_order_sorts_by_height_then_key),
              T(position_order_converges_to_an_admissible_solution),

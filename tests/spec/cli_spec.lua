@@ -113,6 +113,30 @@ describe("ricochet program", function()
         assert.are.equal("theta=0.5 steps=50\n", out)
     end)
 
+    it("writes the history of a world with named linear bodies of any size (no columns for them)", function()
+        for _, n in ipairs{ 7, 40 } do
+            local path, dir = script(string.format([[
+local rc = require "ricochet"
+local n = %d
+local M, K = {}, {}
+for i = 1, n do
+  M[i], K[i] = {}, {}
+  for j = 1, n do M[i][j] = i == j and 1 or 0; K[i][j] = i == j and 2 or (math.abs(i - j) == 1 and -1 or 0) end
+end
+local w = rc.world{}
+local bar = w:linear{ name = "bar", M = M, K = K, q0 = (function() local q = {} for i = 1, n do q[i] = 0.01 * i end return q end)() }
+local b = w:body{ name = "b", mass = 1, inertia = 1 }
+w:simulation{ h = 0.01 }:run{ T = 0.1 }
+]], n))
+            local code, _, err = ricochet("run " .. q(path) .. " --quiet --out " .. q(dir .. "/out"))
+            assert.are.equal(0, code, err)
+            local _, hist = sh("zcat " .. q(dir .. "/out/history.csv.gz") .. " | grep -v '^#' | head -1")
+            assert.matches("b.x", hist, 1, true)
+            assert.is_nil(hist:find("bar.", 1, true))
+            os.execute("rm -rf " .. q(dir))
+        end
+    end)
+
     it("finds the module without any environment", function()
         local path = script(FREE)
         local code, out, err = sh("env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 "

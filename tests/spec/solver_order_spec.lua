@@ -110,7 +110,8 @@ describe("the colour order", function()
         -- which the threads share (smaller ones are swept by one thread)
         local prints, stats = {}, {}
         for threads = 1, 2 do
-            local _, sim, bodies = hex_pile(60, 25, { tol = 1e-6, max_iter = 50, order = "colour", threads = threads })
+            local _, sim, bodies = hex_pile(60, 25, { tol = 1e-6, max_iter = 50, order = "colour", threads = threads,
+                                                   adaptive_threads = false })
             sim:run{ T = 0.02 }
             prints[threads] = fingerprint(sim, bodies)
             stats[threads] = sim:stats()
