@@ -71,11 +71,13 @@ char *rc_strdup(const char *s)
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return RC_OK;
-    /* grow by a quarter, not by doubling: a large array's unused tail stays
-     * under a fifth of it (the contact lists of 10^5 grains are tens of
-     * megabytes; a few more reallocations while they grow cost little) */
+    /* grow by a quarter, not by doubling, and by an eighth once the array
+     * holds a megabyte: a large array's unused tail stays under a ninth of it
+     * (the contact lists of 10^5 grains are tens of megabytes; the few more
+     * reallocations while they grow cost little: glibc usually moves blocks
+     * that large by remapping their pages, without copying) */
     long long g = *cap > 16 ? *cap : 16;
-    while (g < need) g += g / 4;
+    while (g < need) g += (unsigned long long)g * elem >= (1u << 20) ? g / 8 : g / 4;
     int ncap = g > INT_MAX ? need : (int)g;
     void *p = rc_realloc(*arr, (size_t)ncap * elem);
     if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory (%d elements of %zu bytes)", ncap, elem);

@@ -1,8 +1,8 @@
 /*
  * collide.c -- contact detection at q_k (planar, dim = 2).
  *
- *   rc_collide_update_shapes: world-frame caches (centres, vertices, outward
- *     edge normals, AABBs) from w->q.
+ *   rc_collide_update_shapes: world-frame caches (centres; polygons: vertices,
+ *     outward edge normals, AABB) from w->q.
  *   rc_collide_detect: broadphase -> candidate shape pairs -> narrowphase
  *     (gap gN, normal n from A to B, contact point, feature) -> Jacobian rows
  *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign; only the
@@ -37,8 +37,9 @@
  *   list [n]        grid shapes from the front, big shapes at the back
  *   start [T + 1]   bucket offsets
  *   ent  [E]        shape << 2 | (first column) << 1 | (first row)
- *   ecell [2 E]     cell of each entry (hashed buckets only)
- * w->pairs holds the candidate pairs, then the radix sort's scratch.
+ * (14 n + T + E + 9 ints, about 95 bytes per shape). w->pairs holds the
+ * candidate pairs; once they are found, the radix sort that orders them uses
+ * w->order after its header as scratch (w->pairs' spare room if it is short).
  *
  * Periodic boundary in x (world def periodic_x = {x0, x1}, L = x1 - x0): the
  * cell size is L / nx for a whole number nx of columns, column indices wrap
@@ -65,6 +66,7 @@
 /* ---------------------------------------------------------------- helpers */
 
 enum { K_NONE = 0, K_ROUND, K_POLY, K_HALF, K_SEG }; /* shape kinds, in pair order */
+enum { GRID_HDR = 8 };      /* the grid's header ints, before its boxes (keeps them 8-byte aligned) */
 
 static int kind_of(const rc_shape *s)
 {
@@ -126,20 +128,18 @@ void rc_collide_update_shapes(rc_world *w)
             const double *q = w->q + w->bodies[s->body].iq;
             x = q[0]; y = q[1]; c = cos(q[2]); sn = sin(q[2]);
         }
-        double *bb = s->aabb;
         switch (s->type) {
         case RC_SHAPE_DISK:
-        case RC_SHAPE_POINT: {
+        case RC_SHAPE_POINT: {   /* the AABB follows from wc and the radius (shape_aabb) */
             double r = round_radius(s);
             s->wc[0] = x + c * s->offset[0] - sn * s->offset[1];
             s->wc[1] = y + sn * s->offset[0] + c * s->offset[1];
-            bb[0] = s->wc[0] - r; bb[1] = s->wc[1] - r;
-            bb[2] = s->wc[0] + r; bb[3] = s->wc[1] + r;
             if (s->bound == 0.0) s->bound = hypot(s->offset[0], s->offset[1]) + r;
             break;
         }
         case RC_SHAPE_POLYGON: {
             int n = s->nvert;
+            double *bb = rc_shape_poly_aabb(s);
             bb[0] = bb[1] = INFINITY; bb[2] = bb[3] = -INFINITY;
             for (int i = 0; i < n; i++) {
                 double *v = s->wvert[i];
@@ -159,16 +159,36 @@ void rc_collide_update_shapes(rc_world *w)
             break;
         }
         case RC_SHAPE_HALFPLANE:
-            bb[0] = bb[1] = -INFINITY; bb[2] = bb[3] = INFINITY;
+        case RC_SHAPE_SEGMENT:   /* static: shape_aabb */
             break;
-        case RC_SHAPE_SEGMENT: {
-            double r = s->radius;
-            bb[0] = fmin(s->a[0], s->b[0]) - r; bb[1] = fmin(s->a[1], s->b[1]) - r;
-            bb[2] = fmax(s->a[0], s->b[0]) + r; bb[3] = fmax(s->a[1], s->b[1]) + r;
-            break;
-        }
         }
     }
+}
+
+/* A shape's world-frame AABB (xmin ymin xmax ymax) at the caches' q_k. */
+static void shape_aabb(const rc_shape *s, double bb[4])
+{
+    switch (s->type) {
+    case RC_SHAPE_DISK:
+    case RC_SHAPE_POINT: {
+        double r = round_radius(s);
+        bb[0] = s->wc[0] - r; bb[1] = s->wc[1] - r;
+        bb[2] = s->wc[0] + r; bb[3] = s->wc[1] + r;
+        return;
+    }
+    case RC_SHAPE_POLYGON:
+        memcpy(bb, rc_shape_poly_aabb(s), 4 * sizeof(double));
+        return;
+    case RC_SHAPE_SEGMENT: {
+        double r = s->radius;
+        bb[0] = fmin(s->a[0], s->b[0]) - r; bb[1] = fmin(s->a[1], s->b[1]) - r;
+        bb[2] = fmax(s->a[0], s->b[0]) + r; bb[3] = fmax(s->a[1], s->b[1]) + r;
+        return;
+    }
+    case RC_SHAPE_HALFPLANE:
+        break;
+    }
+    bb[0] = bb[1] = -INFINITY; bb[2] = bb[3] = INFINITY;
 }
 
 /* ---------------------------------------------------------------- features */
@@ -365,13 +385,22 @@ static void narrow(pair_ctx *p)
 /* ---------------------------------------------------------------- sorting */
 
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
- * sorts (LSD radix, O(npairs + nshapes)) using the spare room of w->pairs. */
+ * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
+ * ints) is the broadphase grid's storage after its header (done with once the
+ * pairs are found), else the spare room of w->pairs. */
 static rc_status sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
     if (np < 2) return RC_OK;
-    RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
-    int *in = w->pairs, *out = in + 2 * np, *cnt = out + 2 * np;
+    int *in = w->pairs, *out;
+    if ((long long)GRID_HDR + 2LL * np + nk + 1 <= w->cap_order) {
+        out = w->order + GRID_HDR;
+    } else {
+        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
+        in = w->pairs;
+        out = in + 2 * np;
+    }
+    int *cnt = out + 2 * np;
     for (int pass = 0; pass < 2; pass++) {
         const int *src = pass ? out : in, col = pass ? 0 : 1;
         int *dst = pass ? in : out;
@@ -429,7 +458,6 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 
 /* The uniform grid (layout of w->order at the top of the file). */
 
-enum { GRID_HDR = 8 };      /* header ints, before the boxes (keeps them 8-byte aligned) */
 enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] */
 
 /* cell = GRID_SCALE x the typical inflated extent of the body shapes (see
@@ -449,7 +477,6 @@ typedef struct grid {
     int *list;          /* ns: grid shapes from the front, big ones at the back */
     int *start;         /* T + 1: bucket offsets                              */
     int *ent;           /* E: shape << 2 | first column << 1 | first row      */
-    int *ecell;         /* 2 E: cell of each entry (hashed buckets only)      */
 } grid;
 
 static rc_status grid_layout(rc_world *w, grid *g)
@@ -459,7 +486,7 @@ static rc_status grid_layout(rc_world *w, grid *g)
         return rc_set_error(RC_ERR_NOMEM, "broadphase: too many shapes (%d)", ns);
     int E = 4 * ns + 64, T = 64;
     while (T < E) T *= 2;
-    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + 3 * E;
+    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
     if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
         int *o = rc_realloc(w->order, (size_t)need * sizeof(int));
         if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
@@ -475,7 +502,6 @@ static rc_status grid_layout(rc_world *w, grid *g)
     g->list = g->body + ns;
     g->start = g->list + ns;
     g->ent = g->start + T + 1;
-    g->ecell = g->ent + E;
     return RC_OK;
 }
 
@@ -591,11 +617,11 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
      * for the ground half-planes; the others are the grid's candidates */
     int ncand = 0;
     for (int i = 0; i < ns; i++) {
-        if (i + PREFETCH_AHEAD < ns) { PREFETCH(&S[i + PREFETCH_AHEAD]); PREFETCH(S[i + PREFETCH_AHEAD].aabb); }
+        if (i + PREFETCH_AHEAD < ns) PREFETCH(&S[i + PREFETCH_AHEAD].wc);
         int k = kind_of(&S[i]);
         body[i] = S[i].body;
-        double *b = box + 4 * i;
-        const double *a = S[i].aabb;
+        double *b = box + 4 * i, a[4];
+        shape_aabb(&S[i], a);
         b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
         if (k == K_NONE) cell[4 * i] = CELL_SKIP;
         else if (k == K_HALF) cell[4 * i] = CELL_HALF;
@@ -668,7 +694,6 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
             for (int cx = c[0]; cx <= c[2]; cx++) {
                 int p = --st[BUCKET(cx, cy)];
                 g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
-                if (hashed) { g.ecell[2 * p] = WRAP(cx); g.ecell[2 * p + 1] = cy; }
             }
     }
 #undef BUCKET
@@ -676,7 +701,11 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
 
     /* pairs within each cell, tested only in the first cell both cover (the
      * cell of the corner (max x0, max y0)): there one of them starts its
-     * column and one (maybe the other) its row */
+     * column and one (maybe the other) its row. A hashed bucket may hold
+     * several cells; entries of different cells are not told apart (it would
+     * take 2 ints per entry): such a pair is tested and, in the rare case
+     * that both shapes cover both cells, found twice, the copy dropped with
+     * the duplicates after the sort */
     for (int b = 0; b < nb; b++) {
         int p1 = st[b + 1];
         for (int p = st[b]; p < p1; p++) {
@@ -685,7 +714,6 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
             for (int q = p + 1; q < p1; q++) {
                 int eq = g.ent[q];
                 if (((ep | eq) & 3) != 3) continue;
-                if (hashed && (g.ecell[2 * p] != g.ecell[2 * q] || g.ecell[2 * p + 1] != g.ecell[2 * q + 1])) continue;
                 int j = eq >> 2;
                 if (!boxes_overlap_p(&g, bi, box + 4 * j) || body[i] == body[j]) continue;
                 RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
@@ -756,8 +784,6 @@ static const rc_shape *shift_shape(const rc_shape *s, double dx, rc_shape *image
 {
     *image = *s;
     image->wc[0] += dx;
-    image->aabb[0] += dx;
-    image->aabb[2] += dx;
     if (s->type == RC_SHAPE_POLYGON) {
         for (int i = 0; i < s->nvert; i++) { vert[i][0] = s->wvert[i][0] + dx; vert[i][1] = s->wvert[i][1]; }
         image->wvert = vert;
@@ -776,6 +802,10 @@ static rc_status detect(rc_world *w)
     RC_CHECK(named_pairs(w));
 
     RC_CHECK(sort_pairs(w));
+    /* room for half as many more candidates as this step's (and 32): the
+     * pair count wanders from step to step and creeps up while a pile
+     * settles, the next steps find their room */
+    RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 3 * w->npairs + 64, sizeof(int)));
     int np = 0;
     for (int k = 0; k < w->npairs; k++) {      /* drop duplicates, keep the named copy */
         const int *x = w->pairs + 2 * k;
@@ -798,7 +828,10 @@ static rc_status detect(rc_world *w)
         rc_shape image;
         double image_vert[RC_MAX_POLYGON_VERTICES][2];
         if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE) {   /* periodic: B's nearest image */
-            p.dx = image_shift(L, 0.5 * (p.A->aabb[0] + p.A->aabb[2]), 0.5 * (p.B->aabb[0] + p.B->aabb[2]));
+            double ba[4], bb[4];
+            shape_aabb(p.A, ba);
+            shape_aabb(p.B, bb);
+            p.dx = image_shift(L, 0.5 * (ba[0] + ba[2]), 0.5 * (bb[0] + bb[2]));
             if (p.dx != 0.0) p.B = shift_shape(p.B, p.dx, &image, image_vert);
         }
         int c0 = w->ncontacts;
@@ -835,6 +868,6 @@ void rc_collide_wrap(rc_world *w)
         if (xn < x0) xn = x0;
         x[0] = xn;
         /* E_pot = -m g.q: moving by xn - x_old changes it by -m g_x (xn - x_old) */
-        w->E_wrap += bd->mass * w->def.gravity[0] * (xn - x_old);
+        w->E_wrap += rc_body_mass(w, bd) * w->def.gravity[0] * (xn - x_old);
     }
 }

@@ -19,8 +19,9 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
             continue;
         }
         const double *x = q + bd->iq, *vv = v + bd->iv;
-        k += bd->mass * (vv[0] * vv[0] + vv[1] * vv[1]) + bd->inertia * vv[2] * vv[2];
-        p -= bd->mass * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1]);
+        const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
+        k += m * (vv[0] * vv[0] + vv[1] * vv[1]) + J * vv[2] * vv[2];
+        p -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1]);
     }
     *E_kin = 0.5 * k;
     *E_pot = p + w->E_wrap;

@@ -532,8 +532,10 @@ double rc_body_energy(const rc_world *w, int b)
 {
     const rc_body *bd = &w->bodies[b];
     const double *q = w->q + bd->iq, *v = w->v + bd->iv, *g = w->def.gravity;
-    return 0.5 * (bd->mass * (v[0] * v[0] + v[1] * v[1]) + bd->inertia * v[2] * v[2])
-         - bd->mass * (g[0] * q[0] + g[1] * q[1]);
+    const int rigid = bd->kind == RC_BODY_RIGID2D;   /* linear bodies: 0 (no joints) */
+    const double m = rigid ? rc_body_mass(w, bd) : 0.0, J = rigid ? rc_body_inertia(w, bd) : 0.0;
+    return 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2])
+         - m * (g[0] * q[0] + g[1] * q[1]);
 }
 
 static int find(int *c, int x)
@@ -598,7 +600,9 @@ void rc_joints_restore_energy(rc_world *w)
             dE += rc_body_energy(w, b) - w->ebody[b];
             const rc_body *bd = &w->bodies[b];
             const double *v = w->v + bd->iv;
-            K += 0.5 * (bd->mass * (v[0] * v[0] + v[1] * v[1]) + bd->inertia * v[2] * v[2]);
+            const int rigid = bd->kind == RC_BODY_RIGID2D;
+            const double m = rigid ? rc_body_mass(w, bd) : 0.0, J = rigid ? rc_body_inertia(w, bd) : 0.0;
+            K += 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2]);
         }
         double K1 = K - dE;
         if (!(K > 0.0) || !(K1 >= 0.0)) continue;

@@ -128,7 +128,13 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     rc_body *b = &w->bodies[w->nbodies];
     memset(b, 0, sizeof *b);
     b->kind = RC_BODY_LINEAR;
-    b->name = rc_strdup(def->name);
+    b->ext = -1;
+    if (def->name) {
+        RC_CHECK(rc_body_add_ext(w, w->nbodies));
+        rc_body_ext *x = &w->body_ext[b->ext];
+        x->name = rc_strdup(def->name);
+        if (!x->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
     b->iq = w->nq; b->iv = w->nv; b->nq = n; b->nv = n;
     b->linear = w->nlinears;
     L->body = w->nbodies;
@@ -209,7 +215,7 @@ static rc_status factor(rc_world *w, rc_linear *L)
     rc_status s = L->banded ? rc_band_chol_factor(n, kd, F) : rc_chol_factor(n, F);
     if (s != RC_OK)
         return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': Mhat = M + h theta C + h^2 theta^2 K is not positive definite",
-                            label(w->bodies[L->body].name));
+                            label(rc_body_name_of(w, L->body)));
     L->fac_h = h;
     L->fac_theta = th;
     for (int g = 0; g < w->ngaps; g++) w->gaps[g].mh_valid = 0;   /* Mhat changed */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define RC_OMP(...) _Pragma(#__VA_ARGS__)
 #else
 #define RC_OMP(...)
@@ -148,6 +149,49 @@ static inline rc_status solve_contact(rc_world *w, rc_contact *c, double omega)
 }
 
 /* ---------------------------------------------------------------- sweep orders */
+
+/* The position and colour orders visit the contacts out of memory order (a
+ * colour's contacts are spread over the whole list, none sharing a body with
+ * the next): without help every contact and body is a cache miss. The sweep
+ * asks for them a few contacts ahead. No effect on the numbers. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* an asm statement: gcc 12 drops __builtin_prefetch in this loop (dead-code
+ * elimination), which costs the colour order a factor of two */
+#define RC_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define RC_PREFETCH(p) __asm__ __volatile__("prfm pldl1keep, %0" : : "Q"(*(const char *)(p)))
+#elif defined(__GNUC__)
+#define RC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RC_PREFETCH(p) ((void)(p))
+#endif
+
+static inline void prefetch_ahead(const rc_world *w, const int *sweep, int k, int hi)
+{
+    if (k + 8 < hi) {   /* the contact record */
+        const char *c = (const char *)&w->contacts[sweep[k + 8]];
+        for (size_t o = 0; o < sizeof(rc_contact); o += 64) RC_PREFETCH(c + o);
+    }
+    if (k + 4 < hi) {   /* its bodies (the record has arrived by now) */
+        const rc_contact *c = &w->contacts[sweep[k + 4]];
+        RC_PREFETCH(&w->bodies[c->body_b]);
+        if (c->body_a != RC_GROUND) RC_PREFETCH(&w->bodies[c->body_a]);
+    }
+    if (k + 2 < hi) {   /* their velocities */
+        const rc_contact *c = &w->contacts[sweep[k + 2]];
+        RC_PREFETCH(w->V + w->bodies[c->body_b].iv);
+        if (c->body_a != RC_GROUND) RC_PREFETCH(w->V + w->bodies[c->body_a].iv);
+    }
+}
+
+/* Contacts sweep[lo .. hi) in turn (closed-form laws: cannot fail). */
+static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double omega)
+{
+    for (int k = lo; k < hi; k++) {
+        prefetch_ahead(w, sweep, k, hi);
+        (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+    }
+}
 
 void rc_nsgs_free(rc_world *w)
 {
@@ -329,16 +373,21 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
             }
             for (int col = 0; col < ncol;) {
                 if (start[col + 1] - start[col] >= pmin) {   /* shared by the threads */
-                    RC_OMP(omp for schedule(static))
-                    for (int k = start[col]; k < start[col + 1]; k++)
-                        (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+                    int tid = 0, nth = 1;                    /* static schedule: one block each */
+#ifdef _OPENMP
+                    tid = omp_get_thread_num();
+                    nth = omp_get_num_threads();
+#endif
+                    const long len = start[col + 1] - start[col];
+                    sweep_closed(w, sweep, start[col] + (int)(len * tid / nth),
+                                 start[col] + (int)(len * (tid + 1) / nth), omega);
+                    RC_OMP(omp barrier)
                     col++;
                 } else {                                     /* small colours: one thread */
                     int end = col + 1;
                     while (end < ncol && start[end + 1] - start[end] < pmin) end++;
                     RC_OMP(omp single)
-                    for (int k = start[col]; k < start[end]; k++)
-                        (void)solve_contact(w, &w->contacts[sweep[k]], omega);
+                    sweep_closed(w, sweep, start[col], start[end], omega);
                     col = end;
                 }
             }
@@ -443,6 +492,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             }
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive; k++) {
+            if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
             s = solve_contact(w, &w->contacts[sweep[k]], omega);
             if (s != RC_OK) break;
         }

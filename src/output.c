@@ -523,12 +523,16 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     if (def->scenario && !(o->scenario = rc_strdup(def->scenario))) RC__NOMEM();
     if (def->params_json && !params_blank && !(o->params = rc_strdup(def->params_json))) RC__NOMEM();
 
-    /* columns */
-    int nb = rc_body_count(w);
-    if (nb > 0) {
-        o->body_ids = rc_malloc((size_t)nb * sizeof(int));
-        o->body_nq = rc_malloc((size_t)nb * sizeof(int));
-        o->body_nv = rc_malloc((size_t)nb * sizeof(int));
+    /* columns: the named bodies' (a pile's grains have no name) */
+    int nb = rc_body_count(w), nnamed = 0;
+    for (int id = 0; id < nb; id++) {
+        const char *name = rc_body_name(w, id);
+        nnamed += name && name[0];
+    }
+    if (nnamed > 0) {
+        o->body_ids = rc_malloc((size_t)nnamed * sizeof(int));
+        o->body_nq = rc_malloc((size_t)nnamed * sizeof(int));
+        o->body_nv = rc_malloc((size_t)nnamed * sizeof(int));
         if (!o->body_ids || !o->body_nq || !o->body_nv) RC__NOMEM();
     }
     int nstate_cols = 0;

@@ -23,7 +23,8 @@ void *rc_malloc(size_t n);
 void *rc_realloc(void *p, size_t n);
 void rc_free(void *p);
 char *rc_strdup(const char *s);
-/* Grow *arr (element size elem) to hold at least need elements (by a quarter). */
+/* Grow *arr (element size elem) to hold at least need elements (by a quarter;
+ * by an eighth from a megabyte on). */
 rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
 /* Shrink *arr to n elements when more than n / 32 + 16 are unused (a failed
  * reallocation keeps the larger block). */
@@ -35,18 +36,26 @@ static inline int rc_finite(double x) { return x - x == 0.0; }
 
 /* ---------------------------------------------------------------- model */
 
+/* A body: 48 bytes. Its mass and inertia are in w->mass_diag (m, m, J at iv:
+ * rc_body_mass, rc_body_inertia); what few bodies have (a name, a constant
+ * force, a force function) is in w->body_ext. */
 typedef struct rc_body {
     rc_body_kind kind;
     int linear;             /* RC_BODY_LINEAR: index into w->linears     */
-    char *name;
     int iq, iv;             /* offsets into world q[] and v[]        */
     int nq, nv;
-    double mass, inertia;   /* rigid2d                               */
-    double inv_mass, inv_inertia;
+    int ext;                /* index into w->body_ext, -1: none (no name, zero force, no function) */
+    double inv_mass, inv_inertia;   /* rigid2d                       */
+} rc_body;
+
+/* The rarer parts of a body (w->body_ext, in creation order). */
+typedef struct rc_body_ext {
+    int body;
+    char *name;
     double force[3];        /* rigid2d: constant applied force (linear bodies: w->linears[].f) */
     rc_force_fn force_fn;
     void *force_user;
-} rc_body;
+} rc_body_ext;
 
 /* A linear Lagrangian body (linear.c): dense matrices, factor of Mhat. */
 typedef struct rc_linear {
@@ -74,26 +83,35 @@ typedef struct rc_gap {
     char *name;
 } rc_gap;
 
+/* A shape: 104 bytes, what every shape has first (the narrowphase of two disks
+ * reads the first 48), then its type's own fields, which share storage. Disks
+ * and points keep no world-frame box (the centre and radius give it); a
+ * polygon keeps its own in its block (rc_shape_poly_aabb). */
 typedef struct rc_shape {
     rc_shape_type type;
     int body;               /* RC_GROUND for obstacles               */
     int group;
-    int nvert;
-    char *name;
+    int nvert;              /* polygons; 0 for other shapes          */
     double radius;
     double offset[2];
-    double (*vert)[2];      /* polygons: nvert body-frame vertices (own block, with
-                               wvert and wnorm; NULL for other shapes, so that a
-                               disk costs a few cache lines, not a kilobyte) */
-    double point[2], normal[2];   /* half-plane (normal unit)        */
-    double a[2], b[2];            /* segment                         */
-    double bound;                 /* body-frame bounding radius       */
-    /* world-frame cache, refreshed at q_k by rc_collide_update_shapes */
-    double wc[2];                              /* disk/point centre  */
-    double (*wvert)[2];                        /* polygon vertices   */
-    double (*wnorm)[2];                        /* polygon edge i->i+1 outward normals */
-    double aabb[4];                            /* xmin ymin xmax ymax */
+    double wc[2];           /* world frame at q_k (rc_collide_update_shapes): disk/point centre */
+    double bound;           /* body-frame bounding radius             */
+    char *name;
+    union {
+        struct { double point[2], normal[2]; };   /* half-plane (normal unit) */
+        struct { double a[2], b[2]; };            /* segment                  */
+        struct {                                  /* polygon: one block of 3 nvert + 2 points,
+                                                     so that a disk costs two cache lines */
+            double (*vert)[2];                    /* nvert body-frame vertices           */
+            double (*wvert)[2];                   /* world frame: vertices               */
+            double (*wnorm)[2];                   /* world frame: edge i->i+1 outward normals,
+                                                     then the AABB (xmin ymin xmax ymax) */
+        };
+    };
 } rc_shape;
+
+/* A polygon's world-frame AABB (xmin ymin xmax ymax), after its edge normals. */
+static inline double *rc_shape_poly_aabb(const rc_shape *s) { return &s->wnorm[s->nvert][0]; }
 
 typedef struct rc_law {
     rc_law_def def;
@@ -253,6 +271,7 @@ struct rc_world {
 
     /* model */
     rc_body *bodies;   int nbodies, cap_bodies;
+    rc_body_ext *body_ext; int nbody_ext, cap_body_ext;
     rc_shape *shapes;  int nshapes, cap_shapes;
     rc_law *laws;      int nlaws, cap_laws;
     int default_law;        /* law of the pairs no rule names (0 at creation) */
@@ -275,11 +294,15 @@ struct rc_world {
     long step;
     double *q, *v;          /* nq, nv                                  */
 
-    /* per-step work arrays (capacity grows between steps only) */
-    int cap_dof;
-    double *q0, *v0, *f, *vfree, *V;   /* nq/nv sized                 */
+    /* per-step work arrays (capacity grows between steps only; see
+     * rc_world_reserve_dofs for those that only some worlds have) */
+    int cap_dof, cap_state, cap_f, cap_scratch;
+    double *V;                 /* cap_dof: the solver's velocity, then v_{k+theta}     */
+    double *q0, *v0;           /* cap_state: q_k, v_k (rc_world_keeps_state), else NULL */
+    double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
+    double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
     int cap_body_scratch;
-    double *ebody;          /* per-body scratch (cap_body_scratch)           */
+    double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
     rc_contact_aux *aux;   int cap_aux;   /* contacts' aux data (worlds with a non-closed-form law) */
@@ -322,6 +345,21 @@ struct rc_world {
     double explore_res;
 };
 
+/* A rigid body's mass and inertia (the diagonal of M). */
+static inline double rc_body_mass(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv]; }
+static inline double rc_body_inertia(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv + 2]; }
+/* Body b's rarer parts, NULL when it has none. */
+static inline rc_body_ext *rc_body_ext_of(const rc_world *w, int b)
+{
+    const int e = w->bodies[b].ext;
+    return e >= 0 ? &w->body_ext[e] : NULL;
+}
+static inline const char *rc_body_name_of(const rc_world *w, int b)
+{
+    const rc_body_ext *x = rc_body_ext_of(w, b);
+    return x ? x->name : NULL;
+}
+
 /* linear.c */
 rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
 void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
@@ -342,6 +380,11 @@ void rc_world_warn(rc_world *w, const char *fmt, ...)
 int rc_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rc_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rc_world_reserve_dofs(rc_world *w);
+int rc_world_keeps_state(const rc_world *w);
+/* Whether some body may have a nonzero applied force: a constant force or a
+ * force function (bodies with an rc_body_ext), springs, linear bodies. */
+static inline int rc_world_has_forces(const rc_world *w) { return w->nbody_ext || w->nsprings || w->nlinears; }
+rc_status rc_body_add_ext(rc_world *w, int b);   /* give body b its rc_body_ext (zero force) */
 void rc_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
 
 /* collide.c: contact detection at q_k.

@@ -608,8 +608,9 @@ typedef struct rc_run_stats {
     double t_max_energy_increase;
     long local_solves;          /* total local (per-contact) solves     */
     double solver_cpu_s;        /* CPU time spent in the one-step solver */
-    size_t memory_bytes;        /* heap held by the world now (model, state,
-                                   work arrays; not the callbacks' Lua data) */
+    size_t memory_bytes;        /* heap held by the world now (model, names,
+                                   state, work arrays; not the callbacks' Lua
+                                   data nor the history output's buffers) */
     double max_joint_pos_violation, max_joint_vel_violation;
     long parallel_steps;        /* steps whose NSGS sweeps ran on more than
                                    one thread (solver.threads > 1)          */

@@ -90,9 +90,9 @@ static void save_contacts(rc_world *w)
         r->u[0] = c->u[0]; r->u[1] = c->u[1];
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
         r->WN = r->WT = 0.0;
-        if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->vfree) . p */
+        if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
             double uth[2];
-            body_velocity_dot(w, c, w->vfree, uth);
+            body_velocity_dot(w, c, w->V, uth);
             r->WN = uth[0] * c->p[0];
             r->WT = uth[1] * c->p[1];
         }
@@ -120,26 +120,37 @@ static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, con
 static rc_status forces(rc_world *w, double t_theta)
 {
     for (int b = 0; b < w->nbodies; b++) {
-        rc_body *bd = &w->bodies[b];
+        const rc_body *bd = &w->bodies[b];
         double *f = w->f + bd->iv;
-        const double *f0 = bd->kind == RC_BODY_LINEAR ? w->linears[bd->linear].f : bd->force;
-        for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
-        if (bd->force_fn) {
+        const rc_body_ext *x = rc_body_ext_of(w, b);
+        if (bd->kind == RC_BODY_LINEAR) {
+            const double *f0 = w->linears[bd->linear].f;
+            for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
+        } else if (x) {
+            for (int j = 0; j < bd->nv; j++) f[j] = x->force[j];
+        } else {   /* no rc_body_ext: a zero force, no function */
+            for (int j = 0; j < bd->nv; j++) f[j] = 0.0;
+            continue;
+        }
+        if (x && x->force_fn) {
             double *g = w->V + bd->iv;   /* scratch: V is set later in the step */
             for (int j = 0; j < bd->nv; j++) g[j] = 0.0;
-            rc_status s = bd->force_fn(bd->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
+            rc_status s = x->force_fn(x->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
+            /* the function may have given another body its rc_body_ext (set_force):
+             * w->body_ext may have moved */
+            const char *name = rc_body_name_of(w, b);
             if (s != RC_OK) {
                 const char *msg = rc_last_error();
                 char copy[768];
                 snprintf(copy, sizeof copy, "%s", msg);
                 return rc_set_error(s, "force function of body %d%s%s%s at t = %.17g: %s", b,
-                                    bd->name ? " (" : "", bd->name ? bd->name : "", bd->name ? ")" : "",
+                                    name ? " (" : "", name ? name : "", name ? ")" : "",
                                     t_theta, copy);
             }
             for (int j = 0; j < bd->nv; j++) {
                 if (!rc_finite(g[j]))
                     return rc_set_error(RC_ERR_CALLBACK, "force function of body %d%s%s%s returned a non-finite component %d at t = %.17g",
-                                        b, bd->name ? " (" : "", bd->name ? bd->name : "", bd->name ? ")" : "", j + 1, t_theta);
+                                        b, name ? " (" : "", name ? name : "", name ? ")" : "", j + 1, t_theta);
                 f[j] += g[j];
             }
         }
@@ -152,7 +163,7 @@ static rc_status forces(rc_world *w, double t_theta)
 static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
 {
     if (b == RC_GROUND) snprintf(buf, n, "ground");
-    else if (w->bodies[b].name) snprintf(buf, n, "%s", w->bodies[b].name);
+    else if (rc_body_name_of(w, b)) snprintf(buf, n, "%s", rc_body_name_of(w, b));
     else snprintf(buf, n, "body %d", b);
     return buf;
 }
@@ -271,12 +282,19 @@ rc_status rc_world_step(rc_world *w)
 
     /* periodic boundary: bodies moved by the user back into the cell */
     rc_collide_wrap(w);
-    /* state at t_k, kept so that a failed step leaves it untouched */
-    memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
-    memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
+    /* state at t_k: copied when something after the update may fail (so that
+     * a failed step leaves it untouched) or reads it; otherwise q and v are
+     * q_k, v_k until the update, which overwrites them in place */
+    const int keep = rc_world_keeps_state(w);
+    if (keep) {
+        memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
+        memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
+    }
+    const double *vk = keep ? w->v0 : w->v;   /* v_k until the update */
 
-    /* 1. smooth forces at t_{k+theta} */
-    rc_status s = forces(w, w->t + theta * h);
+    /* 1. smooth forces at t_{k+theta} (none: w->f is not used) */
+    const int have_f = rc_world_has_forces(w);
+    rc_status s = have_f ? forces(w, w->t + theta * h) : RC_OK;
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
@@ -304,16 +322,18 @@ rc_status rc_world_step(rc_world *w)
 
     /* 3. free velocity (rigid: Mhat = M) and the solver's starting velocity */
     for (int b = 0; b < w->nbodies; b++) {
+        static const double zero3[3];
         const rc_body *bd = &w->bodies[b];
-        const double *v = w->v0 + bd->iv, *f = w->f + bd->iv;
+        const double *v = vk + bd->iv, *f = have_f ? w->f + bd->iv : zero3;
         double *V0 = w->V + bd->iv;
         if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
             s = rc_linear_free_velocity(w, &w->linears[bd->linear], fremond, f, V0);
             if (s != RC_OK) return s;
             continue;
         }
-        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + bd->mass * g[0]),
-                         v[1] + h * bd->inv_mass * (f[1] + bd->mass * g[1]),
+        const double m = rc_body_mass(w, bd);
+        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + m * g[0]),
+                         v[1] + h * bd->inv_mass * (f[1] + m * g[1]),
                          v[2] + h * bd->inv_inertia * f[2] };
         for (int j = 0; j < 3; j++) V0[j] = fremond ? (1.0 - theta) * v[j] + theta * vf[j] : vf[j];
     }
@@ -326,7 +346,7 @@ rc_status rc_world_step(rc_world *w)
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uk[2];
-        body_velocity_dot(w, c, w->v0, uk);
+        body_velocity_dot(w, c, vk, uk);
         double trigger = c->gN;
         if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * uk[0];
         /* eq. (64); a contact that carried a normal impulse in the last step
@@ -459,27 +479,40 @@ rc_status rc_world_step(rc_world *w)
         return RC_OK;
     }
 
-    /* 6. update: v_{k+1}, q_{k+1} = q_k + h v_{k+theta}; V is kept as v_{k+theta} in w->vfree */
-    double *vth = w->vfree;
-    if (fremond) {
-        for (int i = 0; i < nv; i++) {
-            vth[i] = w->V[i];
-            w->v[i] = (w->V[i] - (1.0 - theta) * w->v0[i]) / theta;
+    /* 6. update: v_{k+1}, q_{k+1} = q_k + h v_{k+theta}; w->V becomes v_{k+theta}
+     * (Moreau--Jean--Fremond: it is already) */
+    double *vth = w->V;
+    double Ek0, Ep0, Ek1, Ep1, E_el, W_theta = 0.0;
+    if (keep) {
+        if (fremond) {
+            for (int i = 0; i < nv; i++) w->v[i] = (w->V[i] - (1.0 - theta) * w->v0[i]) / theta;
+        } else {
+            for (int i = 0; i < nv; i++) {
+                const double V = w->V[i];
+                w->v[i] = V;
+                vth[i] = (1.0 - theta) * w->v0[i] + theta * V;
+            }
         }
-    } else {
-        for (int i = 0; i < nv; i++) {
-            w->v[i] = w->V[i];
-            vth[i] = (1.0 - theta) * w->v0[i] + theta * w->V[i];
+        for (int b = 0; b < w->nbodies; b++) {
+            const rc_body *bd = &w->bodies[b];
+            for (int j = 0; j < bd->nq; j++) w->q[bd->iq + j] = w->q0[bd->iq + j] + h * vth[bd->iv + j];
         }
-    }
-    for (int b = 0; b < w->nbodies; b++) {
-        const rc_body *bd = &w->bodies[b];
-        for (int j = 0; j < bd->nq; j++) w->q[bd->iq + j] = w->q0[bd->iq + j] + h * vth[bd->iv + j];
+        rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
+    } else {   /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same order */
+        rc_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
+        const double *md = w->mass_diag;
+        for (int i = 0; i < nv; i++) {
+            const double V = w->V[i], v0 = w->v[i];
+            const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
+            if (!fremond) vth[i] = (1.0 - theta) * v0 + theta * V;
+            w->v[i] = v1;
+            w->q[i] = w->q[i] + h * vth[i];
+            const double dv = v1 - v0;
+            W_theta += md[i] * dv * dv;
+        }
     }
 
     /* 7. audit, eqs. (65)-(68) */
-    double Ek0, Ep0, Ek1, Ep1, E_el;
-    rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
     rc_energy(w, w->q, w->v, &Ek1, &Ep1, &E_el);
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
@@ -496,9 +529,10 @@ rc_status rc_world_step(rc_world *w)
     }
     double E_spring = 0.0;
     if (w->nsprings) rc_springs_forces(w, NULL, &E_spring);
-    double W_ext = 0.0, W_theta = 0.0, W_damp = 0.0;
-    for (int i = 0; i < nv; i++) W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
-    for (int b = 0; b < w->nbodies; b++) {
+    double W_ext = 0.0, W_damp = 0.0;   /* no forces: W_ext = 0 (a sum of +-0) */
+    if (have_f)
+        for (int i = 0; i < nv; i++) W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
+    for (int b = 0; keep && b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
             double norms, wd;
@@ -635,7 +669,8 @@ rc_status rc_world_step(rc_world *w)
     if (w->out) return rc_output_row(w);
     return RC_OK;
 
-restore:    /* a failure after the update: back to the state at t_k */
+restore:    /* a failure after the update: back to the state at t_k (keep is set:
+               only joints, laws' updates and work_check "error" come here) */
     memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
     memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
     return s;   /* the contacts of the state (w->rec) were not touched */

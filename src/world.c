@@ -171,10 +171,10 @@ void rc_world_destroy(rc_world *w)
     rc_output_free(w);
     rc_joints_free(w);
     rc_linear_free(w);
-    for (int i = 0; i < w->nbodies; i++) rc_free(w->bodies[i].name);
+    for (int i = 0; i < w->nbody_ext; i++) rc_free(w->body_ext[i].name);
     for (int i = 0; i < w->nshapes; i++) {
         rc_free(w->shapes[i].name);
-        rc_free(w->shapes[i].vert);
+        if (w->shapes[i].type == RC_SHAPE_POLYGON) rc_free(w->shapes[i].vert);
     }
     for (int i = 0; i < w->nlaws; i++) {
         if (w->laws[i].ops.destroy) w->laws[i].ops.destroy(w->laws[i].ops.user);
@@ -182,7 +182,7 @@ void rc_world_destroy(rc_world *w)
     }
     for (int i = 0; i < w->nrules; i++) rc_free(w->rules[i].name);
     for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
-    rc_free(w->bodies); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
+    rc_free(w->bodies); rc_free(w->body_ext); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
     rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
     rc_free(w->ebody); rc_free(w->comp);
@@ -192,21 +192,47 @@ void rc_world_destroy(rc_world *w)
     rc_free(w);
 }
 
-/* Work arrays sized by the number of dofs: grown when bodies are added. */
+/* Whether a step keeps copies of q_k and v_k (w->q0, w->v0): when something
+ * after the update may fail and must leave the state as it was (joint
+ * projection, a law's update, work_check "error") or reads them (joints,
+ * linear bodies). Otherwise the update overwrites q and v in place. */
+int rc_world_keeps_state(const rc_world *w)
+{
+    if (w->njoints || w->nlinears || w->sim.work_check == RC_WORK_ERROR) return 1;
+    for (int i = 0; i < w->nlaws; i++)
+        if (w->laws[i].ops.update) return 1;
+    return 0;
+}
+
+static rc_status reserve_dof_array(double **arr, int *cap, int n)
+{
+    if (*cap >= n) return RC_OK;
+    double *p = rc_realloc(*arr, (size_t)n * sizeof(double));
+    if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    *arr = p;
+    *cap = n;
+    return RC_OK;
+}
+
+/* Work arrays sized by the number of dofs: V, grown when bodies are added;
+ * the others, reserved at the start of a step, only when the step uses them:
+ * q0, v0 (rc_world_keeps_state), the forces f (rc_world_has_forces), the
+ * Uzawa solver's scratch velocity, the per-body scratch of joints. A pile of
+ * plain grains under NSGS needs V only. */
 rc_status rc_world_reserve_dofs(rc_world *w)
 {
-    if (w->cap_dof < w->nv || w->cap_dof < w->nq || w->cap_dof == 0) {
-        int n = w->nq > w->nv ? w->nq : w->nv;
-        if (n < 8) n = 8;
-        double **arrs[] = { &w->q0, &w->v0, &w->f, &w->vfree, &w->V };
-        for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
-            double *p = rc_realloc(*arrs[i], (size_t)n * sizeof(double));
-            if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-            *arrs[i] = p;
-        }
-        w->cap_dof = n;
+    int n = w->nq > w->nv ? w->nq : w->nv;
+    if (n < 8) n = 8;
+    RC_CHECK(reserve_dof_array(&w->V, &w->cap_dof, n));
+    if (!w->configured) return RC_OK;   /* bodies being added: the rest at the first step */
+    if (rc_world_keeps_state(w)) {
+        int c = w->cap_state;
+        RC_CHECK(reserve_dof_array(&w->q0, &c, n));
+        RC_CHECK(reserve_dof_array(&w->v0, &w->cap_state, n));
     }
-    if (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0) {   /* per body, not per dof */
+    if (rc_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
+    if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(reserve_dof_array(&w->vfree, &w->cap_scratch, n));
+    if (w->njoints && (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0)) {   /* per body: joints only */
         int n = w->nbodies < 8 ? 8 : w->nbodies;
         double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
         if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
@@ -225,6 +251,7 @@ rc_status rc_world_reserve_dofs(rc_world *w)
 void rc_world_trim_model(rc_world *w)
 {
     rc_trim((void **)&w->bodies, &w->cap_bodies, w->nbodies, sizeof(rc_body));
+    rc_trim((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext, sizeof(rc_body_ext));
     rc_trim((void **)&w->shapes, &w->cap_shapes, w->nshapes, sizeof(rc_shape));
 }
 
@@ -272,15 +299,23 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
     if (!md) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     w->mass_diag = md;
 
+    /* a name or a force (any bit set: -0.0 is kept too) needs the body's rc_body_ext */
+    static const double zero3[3];
+    const int ext = def->name || memcmp(def->force, zero3, sizeof zero3) != 0;
     rc_body *b = &w->bodies[w->nbodies];
     memset(b, 0, sizeof *b);
+    b->ext = -1;
+    if (ext) {
+        RC_CHECK(rc_body_add_ext(w, w->nbodies));
+        rc_body_ext *x = &w->body_ext[b->ext];
+        x->name = rc_strdup(def->name);
+        if (def->name && !x->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        memcpy(x->force, def->force, sizeof x->force);
+    }
     b->kind = def->kind;
-    b->name = rc_strdup(def->name);
     b->iq = w->nq; b->iv = w->nv; b->nq = nq; b->nv = nv;
     b->linear = -1;
-    b->mass = def->mass; b->inertia = def->inertia;
     b->inv_mass = 1.0 / def->mass; b->inv_inertia = 1.0 / def->inertia;
-    memcpy(b->force, def->force, sizeof b->force);
     memcpy(w->q + b->iq, def->q, 3 * sizeof(double));
     memcpy(w->v + b->iv, def->v, 3 * sizeof(double));
     md[b->iv] = md[b->iv + 1] = def->mass;
@@ -293,18 +328,30 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
 
 int rc_body_count(const rc_world *w) { return w ? w->nbodies : 0; }
 
+/* Body b's rc_body_ext, zero (no name, no force, no function), appended to
+ * w->body_ext (b may be the body being created, at w->nbodies). */
+rc_status rc_body_add_ext(rc_world *w, int b)
+{
+    RC_CHECK(rc_reserve((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext + 1, sizeof(rc_body_ext)));
+    rc_body_ext *x = &w->body_ext[w->nbody_ext];
+    memset(x, 0, sizeof *x);
+    x->body = b;
+    w->bodies[b].ext = w->nbody_ext++;
+    return RC_OK;
+}
+
 rc_status rc_body_find(const rc_world *w, const char *name, int *out_id)
 {
     if (!w || !name) return rc_set_error(RC_ERR_ARG, "rc_body_find: NULL argument");
-    for (int i = 0; i < w->nbodies; i++)
-        if (w->bodies[i].name && strcmp(w->bodies[i].name, name) == 0) {
-            if (out_id) *out_id = i;
+    for (int i = 0; i < w->nbody_ext; i++)   /* in creation order, as the bodies */
+        if (w->body_ext[i].name && strcmp(w->body_ext[i].name, name) == 0) {
+            if (out_id) *out_id = w->body_ext[i].body;
             return RC_OK;
         }
     return rc_set_error(RC_ERR_NOT_FOUND, "no body named \"%s\"", name);
 }
 
-const char *rc_body_name(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].name : NULL; }
+const char *rc_body_name(const rc_world *w, int id) { return valid_body(w, id) ? rc_body_name_of(w, id) : NULL; }
 int rc_body_nq(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].nq : 0; }
 int rc_body_nv(const rc_world *w, int id) { return valid_body(w, id) ? w->bodies[id].nv : 0; }
 
@@ -336,17 +383,26 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     CHECK_BODY(w, id);
     if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
     RC_CHECK(check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
-    if (w->bodies[id].kind == RC_BODY_LINEAR)
+    if (w->bodies[id].kind == RC_BODY_LINEAR) {
         memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
-    else
-        memcpy(w->bodies[id].force, f, (size_t)w->bodies[id].nv * sizeof(double));
+        return RC_OK;
+    }
+    if (w->bodies[id].ext < 0) {   /* a body without rc_body_ext has a zero force */
+        static const double zero3[3];
+        if (memcmp(f, zero3, sizeof zero3) == 0) return RC_OK;
+        RC_CHECK(rc_body_add_ext(w, id));
+    }
+    memcpy(rc_body_ext_of(w, id)->force, f, 3 * sizeof(double));
     return RC_OK;
 }
 
 rc_status rc_body_get_force(const rc_world *w, int id, double *f)
 {
     CHECK_BODY(w, id);
-    const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f : w->bodies[id].force;
+    static const double zero3[3];
+    const rc_body_ext *x = rc_body_ext_of(w, id);
+    const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f
+                      : x ? x->force : zero3;
     if (f) memcpy(f, src, (size_t)w->bodies[id].nv * sizeof(double));
     return RC_OK;
 }
@@ -354,8 +410,13 @@ rc_status rc_body_get_force(const rc_world *w, int id, double *f)
 rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
 {
     CHECK_BODY(w, id);
-    w->bodies[id].force_fn = fn;
-    w->bodies[id].force_user = user;
+    if (w->bodies[id].ext < 0) {
+        if (!fn) return RC_OK;
+        RC_CHECK(rc_body_add_ext(w, id));
+    }
+    rc_body_ext *x = rc_body_ext_of(w, id);
+    x->force_fn = fn;
+    x->force_user = user;
     return RC_OK;
 }
 
@@ -364,8 +425,8 @@ rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia
     CHECK_BODY(w, id);
     if (w->bodies[id].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "body %d is a linear body: its mass is the matrix M", id);
-    if (m) *m = w->bodies[id].mass;
-    if (inertia) *inertia = w->bodies[id].inertia;
+    if (m) *m = rc_body_mass(w, &w->bodies[id]);
+    if (inertia) *inertia = rc_body_inertia(w, &w->bodies[id]);
     return RC_OK;
 }
 
@@ -441,19 +502,21 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
     memcpy(s->offset, d.offset, sizeof s->offset);
     s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
-    if (s->nvert > 0) {   /* vert, wvert, wnorm in one block */
-        double (*blk)[2] = rc_malloc((size_t)3 * s->nvert * sizeof *blk);
-        if (!blk) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    if (s->nvert > 0) {   /* vert, wvert, wnorm + the AABB in one block */
+        double (*blk)[2] = rc_malloc(((size_t)3 * s->nvert + 2) * sizeof *blk);
+        if (!blk) { rc_free(s->name); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
         memcpy(blk, d.vert, (size_t)s->nvert * sizeof *blk);
         s->vert = blk;
         s->wvert = blk + s->nvert;
         s->wnorm = blk + 2 * s->nvert;
-        memset(s->wvert, 0, (size_t)2 * s->nvert * sizeof *blk);
+        memset(s->wvert, 0, ((size_t)2 * s->nvert + 2) * sizeof *blk);
+    } else if (d.type == RC_SHAPE_HALFPLANE) {
+        memcpy(s->point, d.point, sizeof s->point);
+        memcpy(s->normal, d.normal, sizeof s->normal);
+    } else if (d.type == RC_SHAPE_SEGMENT) {
+        memcpy(s->a, d.a, sizeof s->a);
+        memcpy(s->b, d.b, sizeof s->b);
     }
-    memcpy(s->point, d.point, sizeof s->point);
-    memcpy(s->normal, d.normal, sizeof s->normal);
-    memcpy(s->a, d.a, sizeof s->a);
-    memcpy(s->b, d.b, sizeof s->b);
     double bound = hypot(d.offset[0], d.offset[1]) + s->radius;
     for (int i = 0; i < s->nvert; i++) {
         double r = hypot(d.vert[i][0], d.vert[i][1]);
@@ -478,10 +541,13 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
         def->name = s->name;
         memcpy(def->offset, s->offset, sizeof def->offset);
         if (s->nvert > 0) memcpy(def->vert, s->vert, (size_t)s->nvert * sizeof *s->vert);
-        memcpy(def->point, s->point, sizeof def->point);
-        memcpy(def->normal, s->normal, sizeof def->normal);
-        memcpy(def->a, s->a, sizeof def->a);
-        memcpy(def->b, s->b, sizeof def->b);
+        if (s->type == RC_SHAPE_HALFPLANE) {   /* the fields of the other types keep their defaults */
+            memcpy(def->point, s->point, sizeof def->point);
+            memcpy(def->normal, s->normal, sizeof def->normal);
+        } else if (s->type == RC_SHAPE_SEGMENT) {
+            memcpy(def->a, s->a, sizeof def->a);
+            memcpy(def->b, s->b, sizeof def->b);
+        }
     }
     return RC_OK;
 }
@@ -766,28 +832,46 @@ rc_status rc_world_step_info(const rc_world *w, rc_step_info *info)
     return RC_OK;
 }
 
-/* Heap held by the world: capacities of its arrays. */
+static size_t name_bytes(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+/* Heap held by the world: capacities of its arrays, names. */
 static size_t memory(const rc_world *w)
 {
     size_t m = sizeof *w;
-    m += (size_t)w->cap_bodies * sizeof(rc_body) + (size_t)w->cap_shapes * sizeof(rc_shape);
+    m += (size_t)w->cap_bodies * sizeof(rc_body) + (size_t)w->cap_body_ext * sizeof(rc_body_ext);
+    m += (size_t)w->cap_shapes * sizeof(rc_shape);
     m += (size_t)w->cap_laws * sizeof(rc_law) + (size_t)w->cap_rules * sizeof(rc_rule);
     m += (size_t)w->cap_slots * sizeof(rc_slot) + (size_t)w->cap_joints * sizeof(rc_joint);
     m += (size_t)w->cap_springs * sizeof(rc_spring);
-    for (int i = 0; i < w->nshapes; i++) m += (size_t)6 * w->shapes[i].nvert * sizeof(double);
+    for (int i = 0; i < w->nshapes; i++)   /* polygon blocks: 3 nvert + 2 points */
+        if (w->shapes[i].nvert) m += ((size_t)6 * w->shapes[i].nvert + 4) * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)w->cap_dof * 5 * sizeof(double) + (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
+    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch) * sizeof(double);
+    m += (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
     m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
     m += rc_nsgs_memory(w);
+    m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
         size_t nn = (size_t)L->n * L->n;
         m += nn * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
         m += (L->banded ? (size_t)(L->kd + 1) * L->n : nn) * sizeof(double);
     }
-    return m;
+    for (int i = 0; i < w->ngaps; i++) {   /* idx, nrm, tng; MH, grad */
+        const rc_gap *g = &w->gaps[i];
+        m += (size_t)g->nnz * (sizeof(int) + 2 * sizeof(double)) + name_bytes(g->name);
+        m += (size_t)2 * (w->bodies[g->body].nv + w->bodies[g->body].nq) * sizeof(double);
+    }
+    for (int i = 0; i < w->nbody_ext; i++) m += name_bytes(w->body_ext[i].name);
+    for (int i = 0; i < w->nshapes; i++) m += name_bytes(w->shapes[i].name);
+    for (int i = 0; i < w->nlaws; i++) m += name_bytes(w->laws[i].name);
+    for (int i = 0; i < w->nrules; i++) m += name_bytes(w->rules[i].name);
+    for (int i = 0; i < w->nslots; i++) m += name_bytes(w->slots[i].name);
+    for (int i = 0; i < w->njoints; i++) m += name_bytes(w->joints[i].name);
+    for (int i = 0; i < w->nsprings; i++) m += name_bytes(w->springs[i].name);
+    return m;   /* not the history output's buffers (rc_output_open; zlib's stream: about 0.45 MB) */
 }
 
 rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats)

@@ -673,6 +673,40 @@ local Body = { __name = "ricochet.body" }
 Body.__index = Body
 rc.Body = Body
 
+-- Body objects. A world holds on to the objects it must: named bodies (w:find),
+-- linear bodies, and any body given a field (by the script, or marks such as
+-- _force_fn: Body.__newindex); the others, plain rigid bodies such as the grains
+-- of a pile, only through a weak cache, so that a grain costs no Lua memory once
+-- the script has let go of its object. body_object makes it again from the id
+-- when asked for (w:bodies(), ...); while the script holds a body, it gets that
+-- same object back.
+local function body_pin(b)
+    local w = rawget(b, "world")
+    rawget(w, "_body_pinned")[rawget(b, "id")] = b
+end
+
+function Body.__newindex(b, k, v)
+    rawset(b, k, v)
+    body_pin(b)
+end
+
+local function new_body(w, id, fields, pin)
+    fields.id, fields.world = id, w
+    local b = setmetatable(fields, Body)
+    if pin then body_pin(b) else rawget(w, "_body_cache")[id] = b end
+    rawset(w, "_nbodies", rawget(w, "_nbodies") + 1)
+    return b
+end
+
+local function body_object(w, id)
+    local b = rawget(w, "_body_pinned")[id] or rawget(w, "_body_cache")[id]
+    if b then return b end
+    -- neither named nor linear (those are pinned): a plain rigid body
+    b = setmetatable({ id = id, kind = "rigid2d", world = w }, Body)
+    rawget(w, "_body_cache")[id] = b
+    return b
+end
+
 local Ground = { __name = "ricochet.ground" }
 Ground.__index = Ground
 function Ground.__tostring() return "ricochet.ground" end
@@ -701,7 +735,7 @@ local function world_core(fname, w, idle)
 end
 
 function World.__tostring(w)
-    return fmt("ricochet.world (%d bodies)", #w._bodies)
+    return fmt("ricochet.world (%d bodies)", rawget(w, "_nbodies"))
 end
 
 function World.__close(w, err)
@@ -735,7 +769,8 @@ function rc.world(t)
     local w = setmetatable({
         _c = c, dim = dim, gravity = g, margin = margin, periodic = periodic,
         default_law = law or rc.newton{},
-        _bodies = {}, _by_name = {}, _laws = setmetatable({}, { __mode = "k" }),
+        _nbodies = 0, _body_pinned = {}, _body_cache = setmetatable({}, { __mode = "v" }),
+        _by_name = {}, _laws = setmetatable({}, { __mode = "k" }),
         _joints = {}, _joint_names = {},
     }, World)
     w.ground = setmetatable({ id = core.GROUND, name = "ground", world = w }, Ground)
@@ -850,14 +885,13 @@ function World:body(t)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
     local id, msg = core.body_create(c, { name = name, mass = mass, inertia = inertia, q = q, v = v, force = force })
     if not id then fail(fname, "%s", msg) end
-    local body = setmetatable({ id = id, name = name, kind = "rigid2d", world = self }, Body)
-    self._bodies[#self._bodies + 1] = body
+    local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
     if name then self._by_name[name] = body end
     for _, d in ipairs(shapes) do create_shape(fname, c, id, d) end
     if force_fn then
         local ok, err = core.body_set_force_fn(c, id, force_fn)
         if not ok then fail(fname, "%s", err) end
-        rawset(body, "_force_fn", true)   -- sim:force_set: the load is not gravity + a constant force
+        body._force_fn = true   -- sim:force_set: the load is not gravity + a constant force (pins the body)
     end
     return body
 end
@@ -865,7 +899,7 @@ end
 function World:bodies()
     check_self("world:bodies", self, World, "a world")
     local r = {}
-    for i, b in ipairs(self._bodies) do r[i] = b end
+    for id = 0, rawget(self, "_nbodies") - 1 do r[id + 1] = body_object(self, id) end
     return r
 end
 
@@ -1292,7 +1326,7 @@ local function make_spring(fname, self, cw, stype, a, b, def)
     local id, msg = core.spring_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     for _, side in ipairs{ a, b } do   -- sim:force_set refuses bodies loaded by springs
-        if getmetatable(side) == Body then rawset(side, "_springs", true) end
+        if getmetatable(side) == Body then side._springs = true end   -- (pins the body)
     end
     return setmetatable({ id = id, name = def.name, type = stype, a = a, b = b, k = def.k, c = def.c, world = self }, Spring)
 end
@@ -1393,8 +1427,7 @@ function World:linear(t)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
     local id, msg = core.linear_create(cw, { name = name, n = n, M = M, K = K, C = C, q0 = q0, v0 = v0, f = f })
     if not id then fail(fname, "%s", msg) end
-    local body = setmetatable({ id = id, name = name, kind = "linear", n = n, world = self }, Body)
-    self._bodies[#self._bodies + 1] = body
+    local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
     if name then self._by_name[name] = body end
     if force_fn then
         local ok, err = core.body_set_force_fn(cw, id, force_fn)
@@ -1658,7 +1691,7 @@ function Body:set_force_fn(fn)
     if fn ~= nil and type(fn) ~= "function" then fail(fname, "'fn' must be a function or nil (got %s)", show(fn)) end
     local ok, msg = core.body_set_force_fn(c, self.id, fn)
     if not ok then fail(fname, "%s", msg) end
-    rawset(self, "_force_fn", fn ~= nil)
+    self._force_fn = fn ~= nil   -- (pins the body)
     return self
 end
 
@@ -1952,15 +1985,13 @@ function Sim:force_set(t)
     end
 
     -- the bodies: rigid, loaded by gravity and a constant force, at rest
-    local byid = {}
-    for _, b in ipairs(world._bodies) do byid[b.id] = b end
     local g = world.gravity
     local bodies, involved, nb, W0 = {}, {}, 0, 0
     for _, ct in ipairs(list) do
         if ct.active then
             for _, id in ipairs{ ct.body_a, ct.body_b } do
                 if id ~= core.GROUND and not involved[id] then
-                    local b = byid[id]
+                    local b = body_object(world, id)
                     local name = tostring(b)
                     if b.kind ~= "rigid2d" then
                         fail(fname, "%s is a linear body: only rigid bodies are supported", name)
