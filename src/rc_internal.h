@@ -84,7 +84,7 @@ typedef struct rc_gap {
 } rc_gap;
 
 /* A shape: 104 bytes, what every shape has first (the narrowphase of two disks
- * reads the first 48), then its type's own fields, which share storage. Disks
+ * reads the first 56), then its type's own fields, which share storage. Disks
  * and points keep no world-frame box (the centre and radius give it); a
  * polygon keeps its own in its block (rc_shape_poly_aabb). */
 typedef struct rc_shape {
