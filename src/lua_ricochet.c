@@ -2068,6 +2068,7 @@ static int l_explore(lua_State *L)
     lua_getfield(L, 2, "random_guess"); d.random_guess = lua_toboolean(L, -1); lua_pop(L, 1);
     lua_getfield(L, 2, "zero_guess"); d.zero_guess = lua_toboolean(L, -1); lua_pop(L, 1);
     lua_getfield(L, 2, "random_order"); d.random_order = lua_toboolean(L, -1); lua_pop(L, 1);
+    lua_getfield(L, 2, "cyclic_order"); d.cyclic_order = lua_toboolean(L, -1); lua_pop(L, 1);
     d.guess_scale = field_num(L, 2, "guess_scale", 0.0);
     d.seed = (uint64_t)field_int(L, 2, "seed", 1);
     lua_getfield(L, 2, "guess_scales");   /* optional list: p_N in [0, s_i] for contact i */

@@ -483,7 +483,8 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
     const double omega = w->sim.solver.relax;
     uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
-        if (order == RC_ORDER_RANDOM)   /* Fisher--Yates, xorshift64 */
+        if (order == RC_ORDER_RANDOM && (it == 0 || !(w->explore && w->explore->cyclic_order)))
+            /* Fisher--Yates, xorshift64; an exploration's cyclic order: the first sweep's, kept */
             for (int k = w->nactive - 1; k > 0; k--) {
                 rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
                 int r = (int)(rng % (uint64_t)(k + 1)), tmp = w->active[k];

@@ -547,6 +547,8 @@ typedef struct rc_explore_def {
     int nguess_scales;
     int zero_guess;         /* initial p = 0 (else: the warm start)          */
     int random_order;       /* a new random sweep order every sweep          */
+    int cyclic_order;       /* with random_order: one random order for the whole solve,
+                               swept cyclically (Moreau 2004 section 3.1, procedure (b)) */
     uint64_t seed;
 } rc_explore_def;
 rc_explore_def rc_default_explore_def(void);

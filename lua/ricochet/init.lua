@@ -1853,7 +1853,7 @@ function Sim:explore(t)
     check_table(fname, t, "sim:explore{ guess = \"random\", scale = 0.1, order = \"random\", seed = 1 }")
     check_keys(fname, t, { "guess", "scale", "order", "seed" })
     local guess = option(fname, "guess", t.guess, "zero", { "zero", "random", "warm" })
-    local order = option(fname, "order", t.order, "random", { "random", "fixed" })
+    local order = option(fname, "order", t.order, "random", { "random", "cyclic", "fixed" })
     -- scale: one number, or a list of numbers by contact (the problem's contact order, as returned)
     local scale, scales = 0, nil
     if type(t.scale) == "table" and getmetatable(t.scale) == nil then
@@ -1875,7 +1875,8 @@ function Sim:explore(t)
     if guess == "random" and scale == 0 then fail(fname, "'scale' (> 0) is required with guess = \"random\"") end
     local res, msg = core.explore(c, { random_guess = guess == "random", zero_guess = guess == "zero",
                                        guess_scale = scales and 0 or scale, guess_scales = scales,
-                                       random_order = order == "random",
+                                       random_order = order == "random" or order == "cyclic",
+                                       cyclic_order = order == "cyclic",
                                        seed = integer(fname, "seed", t.seed, 1) })
     if not res then fail(fname, "%s", msg) end
     return res, msg   -- msg: { iterations, residual, converged } of that solve

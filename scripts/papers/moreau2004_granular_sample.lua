@@ -25,6 +25,7 @@ local N       = rc.param("N", 28)
 local seed    = rc.param("seed", 3)
 local samples = rc.param("samples", 500)
 local zero    = rc.param("zero", 100)
+local zero_order = rc.param("zero_order", "random")   -- zero-guess runs: "random" (new order every sweep) or "cyclic" (one per run, the paper's)
 local domain  = rc.param("domain", "lp")
 local directions = rc.param("directions", 64)
 local svg     = rc.param("svg", "")
@@ -126,7 +127,8 @@ local results, kinds, worst_eq, worst_coulomb = {}, {}, 0, 0
 cpu = os.clock()
 for k = 1, samples + zero do
   local kind = k <= samples and "random" or "zero"
-  local sol = forces(sim:explore{ guess = kind, scale = kind == "random" and scale or nil, order = "random", seed = k })
+  local sol = forces(sim:explore{ guess = kind, scale = kind == "random" and scale or nil,
+                                 order = kind == "zero" and zero_order or "random", seed = k })
   local eq, cl = check(sol)
   worst_eq, worst_coulomb = math.max(worst_eq, eq), math.max(worst_coulomb, cl)
   results[#results + 1], kinds[#kinds + 1] = sol, kind
