@@ -308,6 +308,10 @@ static rc_status colour_order(rc_world *w, int *closed)
  * about a microsecond, the time of some 20 local solves. Does not change the
  * result. Internal, tests set it to 0 to share every colour. */
 int rc_nsgs_parallel_min = 512;
+/* Adaptive threads keep the team while a team sweep takes less than this
+ * times the step's one-thread sweep (per contact update). Internal, tests
+ * set it tiny to make every team stop mid-step. */
+double rc_nsgs_team_margin = 1.0;
 
 static double wall_s(void)
 {
@@ -320,7 +324,12 @@ static double wall_s(void)
  * calling thread when the team stops paying. */
 typedef struct coloured_state {
     double nb, res, t_prev;
-    int it, go, worst, started, leave, team_sweeps;
+    double serial_s;        /* timed mode: cost per contact update of the last one-thread sweep */
+    int it, go, worst, started, leave;
+    int team_sweeps;        /* sweeps done by a team, this step                */
+    int region_sweeps;      /* sweeps of the current parallel region           */
+    int slow;               /* consecutive team sweeps slower than one thread   */
+    int it_limit;           /* stop after this many sweeps                      */
 } coloured_state;
 
 /* Coloured sweeps while the problem is not solved, when every active
@@ -330,19 +339,21 @@ typedef struct coloured_state {
  * does not depend on nt. Joints are solved by one thread at the start of each
  * sweep, the residual's terms are computed in parallel and summed by one
  * thread in key order. With adaptive timing (threads > 1 configured), every
- * sweep is timed: on one thread it updates the cost per contact update, in a
- * team a sweep slower than that on one thread (from the team's second sweep
- * on) ends the team: the caller continues on one thread, same numbers. */
+ * sweep is timed: on one thread it gives the step's cost per contact update;
+ * in a team, a sweep slower than that (from the team's second sweep on, the
+ * first one waking the threads) ends the team: the caller continues on one
+ * thread, same numbers. */
 static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
 {
     const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
     const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
     const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rc_nsgs_parallel_min;
     const int timed = w->sim.solver.threads > 1 && w->sim.solver.adaptive_threads;
+    const double margin = rc_nsgs_team_margin;
     const int *sweep = w->sweep, *start = w->colour_start, *active = w->active;
     (void)nt;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, sweep, start, active))
+           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start, active))
     {
         if (!st->started) {
             RC_OMP(omp for schedule(static))
@@ -360,12 +371,15 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
             }
         }
         RC_OMP(omp single)
-        st->t_prev = timed ? wall_s() : 0.0;
+        {
+            st->t_prev = timed ? wall_s() : 0.0;
+            st->region_sweeps = 0;
+        }
         /* Loop control: go, leave and it are written only in the single at
          * the end of a sweep and read here, after its barrier; the next write
          * comes after at least one more barrier (a colour's, ncol >= 1), so
          * every thread reads the same values and meets the same constructs. */
-        while (st->go && !st->leave) {
+        while (st->go && !st->leave && st->it < st->it_limit) {
             const int check = (st->it + 1) % check_every == 0 || st->it + 1 == max_iter;
             if (nj) {
                 RC_OMP(omp single)
@@ -408,37 +422,55 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
                 if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
                     const double now = wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
                     st->t_prev = now;
-                    if (nt == 1)
-                        w->par_serial_s = w->par_serial_s > 0.0 ? 0.9 * w->par_serial_s + 0.1 * per : per;
-                    else if (++st->team_sweeps >= 2 && per > w->par_serial_s)
-                        st->leave = 1;
+                    if (nt == 1) {
+                        st->serial_s = per;
+                    } else if (++st->region_sweeps >= 2) {   /* the first one wakes the threads */
+                        st->slow = per > margin * st->serial_s ? st->slow + 1 : 0;
+                        st->leave = st->slow >= 2;
+                    }
                 }
+                if (nt > 1) st->team_sweeps++;
             }
         }
     }
 }
 
-/* The coloured solve: on nt threads while they pay, then on this one. */
-static void coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
+/* The coloured solve: on nt threads while they pay, then on this one.
+ * Returns whether a team swept. Timed (adaptive) mode: one sweep in 16
+ * runs on this thread and sets the cost the team has to beat until the
+ * next (the cost of a sweep drifts during a solve); two team sweeps in a
+ * row slower than that hand the rest of the step to this thread. */
+static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
 {
+    const int max_iter = w->sim.solver.max_iter;
     coloured_state st;
     memset(&st, 0, sizeof st);
     st.nb = nb;
     st.worst = -1;
-    coloured_sweeps(w, nt, &st);
+    if (nt > 1 && w->sim.solver.adaptive_threads) {
+        do {
+            st.it_limit = st.it + 1;                  /* the one-thread reference sweep */
+            coloured_sweeps(w, 1, &st);
+            st.it_limit = st.it + 15 < max_iter ? st.it + 15 : max_iter;
+            coloured_sweeps(w, nt, &st);              /* (returns at once if solved) */
+        } while (st.go && !st.leave && st.it < max_iter);
+    } else {
+        st.it_limit = max_iter;
+        coloured_sweeps(w, nt, &st);
+    }
     if (st.leave) {   /* the team was slower than one thread: back off, longer each time */
         w->par_backoff = w->par_backoff < 16 ? 16 : w->par_backoff < 1024 ? 2 * w->par_backoff : 1024;
         w->par_off_until = w->step + w->par_backoff;
-        if (st.go) {
-            st.leave = 0;
-            coloured_sweeps(w, 1, &st);
-        }
-    } else if (nt > 1) {
+        st.leave = 0;
+        st.it_limit = max_iter;
+        coloured_sweeps(w, 1, &st);
+    } else if (st.team_sweeps > 0) {
         w->par_backoff = 0;
     }
     *iters = st.it;
     *res_out = st.res;
     *worst = st.worst;
+    return nt > 1 && (st.team_sweeps > 0 || !w->sim.solver.adaptive_threads);
 }
 
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
@@ -466,13 +498,9 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             for (int k = 0; k < w->ncolours && !shared_colour; k++)
                 shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rc_nsgs_parallel_min;
             if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
-            if (nt > 1 && w->sim.solver.adaptive_threads
-                && (w->par_serial_s <= 0.0                 /* not timed on one thread yet */
-                    || w->step < w->par_off_until           /* backing off: the team did not pay */
-                    || w->step % 256 == 0))                 /* refresh the one-thread timing */
-                nt = 1;
-            coloured_solve(w, nb, nt, iters, res_out, worst);
-            if (nt > 1) w->stats.parallel_steps++;
+            if (nt > 1 && w->sim.solver.adaptive_threads && w->step < w->par_off_until)
+                nt = 1;   /* backing off: the threads did not pay lately */
+            if (coloured_solve(w, nb, nt, iters, res_out, worst)) w->stats.parallel_steps++;
             it = *iters;
             res = *res_out;
             goto done;

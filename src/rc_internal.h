@@ -325,7 +325,6 @@ struct rc_world {
     uint64_t *body_colours; int cap_body_colours;  /* per body: colours 0..63 in use      */
     int *body_top;         int cap_body_top;       /* per body: largest colour in use + 1 */
     /* threads > 1: whether sharing the colours pays (timed; never changes a result) */
-    double par_serial_s;   /* wall seconds per contact update on one thread (average), 0: unknown */
     long par_off_until;    /* sweep on one thread until this step                           */
     int par_backoff;       /* steps of the next fallback (doubles while threads do not pay)  */
 
@@ -462,6 +461,9 @@ rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rc_nsgs_parallel_min;
+/* nsgs.c: adaptive threads keep the team while its sweeps take less than
+ * this times the step's one-thread sweep (default 1; tests set it tiny). */
+extern double rc_nsgs_team_margin;
 /* nsgs.c: free the sweep-order work arrays; their heap in bytes. */
 void rc_nsgs_free(rc_world *w);
 size_t rc_nsgs_memory(const rc_world *w);

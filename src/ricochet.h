@@ -488,10 +488,11 @@ typedef struct rc_solver_def {
                            without OpenMP every step is (a warning at
                            configure). Joints are solved on one thread at
                            the start of every sweep.                        */
-    int adaptive_threads; /* 1 (default): time the sweeps and sweep on one
-                           thread while the threads are slower than one (a
-                           loaded machine), trying them again after a
-                           growing pause; 0: always share (benchmarks). No
+    int adaptive_threads; /* 1 (default): time the sweeps (one in 16 on one
+                           thread as the reference) and finish the step on
+                           one thread when the threads are slower (a loaded
+                           machine), trying them again after 16, 32, ...
+                           1024 steps; 0: always share (benchmarks). No
                            effect on the numbers either way.               */
 } rc_solver_def;
 

@@ -165,23 +165,25 @@ RC_TEST(colour_order_two_threads_bit_identical_to_one)
 
 RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
 {
-    /* adaptive threads: a team slower than one thread stops after its second
-     * sweep and the step goes on on this thread; make every team look slow
-     * (a one-thread cost of 1e-15 s per contact) so that every step switches */
+    /* adaptive threads: the step's first sweep on one thread sets the cost to
+     * beat; a team slower than that stops after its second sweep and the step
+     * goes on on this thread. Make every team look slow (it must beat 1e-9
+     * times the one-thread cost) so that every step switches: three ways of
+     * sweeping in one step, the numbers of threads = 1. */
     rc_nsgs_parallel_min = 0;
+    rc_nsgs_team_margin = 1e-9;
     pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0, 3 }, o2 = o1;
     o2.threads = 2;
     rc_world *a = pile(48, &o1), *b = pile(48, &o2);
     CHECK(a && b);
-    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rc_nsgs_parallel_min = 512; return; }
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rc_nsgs_parallel_min = 512; rc_nsgs_team_margin = 1.0; return; }
     rc_sim_def sd;
     rc_world_get_sim_def(b, &sd);
     sd.solver.adaptive_threads = 1;
     CHECK_OK(rc_world_configure(b, &sd));
     int diverged_at = -1, long_steps = 0;
     for (int i = 0; i < 200; i++) {
-        b->par_serial_s = 1e-15;
-        b->par_off_until = 0;
+        b->par_off_until = 0;   /* no back-off: a team every step */
         CHECK_OK(rc_world_step(a));
         CHECK_OK(rc_world_step(b));
         rc_step_info in;
@@ -198,6 +200,7 @@ RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
     rc_world_destroy(a);
     rc_world_destroy(b);
     rc_nsgs_parallel_min = 512;
+    rc_nsgs_team_margin = 1.0;
 }
 
 RC_TEST(colour_order_without_closed_form_runs_on_one_thread_same_numbers)
