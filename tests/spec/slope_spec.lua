@@ -49,7 +49,7 @@ describe("the slope flow of polygons (Moreau 2004, section 3.2)", function()
 
   it("sliding contacts show no force dispersion, at atan(mu) from the normal; sticking ones fan out", function()
     assert.is_true(r.ref_converged)
-    assert.are.equal(4, r.converged)                          -- to 1e-10: no tolerance in the spreads
+    assert.are.equal(4, r.converged)                          -- to 1e-8: statuses are not solver error
     assert.is_true(r.sliding >= 5)
     assert.is_true(r.slide_spread < 1e-6 * 180 / math.pi)     -- 1e-6 rad
     assert.is_true(r.slide_angle_err < 1e-6 * 180 / math.pi)
