@@ -349,13 +349,13 @@ static void poly_seg(pair_ctx *p)
     }
 }
 
-/* polygon A vs polygon B, vertex against edge lines both ways.
+/* polygon A vs polygon B, vertex against edge lines both ways (named pairs:
+ * every feature, whatever the gap).
  * Vertex x_i of A (feature i): gN = max_e N^B_e.(x_i - x^B_e), n = -N^B_e.
  * Vertex y_j of B (feature nA + j): gN = max_e N^A_e.(y_j - x^A_e), n = N^A_e.
  * point = the vertex. gN is exact for a penetrating vertex and a lower bound
- * of the distance outside; a vertex is kept if gN <= margin and its projection
- * lies within the chosen edge extended by the margin. */
-static void poly_poly(pair_ctx *p)
+ * of the distance outside. */
+static void poly_poly_all(pair_ctx *p)
 {
     for (int side = 0; side < 2; side++) {
         const rc_shape *V = side ? p->B : p->A, *E = side ? p->A : p->B;
@@ -364,10 +364,107 @@ static void poly_poly(pair_ctx *p)
         for (int i = 0; i < V->nvert; i++) {
             int e;
             double s;
-            int within = vertex_edge(E, V->wvert[i], p->m, &e, &s);
-            if (!p->all && !within) continue;
+            (void)vertex_edge(E, V->wvert[i], p->m, &e, &s);
             double n[2] = { sg * E->wnorm[e][0], sg * E->wnorm[e][1] };
             emit(p, f0 + i, s, n, V->wvert[i]);
+        }
+    }
+}
+
+/* Separation of polygon Q from polygon P along P's edge normals: the largest
+ * over P's edges e of min over Q's vertices of N_e.(y - x_e); *edge = argmax. */
+static double poly_separation(const rc_shape *P, const rc_shape *Q, int *edge)
+{
+    double best = -INFINITY;
+    *edge = 0;
+    for (int e = 0; e < P->nvert; e++) {
+        const double *N = P->wnorm[e], *x = P->wvert[e];
+        double lo = INFINITY;
+        for (int j = 0; j < Q->nvert; j++) {
+            double d = N[0] * (Q->wvert[j][0] - x[0]) + N[1] * (Q->wvert[j][1] - x[1]);
+            if (d < lo) lo = d;
+        }
+        if (lo > best) { best = lo; *edge = e; }
+    }
+    return best;
+}
+
+/* polygon A vs polygon B: one normal per pair, up to two points (reference-
+ * face clipping, as Box2D's b2CollidePolygons, written for our features).
+ * The reference face is the edge of largest separation over the edge
+ * normals of both polygons (B's only when larger by 1e-3 of the margin, so
+ * that the choice does not flicker); the incident edge is, of the two edges
+ * at the other polygon's deepest vertex along -N, the one whose normal is
+ * most opposed to N; it is clipped to the reference face (an end beyond it
+ * is cut at the face's end). An end that is an incident vertex is that
+ * vertex against the face: its feature (A's i: i, B's j: nA + j), point =
+ * the vertex, n = N (from A to B) or -N, gN = N.(x - x_ref); an end cut at
+ * the face's end is that reference vertex against the incident edge's line:
+ * the vertex's feature and point, the edge's normal, gN its distance to the
+ * line. Both are exact gap functions of the vertex-edge kind (their
+ * Jacobians are the contact's H), a contact keeps its key while the
+ * polygons slide, and the two points of an edge-to-edge contact lie at the
+ * ends of the common segment. Each end with gN within the margin is a
+ * contact. Two vertex-edge contacts at one corner (a corner against a
+ * corner), which vertex-edge tests both ways give, do not occur: they would
+ * double the friction cone there and stall Gauss--Seidel on the
+ * indeterminate split. */
+static void poly_poly(pair_ctx *p)
+{
+    if (p->all) { poly_poly_all(p); return; }
+    int ea, eb;
+    const double sa = poly_separation(p->A, p->B, &ea), sb = poly_separation(p->B, p->A, &eb);
+    if ((sa > sb ? sa : sb) > p->m) return;
+    const int flip = sb > sa + 1e-3 * p->m;
+    const rc_shape *R = flip ? p->B : p->A, *I = flip ? p->A : p->B;
+    const int er = flip ? eb : ea, fR = flip ? p->A->nvert : 0, fI = flip ? 0 : p->A->nvert;
+    const double *N = R->wnorm[er], *r1 = R->wvert[er], *r2 = R->wvert[(er + 1) % R->nvert];
+    /* the incident edge: at I's deepest vertex along -N, the more opposed of its two edges */
+    int deep = 0;
+    double dmin = INFINITY;
+    for (int j = 0; j < I->nvert; j++) {
+        double d = N[0] * I->wvert[j][0] + N[1] * I->wvert[j][1];
+        if (d < dmin) { dmin = d; deep = j; }
+    }
+    const int prev = (deep + I->nvert - 1) % I->nvert;
+    const int ei = N[0] * I->wnorm[prev][0] + N[1] * I->wnorm[prev][1]
+                 < N[0] * I->wnorm[deep][0] + N[1] * I->wnorm[deep][1] ? prev : deep;
+    const int vi[2] = { ei, (ei + 1) % I->nvert };
+    const double x0[2][2] = { { I->wvert[vi[0]][0], I->wvert[vi[0]][1] }, { I->wvert[vi[1]][0], I->wvert[vi[1]][1] } };
+    /* positions along the face r1 -> r2 (length lf) */
+    const double lf = hypot(r2[0] - r1[0], r2[1] - r1[1]);
+    if (!(lf > 0.0)) return;
+    const double tx = (r2[0] - r1[0]) / lf, ty = (r2[1] - r1[1]) / lf, lo = 0.0, hi = lf;
+    const double t[2] = { (x0[0][0] - r1[0]) * tx + (x0[0][1] - r1[1]) * ty,
+                          (x0[1][0] - r1[0]) * tx + (x0[1][1] - r1[1]) * ty };
+    /* beside the face: a corner passing a corner, a contact once they overlap
+     * (and the axis of largest separation changes) */
+    if ((t[0] < lo && t[1] < lo) || (t[0] > hi && t[1] > hi)) return;
+    double x[2][2];
+    int feat[2], cut[2] = { 0, 0 }, keep[2] = { 1, 1 };
+    for (int k = 0; k < 2; k++) {
+        x[k][0] = x0[k][0]; x[k][1] = x0[k][1];
+        feat[k] = fI + vi[k];
+        if (t[k] >= lo && t[k] <= hi) continue;            /* a vertex over the face */
+        const double f = t[k] < lo ? lo : hi;              /* cut at the face's end */
+        if ((t[1 - k] - f) * (t[k] - f) >= 0.0) { keep[k] = 0; continue; }   /* both beyond that end */
+        const double a = (f - t[k]) / (t[1 - k] - t[k]);
+        x[k][0] += a * (x0[1 - k][0] - x0[k][0]);
+        x[k][1] += a * (x0[1 - k][1] - x0[k][1]);
+        cut[k] = 1;
+        feat[k] = fR + (f == lo ? er : (er + 1) % R->nvert);
+    }
+    const double sg = flip ? -1.0 : 1.0, *NI = I->wnorm[ei], *xi = I->wvert[ei];
+    const int first = feat[0] < feat[1] ? 0 : 1;   /* features in increasing order (sorted keys) */
+    for (int kk = 0; kk < 2; kk++) {
+        const int k = kk ? 1 - first : first;
+        if (!keep[k]) continue;
+        if (!cut[k]) {   /* incident vertex against the reference face */
+            const double n[2] = { sg * N[0], sg * N[1] };
+            emit(p, feat[k], N[0] * (x[k][0] - r1[0]) + N[1] * (x[k][1] - r1[1]), n, x[k]);
+        } else {         /* the reference vertex against the incident edge's line */
+            const double *rv = R->wvert[feat[k] - fR], n[2] = { -sg * NI[0], -sg * NI[1] };
+            emit(p, feat[k], NI[0] * (rv[0] - xi[0]) + NI[1] * (rv[1] - xi[1]), n, rv);
         }
     }
 }

@@ -459,17 +459,28 @@ RC_TEST(polygon_polygon)
         int sa = sw ? p2 : p1, sb = sw ? p1 : p2;
         double sg = sw ? -1.0 : 1.0;
         detect(w, failed);
-        /* vertex (1, 1) of box 1 vs left edge x = 1.5 of box 2 */
-        if (!sw) check_contact(w, sa, sb, 2, 0.5, 1.0, 0.0, 1.0, 1.0, failed);
-        else check_contact(w, sa, sb, 4 + 2, 0.5, -1.0, 0.0, 1.0, 1.0, failed);
+        /* one normal per pair, the reference face A's (separations tie): the
+         * incident edge (x = 1.5, y in [-0.7, 1.3]) clipped to the face x = 1,
+         * y in [-1, 1]: its end cut at the face's vertex (1, 1) (that vertex's
+         * feature and point) and its vertex (1.5, -0.7) */
+        int fa = sw ? 4 : 0, fb = sw ? 0 : 4;  /* feature offsets of box 1 / box 2 vertices */
+        if (!sw) {
+            check_contact(w, sa, sb, 2, 0.5, 1.0, 0.0, 1.0, 1.0, failed);
+            check_contact(w, sa, sb, 4 + 0, 0.5, 1.0, 0.0, 1.5, -0.7, failed);
+        } else {   /* reference face box 2's x = 1.5: box 1's vertex (1, 1), the cut at (1.5, -0.7) */
+            check_contact(w, sa, sb, 4 + 2, 0.5, -1.0, 0.0, 1.0, 1.0, failed);
+            check_contact(w, sa, sb, 0, 0.5, -1.0, 0.0, 1.5, -0.7, failed);
+        }
+        CHECK(count_pair(w, sa, sb) == 2);
         set_q(w, b2, 1.8, 0.3, 0.0);   /* overlap 0.2 */
         detect(w, failed);
-        int fa = sw ? 4 : 0, fb = sw ? 0 : 4;  /* feature offsets of box 1 / box 2 vertices */
         check_contact(w, sa, sb, fa + 2, -0.2, sg, 0.0, 1.0, 1.0, failed);    /* (1, 1) in box 2 */
         check_contact(w, sa, sb, fb + 0, -0.2, sg, 0.0, 0.8, -0.7, failed);   /* (0.8, -0.7) in box 1 */
-        check_contact(w, sa, sb, fb + 3, 0.3, 0.0, sg, 0.8, 1.3, failed);     /* (0.8, 1.3): top edge */
+        /* box 2's corner (0.8, 1.3), 0.3 above box 1's top edge: vertex-edge both
+         * ways would add it with the normal (0, 1), a second cone at that corner */
+        CHECK(find(w, sa, sb, fb + 3) == NULL);
         CHECK(find(w, sa, sb, fa + 0) == NULL);    /* far vertex, beyond the margin */
-        CHECK(count_pair(w, sa, sb) == 4);         /* (1,1), (1,-1), (0.8,-0.7), (0.8,1.3) */
+        CHECK(count_pair(w, sa, sb) == 2);         /* (1, 1), (0.8, -0.7) */
         set_q(w, b2, 3.5, 2.3, 0.0);   /* corner to corner, beyond the margin */
         detect(w, failed);
         CHECK(count_pair(w, sa, sb) == 0);
@@ -488,8 +499,8 @@ RC_TEST(polygon_polygon)
     }
 }
 
-/* A vertex within the margin of an edge line (max s_e <= margin) but whose
- * projection falls beyond the edge extended by the margin is not a contact. */
+/* One contact where a corner meets a corner: the reference face's vertex
+ * against the incident edge's line, or the incident corner against the face. */
 RC_TEST(projection_filter)
 {
     for (int sw = 0; sw < 2; sw++) {
@@ -500,37 +511,39 @@ RC_TEST(projection_filter)
         d.vert[0][0] = 0; d.vert[0][1] = 0; d.vert[1][0] = 1; d.vert[1][1] = 0; d.vert[2][0] = 0; d.vert[2][1] = 0.2;
         if (!sw) { t = add_shape(w, bt, &d); x = add_box(w, bb, 0.5, 0.5, 0, 0); }
         else { x = add_box(w, bb, 0.5, 0.5, 0, 0); t = add_shape(w, bt, &d); }
-        /* box vertex (1.5, 0.05): s = 0.147 on the hypotenuse, projection 0.48 beyond its end */
+        /* box's left face x = 1.5: separation 0.5 > margin */
         detect(w, failed);
         CHECK(w->ncontacts == 0);
-        set_q(w, bb, 2.0, 0.52, 0.0);   /* box vertex (1.5, 0.02): still filtered */
+        /* left face x = 1.3, y in [0.05, 1.05]: the hypotenuse, clipped at the
+         * face's end, leaves the box's corner (1.3, 0.05) against its line;
+         * the tip (1, 0), below the face, is not a second contact there */
+        set_q(w, bb, 1.8, 0.55, 0.0);
         detect(w, failed);
-        CHECK(w->ncontacts == 0);
-        set_q(w, bb, 1.8, 0.55, 0.0);   /* box vertex (1.3, 0.05): projection 0.28 beyond, kept */
-        detect(w, failed);
-        CHECK(w->ncontacts == 2);
+        CHECK(w->ncontacts == 1);
         int sa = sw ? x : t, sb = sw ? t : x;
         double L = hypot(1.0, 0.2), N[2] = { 0.2 / L, 1.0 / L };
         double s = N[0] * (1.3 - 1.0) + N[1] * 0.05, sg = sw ? -1.0 : 1.0;
         check_contact(w, sa, sb, sw ? 0 : 3, s, sg * N[0], sg * N[1], 1.3, 0.05, failed);
-        /* and the triangle's vertex (1, 0) against the box's left edge x = 1.3 */
+        set_q(w, bb, 1.8, 0.45, 0.0);   /* y in [-0.05, 0.95]: the tip (1, 0) faces it at 0.3 */
+        detect(w, failed);
+        CHECK(w->ncontacts == 1);
         check_contact(w, sa, sb, sw ? 5 : 1, 0.3, sg, 0.0, 1.0, 0.0, failed);
         rc_world_destroy(w);
     }
 }
 
-/* A vertex kept by the edge-line test can lie up to sqrt(2) margin away from
- * the other polygon (beyond a corner): the broadphase must still find it. */
+/* A corner under a face within the margin: found by the broadphase, with the
+ * face's normal and the corner's feature. */
 RC_TEST(broadphase_corner)
 {
     const double m = 0.1, r2 = sqrt(2.0);
     rc_world *w = mk_world(m);
-    int bp = add_body(w, 0, 0, PI / 4), bq = add_body(w, 0.1 * m + 0.5, r2 + 1.2 * m + 0.5, 0);
+    int bp = add_body(w, 0, 0, PI / 4), bq = add_body(w, 0.2, r2 + 0.9 * m + 0.5, 0);
     int p = add_box(w, bp, 1, 1, 0, 0), q = add_box(w, bq, 0.5, 0.5, 0, 0);
     (void)bq;
     detect(w, failed);
-    CHECK(w->ncontacts == 1);   /* y gap of the AABBs is 1.2 m */
-    check_contact(w, p, q, 4 + 0, 1.3 * m / r2, 1.0 / r2, 1.0 / r2, 0.1 * m, r2 + 1.2 * m, failed);
+    CHECK(w->ncontacts == 1);   /* p's top corner (0, sqrt 2), 0.9 m under q's bottom face */
+    check_contact(w, p, q, 2, 0.9 * m, 0.0, 1.0, 0.0, r2, failed);
     rc_world_destroy(w);
 }
 
