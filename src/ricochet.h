@@ -626,7 +626,11 @@ typedef struct rc_contact_info {
     int id;                 /* persistent while the contact persists         */
     int body_a, body_b;     /* RC_GROUND for the static side                 */
     int shape_a, shape_b;
-    int feature;            /* vertex index etc.                             */
+    int feature;            /* which point of the shape pair: 0 for a disk or
+                               point; a polygon's vertex i against a half-plane
+                               or segment (vertex i, or nvert + end of the
+                               segment); two polygons: the contact's vertex,
+                               A's i as i, B's j as nvert_A + j             */
     int active;             /* in the index set of the last step             */
     double point[2], normal[2], tangent[2];
     double gN;              /* gap at the start of the last step             */
