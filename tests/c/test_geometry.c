@@ -83,6 +83,22 @@ static int add_ngon(rc_world *w, int body, int n, double r, double phase)
     return add_shape(w, body, &d);
 }
 
+/* The test's own separation of Q from P along P's edge normals (largest of
+ * the least N_e.(y - x_e) over Q's vertices). */
+static double poly_sep(const rc_shape *P, const rc_shape *Q, int *edge)
+{
+    double best = -INFINITY;
+    for (int e = 0; e < P->nvert; e++) {
+        int f = (e + 1) % P->nvert;
+        double ex = P->wvert[f][0] - P->wvert[e][0], ey = P->wvert[f][1] - P->wvert[e][1], L = hypot(ex, ey);
+        double nx = ey / L, ny = -ex / L, lo = INFINITY;   /* outward for counter-clockwise vertices */
+        for (int j = 0; j < Q->nvert; j++)
+            lo = fmin(lo, nx * (Q->wvert[j][0] - P->wvert[e][0]) + ny * (Q->wvert[j][1] - P->wvert[e][1]));
+        if (lo > best) { best = lo; *edge = e; }
+    }
+    return best;
+}
+
 static int add_half(rc_world *w, double px, double py, double nx, double ny)
 {
     rc_shape_def d = rc_default_shape_def();
@@ -497,6 +513,42 @@ RC_TEST(polygon_polygon)
         CHECK(w->ncontacts == w->nslots);
         rc_world_destroy(w);
     }
+}
+
+/* Random pairs of polygons (unnamed: the reference-face clipping): at most
+ * two contacts, an overlap always gives a contact with gN < 0 (no missed
+ * penetration), and every contact's Jacobian is the derivative of its gap
+ * (check_jacobians: central differences, and H v against the velocities of
+ * the contact point). */
+RC_TEST(polygon_pairs_random)
+{
+    int overlaps = 0, tested = 0;
+    for (int k = 0; k < 400; k++) {
+        rc_world *w = mk_world(0.05);
+        int b1 = add_body(w, 0, 0, urand(-3, 3));
+        int b2 = add_body(w, urand(-1.6, 1.6), urand(-1.6, 1.6), urand(-3, 3));
+        int p1 = add_ngon(w, b1, 3 + k % 6, urand(0.5, 1.0), urand(0, 1));
+        int p2 = add_ngon(w, b2, 3 + (k / 6) % 6, urand(0.3, 0.9), urand(0, 1));
+        detect(w, failed);
+        int e;
+        const double sep1 = poly_sep(&w->shapes[p1], &w->shapes[p2], &e);
+        const double sep2 = poly_sep(&w->shapes[p2], &w->shapes[p1], &e);
+        const double sep = sep1 > sep2 ? sep1 : sep2;   /* < 0: the polygons overlap (SAT) */
+        const int n = count_pair(w, p1 < p2 ? p1 : p2, p1 < p2 ? p2 : p1);
+        CHECK(n <= 2);
+        if (sep < -1e-9) {
+            overlaps++;
+            double gmin = INFINITY;
+            for (int i = 0; i < w->ncontacts; i++) gmin = fmin(gmin, w->contacts[i].gN);
+            CHECK(n >= 1 && gmin < 0.0);
+        }
+        if (n > 0 && fabs(sep1 - sep2) > 1e-3) {   /* away from a tie of the reference face */
+            check_jacobians(w, failed);
+            tested++;
+        }
+        rc_world_destroy(w);
+    }
+    CHECK(overlaps > 50 && tested > 50);
 }
 
 /* One contact where a corner meets a corner: the reference face's vertex
@@ -1003,5 +1055,5 @@ RC_TEST(broadphase_no_alloc)
 }
 
 RC_TEST_MAIN(T(disk_halfplane), T(disk_disk), T(disk_segment), T(disk_polygon), T(polygon_halfplane),
-             T(polygon_segment), T(polygon_polygon), T(projection_filter), T(broadphase_corner), T(feature_counts), T(keys_stable), T(rules),
+             T(polygon_segment), T(polygon_polygon), T(polygon_pairs_random), T(projection_filter), T(broadphase_corner), T(feature_counts), T(keys_stable), T(rules),
              T(broadphase_disks), T(broadphase_mixed), T(broadphase_polydisperse), T(broadphase_no_alloc))
