@@ -332,6 +332,21 @@ typedef struct coloured_state {
     int it_limit;           /* stop after this many sweeps                      */
 } coloured_state;
 
+/* The squared local residuals of the active contacts (closed-form laws), in
+ * c->res; inside a parallel region the threads share the contacts (an
+ * orphaned worksharing loop, with its barrier), outside it one thread does. */
+static void closed_residuals(rc_world *w)
+{
+    const int n = w->nactive, *active = w->active;
+    RC_OMP(omp for schedule(static))
+    for (int k = 0; k < n; k++) {
+        rc_contact *c = &w->contacts[active[k]];
+        double u[2];
+        local_velocity(w, c, w->V, u);
+        c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+    }
+}
+
 /* Coloured sweeps while the problem is not solved, when every active
  * contact has a closed-form law (no callback, no failure, no error message:
  * safe on any thread). nt threads share each large colour (OpenMP static
@@ -350,19 +365,12 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
     const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rc_nsgs_parallel_min;
     const int timed = w->sim.solver.threads > 1 && w->sim.solver.adaptive_threads;
     const double margin = rc_nsgs_team_margin;
-    const int *sweep = w->sweep, *start = w->colour_start, *active = w->active;
-    (void)nt;
+    const int *sweep = w->sweep, *start = w->colour_start;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start, active))
+           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start))
     {
         if (!st->started) {
-            RC_OMP(omp for schedule(static))
-            for (int k = 0; k < n; k++) {
-                rc_contact *c = &w->contacts[active[k]];
-                double u[2];
-                local_velocity(w, c, w->V, u);
-                c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
-            }
+            closed_residuals(w);
             RC_OMP(omp single)
             {
                 residual_sum(w, st->nb, &st->worst, &st->res);
@@ -405,15 +413,7 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
                     col = end;
                 }
             }
-            if (check) {
-                RC_OMP(omp for schedule(static))
-                for (int k = 0; k < n; k++) {
-                    rc_contact *c = &w->contacts[active[k]];
-                    double u[2];
-                    local_velocity(w, c, w->V, u);
-                    c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
-                }
-            }
+            if (check) closed_residuals(w);
             RC_OMP(omp single)
             {
                 st->it++;
@@ -436,7 +436,8 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
 }
 
 /* The coloured solve: on nt threads while they pay, then on this one.
- * Returns whether a team swept. Timed (adaptive) mode: one sweep in 16
+ * Returns whether the step was shared (always sharing: every step given
+ * to the team; adaptive: a team swept). Timed (adaptive) mode: one sweep in 16
  * runs on this thread and sets the cost the team has to beat until the
  * next (the cost of a sweep drifts during a solve); two team sweeps in a
  * row slower than that hand the rest of the step to this thread. */
@@ -452,7 +453,7 @@ static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *re
             st.it_limit = st.it + 1;                  /* the one-thread reference sweep */
             coloured_sweeps(w, 1, &st);
             st.it_limit = st.it + 15 < max_iter ? st.it + 15 : max_iter;
-            coloured_sweeps(w, nt, &st);              /* (returns at once if solved) */
+            if (st.go) coloured_sweeps(w, nt, &st);   /* no team to wake when solved */
         } while (st.go && !st.leave && st.it < max_iter);
     } else {
         st.it_limit = max_iter;
