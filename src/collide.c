@@ -429,32 +429,28 @@ static void poly_poly(pair_ctx *p)
     const int prev = (deep + I->nvert - 1) % I->nvert;
     const int ei = N[0] * I->wnorm[prev][0] + N[1] * I->wnorm[prev][1]
                  < N[0] * I->wnorm[deep][0] + N[1] * I->wnorm[deep][1] ? prev : deep;
-    const int vi[2] = { ei, (ei + 1) % I->nvert };
-    const double x0[2][2] = { { I->wvert[vi[0]][0], I->wvert[vi[0]][1] }, { I->wvert[vi[1]][0], I->wvert[vi[1]][1] } };
+    const double *x[2] = { I->wvert[ei], I->wvert[(ei + 1) % I->nvert] };   /* the incident edge */
     /* positions along the face r1 -> r2 (length lf) */
     const double lf = hypot(r2[0] - r1[0], r2[1] - r1[1]);
     if (!(lf > 0.0)) return;
-    const double tx = (r2[0] - r1[0]) / lf, ty = (r2[1] - r1[1]) / lf, lo = 0.0, hi = lf;
-    const double t[2] = { (x0[0][0] - r1[0]) * tx + (x0[0][1] - r1[1]) * ty,
-                          (x0[1][0] - r1[0]) * tx + (x0[1][1] - r1[1]) * ty };
+    const double tx = (r2[0] - r1[0]) / lf, ty = (r2[1] - r1[1]) / lf;
+    const double t[2] = { (x[0][0] - r1[0]) * tx + (x[0][1] - r1[1]) * ty,
+                          (x[1][0] - r1[0]) * tx + (x[1][1] - r1[1]) * ty };
     /* beside the face: a corner passing a corner, a contact once they overlap
      * (and the axis of largest separation changes) */
-    if ((t[0] < lo && t[1] < lo) || (t[0] > hi && t[1] > hi)) return;
-    double x[2][2];
-    int feat[2], cut[2] = { 0, 0 }, keep[2] = { 1, 1 };
+    if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) return;
+    /* each end: over the face, the incident vertex (cut = 0); beyond it, the
+     * face's end vertex (cut = 1) unless the other end lies on that vertex */
+    int feat[2], cut[2], keep[2] = { 1, 1 };
     for (int k = 0; k < 2; k++) {
-        x[k][0] = x0[k][0]; x[k][1] = x0[k][1];
-        feat[k] = fI + vi[k];
-        if (t[k] >= lo && t[k] <= hi) continue;            /* a vertex over the face */
-        const double f = t[k] < lo ? lo : hi;              /* cut at the face's end */
-        if ((t[1 - k] - f) * (t[k] - f) >= 0.0) { keep[k] = 0; continue; }   /* both beyond that end */
-        const double a = (f - t[k]) / (t[1 - k] - t[k]);
-        x[k][0] += a * (x0[1 - k][0] - x0[k][0]);
-        x[k][1] += a * (x0[1 - k][1] - x0[k][1]);
-        cut[k] = 1;
-        feat[k] = fR + (f == lo ? er : (er + 1) % R->nvert);
+        cut[k] = t[k] < 0.0 || t[k] > lf;
+        feat[k] = fI + (ei + k) % I->nvert;
+        if (!cut[k]) continue;
+        const double f = t[k] < 0.0 ? 0.0 : lf;
+        keep[k] = (t[1 - k] - f) * (t[k] - f) < 0.0;
+        feat[k] = fR + (f == 0.0 ? er : (er + 1) % R->nvert);
     }
-    const double sg = flip ? -1.0 : 1.0, *NI = I->wnorm[ei], *xi = I->wvert[ei];
+    const double sg = flip ? -1.0 : 1.0, *NI = I->wnorm[ei], *xi = x[0];
     const int first = feat[0] < feat[1] ? 0 : 1;   /* features in increasing order (sorted keys) */
     for (int kk = 0; kk < 2; kk++) {
         const int k = kk ? 1 - first : first;
