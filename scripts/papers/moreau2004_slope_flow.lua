@@ -297,4 +297,4 @@ if samples > 0 then io.write(string.format(
 
 return { N = N, converged = converged, ref_converged = ref_solve.converged, profiles = profiles, accel = accel, vmean = vmean, steady = steady, driving = driving, sliding = sliding, sticking = sticking,
          slide_spread = slide_spread, slide_angle_err = slide_angle_err, stick_spread = stick_spread, fans = fans,
-         summary = summary, grains = grains, L = L, world = w }
+         summary = summary, grains = grains, L = L }
