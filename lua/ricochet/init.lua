@@ -1842,7 +1842,7 @@ function Sim:after_step(fn)
     return self
 end
 
--- sim:explore{ guess = "zero" | "random" | "warm", scale = s, order = "random" | "fixed", seed = n }
+-- sim:explore{ guess = "zero" | "random" | "warm", scale = s, order = "random" | "cyclic" | "fixed", seed = n }
 -- solves the current one-step problem again from another start and/or sweep
 -- order without advancing (Moreau 2004 section 3.1) and returns its contacts
 -- with their impulses: { pN, pT, point, normal, tangent, body_a, body_b, id, active }.

@@ -88,6 +88,8 @@ describe("solver options order and threads", function()
             error_of(w.simulation, w, { solver = { threads = 2, order = "position" } }))
         has("world:simulation: solver: 'threads' = 2 needs the \"nsgs\" solver",
             error_of(w.simulation, w, { solver = { "uzawa", threads = 2 } }))
+        has("world:simulation: solver: 'adaptive_threads' must be true or false (got 0)",
+            error_of(w.simulation, w, { solver = { threads = 2, adaptive_threads = 0 } }))
     end)
 
     it("default to one thread and the fixed order; threads > 1 to the colour order", function()
