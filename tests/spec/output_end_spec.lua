@@ -462,3 +462,34 @@ sim:run{ T = 0.01 }
         assert.matches("duplicate column 'C2.gN': named contacts 2 and 5 are both called 'C2'", err, 1, true)
     end)
 end)
+
+describe("docs/getting-started.md", function()
+    it("the file size limit example gives what the page says", function()
+        local f = assert(io.open(ROOT .. "/docs/getting-started.md"))
+        local doc = f:read("a")
+        f:close()
+        local block = doc:match("%*%*A full disk%.%*%*.-```sh\n(.-)```")
+        assert.is_truthy(block)
+        local dir = tmpdir()
+        local cmd = block:gsub("build/ricochet", BIN):gsub("scripts/examples/", ROOT .. "/scripts/examples/")
+        local lines = {}
+        for line in cmd:gmatch("[^\n]+") do lines[#lines + 1] = line end
+        -- the first command (two lines), then each check with its documented result
+        local run = (lines[1] .. "\n" .. lines[2]):gsub("%s+#[^\n]*$", "")
+        local code = sh("cd " .. q(dir) .. " && " .. run)
+        assert.are.equal(tonumber(lines[2]:match("# exit (%d+)")), code)
+        for i = 3, #lines do
+            local check, want = lines[i]:match("^(.-)%s+# (.*)$")
+            local p = io.popen("cd " .. q(dir) .. " && " .. check)
+            local got = p:read("a")
+            p:close()
+            if want:find("^# incomplete") then
+                local prefix, suffix = want:match("^(.-)%.%.%.: (.*)$")
+                assert.matches(prefix, got, 1, true)
+                assert.matches(suffix .. "\n$", got)
+            else
+                for word in want:gmatch("[^, ]+") do assert.matches(word, got, 1, true) end
+            end
+        end
+    end)
+end)
