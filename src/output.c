@@ -678,7 +678,11 @@ static rc_status rc__lock(struct rc_output *o, rc_world *w)
             return rc_set_error(RC_ERR_IO, "cannot create the lock file %s: %s", o->lock_path,
                                 strerror(errno));
         int flocked = flock(fd, LOCK_EX | LOCK_NB) == 0;
-        if (!flocked && (errno == EWOULDBLOCK || errno == EAGAIN || errno == EINTR)) {
+        if (!flocked && errno == EINTR) {
+            close(fd);
+            continue;
+        }
+        if (!flocked && (errno == EWOULDBLOCK || errno == EAGAIN)) {
             long pid = rc__lock_pid(fd);
             close(fd);
             return rc__lock_refused(o, pid);

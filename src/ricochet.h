@@ -736,8 +736,8 @@ rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
 long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
 /* How the series ended, in a comment before the .pvd files' closing tags:
  * "<!-- ricochet: incomplete: STATUS: MESSAGE -->" (status "complete": no
- * comment). While frames are written the comment is "<!-- ricochet: running
- * -->" (a new frame replaces a mark). */
+ * comment; "running": the comment of a series being written, "<!-- ricochet:
+ * running -->", which every new frame also puts back). */
 rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message);
 /* Closes the .pvd files and frees the writer (NULL: nothing to do). A series
  * still marked "running" is closed as complete; an rc_vtk_mark stays. */

@@ -950,6 +950,9 @@ rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message
     if (strcmp(status, "complete") == 0) {
         vw->mark[0] = '\0';
         vw->mark_len = 0;
+    } else if (strcmp(status, "running") == 0) {
+        memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
+        vw->mark_len = sizeof rc__mark_running - 1;
     } else {
         rc__set_mark(vw, status, message);
     }

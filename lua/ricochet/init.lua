@@ -2333,6 +2333,9 @@ function Sim:run(t)
     if v and status ~= "complete" then   -- the series ends early: say so in its .pvd files
         core.vtk_mark(v.writer, status, message)
         v.ended = status
+    elseif v and v.ended then            -- an earlier run's mark no longer holds
+        core.vtk_mark(v.writer, "running")
+        v.ended = nil
     end
     local close_error
     if core.is_open(c) and core.output_is_open(c) and (out or not ok) then

@@ -424,6 +424,12 @@ RC_TEST(marks_how_the_series_ends)
     CHECK(ends_with(pvd, len, "file=\"grains_000001.vtp\"/>\n  <!-- ricochet: running -->\n"
                     "  </Collection>\n</VTKFile>\n"));
     free(pvd);
+    CHECK_OK(rc_vtk_mark(vw, "error", "a long message to be cut short again: 0123456789 0123456789"));
+    CHECK_OK(rc_vtk_mark(vw, "running", NULL));   /* back to running: no leftover bytes */
+    pvd = slurp_in(dir, "grains.pvd", &len);
+    CHECK(ends_with(pvd, len, "file=\"grains_000001.vtp\"/>\n  <!-- ricochet: running -->\n"
+                    "  </Collection>\n</VTKFile>\n"));
+    free(pvd);
     CHECK_OK(rc_vtk_mark(vw, "exited", "the script called os.exit(2)"));
     CHECK_OK(rc_vtk_close(vw));   /* the mark stays */
     pvd = slurp_in(dir, "series.pvd", &len);

@@ -195,6 +195,39 @@ sim:run{ T = 1e9 }
     end)
 end)
 
+describe("a VTK series over several runs", function()
+    it("a stopped run marks it, a later complete run clears the mark, the end closes it", function()
+        local path, dir = script([[
+local rc = require "ricochet"
+local w = rc.world{ gravity = { 0, -10 } }
+w:body{ name = "b", mass = 1, inertia = 1, q = { 0, 1, 0 } }
+local sim = w:simulation{ h = 1e-3 }
+sim:vtk{ dir = arg[1], every = 1000 }
+local stop = true
+sim:after_step(function(s) if stop and s.steps == 5 then s:stop() end end)
+sim:run{ T = 0.01 }
+local f = assert(io.open(arg[1] .. "/series.pvd"))
+print(f:read("a"))
+f:close()
+stop = false
+sim:run{ T = 0.02 }
+f = assert(io.open(arg[1] .. "/series.pvd"))
+print(f:read("a"))
+f:close()
+]])
+        local vtk = dir .. "/vtk"
+        local code, out, err = sh(q(BIN) .. " run " .. q(path) .. " --quiet -- " .. q(vtk))
+        assert.are.equal(0, code, err)
+        local first, second = out:match("^(.-</VTKFile>)(.*)$")
+        assert.matches("<!-- ricochet: incomplete: stopped -->", first, 1, true)
+        assert.matches("<!-- ricochet: running -->", second, 1, true)
+        local x = check("xml", vtk .. "/series.pvd")
+        assert.are.equal("ok", x.xml)
+        assert.are.equal("3", x.datasets)   -- the frame at t = 0
+        assert.is_nil(x.comment)            -- closed after a complete run
+    end)
+end)
+
 describe("os.exit from a script", function()
     it("in the program: outputs closed \"exited\" with the code, then the code", function()
         local path, dir = script(scene("os.exit(3)", 500))
