@@ -19,6 +19,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1948,8 +1949,9 @@ static int l_output_close(lua_State *L)
     int exiting = strcmp(status, "exited") == 0;
     lrc_world *lw = exiting ? check_open(L, 1) : check_idle(L, 1);
     const char *message = luaL_optstring(L, 3, NULL);
-    int has_code = exiting && lua_isinteger(L, 4);
-    int code = has_code ? (int)lua_tointeger(L, 4) : 0;
+    lua_Integer c = lua_isinteger(L, 4) ? lua_tointeger(L, 4) : 0;
+    int has_code = exiting && lua_isinteger(L, 4) && c >= INT_MIN && c <= INT_MAX;
+    int code = has_code ? (int)c : 0;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = has_code ? rc_output_close_exited(lw->w, code, message)
                            : rc_output_close(lw->w, status, message);

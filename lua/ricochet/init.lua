@@ -2130,16 +2130,16 @@ local function open_output(fname, self, c, dir, every)
     if core.output_is_open(c) then
         fail(fname, "an output is already open (close it with sim:close_output first)")
     end
-    if written_dirs[dir] then
-        io.stderr:write(fmt("ricochet: warning: output folder '%s' is written a second time (its contents are replaced)\n", dir))
-    end
     local o = cli_options()
     -- registered first: an interrupt raised right after the open still finds it
     open_outputs[rawget(self, "world")] = true
     local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
     if not ok then
         open_outputs[rawget(self, "world")] = nil
-        fail(fname, "%s", msg)
+        fail(fname, "%s", msg)   -- (a folder locked by another output is refused here)
+    end
+    if written_dirs[dir] then
+        io.stderr:write(fmt("ricochet: warning: output folder '%s' is written a second time (its contents are replaced)\n", dir))
     end
     written_dirs[dir] = true
 end
