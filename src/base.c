@@ -9,6 +9,7 @@
 
 static _Thread_local char rc__error[1024];
 static volatile sig_atomic_t rc__interrupt = 0;
+static volatile sig_atomic_t rc__interrupt_signal = 0;   /* the first request's signal */
 static uint64_t rc__allocs = 0;
 
 const char *rc_last_error(void) { return rc__error; }
@@ -40,8 +41,44 @@ const char *rc_status_name(rc_status s)
 }
 
 void rc_request_interrupt(void) { rc__interrupt = 1; }
-void rc_clear_interrupt(void) { rc__interrupt = 0; }
+void rc_clear_interrupt(void) { rc__interrupt = 0; rc__interrupt_signal = 0; }
 int rc_interrupt_requested(void) { return rc__interrupt != 0; }
+
+void rc_request_interrupt_signal(int signo)
+{
+    if (!rc__interrupt && signo > 0) rc__interrupt_signal = signo;
+    rc__interrupt = 1;
+}
+
+int rc_interrupt_signal(void) { return rc__interrupt ? (int)rc__interrupt_signal : 0; }
+
+const char *rc_signal_name(int signo)
+{
+    switch (signo) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+#ifdef SIGHUP
+    case SIGHUP: return "SIGHUP";
+#endif
+#ifdef SIGQUIT
+    case SIGQUIT: return "SIGQUIT";
+#endif
+#ifdef SIGUSR1
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+#endif
+#ifdef SIGALRM
+    case SIGALRM: return "SIGALRM";
+#endif
+#ifdef SIGXCPU
+    case SIGXCPU: return "SIGXCPU";
+#endif
+#ifdef SIGPIPE
+    case SIGPIPE: return "SIGPIPE";
+#endif
+    default: return NULL;
+    }
+}
 
 uint64_t rc_alloc_count(void) { return rc__allocs; }
 

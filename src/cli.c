@@ -11,9 +11,13 @@
  * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args },
  * read by rc.param and sim:run.
  *
- * Exit codes: 0 success, 1 error in the script, 2 usage error, 130 interrupt
- * (SIGINT: rc_request_interrupt(), the running step fails with
- * RC_ERR_INTERRUPTED and sim:run closes its output "interrupted").
+ * Exit codes: 0 success, 1 error in the script, 2 usage error, 128 + the
+ * signal when interrupted: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (the handler
+ * calls rc_request_interrupt_signal() and sets a Lua hook; the running step
+ * fails with RC_ERR_INTERRUPTED, running Lua code raises "interrupted by
+ * SIGTERM", sim:run closes its output "interrupted" with the signal's name);
+ * os.exit(code) from the script: the module closes the outputs "exited" first.
+ * SIGXFSZ is ignored: a file size limit is a write error like a full disk.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -56,7 +60,8 @@ static void usage(FILE *f)
             "  --quiet            do not print the run summary\n"
             "  --                 end of options: what follows goes to the script's arg table\n"
             "\n"
-            "exit status: 0 success, 1 error in the script, 2 usage error, 130 interrupted\n",
+            "exit status: 0 success, 1 error in the script, 2 usage error, 128 + N when\n"
+            "interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP); os.exit(code): code\n",
             progname, progname, progname);
 }
 
@@ -72,48 +77,69 @@ static int usage_error(const char *fmt, const char *arg)
 
 static lua_State *volatile global_L = NULL;
 
+/* The first SIGINT, SIGTERM or SIGHUP (0: none). */
+static volatile sig_atomic_t first_signal = 0;
+
 static void stop_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     lua_sethook(L, NULL, 0, 0);
-    lua_pushliteral(L, "interrupted by SIGINT");   /* no position: it is not the code's fault */
+    /* no position: it is not the code's fault */
+    switch (first_signal) {
+    case SIGTERM: lua_pushliteral(L, "interrupted by SIGTERM"); break;
+    case SIGHUP: lua_pushliteral(L, "interrupted by SIGHUP"); break;
+    default: lua_pushliteral(L, "interrupted by SIGINT"); break;
+    }
     lua_error(L);
 }
 
-/* First SIGINT: ask the kernel to stop at the next step, and stop Lua code at
- * the next instruction (as lua.c does). Further SIGINTs within half a second
- * belong to the same interrupt (timeout(1) signals both the program and its
- * process group); a later one kills the program at once. */
-static volatile sig_atomic_t sigint_seen = 0;
-static struct timespec sigint_first;
+/* First SIGINT, SIGTERM or SIGHUP: ask the kernel to stop at the next step,
+ * and stop Lua code at the next instruction (as lua.c does for SIGINT); the
+ * handler does nothing else. Further signals within half a second belong to
+ * the same interrupt (timeout(1) signals both the program and its process
+ * group); a later one kills the program at once. */
+static struct timespec signal_first;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!sigint_seen) {
-        sigint_seen = 1;
-        sigint_first = now;
-        rc_request_interrupt();
+    if (!first_signal) {
+        first_signal = sig;
+        signal_first = now;
+        rc_request_interrupt_signal(sig);
         if (global_L) lua_sethook(global_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
         return;
     }
-    double dt = (double)(now.tv_sec - sigint_first.tv_sec) + 1e-9 * (double)(now.tv_nsec - sigint_first.tv_nsec);
+    double dt = (double)(now.tv_sec - signal_first.tv_sec) + 1e-9 * (double)(now.tv_nsec - signal_first.tv_nsec);
     if (dt < 0.5) return;
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 /* sigaction, not signal(): with strict C11 + POSIX, glibc's signal() resets
- * the handler on delivery (System V semantics). */
-static void install_sigint(void)
+ * the handler on delivery (System V semantics). A signal the program was
+ * started with ignored (nohup) stays ignored. */
+static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, NULL);
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && sigs[i] != SIGINT)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) sigaddset(&sa.sa_mask, sigs[k]);
+        sa.sa_flags = SA_RESTART;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, NULL);
 }
 
 /* ---------------------------------------------------------------- paths */
@@ -383,7 +409,7 @@ static int run(int argc, char **argv)
     } else {
         for (int i = 0; i < o.nargs; i++) lua_pushstring(L, o.args[i]);
         global_L = L;
-        install_sigint();
+        install_signals();
         if (lua_pcall(L, o.nargs, 0, 0) != LUA_OK) failed = 1;
         global_L = NULL; /* while finishing, a SIGINT only records the interrupt */
         lua_sethook(L, NULL, 0, 0);
@@ -393,7 +419,9 @@ static int run(int argc, char **argv)
         const char *msg = error_text(L, -1);
         message = malloc(strlen(msg) + 1);
         if (message) strcpy(message, msg);
-        if (interrupted) fprintf(stderr, "%s: interrupted (%s)\n", progname, msg);
+        const char *sig = rc_signal_name(rc_interrupt_signal());
+        if (interrupted && sig) fprintf(stderr, "%s: interrupted by %s (%s)\n", progname, sig, msg);
+        else if (interrupted) fprintf(stderr, "%s: interrupted (%s)\n", progname, msg);
         else fprintf(stderr, "%s: error: %s\n", progname, msg);
         lua_settop(L, 0);
     }
@@ -412,7 +440,7 @@ static int run(int argc, char **argv)
     free(message);
     free(o.set);
     free(o.args);
-    if (rc_interrupt_requested()) return 130;
+    if (rc_interrupt_requested()) return 128 + (rc_interrupt_signal() > 0 ? rc_interrupt_signal() : SIGINT);
     return failed ? 1 : 0;
 }
 

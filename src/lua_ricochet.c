@@ -19,6 +19,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -359,7 +360,10 @@ static int l_world_gc(lua_State *L)
 {
     lrc_world *lw = check_lw(L, 1);
     if (lw->stepping) return 0; /* cannot happen: the stepping world is on the stack */
-    close_world(L, lw, "error", "the world was garbage-collected before its output was closed");
+    if (rc_interrupt_requested())   /* the program is ending on a signal */
+        close_world(L, lw, "interrupted", "interrupted; the world was garbage-collected before its output was closed");
+    else
+        close_world(L, lw, "error", "the world was garbage-collected before its output was closed");
     return 0;
 }
 
@@ -1937,14 +1941,31 @@ static int l_output_open(lua_State *L)
     return 1;
 }
 
+/* output_close(world [, status [, message [, exit_code]]]): "exited" (the
+ * program is exiting) is allowed inside a force function too. */
 static int l_output_close(lua_State *L)
 {
-    lrc_world *lw = check_idle(L, 1);
     const char *status = luaL_optstring(L, 2, "complete");
+    int exiting = strcmp(status, "exited") == 0;
+    lrc_world *lw = exiting ? check_open(L, 1) : check_idle(L, 1);
     const char *message = luaL_optstring(L, 3, NULL);
+    lua_Integer c = lua_isinteger(L, 4) ? lua_tointeger(L, 4) : 0;
+    int has_code = exiting && lua_isinteger(L, 4) && c >= INT_MIN && c <= INT_MAX;
+    int code = has_code ? (int)c : 0;
     lrc_saved sv = enter_kernel(lw, L);
-    rc_status s = rc_output_close(lw->w, status, message);
+    rc_status s = has_code ? rc_output_close_exited(lw->w, code, message)
+                           : rc_output_close(lw->w, status, message);
     leave_kernel(lw, sv);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* output_set_end_time(world, T) */
+static int l_output_set_end_time(lua_State *L)
+{
+    lrc_world *lw = check_open(L, 1);
+    rc_status s = rc_output_set_end_time(lw->w, luaL_checknumber(L, 2));
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -2010,6 +2031,19 @@ static int l_vtk_frame(lua_State *L)
     lrc_world *lw = check_idle(L, 2);
     if (!v->vw) return luaL_error(L, "the VTK writer has been closed");
     rc_status s = rc_vtk_frame(v->vw, lw->w);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* vtk_mark(writer, status [, message]) -> true | nil, msg, status */
+static int l_vtk_mark(lua_State *L)
+{
+    lrc_vtk *v = check_vtk(L, 1);
+    const char *status = luaL_checkstring(L, 2);
+    const char *message = luaL_optstring(L, 3, NULL);
+    if (!v->vw) return luaL_error(L, "the VTK writer has been closed");
+    rc_status s = rc_vtk_mark(v->vw, status, message);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -2201,6 +2235,8 @@ static const luaL_Reg core_funcs[] = {
     { "output_open", l_output_open },
     { "output_close", l_output_close },
     { "output_is_open", l_output_is_open },
+    { "output_set_end_time", l_output_set_end_time },
+    { "vtk_mark", l_vtk_mark },
     { "vtk_open", l_vtk_open },
     { "vtk_frame", l_vtk_frame },
     { "vtk_frames", l_vtk_frames },

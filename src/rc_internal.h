@@ -369,6 +369,11 @@ void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double 
 rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa);
 void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
 
+/* output.c: the length of the well-formed UTF-8 sequence at s (1..4; 1 for
+ * the NUL byte), 0 if s starts an ill-formed one (RFC 3629: no overlong
+ * forms, surrogates or code points above U+10FFFF). */
+size_t rc_utf8_seq(const char *s);
+
 /* world.c */
 rc_status rc_world_rebuild_slots(rc_world *w);
 void rc_world_warn(rc_world *w, const char *fmt, ...)

@@ -53,6 +53,14 @@ const char *rc_status_name(rc_status s);
 void rc_request_interrupt(void);
 void rc_clear_interrupt(void);
 int rc_interrupt_requested(void);
+/* The same, recording the signal that asked for it (a program's handler of
+ * SIGINT, SIGTERM, SIGHUP): rc_interrupt_signal() returns it (0 if no
+ * interrupt is pending or none was given; the first request's signal wins),
+ * rc_output_close "interrupted" writes its name to run.json. */
+void rc_request_interrupt_signal(int signo);
+int rc_interrupt_signal(void);
+/* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", ... (NULL for others and 0). */
+const char *rc_signal_name(int signo);
 
 /* Number of heap allocations (malloc/realloc) made by the library since
  * start: lets tests and benchmarks check that a step allocates nothing. */
@@ -667,11 +675,28 @@ typedef struct rc_output_def {
 rc_output_def rc_default_output_def(void);
 /* Opens DIR/history.csv.gz (header + the current state as first row) and
  * writes DIR/run.json with status "running". Rows are then appended after
- * every n-th step by rc_world_step. */
+ * every n-th step by rc_world_step. The folder is locked while the output is
+ * open (DIR/run.lock, flock(2), holding the writer's pid): a second writer,
+ * in another process or in this one, gets RC_ERR_STATE with a message naming
+ * the holder's pid; a lock left by a writer that died is taken over (with a
+ * warning). Names must be UTF-8 and give distinct columns (RC_ERR_ARG). A
+ * write error at open writes run.json with status "error". */
 rc_status rc_output_open(rc_world *w, const rc_output_def *def);
-/* Finishes both files. status: "complete", "error", "interrupted", "stopped".
- * Anything but "complete" marks the run incomplete in both files. */
+/* Finishes both files and releases the lock. status: "complete", "stopped"
+ * (by the user), "error" (message: why), "interrupted" (run.json "signal":
+ * rc_interrupt_signal()'s name), "exited" (the program exits), "aborted" (the
+ * run was cut short). Anything but "complete" marks the run incomplete in
+ * both files; "complete" becomes "aborted" when the time is short of the end
+ * time given to rc_output_set_end_time by more than h/2, and "error" when a
+ * write failed. After a write error (a full disk) the history is ended as a
+ * valid gzip stream after the last rows flushed to it and the function
+ * returns RC_ERR_IO. */
 rc_status rc_output_close(rc_world *w, const char *status, const char *message);
+/* Close with status "exited" and run.json "exit_code" = code. */
+rc_status rc_output_close_exited(rc_world *w, int code, const char *message);
+/* The end time T of the run that is writing the output (run.json "T"; see
+ * rc_output_close). RC_ERR_STATE if no output is open. */
+rc_status rc_output_set_end_time(rc_world *w, double T);
 int rc_output_is_open(const rc_world *w);
 
 /* ---------------------------------------------------------------- VTK output */
@@ -709,7 +734,13 @@ rc_vtk_def rc_default_vtk_def(void);
 rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
 rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
 long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
-/* Closes the .pvd files and frees the writer (NULL: nothing to do). */
+/* How the series ended, in a comment before the .pvd files' closing tags:
+ * "<!-- ricochet: incomplete: STATUS: MESSAGE -->" (status "complete": no
+ * comment; "running": the comment of a series being written, "<!-- ricochet:
+ * running -->", which every new frame also puts back). */
+rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message);
+/* Closes the .pvd files and frees the writer (NULL: nothing to do). A series
+ * still marked "running" is closed as complete; an rc_vtk_mark stays. */
 rc_status rc_vtk_close(rc_vtk_writer *vw);
 
 #ifdef __cplusplus

@@ -267,8 +267,11 @@ rc_status rc_world_step(rc_world *w)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_step: world is NULL");
     if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
-    if (rc_interrupt_requested())
-        return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
+    if (rc_interrupt_requested()) {
+        const char *sig = rc_signal_name(rc_interrupt_signal());
+        return rc_set_error(RC_ERR_INTERRUPTED, "interrupted%s%s at t = %.17g (step %ld)",
+                            sig ? " by " : "", sig ? sig : "", w->t, w->step);
+    }
     RC_CHECK(rc_world_reserve_dofs(w));
     rc_world_trim_model(w);
 

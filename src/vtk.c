@@ -31,7 +31,11 @@
  * The .pvd files are valid XML after every frame: each frame's DataSet lines
  * and the closing tags are written with one pwrite over the previous closing
  * tags (O(1) per frame; the .vtp files of a frame are complete before they are
- * listed). The buffers of a frame (points, cells, the compressed data, the
+ * listed). Before the closing tags, a comment says how the series stands:
+ * "<!-- ricochet: running -->" while it is written (what a killed program
+ * leaves), "<!-- ricochet: incomplete: STATUS: MESSAGE -->" after rc_vtk_mark
+ * (the run ended early: interrupted, exited, error, ...), none once closed
+ * after a run that completed. The buffers of a frame (points, cells, the compressed data, the
  * zlib stream) are kept between frames: once they have reached the size the
  * world needs, a frame allocates nothing.
  */
@@ -95,6 +99,9 @@ struct rc_vtk_writer {
     int zs_ready;
     int broken;             /* a .pvd could not be updated: the series is stuck */
     char broken_msg[600];
+    char mark[800];         /* the comment before the closing tags ("" if none) */
+    size_t mark_len;
+    off_t end[PVD_N];       /* the .pvd files' lengths */
 
     /* frame data, kept between frames */
     rc__buf body;           /* 6 doubles per body: x y theta vx vy omega */
@@ -710,14 +717,74 @@ static rc_status rc__shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const 
     return rc__write_vtp(vw, PART_SHAPES);
 }
 
+static const char rc__mark_running[] = "  <!-- ricochet: running -->\n";
+
+/* The comment "ricochet: incomplete: STATUS: MESSAGE" in vw->mark: UTF-8
+ * (other bytes as \xHH), no control characters, no "--" and no '-' last
+ * (XML 1.0, 2.5). */
+static void rc__set_mark(rc_vtk_writer *vw, const char *status, const char *message)
+{
+    char *m = vw->mark;
+    size_t room = sizeof vw->mark - 8, n = 0;   /* room for " -->\n" and the NUL */
+    n = (size_t)snprintf(m, room, "  <!-- ricochet: incomplete: ");
+    const char *parts[3] = { status, message ? ": " : NULL, message };
+    for (int i = 0; i < 3; i++) {
+        for (const char *s = parts[i]; s && *s;) {
+            size_t k = rc_utf8_seq(s);
+            if (k == 0) {
+                if (n + 4 >= room) break;
+                n += (size_t)snprintf(m + n, room - n, "\\x%02x", (unsigned)(unsigned char)*s);
+                s++;
+                continue;
+            }
+            if (n + k + 1 >= room) break;
+            if (k == 1 && ((unsigned char)*s < 0x20 || *s == 0x7f)) m[n++] = ' ';
+            else if (*s == '-' && m[n - 1] == '-') { m[n++] = ' '; m[n++] = '-'; }
+            else { memcpy(m + n, s, k); n += k; }
+            s += k;
+        }
+    }
+    n += (size_t)snprintf(m + n, sizeof vw->mark - n, " -->\n");
+    vw->mark_len = n;
+}
+
+/* Write the mark and the closing tags of every .pvd after its entries (and
+ * cut what a longer mark left behind). */
+static rc_status rc__write_tails(rc_vtk_writer *vw, const char *fname)
+{
+    if (vw->broken) return RC_OK;
+    char buf[sizeof vw->mark + sizeof rc__pvd_tail];
+    memcpy(buf, vw->mark, vw->mark_len);
+    memcpy(buf + vw->mark_len, rc__pvd_tail, sizeof rc__pvd_tail - 1);
+    size_t n = vw->mark_len + sizeof rc__pvd_tail - 1;
+    for (int f = 0; f < PVD_N; f++) {
+        if (vw->fd[f] < 0) continue;
+        int e = rc__pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
+        off_t end = vw->tail[f] + (off_t)n;
+        if (!e && end < vw->end[f] && ftruncate(vw->fd[f], end) != 0) e = errno ? errno : EIO;
+        if (e) {
+            vw->broken = 1;
+            snprintf(vw->broken_msg, sizeof vw->broken_msg, "cannot write %s: %s",
+                     rc__path(vw, rc__pvd_names[f]), strerror(e));
+            return rc_set_error(RC_ERR_IO, "%s: %s", fname, vw->broken_msg);
+        }
+        vw->end[f] = end;
+    }
+    return RC_OK;
+}
+
 /* Append this frame's DataSet lines to every .pvd (one pwrite each, over the
- * closing tags). */
+ * mark and the closing tags). */
 static rc_status rc__update_pvds(rc_vtk_writer *vw, double t)
 {
     char ts[40];
     rc__fmt_double(ts, sizeof ts, t);
+    if (vw->mark_len != sizeof rc__mark_running - 1) {   /* frames again: running */
+        memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
+        vw->mark_len = sizeof rc__mark_running - 1;
+    }
     for (int f = 0; f < PVD_N; f++) {
-        char buf[1024];
+        char buf[1024 + sizeof vw->mark];
         size_t n = 0;
         for (int part = 0; part < PART_N; part++) {
             if (f != PVD_SERIES && part != f - 1) continue;
@@ -727,9 +794,13 @@ static rc_status rc__update_pvds(rc_vtk_writer *vw, double t)
             if (k > 0) n += (size_t)k;
         }
         size_t entries = n;
+        memcpy(buf + n, vw->mark, vw->mark_len);
+        n += vw->mark_len;
         memcpy(buf + n, rc__pvd_tail, sizeof rc__pvd_tail - 1);
         n += sizeof rc__pvd_tail - 1;
         int e = rc__pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
+        off_t end = vw->tail[f] + (off_t)n;
+        if (!e && end < vw->end[f] && ftruncate(vw->fd[f], end) != 0) e = errno ? errno : EIO;
         if (e) {
             vw->broken = 1;
             snprintf(vw->broken_msg, sizeof vw->broken_msg, "cannot write %s: %s",
@@ -737,6 +808,7 @@ static rc_status rc__update_pvds(rc_vtk_writer *vw, double t)
             return rc_set_error(RC_ERR_IO, "rc_vtk_frame: %s", vw->broken_msg);
         }
         vw->tail[f] += (off_t)entries;
+        vw->end[f] = end;
     }
     return RC_OK;
 }
@@ -822,12 +894,15 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
 
     char head[256];
     int hn = snprintf(head, sizeof head, rc__pvd_head, rc__byte_order());
+    memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
+    vw->mark_len = sizeof rc__mark_running - 1;
     for (int f = 0; f < PVD_N; f++) {
         const char *path = rc__path(vw, rc__pvd_names[f]);
         errno = 0;
-        vw->fd[f] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+        vw->fd[f] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         int e = vw->fd[f] < 0 ? (errno ? errno : EIO) : 0;
         if (!e) e = rc__write_all(vw->fd[f], head, (size_t)hn);
+        if (!e) e = rc__write_all(vw->fd[f], vw->mark, vw->mark_len);
         if (!e) e = rc__write_all(vw->fd[f], rc__pvd_tail, sizeof rc__pvd_tail - 1);
         if (e) {
             s = rc_set_error(RC_ERR_IO, "rc_vtk_open: cannot write %s: %s", path, strerror(e));
@@ -835,6 +910,7 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
             return s;
         }
         vw->tail[f] = (off_t)hn;
+        vw->end[f] = (off_t)(hn + vw->mark_len + sizeof rc__pvd_tail - 1);
     }
     *out = vw;
     return RC_OK;
@@ -866,13 +942,36 @@ long rc_vtk_frame_count(const rc_vtk_writer *vw)
     return vw ? vw->frames : 0;
 }
 
+rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message)
+{
+    if (!vw) return rc_set_error(RC_ERR_ARG, "rc_vtk_mark: writer is NULL");
+    if (!status || !status[0])
+        return rc_set_error(RC_ERR_ARG, "rc_vtk_mark: status must be a non-empty string");
+    if (strcmp(status, "complete") == 0) {
+        vw->mark[0] = '\0';
+        vw->mark_len = 0;
+    } else if (strcmp(status, "running") == 0) {
+        memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
+        vw->mark_len = sizeof rc__mark_running - 1;
+    } else {
+        rc__set_mark(vw, status, message);
+    }
+    return rc__write_tails(vw, "rc_vtk_mark");
+}
+
 rc_status rc_vtk_close(rc_vtk_writer *vw)
 {
     if (!vw) return RC_OK;
     rc_status s = RC_OK;
+    if (vw->mark_len == sizeof rc__mark_running - 1
+        && memcmp(vw->mark, rc__mark_running, vw->mark_len) == 0) {   /* no end said: complete */
+        vw->mark[0] = '\0';
+        vw->mark_len = 0;
+        s = rc__write_tails(vw, "rc_vtk_close");
+    }
     for (int f = 0; f < PVD_N; f++) {
         if (vw->fd[f] < 0) continue;
-        if (close(vw->fd[f]) != 0 && s == RC_OK) {
+        if (close(vw->fd[f]) != 0 && s == RC_OK) {   /* (rc__write_tails: first error kept) */
             int e = errno;
             s = rc_set_error(RC_ERR_IO, "rc_vtk_close: cannot write %s: %s",
                              rc__path(vw, rc__pvd_names[f]), strerror(e));

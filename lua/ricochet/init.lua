@@ -716,6 +716,8 @@ rc.Simulation = Sim
 
 -- Worlds with an output that may be open (for the program's clean-up).
 local open_outputs = setmetatable({}, { __mode = "k" })
+-- VTK series being written (sim -> its series), to mark how they end.
+local open_vtk = setmetatable({}, { __mode = "k" })
 -- Folders written by this process (to warn when one is overwritten).
 local written_dirs = {}
 
@@ -2128,14 +2130,18 @@ local function open_output(fname, self, c, dir, every)
     if core.output_is_open(c) then
         fail(fname, "an output is already open (close it with sim:close_output first)")
     end
+    local o = cli_options()
+    -- registered first: an interrupt raised right after the open still finds it
+    open_outputs[rawget(self, "world")] = true
+    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
+    if not ok then
+        open_outputs[rawget(self, "world")] = nil
+        fail(fname, "%s", msg)   -- (a folder locked by another output is refused here)
+    end
     if written_dirs[dir] then
         io.stderr:write(fmt("ricochet: warning: output folder '%s' is written a second time (its contents are replaced)\n", dir))
     end
-    local o = cli_options()
-    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
-    if not ok then fail(fname, "%s", msg) end
     written_dirs[dir] = true
-    open_outputs[rawget(self, "world")] = true
 end
 
 function Sim:output(t)
@@ -2195,6 +2201,7 @@ function Sim:vtk(t)
         v.last = n
     end
     rawset(self, "_vtk", v)
+    open_vtk[self] = v
     local l = self._after
     l[#l + 1] = v.fn
     return self
@@ -2208,6 +2215,7 @@ function Sim:close_vtk()
     local v = rawget(self, "_vtk")
     if not v then return 0 end
     rawset(self, "_vtk", nil)
+    open_vtk[self] = nil
     local l = self._after
     for i = #l, 1, -1 do
         if l[i] == v.fn then table.remove(l, i) end
@@ -2298,6 +2306,7 @@ function Sim:run(t)
     local cpu0, wall0 = os.clock(), core.wall_time()
 
     if out then open_output(fname, self, c, out, every) end
+    if core.output_is_open(c) then core.output_set_end_time(c, T) end   -- run.json "T"
     rawset(self, "_stop", false)
     rawset(self, "_last_status", nil)
 
@@ -2314,9 +2323,19 @@ function Sim:run(t)
         message = tostring(err)
         if self._last_status == "RC_ERR_INTERRUPTED" or core.interrupt_requested() then
             status = "interrupted"
+        elseif not core.is_open(c) then
+            status = "aborted"   -- the world was closed inside a callback (its output: "aborted")
         else
             status = "error"
         end
+    end
+    local v = rawget(self, "_vtk")
+    if v and status ~= "complete" then   -- the series ends early: say so in its .pvd files
+        core.vtk_mark(v.writer, status, message)
+        v.ended = status
+    elseif v and v.ended then            -- an earlier run's mark no longer holds
+        core.vtk_mark(v.writer, "running")
+        v.ended = nil
     end
     local close_error
     if core.is_open(c) and core.output_is_open(c) and (out or not ok) then
@@ -2386,19 +2405,50 @@ function rc.format_summary(s)
     return table.concat(rows, "\n")
 end
 
--- Close every output still open: status "complete", "error", "interrupted"
--- or "stopped". Used by the ricochet program when the script ends.
-function rc.close_outputs(status, message)
+-- Close every output still open: status "complete", "error", "interrupted",
+-- "stopped" or "exited" (exit_code: the program's code). VTK series still
+-- being written are marked with the status (unless "complete"; they are
+-- closed as complete when collected). Used by the ricochet program when the
+-- script ends, and by os.exit.
+function rc.close_outputs(status, message, exit_code)
     local n = 0
     for w in pairs(open_outputs) do
         local c = rawget(w, "_c")
         if core.is_open(c) and core.output_is_open(c) then
-            core.output_close(c, status, message)
+            core.output_close(c, status, message, exit_code)
             n = n + 1
         end
         open_outputs[w] = nil
     end
+    if status ~= "complete" then
+        for _, v in pairs(open_vtk) do
+            if not v.ended or status == "exited" then
+                pcall(core.vtk_mark, v.writer, status, message)
+                v.ended = status
+            end
+        end
+    end
     return n
+end
+
+-- os.exit(code, close) closes the outputs first: status "exited", run.json
+-- "exit_code" = the code (true: 0, false: 1), VTK series marked "exited".
+-- Loading the module wraps os.exit (in the program and in plain lua5.4 alike).
+do
+    local exit = os.exit
+    if type(exit) == "function" then
+        os.exit = function(code, close)
+            local n
+            if code == nil or code == true then n = 0
+            elseif code == false then n = 1
+            else n = math.tointeger(code) end
+            if n then   -- else os.exit raises its own error and nothing is closed
+                local shown = code == nil and "" or tostring(code)
+                pcall(rc.close_outputs, "exited", fmt("the script called os.exit(%s)", shown), n)
+            end
+            return exit(code, close)
+        end
+    end
 end
 
 -- Called by the ricochet program after the script: closes open outputs,

@@ -1,11 +1,20 @@
 /* test_output.c -- DIR/history.csv.gz and DIR/run.json (src/output.c). */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "rc_test.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+
+size_t rc_utf8_seq(const char *s);   /* src/output.c (internal) */
 
 #define H 1e-3
 
@@ -705,6 +714,435 @@ RC_TEST(bad_arguments)
     rmdir(tmp);
 }
 
+/* ---------------------------------------------------------------- how runs end */
+
+/* Strict UTF-8 (an independent check: RFC 3629, table 3-7 of Unicode). */
+static int utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        int n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+              : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+        if (n < 0) return 0;
+        unsigned lo = 0x80, hi = 0xBF;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        for (int i = 1; i <= n; i++) {
+            if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) return 0;
+        }
+        p += n + 1;
+    }
+    return 1;
+}
+
+/* The last line of the history (text must end with a newline). */
+static const char *last_line(char *text)
+{
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '\n') text[--n] = '\0';
+    char *nl = strrchr(text, '\n');
+    return nl ? nl + 1 : text;
+}
+
+static void warning_to_buffer(void *user, const char *msg)
+{
+    snprintf((char *)user, 1024, "%s", msg);
+}
+
+RC_TEST(end_states_in_run_json)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+
+    CHECK(rc_output_set_end_time(w, 1.0) == RC_ERR_STATE);   /* nothing open */
+    CHECK(strstr(rc_last_error(), "no output is open") != NULL);
+
+    /* "complete" at t = 0.005 of a run to T = 1: aborted */
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK(rc_output_set_end_time(w, NAN) == RC_ERR_ARG);
+    CHECK_OK(rc_output_set_end_time(w, 1.0));
+    for (int k = 0; k < 5; k++) CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "complete", NULL));
+    path_join(p, sizeof p, tmp, "run.json");
+    char *js = slurp(p);
+    CHECK(js && json_valid(js));
+    CHECK(js && strstr(js, "\"status\": \"aborted\",\n  \"complete\": false,\n  \"message\": \"the output "
+                     "was closed at t = 0.005, before the end of the run (T = 1)\",\n  \"signal\": null,\n"
+                     "  \"exit_code\": null,") != NULL);
+    CHECK(js && strstr(js, "\"T\": 1,\n  \"t_final\": 0.005") != NULL);
+    free(js);
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text && ok);
+    if (text) CHECK(strcmp(last_line(text), "# incomplete: aborted: the output was closed at t = 0.005, "
+                           "before the end of the run (T = 1)") == 0);
+    free(text);
+
+    /* reaching T (a run's last step ends within h/2 of T): complete */
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK_OK(rc_output_set_end_time(w, 0.0157));
+    for (int k = 0; k < 10; k++) CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "complete", NULL));
+    path_join(p, sizeof p, tmp, "run.json");
+    js = slurp(p);
+    CHECK(js && json_valid(js) && strstr(js, "\"status\": \"complete\",\n  \"complete\": true,"));
+    CHECK(js && strstr(js, "\"T\": 0.0157,\n  \"t_final\": 0.015"));
+    free(js);
+
+    /* the program exits: "exited" with its code */
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close_exited(w, 3, "the script called os.exit(3)"));
+    js = slurp(p);
+    CHECK(js && json_valid(js) && strstr(js, "\"status\": \"exited\",\n  \"complete\": false,\n"
+                                          "  \"message\": \"the script called os.exit(3)\",\n"
+                                          "  \"signal\": null,\n  \"exit_code\": 3,"));
+    free(js);
+
+    /* a signal: the step refuses, run.json names it */
+    CHECK(rc_signal_name(SIGTERM) && strcmp(rc_signal_name(SIGTERM), "SIGTERM") == 0);
+    CHECK(rc_signal_name(SIGHUP) && strcmp(rc_signal_name(SIGHUP), "SIGHUP") == 0);
+    CHECK(rc_signal_name(0) == NULL);
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK(rc_interrupt_signal() == 0);
+    rc_request_interrupt_signal(SIGTERM);
+    rc_request_interrupt_signal(SIGINT);   /* the first one counts */
+    CHECK(rc_interrupt_requested() && rc_interrupt_signal() == SIGTERM);
+    double t0 = rc_world_time(w);
+    CHECK(rc_world_step(w) == RC_ERR_INTERRUPTED);
+    CHECK(strncmp(rc_last_error(), "interrupted by SIGTERM at t = ", 30) == 0);
+    CHECK(rc_world_time(w) == t0);
+    CHECK_OK(rc_output_close(w, "interrupted", "interrupted by SIGTERM"));
+    rc_clear_interrupt();
+    CHECK(!rc_interrupt_requested() && rc_interrupt_signal() == 0);
+    js = slurp(p);
+    CHECK(js && json_valid(js) && strstr(js, "\"status\": \"interrupted\",") &&
+          strstr(js, "\"signal\": \"SIGTERM\",\n  \"exit_code\": null,"));
+    free(js);
+    /* an interrupt without a signal (rc_request_interrupt): "signal": null */
+    CHECK_OK(rc_output_open(w, &od));
+    rc_request_interrupt();
+    CHECK(rc_world_step(w) == RC_ERR_INTERRUPTED);
+    CHECK(strncmp(rc_last_error(), "interrupted at t = ", 19) == 0);
+    CHECK_OK(rc_output_close(w, "interrupted", NULL));
+    rc_clear_interrupt();
+    js = slurp(p);
+    CHECK(js && strstr(js, "\"status\": \"interrupted\",") && strstr(js, "\"signal\": null,"));
+    free(js);
+
+    CHECK(rc_output_close(w, "finished", NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "\"exited\" or \"aborted\"") != NULL);
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(folder_lock)
+{
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char lock[1024], p[1024], want[1200];
+    path_join(lock, sizeof lock, tmp, "run.lock");
+    int box = -1;
+    rc_world *w1 = make_world(failed, &box);
+    rc_world *w2 = make_world(failed, &box);
+    if (!w1 || !w2) return;
+    char warning[1024] = "";
+    rc_world_set_warning_fn(w2, warning_to_buffer, warning);
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+
+    /* held by a world of this process: the second is refused, the first unharmed */
+    CHECK_OK(rc_output_open(w1, &od));
+    char *lk = slurp(lock);
+    snprintf(want, sizeof want, "%ld\n", (long)getpid());
+    CHECK(lk && strcmp(lk, want) == 0);
+    free(lk);
+    CHECK_OK(rc_world_step(w1));
+    CHECK(rc_output_open(w2, &od) == RC_ERR_STATE);
+    snprintf(want, sizeof want, "rc_output_open: output folder '%s' is locked by this process (pid %ld): "
+             "another output of this program is writing it (%s)", tmp, (long)getpid(), lock);
+    CHECK(strncmp(rc_last_error(), want, strlen(want)) == 0);
+    CHECK(!rc_output_is_open(w2));
+    CHECK_OK(rc_world_step(w1));
+    CHECK_OK(rc_output_close(w1, "complete", NULL));
+    CHECK(!file_exists(lock));   /* released */
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text && ok);
+    if (text) {
+        char **lines = NULL;
+        CHECK(split_lines(text, &lines) == 1 + 3);   /* header, t = 0, 0.001, 0.002 */
+        free(lines);
+    }
+    free(text);
+
+    /* held by another process: refused with its pid; once it is gone, taken over */
+    int go[2], done[2];
+    CHECK(pipe(go) == 0 && pipe(done) == 0);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        int fd = open(lock, O_RDWR | O_CREAT, 0666);
+        char b[32];
+        int n = snprintf(b, sizeof b, "%ld\n", (long)getpid());
+        int r = fd >= 0 && flock(fd, LOCK_EX) == 0 && write(fd, b, (size_t)n) == n;
+        char c = r ? 'y' : 'n';
+        if (write(go[1], &c, 1) != 1) _exit(1);
+        if (read(done[0], &c, 1) != 1) _exit(1);
+        _exit(0);   /* without removing run.lock: a writer that died */
+    }
+    char c = 0;
+    CHECK(read(go[0], &c, 1) == 1 && c == 'y');
+    CHECK(rc_output_open(w2, &od) == RC_ERR_STATE);
+    snprintf(want, sizeof want, "rc_output_open: output folder '%s' is locked by process %ld (%s): "
+             "another run is writing it", tmp, (long)child, lock);
+    CHECK(strncmp(rc_last_error(), want, strlen(want)) == 0);
+    if (strncmp(rc_last_error(), want, strlen(want)) != 0) fprintf(stderr, "  got: %s\n", rc_last_error());
+    CHECK(write(done[1], "x", 1) == 1);
+    int wst = 0;
+    CHECK(waitpid(child, &wst, 0) == child && WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    CHECK(file_exists(lock));   /* left behind */
+    CHECK(warning[0] == '\0');
+    CHECK_OK(rc_output_open(w2, &od));
+    snprintf(want, sizeof want, "output folder '%s': took over the stale lock %s of process %ld", tmp,
+             lock, (long)child);
+    CHECK(strncmp(warning, want, strlen(want)) == 0);
+    lk = slurp(lock);
+    snprintf(want, sizeof want, "%ld\n", (long)getpid());
+    CHECK(lk && strcmp(lk, want) == 0);
+    free(lk);
+    CHECK_OK(rc_output_close(w2, "complete", NULL));
+    CHECK(!file_exists(lock));
+    close(go[0]); close(go[1]); close(done[0]); close(done[1]);
+    rc_world_destroy(w1);
+    rc_world_destroy(w2);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+/* The descriptor (lowest) open on path, or -1. */
+static int fd_of(const char *path)
+{
+    char want[PATH_MAX], link[64], got[PATH_MAX];
+    if (!realpath(path, want)) return -1;
+    for (int fd = 3; fd < 1024; fd++) {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, got, sizeof got - 1);
+        if (n <= 0) continue;
+        got[n] = '\0';
+        if (strcmp(got, want) == 0) return fd;
+    }
+    return -1;
+}
+
+RC_TEST(disk_full_mid_run)
+{
+    /* After 4200 rows (one sync flush at 4097), zlib's writes go to /dev/full
+     * (ENOSPC, as on a full disk): the step that cannot write fails, run.json
+     * says why, and the history is a complete gzip stream of the 4097 rows
+     * that reached the file and the "# incomplete" line. */
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    CHECK_OK(rc_output_open(w, &od));
+    for (int k = 0; k < 4200; k++) CHECK_OK(rc_world_step(w));
+    path_join(p, sizeof p, tmp, "history.csv.gz");
+    int gzfd = fd_of(p), full = open("/dev/full", O_WRONLY);
+    CHECK(gzfd >= 0 && full >= 0);
+    if (gzfd < 0 || full < 0) return;
+    CHECK(dup2(full, gzfd) == gzfd);
+    close(full);
+    rc_status s = RC_OK;
+    int k = 0;
+    for (; k < 10000 && s == RC_OK; k++) s = rc_world_step(w);
+    CHECK(s == RC_ERR_IO);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", rc_last_error());
+    char want[1200];
+    snprintf(want, sizeof want, "cannot write %s: No space left on device", p);
+    CHECK(strcmp(msg, want) == 0);
+    CHECK(rc_output_close(w, "error", msg) == RC_ERR_IO);
+    CHECK(!rc_output_is_open(w));
+
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text && ok);   /* read to its end: a complete stream */
+    CHECK(text && utf8_valid(text));
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 1 + 4097 + 1);
+        for (int i = 1; i < nl - 1; i++) CHECK_NEAR(strtod(lines[i], NULL), (i - 1) * H, 1e-12);
+        snprintf(want, sizeof want, "# incomplete: error: %s", msg);
+        if (nl > 0) CHECK(strcmp(lines[nl - 1], want) == 0);
+        free(lines);
+        free(text);
+    }
+    path_join(p, sizeof p, tmp, "run.json");
+    char *js = slurp(p);
+    CHECK(js && json_valid(js));
+    CHECK(js && strstr(js, "\"status\": \"error\",\n  \"complete\": false,"));
+    CHECK(js && strstr(js, "No space left on device\",\n"));
+    CHECK(js && strstr(js, "\"rows\": 4097,"));
+    free(js);
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(run_json_without_room_for_a_new_file)
+{
+    /* run.json.tmp cannot be created (here: a folder of that name; on a full
+     * disk: no room): the final run.json is written over the padded one. */
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024], t[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    CHECK_OK(rc_output_open(w, &od));
+    path_join(p, sizeof p, tmp, "run.json");
+    struct stat st;
+    CHECK(stat(p, &st) == 0 && st.st_size > 8192);   /* room for the final version */
+    char *js = slurp(p);
+    CHECK(js && json_valid(js));
+    free(js);
+    path_join(t, sizeof t, tmp, "run.json.tmp");
+    CHECK(mkdir(t, 0777) == 0);
+    for (int k = 0; k < 20; k++) CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "complete", NULL));
+    js = slurp(p);
+    CHECK(js && json_valid(js));
+    CHECK(js && strstr(js, "\"status\": \"complete\",\n  \"complete\": true,"));
+    CHECK(js && strstr(js, "\"steps\": 20,"));
+    CHECK(js && stat(p, &st) == 0 && (size_t)st.st_size == strlen(js));   /* no blanks left */
+    free(js);
+    rmdir(t);
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
+RC_TEST(names_are_utf8_and_distinct)
+{
+    /* the UTF-8 decoder: well-formed sequences and the classic ill-formed ones */
+    CHECK(rc_utf8_seq("a") == 1 && rc_utf8_seq("") == 1);
+    CHECK(rc_utf8_seq("\xc3\xa9") == 2 && rc_utf8_seq("\xe2\x82\xac") == 3);
+    CHECK(rc_utf8_seq("\xf0\x9f\x98\x80") == 4);
+    CHECK(rc_utf8_seq("\xff") == 0 && rc_utf8_seq("\x80") == 0);
+    CHECK(rc_utf8_seq("\xc0\x80") == 0 && rc_utf8_seq("\xc1\xbf") == 0);   /* overlong */
+    CHECK(rc_utf8_seq("\xe0\x80\x80") == 0 && rc_utf8_seq("\xf0\x8f\xbf\xbf") == 0);
+    CHECK(rc_utf8_seq("\xed\xa0\x80") == 0);                                /* surrogate */
+    CHECK(rc_utf8_seq("\xf4\x90\x80\x80") == 0 && rc_utf8_seq("\xf5\x80\x80\x80") == 0);
+    CHECK(rc_utf8_seq("\xe2\x82") == 0 && rc_utf8_seq("\xc3") == 0);         /* cut short */
+
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024], dir[512];
+    path_join(dir, sizeof dir, tmp, "o");
+
+    /* a body name that is not UTF-8: refused, nothing written */
+    rc_world_def wd = rc_default_world_def();
+    rc_world *w = NULL;
+    CHECK_OK(rc_world_create(&wd, &w));
+    if (!w) return;
+    rc_body_def bd = rc_default_body_def();
+    bd.name = "b\xff";
+    CHECK_OK(rc_body_create(w, &bd, NULL));
+    rc_sim_def sim = rc_default_sim_def();
+    sim.h = H;
+    CHECK_OK(rc_world_configure(w, &sim));
+    rc_output_def od = rc_default_output_def();
+    od.dir = dir;
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strcmp(rc_last_error(), "rc_output_open: body name 'b\\xff' is not valid UTF-8") == 0);
+    CHECK(!file_exists(dir));
+    rc_world_destroy(w);
+
+    /* a rule "C" with 4 contacts (C1..C4) and a rule "C2": refused */
+    int box = -1;
+    w = make_world(failed, &box);
+    if (!w) return;
+    rc_body_def bd2 = rc_default_body_def();
+    bd2.name = "ball";
+    bd2.q[0] = 3.0;
+    bd2.q[1] = 0.5;
+    int ball = -1;
+    CHECK_OK(rc_body_create(w, &bd2, &ball));
+    rc_shape_def sd = rc_default_shape_def();
+    sd.type = RC_SHAPE_DISK;
+    sd.radius = 0.5;
+    CHECK_OK(rc_shape_create(w, ball, &sd, NULL));
+    rc_contact_rule_def rd = rc_default_contact_rule_def();
+    rd.kind = RC_RULE_BODIES;
+    rd.a = RC_GROUND;
+    rd.b = ball;
+    rd.law = 0;
+    rd.name = "C2";
+    CHECK_OK(rc_contact_rule(w, &rd));
+    CHECK(rc_named_contact_count(w) == 5);
+    CHECK(rc_output_open(w, &od) == RC_ERR_ARG);
+    CHECK(strncmp(rc_last_error(), "rc_output_open: duplicate column 'C2.gN': named contacts 2 and 5 "
+                  "are both called 'C2'", 83) == 0);
+    CHECK(!file_exists(dir));
+    rc_world_destroy(w);
+
+    /* strings that are not UTF-8 (script path, parameters, messages): escaped */
+    w = make_world(failed, &box);
+    if (!w) return;
+    od.scenario = "sc\xffne.lua";
+    od.params_json = "{\"tag\": \"\xfe\"}";
+    CHECK_OK(rc_output_open(w, &od));
+    CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_output_close(w, "error", "bad \xff\nbyte \xc3\xa9"));
+    path_join(p, sizeof p, dir, "run.json");
+    char *js = slurp(p);
+    CHECK(js && json_valid(js) && utf8_valid(js));
+    CHECK(js && strstr(js, "\"scenario\": \"sc\\\\xffne.lua\","));
+    CHECK(js && strstr(js, "\"message\": \"bad \\\\xff\\nbyte \xc3\xa9\","));
+    CHECK(js && strstr(js, "\"params\": {\"tag\": \"\\\\xfe\"}"));
+    free(js);
+    path_join(p, sizeof p, dir, "history.csv.gz");
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(p, &ok, &len);
+    CHECK(text && ok && utf8_valid(text));
+    if (text) CHECK(strcmp(last_line(text), "# incomplete: error: bad \\xff byte \xc3\xa9") == 0);
+    free(text);
+    rc_world_destroy(w);
+    cleanup_dir(dir);
+    rmdir(dir);
+    rmdir(tmp);
+}
+
 RC_TEST_MAIN(T(history_and_run_json_complete), T(interrupted_run_is_marked_incomplete),
              T(destroy_while_open_closes_with_error), T(killed_run_leaves_readable_prefix),
-             T(bad_arguments))
+             T(bad_arguments), T(end_states_in_run_json), T(folder_lock), T(disk_full_mid_run),
+             T(run_json_without_room_for_a_new_file), T(names_are_utf8_and_distinct))

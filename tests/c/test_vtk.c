@@ -386,4 +386,70 @@ RC_TEST(errors_name_the_path)
     rm_rf(dir);
 }
 
-RC_TEST_MAIN(T(writes_the_series), T(empty_world_and_no_contacts), T(errors_name_the_path))
+RC_TEST(marks_how_the_series_ends)
+{
+    /* "running" while frames are written (what a killed program leaves), a
+     * mark when the run ends early (replaced by the next frame), nothing once
+     * closed after a complete run; the .pvd files end with the closing tags. */
+    static const char *tail = "  </Collection>\n</VTKFile>\n";
+    char *dir = make_tmpdir();
+    CHECK(dir != NULL);
+    if (!dir) return;
+    rc_world *w = make_world(failed);
+    if (!w) return;
+    rc_vtk_def def = rc_default_vtk_def();
+    def.dir = dir;
+    rc_vtk_writer *vw = NULL;
+    CHECK_OK(rc_vtk_open(&def, &vw));
+    if (!vw) return;
+    size_t len = 0;
+    char *pvd = slurp_in(dir, "series.pvd", &len);
+    CHECK(ends_with(pvd, len, "  <!-- ricochet: running -->\n  </Collection>\n</VTKFile>\n"));
+    free(pvd);
+    CHECK_OK(rc_vtk_frame(vw, w));
+    CHECK_OK(rc_vtk_mark(vw, "interrupted", "interrupted by SIGTERM -- at t = 0\n\xff"));
+    const char *names[4] = { "series.pvd", "grains.pvd", "contacts.pvd", "shapes.pvd" };
+    for (int f = 0; f < 4; f++) {
+        pvd = slurp_in(dir, names[f], &len);
+        CHECK(ends_with(pvd, len, "file=\"shapes_000000.vtp\"/>\n  <!-- ricochet: incomplete: interrupted: "
+                        "interrupted by SIGTERM - - at t = 0 \\xff -->\n  </Collection>\n</VTKFile>\n")
+              || (f != 0 && f != 3));
+        CHECK(pvd && count(pvd, "<!--") == 1 && count(pvd, "--") == 2 && ends_with(pvd, len, tail));
+        free(pvd);
+    }
+    for (int s = 0; s < 10; s++) CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_vtk_frame(vw, w));   /* the series goes on: running again, no leftover bytes */
+    pvd = slurp_in(dir, "grains.pvd", &len);
+    CHECK(pvd && count(pvd, "<DataSet") == 2 && count(pvd, "<!--") == 1);
+    CHECK(ends_with(pvd, len, "file=\"grains_000001.vtp\"/>\n  <!-- ricochet: running -->\n"
+                    "  </Collection>\n</VTKFile>\n"));
+    free(pvd);
+    CHECK_OK(rc_vtk_mark(vw, "error", "a long message to be cut short again: 0123456789 0123456789"));
+    CHECK_OK(rc_vtk_mark(vw, "running", NULL));   /* back to running: no leftover bytes */
+    pvd = slurp_in(dir, "grains.pvd", &len);
+    CHECK(ends_with(pvd, len, "file=\"grains_000001.vtp\"/>\n  <!-- ricochet: running -->\n"
+                    "  </Collection>\n</VTKFile>\n"));
+    free(pvd);
+    CHECK_OK(rc_vtk_mark(vw, "exited", "the script called os.exit(2)"));
+    CHECK_OK(rc_vtk_close(vw));   /* the mark stays */
+    pvd = slurp_in(dir, "series.pvd", &len);
+    CHECK(ends_with(pvd, len, "  <!-- ricochet: incomplete: exited: the script called os.exit(2) -->\n"
+                    "  </Collection>\n</VTKFile>\n"));
+    free(pvd);
+
+    /* closed without a mark: complete, no comment */
+    CHECK_OK(rc_vtk_open(&def, &vw));
+    CHECK_OK(rc_vtk_frame(vw, w));
+    CHECK(rc_vtk_mark(vw, "", NULL) == RC_ERR_ARG);
+    CHECK(rc_vtk_mark(NULL, "error", NULL) == RC_ERR_ARG);
+    CHECK_OK(rc_vtk_close(vw));
+    pvd = slurp_in(dir, "contacts.pvd", &len);
+    CHECK(pvd && count(pvd, "<!--") == 0 && ends_with(pvd, len, "file=\"contacts_000000.vtp\"/>\n"
+                                                     "  </Collection>\n</VTKFile>\n"));
+    free(pvd);
+    rc_world_destroy(w);
+    rm_rf(dir);
+}
+
+RC_TEST_MAIN(T(writes_the_series), T(empty_world_and_no_contacts), T(errors_name_the_path),
+             T(marks_how_the_series_ends))
