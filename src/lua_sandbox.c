@@ -99,6 +99,9 @@ struct rc_lua_box {
     char message[768];
     /* after the run: the limit that ended it (kept while finishing) */
     int finishing;
+    int ended;                  /* rc_lua_run_outcome took the usage below */
+    long long run_instructions;
+    double run_seconds;
     rc_lua_limit run_hit;
     char run_message[768];
     /* sandbox */
@@ -1298,6 +1301,7 @@ rc_status rc_lua_set_limits(lua_State *L, const rc_lua_limits *limits)
     if (s != RC_OK) return s;
     b->lim = *limits;
     b->finishing = 0;
+    b->ended = 0;
     b->run_hit = RC_LUA_LIMIT_NONE;
     b->run_message[0] = '\0';
     arm(b);
@@ -1346,8 +1350,8 @@ rc_lua_usage rc_lua_get_usage(lua_State *L)
     memset(&u, 0, sizeof u);
     rc_lua_box *b = L ? box_of(L) : NULL;
     if (!b) return u;
-    u.instructions = b->instructions;
-    u.seconds = now_s() - b->t0;
+    u.instructions = b->ended ? b->run_instructions : b->instructions;
+    u.seconds = b->ended ? b->run_seconds : now_s() - b->t0;
     u.memory = b->bytes;
     u.memory_peak = b->peak;
     u.kernel_memory = b->kernel_bytes;
@@ -1376,6 +1380,11 @@ rc_status rc_lua_run_outcome(lua_State *L, int status, const char **outcome)
     rc_lua_box *b = box_of(L);
     const char *oc = "complete";
     rc_status s = RC_OK;
+    if (b && !b->ended) {
+        b->ended = 1;
+        b->run_instructions = b->instructions;
+        b->run_seconds = now_s() - b->t0;
+    }
     if (status != LUA_OK) {
         if (b && b->armed && !b->hit && b->refusals > 0 && (status == LUA_ERRMEM || mentions_memory(L, -1)))
             memory_message(b, "the script", b->refused_request, b->refused_in_use);

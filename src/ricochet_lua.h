@@ -156,9 +156,11 @@ const char *rc_lua_limit_error(lua_State *L);
  * outputs, print a summary); a limit that was hit stays reported. */
 void rc_lua_disarm(lua_State *L);
 
-/* What the run used so far. */
+/* What the run used so far (after rc_lua_run_file or rc_lua_run_outcome:
+ * what the run used, without the closing of its outputs). */
 typedef struct rc_lua_usage {
-    long long instructions;     /* counted to within the hook period (<= 1000)  */
+    long long instructions;     /* counted (to within the hook period, <= 1000)
+                                   only while an instruction limit is set         */
     double seconds;
     size_t memory;              /* bytes held now by Lua and the kernel         */
     size_t memory_peak;
