@@ -1634,7 +1634,20 @@ static int sandbox_run(lua_State *L)
         snprintf(msg, sizeof msg, "rc.sandbox: %s", lua_tostring(inner, -1) ? lua_tostring(inner, -1) : "setup failed");
         s = RC_ERR_NOMEM;
     } else {
-        s = rc_lua_run_file(inner, script, 0, NULL, &oc);
+        /* the script's arguments (...): the strings stay in t.args */
+        int nargs = 0;
+        const char **args = NULL;
+        if (lua_getfield(L, 1, "args") == LUA_TTABLE) {
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            if (n > 200) n = 200;   /* what a C stack of Lua holds comfortably */
+            args = (const char **)lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *args, 0);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_rawgeti(L, -2, i);
+                args[nargs++] = lua_tostring(L, -1) ? lua_tostring(L, -1) : "";
+                lua_pop(L, 1);
+            }
+        }
+        s = rc_lua_run_file(inner, script, nargs, args, &oc);
         if (s != RC_OK) snprintf(msg, sizeof msg, "%s", rc_last_error());
     }
     rc_lua_limit hit = rc_lua_limit_hit(inner);
