@@ -579,7 +579,7 @@ static int run(int argc, char **argv)
     if (message) lua_pushstring(L, message); else lua_pushnil(L);
     lua_pushboolean(L, o.quiet);
     if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-        fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+        fprintf(stderr, "%s: error while closing the outputs: %s\n", progname, error_text(L, -1));
         failed = 1;
     }
     fflush(stdout);

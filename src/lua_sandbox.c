@@ -123,6 +123,7 @@ static void *std_alloc(void *ud, void *p, size_t osize, size_t nsize)
 
 static void *box_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 static void limit_hook(lua_State *L, lua_Debug *ar);
+static int call_original(lua_State *L);
 
 static rc_lua_box *box_of(lua_State *L)
 {
@@ -608,6 +609,7 @@ static int after_resume(lua_State *L, int status, lua_KContext ctx)
 static int l_resume_checked(lua_State *L)
 {
     rc_lua_box *b = box_of(L);
+    luaL_checktype(L, 1, LUA_TTHREAD);   /* (the original's check, with this function's name) */
     lua_State *co = lua_tothread(L, 1);
     lua_KContext ctx = (lua_KContext)(b ? b->refusals : 0);
     lua_pushvalue(L, lua_upvalueindex(1));
@@ -617,6 +619,20 @@ static int l_resume_checked(lua_State *L)
     return after_resume(L, LUA_OK, ctx);
 }
 
+/* table.sort runs its comparisons inside C when no Lua comparator is given:
+ * they count (n log2 n of them) before it starts, so that an instruction
+ * limit refuses a sort of tens of millions of items up front. */
+static int l_sort_counted(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TTABLE) luaL_checktype(L, 1, LUA_TTABLE);   /* the original's message */
+    {
+        long long n = (long long)lua_rawlen(L, 1), bits = 0;
+        while (bits < 62 && (1LL << bits) < n) bits++;
+        if (n > 1) rc__lua_charge(L, n * bits);
+    }
+    return call_original(L);
+}
+
 /* The function made by coroutine.wrap: the original one (upvalue 1) with the
  * running thread (upvalue 2: the coroutine) tracked. Its errors go on. */
 static int wrap_done(lua_State *L, int status, lua_KContext ctx)
@@ -624,7 +640,16 @@ static int wrap_done(lua_State *L, int status, lua_KContext ctx)
     (void)ctx;
     rc_lua_box *b = box_of(L);
     if (b) switch_to(b, L);
-    if (status != LUA_OK && status != LUA_YIELD) return lua_error(L);
+    if (status != LUA_OK && status != LUA_YIELD) {
+        /* as lcorolib's auxwrap: the caller's position before a string error
+         * (the original, called from here, found no position to add) */
+        if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "not enough memory") != 0) {
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
     return lua_gettop(L);
 }
 
@@ -641,6 +666,7 @@ static int l_wrap_call(lua_State *L)
 
 static int l_wrap(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);        /* the original's function */
@@ -767,6 +793,11 @@ static int sb_io_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
+    /* liolib's l_checkmode, so that the original raises nothing */
+    const char *m = mode;
+    int valid = *m != '\0' && strchr("rwa", *(m++)) != NULL && (*m != '+' || (++m, 1))
+                && strspn(m, "b") == strlen(m);
+    luaL_argcheck(L, valid, 2, "invalid mode");
     int w = strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+');
     char why[PATH_MAX + 200];
     if (!allowed(sandbox_box(L), path, w ? ACCESS_WRITE : ACCESS_READ, why, sizeof why))
@@ -839,6 +870,8 @@ static void wrap_field(lua_State *L, int table, const char *field, lua_CFunction
 /* load(chunk [, name [, mode [, env]]]): text only */
 static int sb_load(lua_State *L)
 {
+    if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER)
+        luaL_checktype(L, 1, LUA_TFUNCTION);   /* lbaselib's check */
     if (lua_type(L, 1) == LUA_TSTRING && lua_tostring(L, 1)[0] == LUA_SIGNATURE[0]) {
         luaL_pushfail(L);
         lua_pushliteral(L, "load: precompiled (binary) chunks are not allowed in the sandbox");
@@ -899,14 +932,22 @@ static int sb_dofile(lua_State *L)
  * one could not be stopped) */
 static int sb_setmetatable(lua_State *L)
 {
-    if (lua_type(L, 2) == LUA_TTABLE) {
+    /* lbaselib's setmetatable */
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    if (t == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL)
             return luaL_error(L, "setmetatable: metatables with __gc are not allowed in the sandbox "
                                  "(a finalizer cannot be interrupted)");
         lua_pop(L, 1);
     }
-    return call_original(L);
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
 }
 
 /* ricochet.core's functions that write files: output_open(world, dir, ...)
@@ -1150,7 +1191,8 @@ static void apply_sandbox(lua_State *L, rc_lua_box *b)
     wrap_field(L, -1, "loadfile", sb_loadfile);
     lua_pushcfunction(L, sb_dofile);
     lua_setfield(L, -2, "dofile");
-    wrap_field(L, -1, "setmetatable", sb_setmetatable);
+    lua_pushcfunction(L, sb_setmetatable);
+    lua_setfield(L, -2, "setmetatable");
     lua_pop(L, 1);
 
     lua_settop(L, env - 1);
@@ -1215,6 +1257,9 @@ static int setup(lua_State *L)
     wrap_field(L, -1, "resume", l_resume_checked);
     wrap_field(L, -1, "close", l_resume_checked);
     wrap_field(L, -1, "wrap", l_wrap);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    wrap_field(L, -1, "sort", l_sort_counted);
     lua_pop(L, 1);
 
     if (b->sandbox) apply_sandbox(L, b);
