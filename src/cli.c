@@ -117,11 +117,41 @@ static void on_sigint(int sig)
 }
 
 /* --max-seconds: a timer (no count hook, so that Lua runs at full speed)
- * whose SIGALRM ends the run with the time limit's error. */
+ * whose SIGALRM ends the run with the time limit's error: the Lua code
+ * running stops at its next instruction, the kernel's solvers at their next
+ * sweep (rc_request_interrupt). If the program is still inside a C call
+ * RC_ALARM_GRACE seconds later (a huge factorization, say), it is ended at
+ * once: run.json then says "running", complete false. */
+#define RC_ALARM_GRACE 5.0
+
+static volatile sig_atomic_t alarm_stage = 0;
+
+static void set_timer(double seconds)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
-    if (global_L) rc_lua_expire(global_L);
+    if (!global_L) return;
+    if (alarm_stage == 0) {
+        alarm_stage = 1;
+        rc_lua_expire(global_L);
+        rc_request_interrupt();
+        set_timer(RC_ALARM_GRACE);
+        return;
+    }
+    static const char msg[] = "ricochet: error: time limit exceeded, and the program did not leave a C call "
+                              "within 5 s: ended (run.json says \"running\")\n";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    (void)r;
+    _exit(3);
 }
 
 static void set_alarm(double seconds)
@@ -132,12 +162,7 @@ static void set_alarm(double seconds)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it;
-    memset(&it, 0, sizeof it);
-    it.it_value.tv_sec = (time_t)seconds;
-    it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
-    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
-    setitimer(ITIMER_REAL, &it, NULL);
+    set_timer(seconds);
 }
 
 static void cancel_alarm(void)

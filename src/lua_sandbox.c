@@ -311,14 +311,36 @@ static void switch_to(rc_lua_box *b, lua_State *co)
     if (pending(b, co)) lua_sethook(co, limit_hook, LUA_MASKCOUNT, 1);
 }
 
-/* " (at FILE:LINE)" of the innermost Lua function running, or "". */
+/* The chunk `source` ("@FILE") is one of ricochet's own Lua files: FILE
+ * starts with the part before '?' of a template of lua_path. */
+static int ricochet_source(const rc_lua_box *b, const char *source)
+{
+    if (!b->lua_path || source[0] != '@') return 0;
+    const char *file = source + 1, *p = b->lua_path;
+    while (*p) {
+        const char *e = strchr(p, ';');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *q = memchr(p, '?', n);
+        if (q && q > p && strncmp(file, p, (size_t)(q - p)) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* " (at FILE:LINE)" of the innermost Lua function running outside
+ * ricochet's own files (the script's line), else of the innermost one; or
+ * "". */
 static void where(lua_State *L, char *buf, size_t n)
 {
     lua_Debug ar;
+    rc_lua_box *b = box_of(L);
     buf[0] = '\0';
-    for (int level = 0; level < 32 && lua_getstack(L, level, &ar); level++) {
+    for (int level = 0; level < 64 && lua_getstack(L, level, &ar); level++) {
         if (!lua_getinfo(L, "Sl", &ar)) break;
-        if (ar.currentline > 0) {
+        if (ar.currentline <= 0) continue;
+        if (!buf[0]) snprintf(buf, n, " (at %s:%d)", ar.short_src, ar.currentline);
+        if (!b || !ricochet_source(b, ar.source)) {
             snprintf(buf, n, " (at %s:%d)", ar.short_src, ar.currentline);
             return;
         }

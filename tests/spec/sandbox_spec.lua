@@ -75,6 +75,19 @@ local sim = w:simulation{ h = 0.01 }
 sim:output{ dir = rc.options().out }
 ]]
 
+-- A pile of 900 disks thrown about, solved to a tolerance it never reaches
+-- with a cap of 2e9 sweeps: one step that does not end.
+local LONG_SOLVE = [[
+w:halfplane{}
+for i = 1, 30 do for j = 1, 30 do
+    w:body{ mass = 1, inertia = 0.1, q = { i, 0.99 * j, 0 }, v = { math.sin(i * j), math.cos(i + j), i - j },
+            shape = rc.disk{ radius = 0.5 } }
+end end
+w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
+local s2 = w:simulation{ h = 1e-3, solver = { "nsgs", tol = 1e-300, max_iter = 2000000000 } }
+s2:step()
+]]
+
 -- A limit stopped the run: exit 3, the message on stderr with the option
 -- that set the limit, and the output marked incomplete with the message.
 local function assert_stopped(name, code, err, message, option)
@@ -214,6 +227,12 @@ coroutine.wrap(function() while true do end end)()
                        "--max-seconds 0.3")
     end)
 
+    it("stops a solve that would not end, inside the kernel's step (--max-seconds)", function()
+        local code, _, err = run("solver", SCENE .. LONG_SOLVE, "--sandbox --max-seconds 1")
+        assert_stopped("solver", code, err, "time limit exceeded: the run took more than 1 s (wall clock) (at "
+                       .. DIR .. "/solver.lua:", "--max-seconds 1")
+    end)
+
     it("stops a backtracking string.find (--max-instructions)", function()
         local code, _, err = run("pattern", SCENE .. [[
 local s = string.rep("a", 40)
@@ -276,6 +295,18 @@ describe("limits and interrupts of the ricochet program", function()
                                "--max-seconds S", "--max-memory SIZE" }) do
             assert.matches(opt, out, 1, true)
         end
+    end)
+
+    it("stops a solve that would not end on an interrupt", function()
+        -- the force function asks for the interrupt, as SIGINT would, while
+        -- the step runs: the solver stops at its next sweep
+        local path = DIR .. "/interrupt_solve.lua"
+        write_file(path, SCENE .. LONG_SOLVE:gsub("s2:step%(%)", [[
+b:set_force_fn(function() rc.core.request_interrupt() return { 0, 0, 0 } end)
+s2:step()]]))
+        local code, _, err = sh("timeout -k 10 60 " .. q(BIN) .. " run " .. q(path))
+        assert.are.equal(130, code, err)
+        assert.matches("sim:step: interrupted at t = 0 (step 1, in the solver after 0 sweeps)", err, 1, true)
     end)
 
     for _, opt in ipairs({ "", "--sandbox" }) do
