@@ -126,9 +126,10 @@ rc_status rc_lua_set_limits(lua_State *L, const rc_lua_limits *limits);
 int rc_lua_load_file(lua_State *L, const char *path);
 
 /* Loads path (text only) and calls it with the strings args[0..nargs-1]
- * as its arguments (...). Afterwards, whatever happened, stops enforcing the
- * limits (rc_lua_disarm) and closes the outputs the script left open, with
- * status "complete", "error" or "interrupted" and the message. Returns RC_OK,
+ * as its arguments (...). Afterwards, whatever happened, closes the outputs
+ * the script left open, with status "complete", "error" or "interrupted" and
+ * the message (the limits lifted, or in a sandbox replaced by limits of the
+ * closing's own: see rc_lua_run_outcome). Returns RC_OK,
  * RC_ERR_LIMIT (a limit ended the run), RC_ERR_INTERRUPTED or
  * RC_ERR_CALLBACK (the script failed; the message, with the script's line,
  * in rc_last_error()). *outcome (may be NULL) gets "complete", "error",
@@ -138,9 +139,12 @@ rc_status rc_lua_run_file(lua_State *L, const char *path, int nargs, const char 
 
 /* For hosts that call the script themselves (lua_pcall): after the call
  * returned `status` (the error value on the top of the stack if not
- * LUA_OK), says how the run ended, sets rc_last_error() to the message (a
- * memory error after the memory limit refused an allocation becomes the
- * limit's message) and disarms the limits. Returns RC_OK, RC_ERR_LIMIT,
+ * LUA_OK), says how the run ended and sets rc_last_error() to the message
+ * (a memory error after the memory limit refused an allocation becomes the
+ * limit's message). Then the limits are lifted (normal state) or, in a
+ * sandbox, replaced by limits for closing the outputs (its Lua code uses
+ * tables the script could have changed: 50 million instructions, 10 s, the
+ * memory limit plus an eighth). Returns RC_OK, RC_ERR_LIMIT,
  * RC_ERR_INTERRUPTED or RC_ERR_CALLBACK; *outcome as rc_lua_run_file. The
  * host then closes the outputs (rc.close_outputs(status, message)). */
 rc_status rc_lua_run_outcome(lua_State *L, int status, const char **outcome);

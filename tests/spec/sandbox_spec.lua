@@ -360,3 +360,69 @@ print(pcall(rc.sandbox, { script = "x.lua", memory = 1 }))
         assert.matches('"t_final": 0.05,', json, 1, true)   -- --set T=0.05 reached the script
     end)
 end)
+
+describe("docs/security.md", function()
+    local ROOT = os.getenv("RICOCHET_ROOT") or "."
+    local doc = read_file(ROOT .. "/docs/security.md")
+
+    it("the hostile script of the example is stopped as shown", function()
+        local i = assert(doc:find("An example: a hostile script", 1, true))
+        local code = assert(doc:match("```lua\n(.-)```", i))
+        local out_dir = DIR .. "/out/hostile"
+        write_file(DIR .. "/hostile.lua", code)
+        local c, _, err = sh(q(BIN) .. " run --sandbox --max-memory 64M --out " .. q(out_dir) .. " "
+                             .. q(DIR .. "/hostile.lua"))
+        assert.are.equal(3, c, err)
+        -- the documented lines, the number of bytes in use aside
+        local shown = assert(doc:match("\nricochet: error: (memory limit exceeded: [^\n]*)\n", i))
+        local function pattern(line)
+            line = line:gsub("with [%d%.]+ (%a+B) in use", "with \0 %1 in use")
+            line = line:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")
+            return (line:gsub("%z", "[%%d%%.]+"))
+        end
+        assert.matches("ricochet: error: " .. pattern(shown), err)
+        assert.matches("ricochet: (the limit is --max-memory 64M)", err, 1, true)
+        local json = read_file(out_dir .. "/run.json")
+        assert.matches('"status": "error"', json, 1, true)
+        assert.matches('"complete": false', json, 1, true)
+        assert.matches('"message": "' .. pattern(shown) .. '"', json)
+    end)
+
+    it("the host of the example compiles and runs a scenario, refusing an escape", function()
+        local i = assert(doc:find("## Embedding: what a host must set", 1, true))
+        local code = assert(doc:match("```c\n(.-)```", i))
+        local build = BIN:match("^(.*)/[^/]*$") or "."
+        local src, exe = DIR .. "/host.c", DIR .. "/host"
+        write_file(src, code .. [[
+
+int main(int argc, char **argv)
+{
+    int bad = 0;
+    for (int i = 1; i + 2 < argc; i += 3) bad += run_user_scenario(argv[i], argv[i + 1], argv[i + 2]);
+    return bad;
+}
+]])
+        local c, _, err = sh("cc -std=c11 -O1 -I" .. q(ROOT .. "/src") .. " -I/usr/include/lua5.4 " .. q(src)
+                             .. " " .. q(build .. "/libricochet_luahost.a") .. " " .. q(build .. "/libricochet.a")
+                             .. " -llua5.4 -llapacke -llapack -lz -lm -ldl -fopenmp -o " .. q(exe))
+        assert.are.equal(0, c, err)
+        local user = DIR .. "/host_user"
+        assert(os.execute("mkdir -p " .. q(user)))
+        local out = DIR .. "/host_out"
+        -- a host gives no rc.options(): the scenes name their output folders
+        local scene = SCENE:gsub("rc.options%(%).out", "...")
+        write_file(user .. "/ok.lua", scene:gsub("%.%.%.", "'" .. out .. "/ok'") .. "sim:run{ T = 0.05 }\n")
+        write_file(user .. "/evil.lua", "os.execute('true')\n")
+        write_file(user .. "/loop.lua", scene:gsub("%.%.%.", "'" .. out .. "/loop'")
+                   .. "coroutine.wrap(function() while true do end end)()\n")
+        c, _, err = sh("cd " .. q(ROOT) .. " && " .. q(exe) .. " " .. q(user .. "/ok.lua") .. " " .. q(user) .. " "
+                       .. q(out .. "/ok") .. " " .. q(user .. "/evil.lua") .. " " .. q(user) .. " " .. q(out .. "/evil")
+                       .. " " .. q(user .. "/loop.lua") .. " " .. q(user) .. " " .. q(out .. "/loop"))
+        assert.are.equal(2, c, err)   -- two of three failed
+        assert.matches("evil.lua: error: " .. user .. "/evil.lua:1: os.execute is not available in the sandbox", err, 1, true)
+        assert.matches("loop.lua: limit: instruction limit exceeded: the run executed more than 200000000 Lua "
+                       .. "instructions (at " .. user .. "/loop.lua:6)", err, 1, true)
+        assert.matches('"status": "complete"', read_file(out .. "/ok/run.json"), 1, true)
+        assert.matches('"status": "error"', read_file(out .. "/loop/run.json"), 1, true)
+    end)
+end)
