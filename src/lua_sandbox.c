@@ -1452,23 +1452,27 @@ rc_status rc_lua_run_outcome(lua_State *L, int status, const char **outcome)
         b->run_instructions = b->instructions;
         b->run_seconds = now_s() - b->t0;
     }
-    if (status != LUA_OK) {
-        if (b && b->armed && !b->hit && b->refusals > 0 && (status == LUA_ERRMEM || mentions_memory(L, -1)))
-            memory_message(b, "the script", b->refused_request, b->refused_in_use);
-        if (b && b->hit) {
-            oc = "limit";
-            s = rc_set_error(RC_ERR_LIMIT, "%s", b->message);
-        } else if (rc_interrupt_requested()) {
-            oc = "interrupted";
-            s = rc_set_error(RC_ERR_INTERRUPTED, "%s",
-                             lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "interrupted");
-        } else {
-            oc = "error";
-            if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
-                s = rc_set_error(RC_ERR_CALLBACK, "%s", lua_tostring(L, -1));
-            else
-                s = rc_set_error(RC_ERR_CALLBACK, "(error object is a %s value)", luaL_typename(L, -1));
-        }
+    if (b && b->armed && !b->hit && b->expired) {   /* the host's clock ran out during a C call */
+        b->hit = RC_LUA_LIMIT_SECONDS;
+        snprintf(b->message, sizeof b->message, "time limit exceeded: the run took more than %g s (wall clock)",
+                 b->lim.max_seconds);
+    }
+    if (status != LUA_OK && b && b->armed && !b->hit && b->refusals > 0
+        && (status == LUA_ERRMEM || mentions_memory(L, -1)))
+        memory_message(b, "the script", b->refused_request, b->refused_in_use);
+    if (b && b->hit) {   /* (also when the script ended without noticing) */
+        oc = "limit";
+        s = rc_set_error(RC_ERR_LIMIT, "%s", b->message);
+    } else if (status != LUA_OK && rc_interrupt_requested()) {
+        oc = "interrupted";
+        s = rc_set_error(RC_ERR_INTERRUPTED, "%s",
+                         lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "interrupted");
+    } else if (status != LUA_OK) {
+        oc = "error";
+        if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
+            s = rc_set_error(RC_ERR_CALLBACK, "%s", lua_tostring(L, -1));
+        else
+            s = rc_set_error(RC_ERR_CALLBACK, "(error object is a %s value)", luaL_typename(L, -1));
     }
     if (b && b->sandbox) {
         if (b->hit && !b->run_hit) {
