@@ -1081,6 +1081,13 @@ static int searcher_ricochet(lua_State *L)
     }
     const char *file = search_templates(L, name, b->lua_path ? b->lua_path : "");
     if (!file) return 1;
+    /* never a file the script could have written (a lua_path such as Lua's
+     * default "./?.lua" may reach the output folder) */
+    char rp[PATH_MAX];
+    if (b->out_dir && (!resolve_path(file, rp, sizeof rp) || inside_dir(rp, b->out_dir))) {
+        lua_pushfstring(L, "'%s' is in the output folder: not loaded as ricochet's module", file);
+        return 1;
+    }
     if (luaL_loadfilex(L, file, "t") != LUA_OK)
         return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua_tostring(L, -1));
     lua_pushvalue(L, lua_upvalueindex(1));
