@@ -2,6 +2,8 @@
 #include "rc_internal.h"
 
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ const char *rc_status_name(rc_status s)
     case RC_ERR_IO: return "RC_ERR_IO";
     case RC_ERR_INTERRUPTED: return "RC_ERR_INTERRUPTED";
     case RC_ERR_NUMERIC: return "RC_ERR_NUMERIC";
+    case RC_ERR_LIMIT: return "RC_ERR_LIMIT";
     }
     return "RC_ERR_UNKNOWN";
 }
@@ -82,19 +85,78 @@ const char *rc_signal_name(int signo)
 
 uint64_t rc_alloc_count(void) { return rc__allocs; }
 
+/* Allocation goes through the settable allocator (rc_set_allocator). Each
+ * block starts with a header holding its size and the allocator that made
+ * it: rc_free needs no size from the caller, and the allocator may change
+ * while blocks are alive. The header is a max_align_t wide, so that the
+ * block after it keeps malloc's alignment. */
+typedef union rc__block {
+    struct {
+        size_t n;           /* bytes asked for (without the header) */
+        rc_alloc_fn fn;
+        void *ud;
+    } h;
+    max_align_t align;
+} rc__block;
+
+static void *rc__std_alloc(void *ud, void *p, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, nsize);
+}
+
+static rc_alloc_fn rc__alloc_fn = rc__std_alloc;
+static void *rc__alloc_ud = NULL;
+
+void rc_set_allocator(rc_alloc_fn fn, void *ud)
+{
+    rc__alloc_fn = fn ? fn : rc__std_alloc;
+    rc__alloc_ud = fn ? ud : NULL;
+}
+
+void rc_get_allocator(rc_alloc_fn *fn, void **ud)
+{
+    if (fn) *fn = rc__alloc_fn == rc__std_alloc ? NULL : rc__alloc_fn;
+    if (ud) *ud = rc__alloc_ud;
+}
+
 void *rc_malloc(size_t n)
 {
     rc__allocs++;
-    return malloc(n ? n : 1);
+    if (n > SIZE_MAX - sizeof(rc__block)) return NULL;
+    rc_alloc_fn fn = rc__alloc_fn;
+    void *ud = rc__alloc_ud;
+    rc__block *b = fn(ud, NULL, 0, sizeof *b + n);
+    if (!b) return NULL;
+    b->h.n = n;
+    b->h.fn = fn;
+    b->h.ud = ud;
+    return b + 1;
 }
 
 void *rc_realloc(void *p, size_t n)
 {
+    if (!p) return rc_malloc(n);
     rc__allocs++;
-    return realloc(p, n ? n : 1);
+    rc__block *b = (rc__block *)p - 1;
+    if (n > SIZE_MAX - sizeof *b) return NULL;
+    rc__block *q = b->h.fn(b->h.ud, b, sizeof *b + b->h.n, sizeof *b + n);
+    if (!q) return NULL;   /* p is untouched */
+    q->h.n = n;
+    return q + 1;
 }
 
-void rc_free(void *p) { free(p); }
+void rc_free(void *p)
+{
+    if (!p) return;
+    rc__block *b = (rc__block *)p - 1;
+    b->h.fn(b->h.ud, b, sizeof *b + b->h.n, 0);
+}
 
 char *rc_strdup(const char *s)
 {

@@ -1,21 +1,26 @@
 /*
  * cli.c -- the ricochet program: runs a Lua scenario script.
  *
- *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--quiet] [ARGS...]
+ *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--quiet]
+ *                [--sandbox] [--max-instructions N] [--max-callback-instructions N]
+ *                [--max-seconds S] [--max-memory SIZE] [ARGS...]
  *   ricochet version | --version
  *   ricochet help | --help
  *
- * Embeds Lua 5.4 with the ricochet module linked in (ricochet.core is
- * preloaded; the files lua/ricochet/NAME.lua are found through package.path without any
- * environment). The options reach the Lua side as
+ * Embeds Lua 5.4 with the ricochet module linked in, through the host API of
+ * ricochet_lua.h (rc_lua_open: ricochet.core is preloaded, the files
+ * lua/ricochet/NAME.lua are found through package.path without any
+ * environment, limits and the sandbox, docs/security.md). Scripts are
+ * always loaded as text (a precompiled chunk is refused). The options reach the Lua side as
  * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args },
  * read by rc.param and sim:run.
  *
- * Exit codes: 0 success, 1 error in the script, 2 usage error, 128 + the
- * signal when interrupted: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (the handler
- * calls rc_request_interrupt_signal() and sets a Lua hook; the running step
- * fails with RC_ERR_INTERRUPTED, running Lua code raises "interrupted by
- * SIGTERM", sim:run closes its output "interrupted" with the signal's name);
+ * Exit codes: 0 success, 1 error in the script, 2 usage error, 3 a limit
+ * (--max-*) ended the run, 128 + the signal when interrupted: 130 SIGINT,
+ * 143 SIGTERM, 129 SIGHUP (the handler calls rc_request_interrupt_signal()
+ * and rc_lua_interrupt(): the running step fails with RC_ERR_INTERRUPTED,
+ * running Lua code, in whatever coroutine, raises "interrupted by SIGTERM",
+ * sim:run closes its output "interrupted" with the signal's name);
  * os.exit(code) from the script: the module closes the outputs "exited" first.
  * SIGXFSZ is ignored: a file size limit is a write error like a full disk.
  */
@@ -26,6 +31,7 @@
 #include <lualib.h>
 
 #include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +39,11 @@
 #include <unistd.h>
 
 #include "ricochet.h"
+#include "ricochet_lua.h"
 
 #ifndef RC_LUA_DIR
 #define RC_LUA_DIR "lua"
 #endif
-
-int luaopen_ricochet_core(lua_State *L);
 
 static const char *progname = "ricochet";
 
@@ -58,10 +63,23 @@ static void usage(FILE *f)
             "                     may be repeated\n"
             "  --every N          write every N-th step to the history (default 1)\n"
             "  --quiet            do not print the run summary\n"
+            "  --sandbox          run an untrusted script: no os.execute, io.popen, C modules,\n"
+            "                     debug, binary chunks; files are written only under --out and\n"
+            "                     read only there and in the script's folder; --max-memory 1G\n"
+            "                     unless given (docs/security.md)\n"
+            "  --max-instructions N\n"
+            "                     stop the run after N Lua instructions (all of them)\n"
+            "  --max-callback-instructions N\n"
+            "                     stop the run when one call of a Lua function by the kernel\n"
+            "                     (force function, law, gap, motion) runs more than N\n"
+            "  --max-seconds S    stop the run after S seconds of wall-clock time\n"
+            "  --max-memory SIZE  stop the run when Lua and the kernel together would hold more\n"
+            "                     than SIZE bytes (suffixes K, M, G: 2^10, 2^20, 2^30; 0: none)\n"
             "  --                 end of options: what follows goes to the script's arg table\n"
             "\n"
-            "exit status: 0 success, 1 error in the script, 2 usage error, 128 + N when\n"
-            "interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP); os.exit(code): code\n",
+            "exit status: 0 success, 1 error in the script, 2 usage error, 3 a limit (--max-*)\n"
+            "ended the run, 128 + N when interrupted by signal N (130 SIGINT, 143 SIGTERM,\n"
+            "129 SIGHUP); os.exit(code): code\n",
             progname, progname, progname);
 }
 
@@ -80,24 +98,12 @@ static lua_State *volatile global_L = NULL;
 /* The first SIGINT, SIGTERM or SIGHUP (0: none). */
 static volatile sig_atomic_t first_signal = 0;
 
-static void stop_hook(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    lua_sethook(L, NULL, 0, 0);
-    /* no position: it is not the code's fault */
-    switch (first_signal) {
-    case SIGTERM: lua_pushliteral(L, "interrupted by SIGTERM"); break;
-    case SIGHUP: lua_pushliteral(L, "interrupted by SIGHUP"); break;
-    default: lua_pushliteral(L, "interrupted by SIGINT"); break;
-    }
-    lua_error(L);
-}
-
 /* First SIGINT, SIGTERM or SIGHUP: ask the kernel to stop at the next step,
- * and stop Lua code at the next instruction (as lua.c does for SIGINT); the
- * handler does nothing else. Further signals within half a second belong to
- * the same interrupt (timeout(1) signals both the program and its process
- * group); a later one kills the program at once. */
+ * and stop the Lua code running, in whatever coroutine, at its next
+ * instruction (rc_lua_interrupt; in --sandbox at every instruction until the
+ * script ends); the handler does nothing else. Further signals within half a
+ * second belong to the same interrupt (timeout(1) signals both the program
+ * and its process group); a later one kills the program at once. */
 static struct timespec signal_first;
 
 static void on_signal(int sig)
@@ -108,13 +114,69 @@ static void on_signal(int sig)
         first_signal = sig;
         signal_first = now;
         rc_request_interrupt_signal(sig);
-        if (global_L) lua_sethook(global_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+        if (global_L) rc_lua_interrupt(global_L);
         return;
     }
     double dt = (double)(now.tv_sec - signal_first.tv_sec) + 1e-9 * (double)(now.tv_nsec - signal_first.tv_nsec);
     if (dt < 0.5) return;
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* --max-seconds: a timer (no count hook, so that Lua runs at full speed)
+ * whose SIGALRM ends the run with the time limit's error: the Lua code
+ * running stops at its next instruction, the kernel's solvers at their next
+ * sweep (rc_request_interrupt). If the program is still inside a C call
+ * RC_ALARM_GRACE seconds later (a huge factorization, say), it is ended at
+ * once: run.json then says "running", complete false. */
+#define RC_ALARM_GRACE 5.0
+
+static volatile sig_atomic_t alarm_stage = 0;
+
+static void set_timer(double seconds)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (!global_L) return;
+    if (alarm_stage == 0) {
+        alarm_stage = 1;
+        rc_lua_expire(global_L);
+        rc_request_interrupt();
+        set_timer(RC_ALARM_GRACE);
+        return;
+    }
+    static const char msg[] = "ricochet: error: time limit exceeded, and the program did not leave a C call "
+                              "within 5 s: ended (run.json says \"running\")\n";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    (void)r;
+    _exit(3);
+}
+
+static void set_alarm(double seconds)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    set_timer(seconds);
+}
+
+static void cancel_alarm(void)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
 }
 
 /* sigaction, not signal(): with strict C11 + POSIX, glibc's signal() resets
@@ -144,12 +206,30 @@ static void install_signals(void)
 
 /* ---------------------------------------------------------------- paths */
 
-static void add_dir(luaL_Buffer *b, const char *dir, size_t n)
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static int sbuf_add(sbuf *b, const char *s, size_t n)
 {
-    luaL_addlstring(b, dir, n);
-    luaL_addstring(b, "/?.lua;");
-    luaL_addlstring(b, dir, n);
-    luaL_addstring(b, "/?/init.lua;");
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = 2 * (b->n + n + 1) + 256;
+        char *p = realloc(b->p, cap);
+        if (!p) return 0;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 1;
+}
+
+static int add_dir(sbuf *b, const char *dir, size_t n)
+{
+    return sbuf_add(b, dir, n) && sbuf_add(b, "/?.lua;", 7) && sbuf_add(b, dir, n)
+        && sbuf_add(b, "/?/init.lua;", 12);
 }
 
 static int file_exists(const char *path)
@@ -160,28 +240,28 @@ static int file_exists(const char *path)
     return 1;
 }
 
-/* package.path = $RICOCHET_LUA_DIR (':'-separated) ; <prefix>/share/lua/5.4
- * (if the program runs from an installation) ; RC_LUA_DIR ; old path */
-static int setup_path(lua_State *L)
+/* Where ricochet's Lua files are, as package.path templates:
+ * $RICOCHET_LUA_DIR (':'-separated) ; <prefix>/share/lua/5.4 (if the program
+ * runs from an installation) ; RC_LUA_DIR. NULL if out of memory; the
+ * caller frees. */
+static char *lua_path(void)
 {
-    lua_getglobal(L, "package");
-    int pkg = lua_gettop(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
+    sbuf b = { NULL, 0, 0 };
+    int ok = 1;
     const char *env = getenv("RICOCHET_LUA_DIR");
     if (env) {
         const char *p = env;
-        while (*p) {
+        while (*p && ok) {
             const char *e = strchr(p, ':');
             size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (n > 0) add_dir(&b, p, n);
+            if (n > 0) ok = add_dir(&b, p, n);
             if (!e) break;
             p = e + 1;
         }
     }
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
-    if (n > 0) {
+    if (ok && n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) {
@@ -193,20 +273,17 @@ static int setup_path(lua_State *L)
                 snprintf(share, sizeof share, "%s/share/lua/5.4", exe);
                 char probe[4300];
                 snprintf(probe, sizeof probe, "%s/ricochet/init.lua", share);
-                if (file_exists(probe)) add_dir(&b, share, strlen(share));
+                if (file_exists(probe)) ok = add_dir(&b, share, strlen(share));
             }
         }
     }
-    add_dir(&b, RC_LUA_DIR, strlen(RC_LUA_DIR));
-    lua_getfield(L, pkg, "path");
-    luaL_addvalue(&b);
-    luaL_pushresult(&b);
-    lua_setfield(L, pkg, "path");
-    /* the C half is linked in */
-    lua_getfield(L, pkg, "preload");
-    lua_pushcfunction(L, luaopen_ricochet_core);
-    lua_setfield(L, -2, "ricochet.core");
-    return 0;
+    if (ok) ok = add_dir(&b, RC_LUA_DIR, strlen(RC_LUA_DIR));
+    if (!ok) {
+        free(b.p);
+        return NULL;
+    }
+    b.p[b.n - 1] = '\0';   /* the last ';' */
+    return b.p;
 }
 
 /* ---------------------------------------------------------------- options */
@@ -220,7 +297,53 @@ typedef struct options {
     const char **set;    /* "name=value" */
     int nargs;
     char **args;         /* after the script */
+    int sandbox;
+    rc_lua_limits limits;
+    const char *memory_opt;   /* --max-memory as given, or NULL */
 } options;
+
+/* a count: digits or a number like 1e9, integral, 0 <= N < 2^62 */
+static int parse_count(const char *s, long long *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= 0.0) || v >= 4.6e18 || v != (double)(long long)v) return 0;
+    *out = (long long)v;
+    return 1;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= 0.0) || v > 1e15) return 0;
+    *out = v;
+    return 1;
+}
+
+/* bytes: a number with an optional suffix K, M, G, T (powers of 1024),
+ * optionally followed by B or iB: 64M, 1.5G, 512MiB, 1000000 */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || end == s || !(v >= 0.0)) return 0;
+    double m = 1.0;
+    switch (*end) {
+    case 'k': case 'K': m = 1024.0; end++; break;
+    case 'm': case 'M': m = 1024.0 * 1024.0; end++; break;
+    case 'g': case 'G': m = 1024.0 * 1024.0 * 1024.0; end++; break;
+    case 't': case 'T': m = 1024.0 * 1024.0 * 1024.0 * 1024.0; end++; break;
+    default: break;
+    }
+    if (m > 1.0 && *end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return 0;
+    v *= m;
+    if (v >= 1.8e19 || v != v) return 0;
+    *out = (size_t)v;
+    return 1;
+}
 
 static int parse_every(const char *s, long *out)
 {
@@ -263,7 +386,8 @@ static int parse_run(int argc, char **argv, options *o)
             const char *eq = strchr(a, '=');
             size_t klen = eq ? (size_t)(eq - a) : strlen(a);
 #define OPT(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
-            int takes = OPT("--out") || OPT("--set") || OPT("--every");
+            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--max-instructions")
+                        || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory");
             if (takes) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -282,6 +406,21 @@ static int parse_run(int argc, char **argv, options *o)
                     return usage_error("--every needs a positive integer (got '%s')", val);
             } else if (OPT("--quiet") || OPT("-q")) {
                 o->quiet = 1;
+            } else if (OPT("--sandbox")) {
+                o->sandbox = 1;
+            } else if (OPT("--max-instructions")) {
+                if (!parse_count(val, &o->limits.max_instructions))
+                    return usage_error("--max-instructions needs a count >= 0 (got '%s'; 0: no limit)", val);
+            } else if (OPT("--max-callback-instructions")) {
+                if (!parse_count(val, &o->limits.max_callback_instructions))
+                    return usage_error("--max-callback-instructions needs a count >= 0 (got '%s'; 0: no limit)", val);
+            } else if (OPT("--max-seconds")) {
+                if (!parse_seconds(val, &o->limits.max_seconds))
+                    return usage_error("--max-seconds needs a number of seconds >= 0 (got '%s'; 0: no limit)", val);
+            } else if (OPT("--max-memory")) {
+                if (!parse_size(val, &o->limits.max_memory))
+                    return usage_error("--max-memory needs a size in bytes, e.g. 512M or 2G (got '%s'; 0: no limit)", val);
+                o->memory_opt = val;
             } else if (OPT("--help") || OPT("-h")) {
                 usage(stdout);
                 return 0;
@@ -302,8 +441,6 @@ static int parse_run(int argc, char **argv, options *o)
 static int push_options(lua_State *L)
 {
     const options *o = (const options *)lua_touserdata(L, 1);
-    lua_pushcfunction(L, setup_path);
-    lua_call(L, 0, 0);
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "loaded");
     lua_newtable(L);
@@ -375,6 +512,43 @@ static int finish(lua_State *L)
     return 0;
 }
 
+/* The script's folder (the sandbox lets it be read); the caller frees. */
+static char *script_dir(const char *script)
+{
+    size_t n = strlen(script);
+    char *d = malloc(n + 2);
+    if (!d) return NULL;
+    memcpy(d, script, n + 1);
+    char *slash = strrchr(d, '/');
+    if (slash == d) d[1] = '\0';
+    else if (slash) *slash = '\0';
+    else strcpy(d, ".");
+    return d;
+}
+
+/* The option that set the limit that ended the run, for the hint. */
+static void limit_hint(const options *o, rc_lua_limit hit)
+{
+    switch (hit) {
+    case RC_LUA_LIMIT_INSTRUCTIONS:
+        fprintf(stderr, "%s: (the limit is --max-instructions %lld)\n", progname, o->limits.max_instructions);
+        break;
+    case RC_LUA_LIMIT_CALLBACK_INSTRUCTIONS:
+        fprintf(stderr, "%s: (the limit is --max-callback-instructions %lld)\n", progname,
+                o->limits.max_callback_instructions);
+        break;
+    case RC_LUA_LIMIT_SECONDS:
+        fprintf(stderr, "%s: (the limit is --max-seconds %g)\n", progname, o->limits.max_seconds);
+        break;
+    case RC_LUA_LIMIT_MEMORY:
+        if (o->memory_opt) fprintf(stderr, "%s: (the limit is --max-memory %s)\n", progname, o->memory_opt);
+        else fprintf(stderr, "%s: (the limit is the sandbox's default --max-memory 1G)\n", progname);
+        break;
+    case RC_LUA_LIMIT_NONE:
+        break;
+    }
+}
+
 static int run(int argc, char **argv)
 {
     options o;
@@ -384,45 +558,65 @@ static int run(int argc, char **argv)
         free(o.args);
         return code;
     }
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        fprintf(stderr, "%s: error: cannot create the Lua state (out of memory)\n", progname);
+    rc_lua_def def = rc_lua_default_def();
+    def.sandbox = o.sandbox;
+    def.limits = o.limits;
+    def.host_clock = 1;   /* set_alarm */
+    if (o.sandbox && !o.memory_opt) def.limits.max_memory = (size_t)1 << 30;
+    char *path = lua_path();
+    char *dir = script_dir(o.script);
+    def.lua_path = path;
+    def.out_dir = o.out;
+    def.read_dir = o.sandbox ? dir : NULL;
+    lua_State *L = NULL;
+    if (!path || !dir || rc_lua_open(&def, &L) != RC_OK) {
+        fprintf(stderr, "%s: error: cannot create the Lua state: %s\n", progname,
+                path && dir ? rc_last_error() : "out of memory");
+        free(path);
+        free(dir);
         free(o.set);
         free(o.args);
         return 1;
     }
-    luaL_openlibs(L);
+    free(path);
+    free(dir);
     lua_pushcfunction(L, push_options);
     lua_pushlightuserdata(L, &o);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
         fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
-        lua_close(L);
+        rc_lua_close(L);
         free(o.set);
         free(o.args);
         return 1;
     }
 
-    int failed = 0;
-    char *message = NULL;
-    if (luaL_loadfile(L, o.script) != LUA_OK) {
-        failed = 1;
-    } else {
+    int st = rc_lua_load_file(L, o.script);
+    if (st == LUA_OK) {
         for (int i = 0; i < o.nargs; i++) lua_pushstring(L, o.args[i]);
         global_L = L;
         install_signals();
-        if (lua_pcall(L, o.nargs, 0, 0) != LUA_OK) failed = 1;
+        if (o.limits.max_seconds > 0) set_alarm(o.limits.max_seconds);
+        st = lua_pcall(L, o.nargs, 0, 0);
         global_L = NULL; /* while finishing, a SIGINT only records the interrupt */
-        lua_sethook(L, NULL, 0, 0);
+        cancel_alarm();
     }
-    int interrupted = rc_interrupt_requested();
+    /* how the run ended; the limits are lifted (or, in the sandbox, replaced
+     * by the finishing's own) */
+    const char *outcome = "complete";
+    rc_status rs = rc_lua_run_outcome(L, st, &outcome);
+    int failed = rs != RC_OK;
+    int interrupted = rs == RC_ERR_INTERRUPTED;
+    int limited = rs == RC_ERR_LIMIT;
+    char *message = NULL;
     if (failed) {
-        const char *msg = error_text(L, -1);
+        const char *msg = rc_last_error();
         message = malloc(strlen(msg) + 1);
         if (message) strcpy(message, msg);
         const char *sig = rc_signal_name(rc_interrupt_signal());
         if (interrupted && sig) fprintf(stderr, "%s: interrupted by %s (%s)\n", progname, sig, msg);
         else if (interrupted) fprintf(stderr, "%s: interrupted (%s)\n", progname, msg);
         else fprintf(stderr, "%s: error: %s\n", progname, msg);
+        if (limited) limit_hint(&o, rc_lua_limit_hit(L));
         lua_settop(L, 0);
     }
 
@@ -432,14 +626,15 @@ static int run(int argc, char **argv)
     if (message) lua_pushstring(L, message); else lua_pushnil(L);
     lua_pushboolean(L, o.quiet);
     if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-        fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+        fprintf(stderr, "%s: error while closing the outputs: %s\n", progname, error_text(L, -1));
         failed = 1;
     }
     fflush(stdout);
-    lua_close(L);
+    rc_lua_close(L);
     free(message);
     free(o.set);
     free(o.args);
+    if (limited) return 3;
     if (rc_interrupt_requested()) return 128 + (rc_interrupt_signal() > 0 ? rc_interrupt_signal() : SIGINT);
     return failed ? 1 : 0;
 }

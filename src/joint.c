@@ -306,6 +306,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     }
     RC_CHECK(rc_reserve((void **)&w->joints, &w->cap_joints, w->njoints + 1, sizeof(rc_joint)));
     j.name = rc_strdup(def->name);
+    if (def->name && !j.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     j.def.name = j.name;
     w->joints[w->njoints] = j;
     if (out_id) *out_id = w->njoints;
@@ -677,6 +678,7 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     }
     RC_CHECK(rc_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
     sp.name = rc_strdup(def->name);
+    if (def->name && !sp.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     sp.def.name = sp.name;
     w->springs[w->nsprings] = sp;
     if (out_id) *out_id = w->nsprings;

@@ -67,6 +67,20 @@ static double *copy_or_null(const double *x, size_t n)
     return y;
 }
 
+/* The arrays of a linear body or gap that could not be completed. */
+static void linear_discard(rc_linear *L)
+{
+    rc_free(L->M); rc_free(L->K); rc_free(L->C); rc_free(L->f); rc_free(L->work);
+    memset(L, 0, sizeof *L);
+}
+
+static void gap_discard(rc_gap *g)
+{
+    rc_free(g->idx); rc_free(g->nrm); rc_free(g->tng); rc_free(g->MH); rc_free(g->grad);
+    rc_free(g->name);
+    memset(g, 0, sizeof *g);
+}
+
 rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
@@ -116,8 +130,10 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     L->C = copy_or_null(def->C, (size_t)n * n);
     L->f = rc_malloc((size_t)n * sizeof(double));
     L->work = rc_malloc((size_t)3 * n * sizeof(double));
-    if (!L->M || (def->K && !L->K) || (def->C && !L->C) || !L->f || !L->work)
+    if (!L->M || (def->K && !L->K) || (def->C && !L->C) || !L->f || !L->work) {
+        linear_discard(L);
         return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
     for (int i = 0; i < n; i++) L->f[i] = def->f ? def->f[i] : 0.0;
     int kd = bandwidth(L->M, n);
     if (bandwidth(L->K, n) > kd) kd = bandwidth(L->K, n);
@@ -130,10 +146,14 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     b->kind = RC_BODY_LINEAR;
     b->ext = -1;
     if (def->name) {
-        RC_CHECK(rc_body_add_ext(w, w->nbodies));
-        rc_body_ext *x = &w->body_ext[b->ext];
-        x->name = rc_strdup(def->name);
-        if (!x->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        rc_status s = rc_body_add_ext(w, w->nbodies);
+        rc_body_ext *x = s == RC_OK ? &w->body_ext[b->ext] : NULL;
+        if (x) x->name = rc_strdup(def->name);
+        if (!x || !x->name) {
+            if (x) w->nbody_ext--;   /* the body is not created */
+            linear_discard(L);
+            return s != RC_OK ? s : rc_set_error(RC_ERR_NOMEM, "out of memory");
+        }
     }
     b->iq = w->nq; b->iv = w->nv; b->nq = n; b->nv = n;
     b->linear = w->nlinears;
@@ -334,7 +354,10 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
     g->tng = rc_malloc((size_t)nnz * sizeof(double));
     g->MH = rc_malloc((size_t)2 * w->bodies[def->body].nv * sizeof(double));
     g->grad = rc_malloc((size_t)2 * nq * sizeof(double));
-    if (!g->idx || !g->nrm || !g->tng || !g->MH || !g->grad) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    if ((def->name && !g->name) || !g->idx || !g->nrm || !g->tng || !g->MH || !g->grad) {
+        gap_discard(g);
+        return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
     for (int i = 0; i < nnz; i++) {
         g->idx[i] = def->gap_fn ? i : def->index[i];
         g->nrm[i] = def->gap_fn ? 0.0 : def->normal[i];

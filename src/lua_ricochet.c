@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "ricochet.h"
+#include "ricochet_lua.h"   /* rc_lua_callback_enter/leave: the per-callback limit */
 
 #define LRC_WORLD "ricochet.core.world"
 #define LRC_MAX_WARNINGS_PRINTED 20
@@ -291,7 +292,9 @@ static rc_status force_cb(void *user, int body, double t, const double *q, const
     int top = lua_gettop(L);
     lua_pushcfunction(L, force_call_protected);
     lua_pushlightuserdata(L, &fc);
+    rc_lua_callback_enter(L);
     int r = lua_pcall(L, 1, 0, 0);
+    rc_lua_callback_leave(L);
     rc_status s = RC_OK;
     if (r != LUA_OK) {
         if (lua_type(L, -1) == LUA_TSTRING)
@@ -784,7 +787,10 @@ static rc_status law_call(struct law_call *lc)
     for (int i = 0; i < lc->nargs; i++, n++) lua_pushnumber(L, lc->args[i]);
     if (!is_update) { lua_pushvalue(L, top + 1); n++; }
     rc_status s = RC_OK;
-    if (lua_pcall(L, n, lc->nres, 0) != LUA_OK) {
+    rc_lua_callback_enter(L);
+    int r = lua_pcall(L, n, lc->nres, 0);
+    rc_lua_callback_leave(L);
+    if (r != LUA_OK) {
         const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(an error object that is not a string)";
         s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s",
                          law->name, lc->what, lc->ctx->contact, lc->ctx->t, msg);
@@ -1202,7 +1208,10 @@ static rc_status cb_run(lrc_cb *cb, lua_CFunction fn, struct cb_call *c)
     lua_pushcfunction(L, fn);
     lua_pushlightuserdata(L, c);
     rc_status s = RC_OK;
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    rc_lua_callback_enter(L);
+    int r = lua_pcall(L, 1, 0, 0);
+    rc_lua_callback_leave(L);
+    if (r != LUA_OK) {
         if (c->checked && lua_type(L, -1) == LUA_TSTRING)
             s = rc_set_error(RC_ERR_CALLBACK, "%s", lua_tostring(L, -1));
         else if (lua_type(L, -1) == LUA_TSTRING)
@@ -2170,6 +2179,13 @@ static int l_openmp(lua_State *L)
     return 1;
 }
 
+/* whether this state is a sandbox (rc_lua_open_sandboxed) */
+static int l_sandboxed(lua_State *L)
+{
+    lua_pushboolean(L, rc_lua_is_sandboxed(L));
+    return 1;
+}
+
 /* wall-clock seconds (C11 timespec_get) */
 static int l_wall_time(lua_State *L)
 {
@@ -2247,6 +2263,7 @@ static const luaL_Reg core_funcs[] = {
     { "explore", l_explore },
     { "alloc_count", l_alloc_count },
     { "openmp", l_openmp },
+    { "sandboxed", l_sandboxed },
     { "wall_time", l_wall_time },
     { NULL, NULL }
 };

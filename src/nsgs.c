@@ -374,7 +374,7 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
             RC_OMP(omp single)
             {
                 residual_sum(w, st->nb, &st->worst, &st->res);
-                st->go = st->res > tol && st->it < max_iter;
+                st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 st->started = 1;
             }
         }
@@ -418,7 +418,7 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
             {
                 st->it++;
                 if (check) residual_sum(w, st->nb, &st->worst, &st->res);
-                st->go = st->res > tol && st->it < max_iter;
+                st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
                     const double now = wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
                     st->t_prev = now;
@@ -511,7 +511,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
     s = residual(w, nb, worst, &res);
     const double omega = w->sim.solver.relax;
     uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
-    while (s == RC_OK && res > tol && it < w->sim.solver.max_iter) {
+    while (s == RC_OK && res > tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
         if (order == RC_ORDER_RANDOM && (it == 0 || !(w->explore && w->explore->cyclic_order)))
             /* Fisher--Yates, xorshift64; an exploration's cyclic order: the first sweep's, kept */
             for (int k = w->nactive - 1; k > 0; k--) {
@@ -586,7 +586,7 @@ rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
     double res;
     int it = 0;
     rc_status s = residual(w, nb, worst, &res);
-    while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter) {
+    while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive && s == RC_OK; k++) {   /* Jacobi: every p from the same V */
             rc_contact *c = &w->contacts[w->active[k]];

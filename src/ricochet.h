@@ -40,7 +40,9 @@ typedef enum rc_status {
     RC_ERR_CALLBACK,    /* a user callback reported a failure                   */
     RC_ERR_IO,          /* output could not be written                          */
     RC_ERR_INTERRUPTED, /* rc_request_interrupt() was called                    */
-    RC_ERR_NUMERIC      /* NaN or inf appeared in the state                     */
+    RC_ERR_NUMERIC,     /* NaN or inf appeared in the state                     */
+    RC_ERR_LIMIT        /* a resource limit of the host ended the run
+                           (ricochet_lua.h: instructions, time, memory)         */
 } rc_status;
 
 /* Message of the last failed call on this thread ("" if none). */
@@ -65,6 +67,22 @@ const char *rc_signal_name(int signo);
 /* Number of heap allocations (malloc/realloc) made by the library since
  * start: lets tests and benchmarks check that a step allocates nothing. */
 uint64_t rc_alloc_count(void);
+
+/* The library's allocator, with the contract of Lua's lua_Alloc (so that one
+ * function can serve a Lua state and the kernel): fn(ud, NULL, 0, n)
+ * allocates n bytes, fn(ud, p, old, n) resizes the block p of old bytes to
+ * n > 0 bytes, fn(ud, p, old, 0) frees it and returns NULL. A failed
+ * allocation returns NULL: the call that needed it fails with RC_ERR_NOMEM
+ * and a message, and the library never aborts. The allocator is
+ * process-wide and read at each allocation; every block remembers the
+ * allocator that made it and is resized and freed by that one, so it may be
+ * changed at any time, as long as a replaced allocator keeps working until
+ * the blocks it made are freed. fn = NULL restores the C library's
+ * malloc/realloc/free. Not thread-safe: set it while no other thread calls
+ * the library. */
+typedef void *(*rc_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+void rc_set_allocator(rc_alloc_fn fn, void *ud);
+void rc_get_allocator(rc_alloc_fn *fn, void **ud);
 
 /* 1 when the library was built with OpenMP (solver.threads > 1 then sweeps
  * in parallel), 0 otherwise. */

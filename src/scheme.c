@@ -445,6 +445,11 @@ rc_status rc_world_step(rc_world *w)
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         if (s != RC_OK) return s;
+        /* the solvers stop sweeping on an interrupt (a long solve is not
+         * waited for): the step fails as on a solver failure, before the update */
+        if (rc_interrupt_requested())
+            return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the solver after %d sweeps)",
+                                w->t, w->step + 1, iters);
     }
     for (int i = 0; i < nv; i++)
         if (!rc_finite(w->V[i])) {

@@ -309,7 +309,10 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
         RC_CHECK(rc_body_add_ext(w, w->nbodies));
         rc_body_ext *x = &w->body_ext[b->ext];
         x->name = rc_strdup(def->name);
-        if (def->name && !x->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        if (def->name && !x->name) {
+            w->nbody_ext--;   /* the body is not created */
+            return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        }
         memcpy(x->force, def->force, sizeof x->force);
     }
     b->kind = def->kind;
@@ -499,6 +502,7 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     s->body = body;
     s->group = d.group;
     s->name = rc_strdup(d.name);
+    if (d.name && !s->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
     memcpy(s->offset, d.offset, sizeof s->offset);
     s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
@@ -573,6 +577,7 @@ rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id)
     memset(l, 0, sizeof *l);
     l->def = *def;
     l->name = rc_strdup(def->name);
+    if (def->name && !l->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     l->def.name = l->name;
     if (l->def.type == RC_LAW_FREMOND) l->def.e_t = 1.0;
     rc_law_init_builtin(l);
@@ -599,6 +604,7 @@ rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *n
     l->def = rc_default_law_def();
     l->def.type = RC_LAW_CUSTOM;
     l->name = rc_strdup(name);
+    if (name && !l->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     l->def.name = l->name;
     l->ops = *ops;
     l->closed_form = 0;
@@ -692,6 +698,7 @@ rc_status rc_world_rebuild_slots(rc_world *w)
                         if (total == 1) snprintf(buf, sizeof buf, "%s", rule->name);
                         else snprintf(buf, sizeof buf, "%s%d", rule->name, k + 1);
                         w->slots[w->nslots].name = rc_strdup(buf);
+                        if (!w->slots[w->nslots].name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
                         w->slots[w->nslots].key = rc_contact_key(sa, sb, f);
                         w->nslots++;
                     }
@@ -705,6 +712,7 @@ rc_status rc_world_rebuild_slots(rc_world *w)
         if (!w->gaps[i].name) continue;
         RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
         w->slots[w->nslots].name = rc_strdup(w->gaps[i].name);
+        if (!w->slots[w->nslots].name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         w->slots[w->nslots].key = ((uint64_t)0xFFFFFF << 40) | ((uint64_t)(uint32_t)i << 16);
         w->nslots++;
     }
@@ -735,9 +743,11 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
                 return rc_set_error(RC_ERR_ARG, "contact: 'name' \"%s\" is already used", def->name);
     }
     RC_CHECK(rc_reserve((void **)&w->rules, &w->cap_rules, w->nrules + 1, sizeof(rc_rule)));
-    rc_rule *r = &w->rules[w->nrules++];
+    rc_rule *r = &w->rules[w->nrules];
     r->def = *def;
     r->name = rc_strdup(def->name);
+    if (def->name && !r->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->nrules++;
     r->def.name = r->name;
     return rc_world_rebuild_slots(w);
 }

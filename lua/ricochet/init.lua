@@ -283,6 +283,51 @@ function rc.set_options(o)
     package.loaded["ricochet.cli"] = copy
 end
 
+-- rc.sandbox{ script = path, out = dir, ... } runs an untrusted script in a
+-- new sandboxed Lua state (docs/security.md) and returns how it ended:
+-- { status = "complete" | "error" | "limit" | "interrupted", message, limit,
+--   instructions, seconds, memory_peak }. Needs a state opened by
+-- rc_lua_open (the ricochet program); not available inside a sandbox.
+function rc.sandbox(t)
+    local fname = "rc.sandbox"
+    check_table(fname, t, "rc.sandbox{ script = \"user.lua\", out = \"out/user\", max_seconds = 60 }")
+    check_keys(fname, t, { "script", "out", "args", "set", "quiet", "every", "max_instructions",
+                           "max_callback_instructions", "max_seconds", "max_memory" })
+    if type(t.script) ~= "string" or t.script == "" then
+        fail(fname, "'script' must be a file name (got %s)", show(t.script))
+    end
+    opt_name(fname, "out", t.out)
+    if t.args ~= nil then
+        if type(t.args) ~= "table" then fail(fname, "'args' must be a list of strings (got %s)", show(t.args)) end
+        for i, a in ipairs(t.args) do
+            if type(a) ~= "string" then fail(fname, "'args[%d]' must be a string (got %s)", i, show(a)) end
+        end
+    end
+    if t.set ~= nil then
+        if type(t.set) ~= "table" then fail(fname, "'set' must be a table of name = \"value\" strings (got %s)", show(t.set)) end
+        for k, v in pairs(t.set) do
+            if type(k) ~= "string" or type(v) ~= "string" then
+                fail(fname, "'set' must map names to strings (got %s = %s)", showkey(k), show(v))
+            end
+        end
+    end
+    boolean(fname, "quiet", t.quiet, true)
+    if t.every ~= nil then positive(fname, "every", integer(fname, "every", t.every)) end
+    for _, k in ipairs({ "max_instructions", "max_callback_instructions", "max_memory" }) do
+        local v = t[k]
+        if v ~= nil and (mtype(v) ~= "integer" and not (type(v) == "number" and v == floor(v) and v < 2^62) or v < 0) then
+            fail(fname, "'%s' must be an integer >= 0 (got %s; 0: no limit)", k, show(v))
+        end
+    end
+    if t.max_seconds ~= nil then nonneg(fname, "max_seconds", number(fname, "max_seconds", t.max_seconds)) end
+    local ok, sb = pcall(require, "ricochet.sandbox")
+    if not ok then
+        fail(fname, "not available here (it needs a Lua state opened by rc_lua_open, as in the ricochet "
+                    .. "program, and is not available inside a sandbox)")
+    end
+    return sb.run(t)
+end
+
 ------------------------------------------------------------------ parameters
 
 local params, param_order = {}, {}
@@ -2433,10 +2478,11 @@ end
 
 -- os.exit(code, close) closes the outputs first: status "exited", run.json
 -- "exit_code" = the code (true: 0, false: 1), VTK series marked "exited".
--- Loading the module wraps os.exit (in the program and in plain lua5.4 alike).
+-- Loading the module wraps os.exit (in the program and in plain lua5.4 alike;
+-- not in a sandbox, where os.exit is refused).
 do
     local exit = os.exit
-    if type(exit) == "function" then
+    if type(exit) == "function" and not core.sandboxed() then
         os.exit = function(code, close)
             local n
             if code == nil or code == true then n = 0
