@@ -286,7 +286,7 @@ rc_status rc_world_step(rc_world *w)
      * a failed step leaves it untouched) or reads it; otherwise q and v are
      * q_k, v_k until the update, which overwrites them in place */
     const int keep = rc_world_keeps_state(w);
-    if (keep) {
+    if (keep && nv > 0) {   /* (a world without bodies has no arrays: no memcpy from NULL) */
         memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
         memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
     }
@@ -671,7 +671,9 @@ rc_status rc_world_step(rc_world *w)
 
 restore:    /* a failure after the update: back to the state at t_k (keep is set:
                only joints, laws' updates and work_check "error" come here) */
-    memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
-    memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
+    if (nv > 0) {
+        memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
+        memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
+    }
     return s;   /* the contacts of the state (w->rec) were not touched */
 }
