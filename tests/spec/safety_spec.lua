@@ -126,6 +126,36 @@ print("closed")
         assert.matches(msg, error_of(function() return kept.contact end), 1, true)
     end)
 
+    it("defect 5: plain lua5.4 exits cleanly after a run on threads", function()
+        if not rc.openmp() then return end   -- no thread team without OpenMP
+        -- lua_close unloads ricochet/core.so (and libgomp) while the team's
+        -- threads still spin (OMP_WAIT_POLICY=active: they spin until then);
+        -- the heap freed after the unload gives them the time to crash
+        local src = [[
+local rc = require "ricochet"
+local d, cols, rows = 0.19995, 100, 20   -- 2 000 disks, packed: colours of over 512 contacts
+local w = rc.world{ gravity = { 0, -9.81 } }
+w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+for i = 0, cols * rows - 1 do
+  local row, col = i // cols, i % cols
+  w:body{ mass = 0.0314, inertia = 1.57e-4, shape = rc.disk{ radius = 0.1 },
+          q = { 0.1 + d * col + (row % 2) * d / 2, 0.1 + row * d * math.sqrt(3) / 2, 0 } }
+end
+w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
+local sim = w:simulation{ h = 1e-3, solver = { "nsgs", tol = 1e-4, max_iter = 5, order = "colour",
+                                               threads = 2, adaptive_threads = false } }
+sim:run{ T = 0.002 }
+print(sim:stats().parallel_steps)
+JUNK = {}
+for i = 1, 300000 do JUNK[i] = { i } end
+]]
+        for _ = 1, 2 do
+            local code, out, err = child(src, "OMP_WAIT_POLICY=active")
+            assert.are.equal(0, code, err)
+            assert.are.equal("2\n", out)
+        end
+    end)
+
     it("defect 6: law_create_custom raising after it allocated leaks nothing", function()
         -- 100 000 failed calls leaked 480 bytes each (48 MB); the resident set is
         -- measured around them, freed memory is not quarantined under ASan
