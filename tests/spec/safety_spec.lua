@@ -181,3 +181,41 @@ print(string.format("grew %d kB", rss_kb() - r0))
         assert.is_true(grew < 8000, out)
     end)
 end)
+
+describe("no silent non-finite state (issue 10)", function()
+    -- v = 1e308 and h = 10: q_{k+1} = q_k + h v_{k+theta} overflows. The step
+    -- fails (not the next one), names the body, and leaves q, v, t at t_k:
+    -- with q and v written in place (no copy of the state kept) and with a
+    -- copy (work_check = "error"), under both schemes.
+    for _, work_check in ipairs { "record", "error" } do
+        for _, scheme in ipairs { "moreau-jean", "moreau-jean-fremond" } do
+            it("a non-finite q fails its own step and restores t_k (" .. scheme .. ", work_check = " .. work_check .. ")", function()
+                local w = rc.world{ gravity = { 0, 0 } }
+                local b = w:body{ name = "rocket", mass = 1, inertia = 1, q = { 1, 2, 3 }, v = { 1e308, 0, 0 } }
+                local sim = w:simulation{ h = 10, scheme = scheme, work_check = work_check }
+                local err = error_of(sim.step, sim)
+                assert.matches("sim:step: step diverged at t = 10 (step 1): non-finite position q[1] = inf of rocket; "
+                               .. "the state is left at t = 0", err, 1, true)
+                assert.are.same({ 1, 2, 3 }, b:q())
+                assert.are.same({ 1e308, 0, 0 }, b:v())
+                assert.are.equal(0, sim.t)
+                assert.are.equal(0, sim.steps)
+                local st = sim:stats()
+                assert.are.equal(0, st.steps)
+                assert.are.equal(0, st.max_residual)
+            end)
+        end
+    end
+
+    it("a velocity that overflows names the body and its coordinate", function()
+        local w = rc.world{ gravity = { 0, 0 } }
+        local b = w:body{ name = "pushed", mass = 1, inertia = 1,
+                          force_fn = function() return { 0, 1e308, 0 } end }
+        local sim = w:simulation{ h = 10 }
+        local err = error_of(sim.step, sim)
+        assert.matches("step diverged at t = 10 (step 1): non-finite velocity v[2] = inf of pushed; worst none", err, 1, true)
+        assert.matches("the state is left at t = 0", err, 1, true)
+        assert.are.same({ 0, 0, 0 }, b:v())
+        assert.are.same({ 0, 0, 0 }, b:q())
+    end)
+end)
