@@ -2372,5 +2372,11 @@ int luaopen_ricochet_core(lua_State *L)
     lua_setfield(L, -2, "GROUND");
     lua_pushinteger(L, RC_MAX_POLYGON_VERTICES);
     lua_setfield(L, -2, "MAX_POLYGON_VERTICES");
+    lua_pushnumber(L, RC_MAX_GRAVITY);
+    lua_setfield(L, -2, "MAX_GRAVITY");
+    lua_pushnumber(L, RC_MIN_H);
+    lua_setfield(L, -2, "MIN_H");
+    lua_pushnumber(L, RC_MAX_H);
+    lua_setfield(L, -2, "MAX_H");
     return 1;
 }
