@@ -742,10 +742,6 @@ static void set_key(lua_State *L, int keys, int t, int k, double x)
     lua_rawset(L, t);
 }
 
-/* ctx: the step's fields (t, h, theta, unknown) are stored in the table and
- * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
- * are read on demand through __index from the contact being solved, so that
- * laws that do not read them do not pay for them. */
 /* A ctx used outside its call: the error at the line that used it. */
 static int ctx_dead(lua_State *L)
 {
@@ -762,6 +758,10 @@ static int ctx_newindex(lua_State *L)
     return 0;
 }
 
+/* ctx: the step's fields (t, h, theta, unknown) are stored in the table and
+ * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
+ * are read on demand through __index from the contact being solved, so that
+ * laws that do not read them do not pay for them. */
 static int ctx_index(lua_State *L)
 {
     const lrc_ctx_cell *cell = (const lrc_ctx_cell *)lua_touserdata(L, lua_upvalueindex(1));
