@@ -159,7 +159,7 @@ w:contact{ ball, w.ground, law = rc.newton{ e = 0.9 }, name = "C" }
 local sim = w:simulation{ h = 1e-4 }
 sim:output{ dir = arg[1], every = 100 }
 io.stdout:write("started\n") io.stdout:flush()
-sim:run{ T = 1e9 }
+sim:run{ T = 1e5 }   -- 1e9 steps: the limit of one run (rc.MAX_RUN_STEPS)
 ]])
         local out = dir .. "/o"
         -- the signal is sent once the output is open (no timing)
