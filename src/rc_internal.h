@@ -302,6 +302,8 @@ struct rc_world {
     double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
     int cap_body_scratch;
+    double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
+    int cap_qstar;
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */

@@ -12,7 +12,8 @@
  * the De Saxce form for the shifted velocity. With theta = 1 both
  * assemblies are the same floating-point operations (bit-identical runs).
  *
- * H = H(q_k) for the whole step (eq. 61c), index set eq. (64) or its
+ * H = H(q_k) for the whole step (eq. 61c) for the contacts, H(q*) for the
+ * joints' rows (q* predicted, rc_sim_joint_jacobian); index set eq. (64) or its
  * anticipated form; q_{k+1} = q_k + h v_{k+theta} (eq. 61b). The energy
  * audit follows eqs. (65)-(68).
  */
@@ -410,7 +411,8 @@ rc_status rc_world_step(rc_world *w)
         if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
-    /* the joints' equality rows, assembled at q_k with V_0 (eq. 61 with bilateral rows) */
+    /* the joints' equality rows, assembled at the predicted q* with V_0
+     * (eq. 61 with bilateral rows; Bruls et al. 2014 eq. 50c) */
     s = rc_joints_assemble(w, kappa, fremond ? w->t + theta * h : w->t + h);
     if (s != RC_OK) return s;
     for (int i = 0; i < w->njoints; i++) {   /* their warm start */
@@ -548,7 +550,7 @@ rc_status rc_world_step(rc_world *w)
     }
     W_theta *= 0.5 - theta;
     /* the joints' position drift, projected away (its energy change is W_proj) */
-    double W_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
+    double W_proj = 0.0, E_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
     if (w->njoints) {
         if (w->sim.project_joints) {
             int pit;
@@ -556,8 +558,10 @@ rc_status rc_world_step(rc_world *w)
             s = rc_joints_project(w, w->t + h, &pit);
             if (s == RC_OK) s = rc_joints_project_velocity(w, w->t + h);
             if (s != RC_OK) goto restore;
-            rc_joints_restore_energy(w);
             double Ek2, Ep2;
+            rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+            E_proj = (Ek2 + Ep2) - (Ek1 + Ep1);   /* before the rescaling gives it back */
+            rc_joints_restore_energy(w);
             rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
             W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
             Ek1 = Ek2;
@@ -633,6 +637,8 @@ rc_status rc_world_step(rc_world *w)
     in->W_proj = W_proj;
     in->W_J_total += W_J;
     in->W_proj_total += W_proj;
+    in->E_proj = E_proj;
+    in->E_proj_total += E_proj;
     in->E_spring = E_spring;
     in->E_elastic = E_el;   /* the joint projection moves rigid bodies only */
     in->joint_pos_violation = pos_viol;
