@@ -316,6 +316,9 @@ struct rc_world {
     int *active;           int nactive, cap_active; /* indices of active contacts */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
                               in w->active order (the solvers' residual scale) */
+    double detect_margin;  /* this step's detection margin: contact_margin, or more
+                              when the anticipating index set may activate a
+                              contact farther away (scheme.c)                    */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;

@@ -430,7 +430,8 @@ typedef enum rc_scheme {
 
 typedef enum rc_activation {
     RC_ACTIVATE_GAP = 1,        /* index set eq. (64): g(q_k) <= 0, u_N,k <= 0   */
-    RC_ACTIVATE_ANTICIPATE = 2  /* g(q_k) + gamma h u_N,k <= 0, u_N,k <= 0        */
+    RC_ACTIVATE_ANTICIPATE = 2  /* g(q_k) + gamma h u_N,k <= 0: Siconos's
+                                   MoreauJeanOSI (no sign condition on u_N,k)  */
 } rc_activation;
 
 /* Where the joints' rows H(q*) are evaluated for the step (Bruls, Acary &

@@ -161,6 +161,23 @@ static rc_status forces(rc_world *w, double t_theta)
     return RC_OK;
 }
 
+/* The anticipating index set activates a contact whose gap is up to
+ * gamma h |u_N,k|: detection must reach that far. |u_N| of a pair is at most
+ * the sum of the speeds of its two shapes' points, |v| + |omega| bound each. */
+static double detection_margin(const rc_world *w)
+{
+    double m = w->def.contact_margin, s = 0.0;
+    if (w->sim.activation != RC_ACTIVATE_ANTICIPATE || w->sim.scheme == RC_SCHEME_MAURY) return m;
+    for (int i = 0; i < w->nshapes; i++) {
+        const rc_shape *sh = &w->shapes[i];
+        if (sh->body == RC_GROUND || w->bodies[sh->body].kind != RC_BODY_RIGID2D) continue;
+        const double *v = w->v + w->bodies[sh->body].iv;
+        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound);
+    }
+    const double a = w->sim.gamma * w->sim.h * 2.0 * s;
+    return a > m ? a : m;
+}
+
 static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
 {
     if (b == RC_GROUND) snprintf(buf, n, "ground");
@@ -299,6 +316,7 @@ rc_status rc_world_step(rc_world *w)
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
+    w->detect_margin = detection_margin(w);
     rc_collide_update_shapes(w);
     s = rc_collide_detect(w);
     if (s == RC_OK) s = rc_gaps_detect(w);
@@ -348,13 +366,17 @@ rc_status rc_world_step(rc_world *w)
         rc_contact *c = &w->contacts[i];
         double uk[2];
         body_velocity_dot(w, c, vk, uk);
-        double trigger = c->gN;
-        if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * uk[0];
-        /* eq. (64); a contact that carried a normal impulse in the last step
-         * (a resting or sliding contact) stays in the index set while
-         * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
-         * g_N > 0 by round-off: resting contacts do not flicker */
-        c->active = (trigger <= 0.0 && uk[0] <= 0.0)
+        /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
+         * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
+         * ("anticipate": no sign condition, so that round-off in u_N,k does
+         * not drop an overlapping contact); a contact that carried a normal
+         * impulse in the last step (a resting or sliding contact) stays in
+         * it while the same trigger is <= persist_tol, even if u_N,k > 0 by
+         * the solver tolerance or g_N > 0 by round-off: resting contacts do
+         * not flicker */
+        const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
+        const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
+        c->active = (trigger <= 0.0 && (anticipate || uk[0] <= 0.0))
                  || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
                  || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->res = 0.0;
