@@ -376,12 +376,39 @@ rc_status rc_world_step(rc_world *w)
          * not flicker */
         const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
         const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
-        c->active = (trigger <= 0.0 && (anticipate || uk[0] <= 0.0))
-                 || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
-                 || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
+        const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
+        const int persisting = !in_rule && !maury && c->p[0] != 0.0 && trigger <= w->sim.persist_tol;
+        c->active = in_rule || persisting || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->res = 0.0;
+        /* What a built-in impact law sees (ours, not in the papers).
+         * MJF: a separating contact (u_N,k > 0) has no impact to restitute,
+         * its pre-impact velocity is u_N,k- = min(u_N,k, 0): its work (69)
+         * is then ((1 - theta (1 + e)) u_N,k- - ...) p_N <= 0 for every
+         * contact of the index set, anticipating or not (Proposition 1;
+         * with theta (1 + e) >= 1 Newton's own shift already has that sign
+         * for u_N,k > 0 and is kept: theta = 1 stays Moreau--Jean bit for
+         * bit).
+         * Newton's shift (theta (1 + e) - 1) u_N,k on a separating contact
+         * let u_{k+theta} > 0 with p_N > 0 and created energy (issue 11:
+         * +3.8e-6 J in one step of a disk 1e-4 in the floor moving up at
+         * 4 mm/s). Moreau--Jean keeps Newton's e u_N,k (Siconos's law; its
+         * work (1 - theta (1 + e)) u_N,k p_N has no sign, section 3.1; the
+         * zero-work form u_{k+theta} >= 0 sets u_{k+1} = -u_k at theta = 1/2
+         * and resting contacts then alternate, p_N x1, x2, x1, ...).
+         * A persisting contact (in the index set only by the persistence
+         * rule) with g_N > 0 may also close its gap, and no more: its shift
+         * gets g_N / h (on u_{k+theta} under MJF: closed in one step; on
+         * u_{k+1} under MJ: in two at e = 0), so that resting contacts opened
+         * by the solver's tolerance close again instead of the openings
+         * accumulating; the extra work -g_N p_N / h is <= 0. */
+        double ul[2] = { uk[0], uk[1] }, extra = 0.0;
+        if (c->active && !maury && w->laws[c->law].def.type != RC_LAW_CUSTOM) {
+            const double e = w->laws[c->law].def.e;
+            if (fremond && uk[0] > 0.0 && theta * (1.0 + e) < 1.0) ul[0] = 0.0;
+            if (persisting && c->gN > 0.0) extra = c->gN / h;
+        }
         if (c->aux) {
-            c->aux->uk[0] = uk[0]; c->aux->uk[1] = uk[1];
+            c->aux->uk[0] = ul[0]; c->aux->uk[1] = ul[1];
             c->aux->jvalid = 0;
         }
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
@@ -413,10 +440,13 @@ rc_status rc_world_step(rc_world *w)
         if (maury && law->closed_form) {   /* Maury 2006 eq. (14): D(q_k)/h + G.u >= 0 */
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
-        } else if (law->closed_form)
-            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, uk, c->shift);
-        else
-            c->shift[0] = c->shift[1] = 0.0;
+        } else if (law->closed_form) {
+            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, ul, c->shift);
+            c->shift[0] += extra;
+        } else {   /* xi(u + shift, u_old): built-in laws solved generically see the same */
+            c->shift[0] = extra;
+            c->shift[1] = 0.0;
+        }
         double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
         body_velocity_dot(w, c, w->V, u0);
         const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];

@@ -120,5 +120,81 @@ RC_TEST(anticipation_reaches_beyond_the_contact_margin)
     rc_world_destroy(w);
 }
 
+static double energy(rc_world *w)
+{
+    double k, p;
+    rc_world_energy(w, &k, &p);
+    return k + p;
+}
+
+RC_TEST(a_persisting_contact_does_no_work_against_its_separation)
+{
+    /* Issue 11: a disk 1e-4 into the floor (y = 0.0999), Newton e = 0.5, MJF
+     * theta = 1/2, h = 1e-3, persist_tol = 0: one step (the contact takes the
+     * weight), then v = (0, 0.004, 0): separating but still overlapping, the
+     * contact carried an impulse and stays in the index set (persistence under
+     * eq. (64), the anticipation rule itself under "anticipate"). With Newton's
+     * shift on the separating velocity it pushed the disk into the floor
+     * (u+ = -e u-, p_N > 0) and the energy rose by 3.8e-6 J; no impulse may do
+     * work against a separation: W_N = u_{k+theta} p_N <= 0, E does not rise. */
+    for (int a = 0; a < 2; a++) {
+        int b;
+        rc_world *w = disk_world(0.0999, 0.0, 0.5, RC_SCHEME_MOREAU_JEAN_FREMOND, 0.5, 1e-3,
+                                 a ? RC_ACTIVATE_ANTICIPATE : RC_ACTIVATE_GAP, 0.0, &b);
+        CHECK(w != NULL);
+        if (!w) return;
+        CHECK_OK(rc_world_step(w));
+        double v[3] = { 0.0, 0.004, 0.0 };
+        CHECK_OK(rc_body_set_state(w, b, NULL, v));
+        const double E0 = energy(w);
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        CHECK(in.nactive == 1);                  /* it stays in the index set ... */
+        CHECK(in.W_N <= 1e-18);                  /* ... and does no work */
+        CHECK(energy(w) - E0 <= 1e-15);
+        double q[3];
+        rc_body_get_state(w, b, q, NULL);
+        CHECK(q[1] >= 0.0999 - 1e-15);           /* not pushed into the floor */
+        rc_world_destroy(w);
+    }
+}
+
+RC_TEST(bouncing_ball_accumulation_never_gains_energy_under_mjf)
+{
+    /* MJF, theta = 1/2, e = 0.5 (theta (1 + e) <= 1: Proposition 1): a disk
+     * dropped from 0.3 m bounces, accumulates (t ~ 1.2 s) and rests; at every
+     * step W_N <= 0 and E_{k+1} <= E_k, whatever the index set. Before, a
+     * contact persisting while separating near the accumulation took
+     * +1e-5 J per step. */
+    for (int a = 0; a < 2; a++) {
+        int b;
+        rc_world *w = disk_world(0.4, 0.0, 0.5, RC_SCHEME_MOREAU_JEAN_FREMOND, 0.5, 1e-3,
+                                 a ? RC_ACTIVATE_ANTICIPATE : RC_ACTIVATE_GAP, 1e-9, &b);
+        CHECK(w != NULL);
+        if (!w) return;
+        double E = energy(w), worstW = -1.0, worstdE = -1.0;
+        long contact_steps = 0;
+        for (int i = 0; i < 3000 && !*failed; i++) {
+            CHECK_OK(rc_world_step(w));
+            rc_step_info in;
+            rc_world_step_info(w, &in);
+            if (in.nactive) contact_steps++;
+            worstW = fmax(worstW, in.W_N);
+            worstdE = fmax(worstdE, in.E - E);
+            E = in.E;
+        }
+        CHECK(contact_steps > 1000);             /* at rest on the floor at the end */
+        CHECK(worstW <= 1e-15);
+        CHECK(worstdE <= 1e-15);
+        double q[3], v[3];
+        rc_body_get_state(w, b, q, v);
+        CHECK(fabs(v[1]) <= 1e-9);
+        rc_world_destroy(w);
+    }
+}
+
 RC_TEST_MAIN(T(anticipation_keeps_an_overlapping_contact_with_roundoff_velocity),
-             T(anticipation_reaches_beyond_the_contact_margin))
+             T(anticipation_reaches_beyond_the_contact_margin),
+             T(a_persisting_contact_does_no_work_against_its_separation),
+             T(bouncing_ball_accumulation_never_gains_energy_under_mjf))
