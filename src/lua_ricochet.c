@@ -1660,7 +1660,7 @@ static int l_configure(lua_State *L)
     def.scheme = scheme_codes[field_option(L, 2, "scheme", schemes, 0)];
     def.theta = field_num(L, 2, "theta", def.theta);
     def.h = field_num(L, 2, "h", def.h);
-    def.activation = field_option(L, 2, "activation", activations, 0) == 0 ? RC_ACTIVATE_GAP
+    def.activation = field_option(L, 2, "activation", activations, 1) == 0 ? RC_ACTIVATE_GAP
                                                                            : RC_ACTIVATE_ANTICIPATE;
     def.gamma = field_num(L, 2, "gamma", def.gamma);
     def.persist_tol = field_num(L, 2, "persist_tol", def.persist_tol);

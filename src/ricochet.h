@@ -525,7 +525,7 @@ typedef struct rc_sim_def {
     rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
     double theta;               /* in [0, 1], default 0.5        */
     double h;                   /* > 0, default 1e-3             */
-    rc_activation activation;   /* default RC_ACTIVATE_GAP       */
+    rc_activation activation;   /* default RC_ACTIVATE_ANTICIPATE */
     double gamma;               /* anticipation factor, default 0.5 */
     double persist_tol;         /* a contact that carried a normal impulse in
                                    the last step stays in the index set while

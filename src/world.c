@@ -67,7 +67,7 @@ rc_sim_def rc_default_sim_def(void)
     d.scheme = RC_SCHEME_MOREAU_JEAN;
     d.theta = 0.5;
     d.h = 1e-3;
-    d.activation = RC_ACTIVATE_GAP;
+    d.activation = RC_ACTIVATE_ANTICIPATE;
     d.gamma = 0.5;
     d.persist_tol = 1e-9;
     d.solver.method = RC_SOLVER_NSGS;

@@ -1744,7 +1744,7 @@ function World:simulation(t)
         scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
         theta = in01(fname, "theta", number(fname, "theta", t.theta, t.scheme == "maury" and 1 or 0.5)),
         h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
-        activation = option(fname, "activation", t.activation, "gap", { "gap", "anticipate" }),
+        activation = option(fname, "activation", t.activation, "anticipate", { "gap", "anticipate" }),
         gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
         persist_tol = nonneg(fname, "persist_tol", number(fname, "persist_tol", t.persist_tol, 1e-9)),
     }
