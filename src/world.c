@@ -829,6 +829,7 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         rc_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);
     w->sim = *def;
+    w->persist_band = 0.0;   /* from the next accepted step, with these settings */
     w->configured = 1;
     return RC_OK;
 }
