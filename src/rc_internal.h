@@ -302,6 +302,8 @@ struct rc_world {
     double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
     int cap_body_scratch;
+    double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
+    int cap_qstar;
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
@@ -314,6 +316,12 @@ struct rc_world {
     int *active;           int nactive, cap_active; /* indices of active contacts */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
                               in w->active order (the solvers' residual scale) */
+    double persist_band;   /* the persistence rule's band for the next step, from the
+                              last accepted step: 2 h max(tol, residual) (1 + |b|)
+                              (scheme.c; at least sim.persist_tol)              */
+    double detect_margin;  /* this step's detection margin: contact_margin, or more
+                              when the anticipating index set may activate a
+                              contact farther away (scheme.c)                    */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;
