@@ -249,7 +249,8 @@ typedef struct rc_spring {
 /* g, dg/dq_A, dg/dq_B (NULL: not needed) and dg/dt of joint j at (q, t). */
 rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
                         double *g, double Ha[3][3], double Hb[3][3], double *gt);
-rc_status rc_joints_assemble(rc_world *w, double kappa, double t_star);
+rc_status rc_joints_assemble(rc_world *w, double kappa);
+double rc_joint_rate_time(const rc_sim_def *sim);   /* t* = t_k + (this) h */
 rc_status rc_joints_project(rc_world *w, double t, int *iters);
 rc_status rc_joints_project_velocity(rc_world *w, double t);
 /* energy of body b (kinetic + gravity) at the world state */

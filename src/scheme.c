@@ -550,7 +550,7 @@ rc_status rc_world_step(rc_world *w)
     }
     /* the joints' equality rows, assembled at the predicted q* with V_0
      * (eq. 61 with bilateral rows; Bruls et al. 2014 eq. 50c) */
-    s = rc_joints_assemble(w, kappa, fremond ? w->t + theta * h : w->t + h);
+    s = rc_joints_assemble(w, kappa);
     if (s != RC_OK) return s;
     for (int i = 0; i < w->njoints; i++) {   /* their warm start */
         const rc_joint *j = &w->joints[i];

@@ -262,6 +262,68 @@ RC_TEST(prescribed_motion_and_its_work)
     }
 }
 
+static rc_status sine1(void *user, double t, double *f, double *df)
+{
+    (void)user;
+    *f = sin(t);
+    *df = cos(t);
+    return RC_OK;
+}
+
+/* Largest |x - sin t| over 0 < t <= 2 of a free body driven by x(t) = sin t,
+ * without the projection, started on the drive (x = 0, v = 1). */
+static double drive_error(rc_scheme scheme, double theta, double h)
+{
+    rc_world *w = world(0.0);
+    int b = body(w, 1.0, 1.0, 0.0, 0.0, 0.0);
+    double v0[3] = { 1.0, 0.0, 0.0 };
+    rc_body_set_state(w, b, NULL, v0);
+    rc_joint_def jd = rc_default_joint_def();
+    jd.type = RC_JOINT_PRESCRIBED;
+    jd.body_b = b;
+    jd.coord = 0;
+    jd.motion = sine1;
+    rc_sim_def sd = rc_default_sim_def();
+    sd.scheme = scheme; sd.theta = theta; sd.h = h;
+    sd.project_joints = 0;
+    double err = NAN;
+    if (rc_joint_create(w, &jd, NULL) == RC_OK && rc_world_configure(w, &sd) == RC_OK) {
+        err = 0.0;
+        const long n = lround(2.0 / h);
+        for (long i = 0; i < n; i++) {
+            if (rc_world_step(w) != RC_OK) { err = NAN; break; }
+            double q[3];
+            rc_body_get_state(w, b, q, NULL);
+            err = fmax(err, fabs(q[0] - sin(rc_world_time(w))));
+        }
+    }
+    rc_world_destroy(w);
+    return err;
+}
+
+RC_TEST(prescribed_motion_second_order_without_projection)
+{
+    /* The rate dg/dt of a rheonomic row is taken where it cancels the drive's
+     * position error: q_{k+1} - q_k = h v_{k+theta} must be h f'(t_{k+1/2})
+     * + O(h^3). MJF (V = v_{k+theta} moves q): t* = t_{k+1/2}; Moreau--Jean
+     * (V = v_{k+1}, and v_k = f'(t*_{k-1})): (1 - theta)(t* - h) + theta t*
+     * = t_{k+1/2}, t* = t_k + (3/2 - theta) h. Then x_k is the trapezoidal or
+     * midpoint quadrature of f' = cos: |x_k - sin t_k| <= t h^2 max|f'''| / 12
+     * (trapezoid; the midpoint's bound is half), and halving h divides it by
+     * 4. At theta = 1 the rate at t_{k+1} (where V "lives") gave a first-order
+     * error h/2 (1 - cos t) (7.1e-4 at t = 2, h = 1e-3). */
+    const double bound = 2.0 * 1e-6 / 12.0;
+    for (int s = 1; s <= 2; s++)
+        for (int k = 0; k < 2; k++) {
+            const double theta = k ? 1.0 : 0.5;
+            double e1 = drive_error((rc_scheme)s, theta, 1e-3), e2 = drive_error((rc_scheme)s, theta, 5e-4);
+            if (!(e1 <= bound && e1 / e2 > 3.5))
+                fprintf(stderr, "  scheme %d theta %g: |x - sin t| %.3e (h = 1e-3), %.3e (h/2)\n", s, theta, e1, e2);
+            CHECK(e1 <= bound);
+            CHECK(e1 / e2 > 3.5);
+        }
+}
+
 /* Largest pivot drift |g| of the free pendulum (no projection, no obstacle)
  * swinging from theta0 = pi/12 for 2 s with the rows at q*. */
 static double pendulum_drift(rc_scheme scheme, double theta, rc_joint_jacobian at, double *balance)
@@ -377,5 +439,6 @@ RC_TEST(bad_joints)
 RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_over_100_periods),
              T(rod_pendulum_with_a_distance_joint), T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
              T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work),
+             T(prescribed_motion_second_order_without_projection),
              T(joint_rows_at_the_predicted_configuration),
              T(no_allocation_in_steps_with_joints_and_contacts), T(bad_joints))
