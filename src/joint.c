@@ -311,6 +311,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     w->joints[w->njoints] = j;
     if (out_id) *out_id = w->njoints;
     w->njoints++;
+    w->joints_fresh = 1;   /* the next step starts on the joints (rc_joints_start) */
     return RC_OK;
 }
 
@@ -519,11 +520,11 @@ static rc_status correct(rc_world *w, rc_joint *j, double Ha[3][3], double Hb[3]
 /* Gauss--Seidel over joints until every row residual is below project_tol:
  * positions (velocity = 0): r = g(q, t), corrected on q;
  * velocities (velocity = 1): r = H(q) v + dg/dt, corrected on v, and the
- * impulses mu summed in mu_v (reported with the joints' reactions). */
-static rc_status project(rc_world *w, double t, int velocity, int *iters)
+ * impulses mu added to mu_v (reported with the joints' reactions; zeroed
+ * at the start of every step); with work != 0 each correction's work (the
+ * energy change of its two bodies) is added to the joint's wstart. */
+static rc_status project(rc_world *w, double t, int velocity, int *iters, int work)
 {
-    if (velocity)
-        for (int i = 0; i < w->njoints; i++) memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
     int it = 0;
     for (; it < w->sim.project_max_iter; it++) {
         double worst = 0.0;
@@ -543,8 +544,12 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters)
             }
             worst = fmax(worst, rmax);
             if (rmax <= w->sim.project_tol) continue;
+            const int a = j->def.body_a, b = j->def.body_b;
+            double e0 = 0.0;
+            if (work) e0 = rc_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rc_body_energy(w, a));
             RC_CHECK(correct(w, j, Ha, Hb, r, velocity ? w->v : w->q, !velocity, mu,
                              velocity ? "velocity" : "position", t));
+            if (work) j->wstart += rc_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rc_body_energy(w, a)) - e0;
             if (velocity)
                 for (int k = 0; k < j->rows; k++) j->mu_v[k] += mu[k];
         }
@@ -555,11 +560,35 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters)
 }
 
 /* Positions after the step: dq = -M^-1 H^T (H M^-1 H^T)^-1 g(q, t). */
-rc_status rc_joints_project(rc_world *w, double t, int *iters) { return project(w, t, 0, iters); }
+rc_status rc_joints_project(rc_world *w, double t, int *iters) { return project(w, t, 0, iters, 0); }
 
 /* Velocities after the position projection, onto H(q_{k+1}) v + dg/dt = 0,
  * so that the rows hold at the end of the step too. */
-rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, t, 1, NULL); }
+rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, t, 1, NULL, 0); }
+
+/* A consistent start. The paper's scheme (Bruls, Acary & Cardona 2014,
+ * Algorithm 1 and eq. 50) starts from (q_k, v_k) on the constraints; a state
+ * set from outside (bodies placed or set, joints created: w->joints_fresh)
+ * may not be. Without the projection after the step nothing would ever
+ * remove that: an offset g(q_0) stays, and a velocity jump (a drive started
+ * from rest) is taken as an impact somewhere inside the first step, whose
+ * position error (1 - theta) h [v] under Moreau--Jean also stays (x = sin t
+ * from rest: a lag of h/2), while Moreau--Jean--Fremond at theta = 1/2
+ * alternates v_{k+1} = 2 V - v_k for good. So the step first moves the
+ * state onto the joints at t_k in the metric of M: positions onto g = 0
+ * (their energy change dE_q is reported in W_proj), then velocities onto
+ * H v + dg/dt = 0: the joints' impulse at t_k, an inelastic activation of
+ * the constraint (in mu_v, the reaction of the step; its work in wstart,
+ * part of W_J). A state already on the joints is left bit for bit. */
+rc_status rc_joints_start(rc_world *w, double *dE_q)
+{
+    double E0 = 0.0, E1 = 0.0;
+    for (int b = 0; b < w->nbodies; b++) E0 += rc_body_energy(w, b);
+    RC_CHECK(project(w, w->t, 0, NULL, 0));
+    for (int b = 0; b < w->nbodies; b++) E1 += rc_body_energy(w, b);
+    *dE_q = E1 - E0;
+    return project(w, w->t, 1, NULL, 1);
+}
 
 double rc_body_energy(const rc_world *w, int b)
 {

@@ -233,8 +233,10 @@ typedef struct rc_joint {
     double shift[3];            /* dg/dt at the scheme's time                    */
     double b[3];
     double lambda[3];           /* impulse (warm start across steps)             */
-    double mu_v[3];             /* impulse of the velocity projection (reported
-                                   with lambda: the centripetal part)            */
+    double mu_v[3];             /* impulse of the velocity projections, at the
+                                   step's end and its start (reported with
+                                   lambda: the centripetal part, a start's jump) */
+    double wstart;              /* work of the start's velocity assembly        */
     double res;
     /* reported at the end of the step */
     double g_end[3], gdot_end[3], work;
@@ -253,6 +255,7 @@ rc_status rc_joints_assemble(rc_world *w, double kappa);
 double rc_joint_rate_time(const rc_sim_def *sim);   /* t* = t_k + (this) h */
 rc_status rc_joints_project(rc_world *w, double t, int *iters);
 rc_status rc_joints_project_velocity(rc_world *w, double t);
+rc_status rc_joints_start(rc_world *w, double *dE_q);
 /* energy of body b (kinetic + gravity) at the world state */
 double rc_body_energy(const rc_world *w, int b);
 void rc_joints_energy_before(rc_world *w);
@@ -305,6 +308,12 @@ struct rc_world {
     int cap_body_scratch;
     double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
     int cap_qstar;
+    double *qpre, *vpre;    /* cap_pre: the state before a start's assembly (joints) */
+    int cap_pre;
+    int joints_fresh;       /* the state was set from outside (a joint created,
+                               rc_body_set_state): the next step starts by
+                               moving it onto the joints (rc_joints_start) */
+    double start_W_q;       /* energy change of that assembly's positions (this step) */
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */

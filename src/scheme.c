@@ -357,7 +357,40 @@ rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info
     return RC_OK;
 }
 
+static rc_status world_step(rc_world *w);
+
+/* One step; with joints, the state is first moved onto them when it was set
+ * from outside (rc_joints_start), and put back if the step then fails. */
 rc_status rc_world_step(rc_world *w)
+{
+    if (!w || !w->njoints || w->explore) return world_step(w);
+    for (int i = 0; i < w->njoints; i++) {   /* this step's projection impulses and start work */
+        memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
+        w->joints[i].wstart = 0.0;
+    }
+    w->start_W_q = 0.0;
+    if (!w->joints_fresh || !w->configured || rc_interrupt_requested()) return world_step(w);
+    RC_CHECK(rc_world_reserve_dofs(w));
+    memcpy(w->qpre, w->q, (size_t)w->nq * sizeof(double));
+    memcpy(w->vpre, w->v, (size_t)w->nv * sizeof(double));
+    const long step = w->step;
+    rc_status s = rc_joints_start(w, &w->start_W_q);
+    if (s == RC_OK) s = world_step(w);
+    if (w->step == step) {   /* failed (RC_ERR_IO comes after the step: kept) */
+        memcpy(w->q, w->qpre, (size_t)w->nq * sizeof(double));
+        memcpy(w->v, w->vpre, (size_t)w->nv * sizeof(double));
+        for (int i = 0; i < w->njoints; i++) {
+            memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
+            w->joints[i].wstart = 0.0;
+        }
+        w->start_W_q = 0.0;
+        return s;
+    }
+    w->joints_fresh = 0;
+    return s;
+}
+
+static rc_status world_step(rc_world *w)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_step: world is NULL");
     if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
@@ -675,7 +708,7 @@ rc_status rc_world_step(rc_world *w)
         rc_joint *j = &w->joints[i];
         const double *vb = vth + w->bodies[j->def.body_b].iv;
         const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
-        j->work = 0.0;
+        j->work = j->wstart;   /* the start's impulse (rc_joints_start), then u_{k+theta}^T lambda */
         for (int r = 0; r < j->rows; r++) {
             double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
             if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
@@ -704,7 +737,7 @@ rc_status rc_world_step(rc_world *w)
     }
     W_theta *= 0.5 - theta;
     /* the joints' position drift, projected away (its energy change is W_proj) */
-    double W_proj = 0.0, E_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
+    double W_proj = w->start_W_q, E_proj = w->start_W_q, pos_viol = 0.0, vel_viol = 0.0;   /* a start's positions */
     if (w->njoints) {
         if (w->sim.project_joints) {
             int pit;
@@ -714,10 +747,10 @@ rc_status rc_world_step(rc_world *w)
             if (s != RC_OK) goto restore;
             double Ek2, Ep2;
             rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
-            E_proj = (Ek2 + Ep2) - (Ek1 + Ep1);   /* before the rescaling gives it back */
+            E_proj += (Ek2 + Ep2) - (Ek1 + Ep1);   /* before the rescaling gives it back */
             rc_joints_restore_energy(w);
             rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
-            W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
+            W_proj += (Ek2 + Ep2) - (Ek1 + Ep1);
             Ek1 = Ek2;
             Ep1 = Ep2;
         }
@@ -727,7 +760,8 @@ rc_status rc_world_step(rc_world *w)
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
     int have_cw = 0, max_cw_id = -1;
     long positive = 0;
-    double E0 = Ek0 + Ep0;
+    double E0 = Ek0 + Ep0 - w->start_W_q;   /* E_k before a start's assembly (rc_joints_start) */
+    for (int i = 0; i < w->njoints; i++) E0 -= w->joints[i].wstart;
     const double work_tol = w->sim.work_tol * (1.0 + fabs(E0));
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];

@@ -211,7 +211,7 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->bodies); rc_free(w->body_ext); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
     rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
-    rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar);
+    rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar); rc_free(w->qpre); rc_free(w->vpre);
     rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
     rc_nsgs_free(w);
@@ -259,6 +259,11 @@ rc_status rc_world_reserve_dofs(rc_world *w)
     if (rc_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
     if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(reserve_dof_array(&w->vfree, &w->cap_scratch, n));
     if (w->njoints) RC_CHECK(reserve_dof_array(&w->qstar, &w->cap_qstar, n));   /* q* of the joints' rows */
+    if (w->njoints && w->joints_fresh) {   /* the state before a start's assembly */
+        int c = w->cap_pre;
+        RC_CHECK(reserve_dof_array(&w->qpre, &c, n));
+        RC_CHECK(reserve_dof_array(&w->vpre, &w->cap_pre, n));
+    }
     if (w->njoints && (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0)) {   /* per body: joints only */
         int n = w->nbodies < 8 ? 8 : w->nbodies;
         double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
@@ -409,6 +414,7 @@ rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *
     if (v) RC_CHECK(check_vec(v, b->nv, "body:set_state", "v"));
     if (q) memcpy(w->q + b->iq, q, (size_t)b->nq * sizeof(double));
     if (v) memcpy(w->v + b->iv, v, (size_t)b->nv * sizeof(double));
+    w->joints_fresh = 1;   /* the next step moves it onto the joints first (rc_joints_start) */
     return RC_OK;
 }
 
@@ -896,7 +902,7 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->nshapes; i++)   /* polygon blocks: 3 nvert + 2 points */
         if (w->shapes[i].nvert) m += ((size_t)6 * w->shapes[i].nvert + 4) * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_qstar) * sizeof(double);
+    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_qstar + 2 * w->cap_pre) * sizeof(double);
     m += (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);

@@ -324,6 +324,71 @@ RC_TEST(prescribed_motion_second_order_without_projection)
         }
 }
 
+static rc_status sine_y(void *user, double t, double *f, double *df)
+{
+    const int *fail_after_start = user;
+    if (*fail_after_start && t > 0.0) return RC_ERR_CALLBACK;
+    *f = sin(t);
+    *df = cos(t);
+    return RC_OK;
+}
+
+RC_TEST(inconsistent_start_is_assembled)
+{
+    /* y(t) = sin t imposed on a body placed at y = 0.1 at rest (g = 0.1,
+     * H v + dg/dt = -1 at t = 0). The paper's scheme takes (q_0, v_0) on the
+     * constraints; a state off them is moved onto them before the first step,
+     * in the metric of M: positions (energy change in W_proj: m g dy = -1 J),
+     * then velocities (the joint's impulse at t_0, 1 N s: its work +0.5 J is
+     * in W_J). Without that the first step takes the velocity jump as an
+     * impact inside the step and y lags by (1 - theta) h = h/2 for good. */
+    for (int s = 1; s <= 2; s++) {
+        rc_world *w = world(-10.0);
+        int b = body(w, 1.0, 1.0, 0.0, 0.1, 0.0);
+        int fail = 0;
+        rc_joint_def jd = rc_default_joint_def();
+        jd.type = RC_JOINT_PRESCRIBED;
+        jd.body_b = b;
+        jd.coord = 1;
+        jd.motion = sine_y;
+        jd.motion_user = &fail;
+        CHECK_OK(rc_joint_create(w, &jd, NULL));
+        rc_sim_def sd = rc_default_sim_def();
+        sd.scheme = (rc_scheme)s;
+        sd.project_joints = 0;
+        CHECK_OK(rc_world_configure(w, &sd));
+        /* a first step that fails leaves the state as it was, not assembled */
+        fail = 1;
+        CHECK(rc_world_step(w) == RC_ERR_CALLBACK);
+        double q[3], v[3];
+        rc_body_get_state(w, b, q, v);
+        CHECK(q[1] == 0.1 && v[1] == 0.0 && rc_world_time(w) == 0.0);
+        fail = 0;
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        CHECK_NEAR(in.W_proj, -1.0, 1e-12);                  /* positions: m g (0 - 0.1) */
+        CHECK_NEAR(in.W_J, 0.5, 2e-2);                       /* the impulse 1 N s from rest, then the step's */
+        CHECK(fabs(in.balance) <= 1e-12);
+        rc_joint_info ji;
+        CHECK_OK(rc_joint_get(w, 0, &ji));
+        CHECK_NEAR(ji.impulse[0], 1.0, 2e-2);                /* the start's impulse is in the step's reaction */
+        double maxerr = 0.0, maxbal = 0.0;
+        for (int i = 1; i < 2000 && !*failed; i++) {
+            CHECK_OK(rc_world_step(w));
+            rc_body_get_state(w, b, q, v);
+            rc_world_step_info(w, &in);
+            maxerr = fmax(maxerr, fabs(q[1] - sin(rc_world_time(w))));
+            maxbal = fmax(maxbal, fabs(in.balance));
+            CHECK(in.W_proj == 0.0);                          /* no projection after the start */
+        }
+        CHECK(maxerr <= 2.0 * 1e-6 / 12.0);                   /* as from a consistent start (trapezoid bound) */
+        CHECK_NEAR(v[1], cos(2.0), 1e-6);                     /* MJF theta = 1/2 no longer alternates */
+        CHECK(maxbal <= 1e-12);
+        rc_world_destroy(w);
+    }
+}
+
 /* Largest pivot drift |g| of the free pendulum (no projection, no obstacle)
  * swinging from theta0 = pi/12 for 2 s with the rows at q*. */
 static double pendulum_drift(rc_scheme scheme, double theta, rc_joint_jacobian at, double *balance)
@@ -440,5 +505,6 @@ RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_ove
              T(rod_pendulum_with_a_distance_joint), T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
              T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work),
              T(prescribed_motion_second_order_without_projection),
+             T(inconsistent_start_is_assembled),
              T(joint_rows_at_the_predicted_configuration),
              T(no_allocation_in_steps_with_joints_and_contacts), T(bad_joints))
