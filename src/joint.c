@@ -6,11 +6,17 @@
  * problem. With the scheme's unknown velocity V (v_{k+1} for Moreau--Jean,
  * v_{k+theta} for Moreau--Jean--Fremond; Bruls, Acary & Cardona 2014 eq. 50
  * for the former) its rows read
- *     H(q_k) V + dg/dt(t*) = 0,   t* = t_{k+1} or t_{k+theta},
- * with an unbounded multiplier lambda (an impulse on B along the rows, the
- * opposite on A). NSGS solves each block exactly: lambda += -W^-1 (H V + dg/dt).
- * Velocity-level rows let the positions drift by O(h^2) per step; after the
- * step the positions are projected back onto g = 0 in the metric of M
+ *     H(q*) V + dg/dt(t*) = 0,
+ * q* = q_k + s h v_k (rc_sim_joint_jacobian), t* = t_k + s_t h
+ * (rc_joint_rate_time), with an unbounded multiplier lambda (an impulse on
+ * B along the rows, the opposite on A). NSGS solves each block exactly:
+ * lambda += -W^-1 (H V + dg/dt). That is the default, the paper's scheme:
+ * velocity-level rows let the positions drift, by O(h^3) per step where s
+ * cancels the leading term, O(h^2) where it does not. A state set from
+ * outside is first moved onto the joints (rc_joints_start).
+ *
+ * With project_joints (an option, not in the paper), after the step the
+ * positions are projected back onto g = 0 in the metric of M
  * (Gauss--Seidel over joints of dq = -M^-1 H^T (H M^-1 H^T)^-1 g), the
  * velocities onto H(q_{k+1}) v + dg/dt = 0 likewise, and the energy those
  * projections changed is given back through the kinetic energy of the

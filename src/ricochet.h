@@ -227,9 +227,11 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
 /* Bilateral constraints g(q, t) = 0 between body A (or the ground) and body
  * B (rigid2d). They enter the one-step problem as equality rows with
  * unbounded multipliers, enforced at velocity level on the scheme's unknown
- * velocity: H(q_k) V + dg/dt = 0 (V = v_{k+1} for Moreau--Jean, v_{k+theta}
- * for Moreau--Jean--Fremond), and the position drift is removed after the
- * step by a projection in the metric of M (rc_sim_def.project_joints). */
+ * velocity: H(q*) V + dg/dt(t*) = 0 (V = v_{k+1} for Moreau--Jean, v_{k+theta}
+ * for Moreau--Jean--Fremond; q* predicted, rc_sim_joint_jacobian; Bruls,
+ * Acary & Cardona 2014 eq. 50c). That is the default; the positions then
+ * drift by O(h^2) per unit time. rc_sim_def.project_joints (an option, not
+ * in the paper) projects them back onto g = 0 after every step. */
 typedef enum rc_joint_type {
     RC_JOINT_REVOLUTE = 1,  /* point_a of A = point_b of B (2 rows)                    */
     RC_JOINT_PRISMATIC,     /* relative angle fixed, point_b on the line through
@@ -469,12 +471,17 @@ typedef enum rc_activation {
 /* Where the joints' rows H(q*) are evaluated for the step (Bruls, Acary &
  * Cardona 2014 eq. 50c evaluates them at q_{n+1}; an explicit prediction q*
  * is used, as for the index set). Leading-order position drift per step,
- * with a = (dH/dt) v: Moreau--Jean h^2 a (3/2 - s - theta), Moreau--Jean--
- * Fremond and Maury h^2 a (1/2 - s), s = 0, 1/2, 1 for start, midpoint, end. */
+ * with a = (dH/dt) v: Moreau--Jean and Maury h^2 a (3/2 - s - theta),
+ * Moreau--Jean--Fremond h^2 a (1/2 - s), s = 0, 1/2, 1 for start, midpoint,
+ * end. The rate dg/dt of rheonomic rows is taken at t* = t_k + (3/2 -
+ * theta) h (Moreau--Jean, Maury) or t_k + h/2 (MJF), where its share of
+ * that drift vanishes. */
 typedef enum rc_joint_jacobian {
-    RC_JOINT_JACOBIAN_AUTO = 0,      /* START with project_joints; without:
-                                        END for Moreau--Jean with theta < 3/4,
-                                        MIDPOINT otherwise
+    RC_JOINT_JACOBIAN_AUTO = 0,      /* the default: END (the paper's q_{n+1})
+                                        for Moreau--Jean with theta < 3/4,
+                                        MIDPOINT otherwise (MJF, Maury, MJ
+                                        with theta >= 3/4): where the drift
+                                        cancels; START with project_joints
                                         (see rc_sim_joint_jacobian)          */
     RC_JOINT_JACOBIAN_START = 1,     /* q* = q_k                            */
     RC_JOINT_JACOBIAN_MIDPOINT = 2,  /* q* = q_k + (h/2) v_k                */
@@ -572,11 +579,12 @@ typedef struct rc_sim_def {
     rc_work_check work_check;   /* default RC_WORK_RECORD                      */
     double work_tol;            /* default 1e-12                               */
     rc_joint_jacobian joint_jacobian; /* default RC_JOINT_JACOBIAN_AUTO  */
-    int project_joints;         /* project positions (and velocities) of joints
-                                   back onto g = 0 after each step (default 1;
-                                   not in the papers' schemes: it moves q and
-                                   rescales v, its energy change is reported
-                                   as W_proj and E_proj)                        */
+    int project_joints;         /* an option (default 0: the paper's scheme):
+                                   project positions (and velocities) of joints
+                                   back onto g = 0 after each step; not in the
+                                   papers' schemes: it moves q and rescales v,
+                                   what it changed in E is E_proj, what is not
+                                   given back W_proj (rc_step_info)            */
     double project_tol;         /* default 1e-12 (constraint units)            */
     int project_max_iter;       /* default 50                                  */
 } rc_sim_def;

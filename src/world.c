@@ -86,24 +86,24 @@ rc_sim_def rc_default_sim_def(void)
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
-    d.project_joints = 1;
+    d.project_joints = 0;
     d.project_tol = 1e-12;
     d.project_max_iter = 50;
     return d;
 }
 
-/* With the projection, q_k and v_k satisfy the rows at q_k (g = 0, H v = 0):
- * the rows at q_k then do no work (u_{k+theta}^T lambda = 0) and the
- * projection removes the O(h^2) drift; rows at a predicted q* would do
- * (1 - theta) lambda^T H(q*) v_k = O(h^2) of work per step. Without it (the
- * papers' schemes): Moreau--Jean imposes the rows on v_{k+1}: the Jacobian at the predicted
- * end of the step, q_k + h v_k (eq. 50c of Bruls, Acary & Cardona 2014,
- * explicit), where the leading drift h^2 a (3/2 - s - theta) vanishes for
- * theta = 1/2 and nearly for the paper's 0.5556; from theta = 3/4 on the
- * midpoint cancels more of it (all of it at theta = 1). Moreau--Jean--Fremond
- * and Maury impose them on the velocity that moves the positions
- * (v_{k+theta}, u_{k+1}): the midpoint, where h^2 a (1/2 - s) vanishes
- * (docs/theory/joints-and-linear-systems.md). */
+/* The default (no projection: the papers' schemes): Moreau--Jean imposes the
+ * rows on v_{k+1}: the Jacobian at the predicted end of the step, q_k + h v_k
+ * (eq. 50c of Bruls, Acary & Cardona 2014, explicit), where the leading
+ * drift h^2 a (3/2 - s - theta) vanishes for theta = 1/2 and nearly for the
+ * paper's 0.5556; from theta = 3/4 on the midpoint cancels more of it (all
+ * of it at theta = 1, Maury's scheme included). Moreau--Jean--Fremond
+ * imposes them on the velocity that moves the positions (v_{k+theta}): the
+ * midpoint, where h^2 a (1/2 - s) vanishes. With the projection (an option),
+ * q_k and v_k satisfy the rows at q_k (g = 0, H v = 0): the rows at q_k then
+ * do no work (u_{k+theta}^T lambda = 0) and the projection removes the
+ * drift; rows at a predicted q* would do (1 - theta) lambda^T H(q*) v_k =
+ * O(h^2) of work per step (docs/theory/joints-and-linear-systems.md). */
 rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def)
 {
     if (!def) return RC_JOINT_JACOBIAN_END;

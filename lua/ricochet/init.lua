@@ -1865,11 +1865,12 @@ function World:simulation(t)
     if def.local_max_iter < 1 then fail(sname, "'local_max_iter' must be >= 1 (got %s)", show(s.local_max_iter)) end
     def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })
     def.work_tol = nonneg(fname, "work_tol", number(fname, "work_tol", t.work_tol, 1e-12))
-    def.project_joints = boolean(fname, "project_joints", t.project_joints, true)
-    -- the joints' rows at q* = q_k + s h v_k (rc_sim_joint_jacobian): with the
-    -- projection the start (the rows then do no work); without it the end of
-    -- the step for Moreau--Jean with theta < 3/4 (Bruls et al. 2014 eq. 50c),
-    -- the midpoint otherwise (where the leading drift cancels)
+    def.project_joints = boolean(fname, "project_joints", t.project_joints, false)
+    -- the joints' rows at q* = q_k + s h v_k (rc_sim_joint_jacobian): by default
+    -- (no projection, the paper's scheme) the end of the step for Moreau--Jean
+    -- with theta < 3/4 (Bruls et al. 2014 eq. 50c), the midpoint otherwise
+    -- (where the leading drift cancels); with the projection (an option) the
+    -- start (the rows then do no work)
     local jac_default = def.project_joints and "start"
                         or ((def.scheme == "moreau-jean" and def.theta < 0.75) and "end" or "midpoint")
     def.joint_jacobian = option(fname, "joint_jacobian", t.joint_jacobian, jac_default, { "start", "midpoint", "end" })
