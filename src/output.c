@@ -6,6 +6,7 @@
  *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named bodies, id order)
  *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
+ *     W_J,W_proj      (worlds with joints: the joints' work and the projection's, totals)
  * then one row for the state at open and one after every n-th step. Numbers
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
  * sync-flushed every RC_OUT_FLUSH_ROWS rows so that a killed run leaves a
@@ -78,6 +79,7 @@ struct rc_output {
     int *body_nq, *body_nv;
     int ncontacts;          /* named contacts written */
     int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
+    int joint_work;         /* the world has joints: W_J, W_proj (totals) last */
     int ncols;
     char **cols;
 
@@ -381,6 +383,17 @@ static rc_status rc__write_row(rc_world *w)
             p += rc__fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
         }
     }
+    if (o->joint_work) {   /* the joints' work and the projection's energy change, totals */
+        double wj = 0.0, wp = 0.0;
+        if (rc_world_step_count(w) > 0) {
+            if (rc_world_step_info(w, &info) == RC_OK) { wj = info.W_J_total; wp = info.W_proj_total; }
+            else wj = wp = NAN;
+        }
+        *p++ = ',';
+        p += rc__fmt_num(p, (size_t)(end - p), wj);
+        *p++ = ',';
+        p += rc__fmt_num(p, (size_t)(end - p), wp);
+    }
     *p++ = '\n';
 
     RC_CHECK(rc__gz_write(o, o->buf, (size_t)(p - o->buf)));
@@ -521,14 +534,15 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
         st.max_energy_increase = NAN;
         st.t_max_energy_increase = NAN;
     }
-    double wext = 0, wn = 0, wt = 0, wth = 0;
+    double wext = 0, wn = 0, wt = 0, wth = 0, wj = 0, wp = 0, eproj = 0;
     if (rc_world_step_count(w) > 0) {
         rc_step_info info;
         if (rc_world_step_info(w, &info) == RC_OK) {
             wext = info.W_ext_total; wn = info.W_N_total;
             wt = info.W_T_total; wth = info.W_theta_total;
+            wj = info.W_J_total; wp = info.W_proj_total; eproj = info.E_proj_total;
         } else {
-            wext = wn = wt = wth = NAN;
+            wext = wn = wt = wth = wj = wp = eproj = NAN;
         }
     }
     double ek = NAN, ep = NAN;
@@ -608,6 +622,9 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "W_N"); rc__json_num(f, wn); fputs(",\n", f);
     rc__json_key(f, 2, "W_T"); rc__json_num(f, wt); fputs(",\n", f);
     rc__json_key(f, 2, "W_theta"); rc__json_num(f, wth); fputs(",\n", f);
+    rc__json_key(f, 2, "W_J"); rc__json_num(f, wj); fputs(",\n", f);
+    rc__json_key(f, 2, "W_proj"); rc__json_num(f, wp); fputs(",\n", f);
+    rc__json_key(f, 2, "E_proj"); rc__json_num(f, eproj); fputs(",\n", f);
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);
@@ -615,6 +632,23 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "positive_work_events"); fprintf(f, "%ld", st.positive_work_events); fputs(",\n", f);
     rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st.max_energy_increase); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase);
+    fputs("\n  },\n", f);
+
+    /* the joints: the paper's scheme or the projection, and what it left */
+    rc__json_key(f, 1, "joints"); fputs("{\n", f);
+    rc__json_key(f, 2, "count"); fprintf(f, "%d", rc_joint_count(w)); fputs(",\n", f);
+    rc__json_key(f, 2, "project_joints");
+    fputs(!have_sim ? "null" : sim.project_joints ? "true" : "false", f);
+    fputs(",\n", f);
+    rc__json_key(f, 2, "joint_jacobian");
+    if (!have_sim) fputs("null", f);
+    else {
+        rc_joint_jacobian at = rc_sim_joint_jacobian(&sim);
+        rc__json_str(f, at == RC_JOINT_JACOBIAN_START ? "start" : at == RC_JOINT_JACOBIAN_MIDPOINT ? "midpoint" : "end");
+    }
+    fputs(",\n", f);
+    rc__json_key(f, 2, "max_pos_violation"); rc__json_num(f, st.max_joint_pos_violation); fputs(",\n", f);
+    rc__json_key(f, 2, "max_vel_violation"); rc__json_num(f, st.max_joint_vel_violation);
     fputs("\n  },\n", f);
 
     rc__json_key(f, 1, "columns"); fputs("[", f);
@@ -945,7 +979,8 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
             jcols += ji.rows;
         }
     }
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols;
+    o->joint_work = nj > 0;
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + 2 * o->joint_work;
     o->cols = rc_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -984,6 +1019,10 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
             if (!(o->cols[o->ncols] = rc__join(rc_joint_name(w, o->joint_ids[k]), suffix))) RC__NOMEM();
             o->ncols++;
         }
+    for (int i = 0; i < 2 * o->joint_work; i++) {
+        if (!(o->cols[o->ncols] = rc_strdup(i ? "W_proj" : "W_J"))) RC__NOMEM();
+        o->ncols++;
+    }
 
     rc_status s = rc__check_columns(o, w);
     if (s != RC_OK) { rc__output_destroy(o); return s; }

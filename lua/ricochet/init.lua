@@ -2467,6 +2467,14 @@ function Sim:run(t)
         summary.max_contact_work = st.max_contact_work
         summary.max_joint_pos_violation = st.max_joint_pos_violation
         summary.max_joint_vel_violation = st.max_joint_vel_violation
+        if core.joint_count(c) > 0 then   -- the joints' work, and the projection's (an option)
+            local info = summary.steps > 0 and core.step_info(c) or nil
+            summary.W_J = info and info.W_J_total or 0
+            summary.W_proj = info and info.W_proj_total or 0
+            summary.E_proj = info and info.E_proj_total or 0
+            summary.project_joints = self.project_joints
+            summary.joint_jacobian = self.joint_jacobian
+        end
         summary.warnings = core.warnings(c) - warnings0
     end
     summary.cpu_s = os.clock() - cpu0
@@ -2493,7 +2501,8 @@ function rc.format_summary(s)
         return fmt(f or "%.6g", x)
     end
     for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
-                         "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings" } do
+                         "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings",
+                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation" } do
         local x = s[k]
         if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
         if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings")
@@ -2512,6 +2521,12 @@ function rc.format_summary(s)
                       g(s.max_residual, "%.3g"), g(s.max_iterations, "%d"), g(s.failures, "%d")))
     row("balance", fmt("max |defect| %s, largest energy increase in a step %s, largest contact work %s",
                        g(s.max_abs_balance, "%.3g"), g(s.max_energy_increase, "%.3g"), g(s.max_contact_work, "%.3g")))
+    if s.W_J ~= nil then   -- a world with joints
+        row("joints", fmt("rows at %s, projection %s: largest |g| %s, work W_J %s, W_proj %s (E_proj %s)",
+                          tostring(s.joint_jacobian or "-"), s.project_joints and "on" or "off",
+                          g(s.max_joint_pos_violation, "%.3g"), g(s.W_J, "%.6g"), g(s.W_proj, "%.3g"),
+                          g(s.E_proj, "%.3g")))
+    end
     row("time", fmt("cpu %s s, wall %s s", g(s.cpu_s, "%.3f"), g(s.wall_s, "%.3f")))
     row("output", s.out or "none")
     local st = s.status or "-"

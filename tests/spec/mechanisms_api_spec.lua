@@ -463,6 +463,60 @@ describe("step information", function()
         local s = sim:run{ T = 0.002 }
         assert.is_number(s.max_joint_pos_violation)
     end)
+
+    it("reports the joints' work and the projection's in history.csv.gz, run.json and the run summary", kernel(function()
+        local function pendulum(project)
+            local dir = os.tmpname()
+            os.remove(dir)
+            local w = rc.world{ gravity = { 0, -9.81 } }
+            local bob = w:body{ name = "bob", mass = 1, inertia = 1e-3, q = { 1, 0, 0 } }
+            w:revolute{ w.ground, bob, at = { 0, 0 }, name = "pin" }
+            local sim = w:simulation{ h = 1e-3, project_joints = project }
+            local s = sim:run{ T = 0.5, out = dir }
+            local p = assert(io.popen("gzip -dc '" .. dir .. "/history.csv.gz'"))
+            local header, last = p:read("l"), nil
+            for l in p:lines() do last = l end
+            p:close()
+            local f = assert(io.open(dir .. "/run.json"))
+            local json = f:read("a")
+            f:close()
+            os.execute("rm -rf '" .. dir .. "'")
+            local cols, vals = {}, {}
+            for x in header:gmatch("[^,]+") do cols[#cols + 1] = x end
+            for x in last:gmatch("[^,]+") do vals[#vals + 1] = tonumber(x) end
+            local row = {}
+            for i, k in ipairs(cols) do row[k] = vals[i] end
+            return s, row, json, sim:info(), header
+        end
+        -- the paper's form: the rows' work W_J is what E lost (Moreau--Jean), no projection
+        local s, row, json, info, header = pendulum(nil)
+        assert.matches(",pin.f1,pin.f2,W_J,W_proj$", header)
+        assert.is_near(info.W_J_total, row.W_J, 1e-12 * math.abs(info.W_J_total) + 1e-15)
+        assert.is_true(row.W_J < -1e-3)
+        assert.are.equal(0, row.W_proj)
+        assert.is_near(s.E - s.E0, s.W_J, 1e-10)
+        assert.are.equal(false, s.project_joints)
+        assert.are.equal("end", s.joint_jacobian)
+        assert.matches('"W_J": ' .. string.format("%.17g", info.W_J_total):sub(1, 8), json, 1, true)
+        assert.matches('"project_joints": false', json, 1, true)
+        assert.matches('"joint_jacobian": "end"', json, 1, true)
+        assert.matches("joints    rows at end, projection off: largest |g| ", rc.format_summary(s), 1, true)
+        -- the projection (an option): E kept, what it changed reported as E_proj, not given back W_proj
+        s, row, json, info = pendulum(true)
+        assert.is_near(0, s.E - s.E0, 1e-10)
+        assert.is_true(s.E_proj < -1e-3 and math.abs(s.W_proj) < 1e-10)
+        assert.is_near(info.W_proj_total, row.W_proj, 1e-15)
+        assert.matches('"E_proj": -', json, 1, true)
+        assert.matches('"project_joints": true', json, 1, true)
+        assert.matches('"joint_jacobian": "start"', json, 1, true)
+        assert.matches("projection on", rc.format_summary(s), 1, true)
+        -- a world without joints: no such columns, no joints row
+        local w = rc.world{}
+        w:body{ mass = 1, inertia = 1 }
+        local plain = w:simulation{}:run{ T = 0.01 }
+        assert.is_nil(plain.W_J)
+        assert.is_nil(rc.format_summary(plain):find("joints", 1, true))
+    end))
 end)
 
 describe("behaviour", function()
