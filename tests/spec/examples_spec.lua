@@ -102,6 +102,9 @@ checks["cart_pendulum.lua"] = function()
   assert.is_true(r.hits >= 1)
   assert.is_true(r.bumper_impulse > 0)
   assert.is_true(r.min_gap > -1e-3)                              -- no deeper than one step of motion
+  -- eq. (65) with the joints' work at the rows' q* (the paper's form, no projection)
+  assert.is_true(r.summary.max_abs_balance <= 1e-12 * (1 + math.abs(r.summary.E0)))
+  assert.is_false(r.summary.project_joints)
   -- without the controller the pendulum keeps swinging
   local free = run_example("cart_pendulum.lua", { kp = "0", kd = "0", kx = "0", kv = "0" })
   assert.is_true(math.abs(free.phi) > 0.05 or free.hits == 0)
