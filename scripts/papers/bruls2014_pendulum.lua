@@ -18,12 +18,14 @@
 -- J_O = J + m l^2 = 1.1; at rest the obstacle pushes with 10 N and the pivot
 -- with (-10, 10) N.
 --
--- As the paper ran it: the pivot's rows H(q*) v_{k+1} = 0 at the predicted
--- end of the step q* = q_k + h v_k (eq. 50c, joint_jacobian = "end", the
--- default without projection), no position projection, so the pivot drifts
--- (the paper's Fig. 12). project=true adds the kernel's projection (not in
--- the paper: it moves q back onto the joint and rescales v to give the energy
--- back; E_proj is what it would have added otherwise).
+-- As the paper ran it, which is the kernel's default: the pivot's rows
+-- H(q*) v_{k+1} = 0 at the predicted end of the step q* = q_k + h v_k
+-- (eq. 50c, joint_jacobian = "end"), no position projection, so the pivot
+-- drifts (the paper's Fig. 12) and the rows do work W_J = (1 - theta)
+-- (H(q*) v_k)^T lambda (numerical dissipation, O(h)). project=true adds the
+-- kernel's projection (an option, not in the paper: it moves q back onto the
+-- joint and rescales v to give the energy back; E_proj is what it would have
+-- changed otherwise, W_proj what it changed after all).
 --
 --   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
 local rc = require "ricochet"
@@ -76,9 +78,10 @@ io.write(string.format(
   "pendulum (joint rows at %s, projection %s): first impact impulse %.6f N s (analytic 11.7346), %d impacts, the last at t = %.4f s, " ..
   "at rest (|omega| < %g) from t = %.4f s (accumulation t_acc = 5.0540), " ..
   "rest: contact force %.6f N (10), pivot force (%.6f, %.6f) N ((-10, 10)), joint drift max %.2e, largest penetration %.3e, " ..
-  "projection: changed E by %.3e J before the velocity rescaling, %.3e J after\n",
+  "projection: changed E by %.3e J before the velocity rescaling, %.3e J after; " ..
+  "joint work W_J %.4e J, E at the end %.6f J (at rest on the obstacle: -7.071068)\n",
   sim.joint_jacobian, project and "on" or "off", first_impulse or 0 / 0, impacts, last_impact or 0 / 0, still, t_rest or 0 / 0,
-  c.pN / h, f[1], f[2], max_drift, penetration, info.E_proj_total, info.W_proj_total))
+  c.pN / h, f[1], f[2], max_drift, penetration, info.E_proj_total, info.W_proj_total, info.W_J_total, info.E))
 return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact, t_rest = t_rest,
          contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, penetration = penetration, summary = summary,
-         E_proj = info.E_proj_total, W_proj = info.W_proj_total }
+         E_proj = info.E_proj_total, W_proj = info.W_proj_total, W_J = info.W_J_total, E = info.E }
