@@ -290,8 +290,10 @@ struct rc_world {
     int configured;
 
     /* state */
-    double t;
+    double t;               /* = t_origin + t_steps h (rc_time_at), not a sum of h */
     long step;
+    double t_origin;        /* the time when h was last set (rc_world_configure) */
+    long t_steps;           /* steps of the current h since then                */
     double *q, *v;          /* nq, nv                                  */
 
     /* per-step work arrays (capacity grows between steps only; see
@@ -493,5 +495,13 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
 /* output.c */
 rc_status rc_output_row(rc_world *w);
 void rc_output_free(rc_world *w);
+
+/* The time t_k + frac h of the current step: t_origin + (t_steps + frac) h,
+ * computed from the step count so that no round-off accumulates (t += h
+ * gives 0.37500000000000028 after 375 steps of 1e-3). */
+static inline double rc_time_at(const rc_world *w, double frac)
+{
+    return w->t_origin + ((double)w->t_steps + frac) * w->sim.h;
+}
 
 #endif /* RC_INTERNAL_H */

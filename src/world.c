@@ -803,6 +803,10 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
     if (def->solver.threads > 1 && !rc_openmp())
         rc_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);
+    if (!w->configured || def->h != w->sim.h) {   /* t = t_origin + k h from here on */
+        w->t_origin = w->t;
+        w->t_steps = 0;
+    }
     w->sim = *def;
     w->configured = 1;
     return RC_OK;

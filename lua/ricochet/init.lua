@@ -2291,7 +2291,7 @@ function Sim:run(t)
     local def = core.sim_def(c)
     local h = def.h
     local steps0 = core.step_count(c)
-    local n = floor(T / h + 0.5) - steps0
+    local n = floor((T - core.time(c)) / h + 0.5)   -- t is t0 + k h (kernel): no drift
     local k0, p0 = core.energy(c)
     local E0 = k0 + p0
     local warnings0 = core.warnings(c)

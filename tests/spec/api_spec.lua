@@ -241,6 +241,23 @@ describe("simulation", function()
         assert.are.equal(0, s.steps_run)
     end)
 
+    it("time is t0 + k h (no round-off summed over steps), also after h changes", function()
+        local w, b, sim = free_body_world(0.5, 1e-3)
+        local times = {}
+        sim:after_step(function(s) times[#times + 1] = s.t end)
+        sim:run{ T = 0.375 }
+        assert.are.equal(375, #times)
+        for k, t in ipairs(times) do assert.are.equal(k * 1e-3, t) end   -- a sum of h gives 0.37500000000000028
+        assert.are.equal(0.375, sim.t)
+        -- a new simulation with another h continues from t = 0.375: t = 0.375 + k h
+        local sim2 = w:simulation{ theta = 0.5, h = 0.025 }
+        local s = sim2:run{ T = 0.5 }
+        assert.are.equal(5, s.steps_run)                                 -- (0.5 - 0.375) / 0.025
+        assert.are.equal(0.5, sim2.t)
+        for k = 1, 4 do sim2:step() end
+        assert.are.equal(0.375 + 9 * 0.025, sim2.t)
+    end)
+
     it("sim:stop() ends the run early", function()
         local w, b, sim = free_body_world(0.5, 1e-3)
         local calls = 0
