@@ -320,7 +320,9 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
  *   convex admissible set of impulses C, so that the law reads
  *       -xi(u) in N_C(p)   <=>   p = proj_C(p - rho xi(u))  for every rho > 0.
  * u is the scheme's unknown local velocity (u_{k+1} for Moreau--Jean,
- * u_{k+theta} for Moreau--Jean--Fremond, see rc_law_ctx) and u_old = H(q_k) v_k.
+ * u_{k+theta} for Moreau--Jean--Fremond, see rc_law_ctx) and u_old = H(q_k) v_k;
+ * under Maury's scheme u = u_{k+1} + (g_N(q_k)/h, 0): the scheme's affine term,
+ * for every law (the built-in laws then drop their restitution).
  * Built-in laws (Acary & Collins-Craft 2024):
  *   NEWTON_COULOMB  Newton impact + Coulomb friction in De Saxce form, eq. (62);
  *                   under Moreau--Jean--Fremond its discretisation is eq. (73).

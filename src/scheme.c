@@ -385,9 +385,11 @@ rc_status rc_world_step(rc_world *w)
                 c->W[r][k] = sum;
             }
     shift:;
-        /* the impact law's affine term (eq. 96 / 101); custom laws keep it in xi */
+        /* the affine term: Maury's scheme owns it for every law (eq. 14:
+         * D(q_k)/h + G.u >= 0, the law sees u_N + g_N/h); otherwise the impact
+         * law's (eq. 96 / 101), which custom laws keep in their xi */
         const rc_law *law = &w->laws[c->law];
-        if (maury && law->closed_form) {   /* Maury 2006 eq. (14): D(q_k)/h + G.u >= 0 */
+        if (maury) {
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
         } else if (law->closed_form)

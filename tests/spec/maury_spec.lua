@@ -54,3 +54,32 @@ describe("many-body impact on a wall (section 6.3, shortened)", function()
     end)
   end
 end)
+
+describe("the scheme's affine term g_N/h (section 3.2, eq. 14) for every law", function()
+  local rc = require "ricochet"
+  -- a disk dropped on a wall, the margin (0.5) much larger than a step's travel: every
+  -- law must let it down to the wall (gap 0), not stop it where the margin catches it
+  local laws = {
+    newton = function() return rc.newton{ e = 0, mu = 0.3 } end,
+    generic = function() return rc.newton{ e = 0, mu = 0.3, local_solver = "generic" } end,
+    lua = function() return rc.laws.coulomb{ e = 0, mu = 0.3 } end,
+  }
+  for name, make in pairs(laws) do
+    for _, solver in ipairs{ "nsgs", "uzawa" } do
+      it(name .. " law, " .. solver .. ": the disk settles on the wall", function()
+        local w = rc.world{ gravity = { 0, -10 }, margin = 0.5 }
+        w:halfplane{}
+        local b = w:body{ mass = 1, inertia = 0.125, q = { 0, 1.5, 0 }, shape = rc.disk{ radius = 0.5 } }
+        w:contact{ w.ground, b, law = make() }
+        local sim = w:simulation{ scheme = "maury", h = 1e-2, solver = { solver, tol = 1e-12 } }
+        local least = math.huge
+        sim:after_step(function() least = math.min(least, b:q()[2] - 0.5) end)
+        local s = sim:run{ T = 2 }
+        assert.are.equal(0, s.failures)
+        assert.is_near(0.5, b:q()[2], 1e-9)     -- was 0.972 with the generic solve and the Lua law
+        assert.is_true(least >= -1e-9)          -- never below the wall
+        assert.is_near(0, b:v()[2], 1e-9)
+      end)
+    end
+  end
+end)
