@@ -303,6 +303,7 @@ struct rc_world {
     double *q0, *v0;           /* cap_state: q_k, v_k (rc_world_keeps_state), else NULL */
     double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
+    double *uz_y; int cap_uz_y;   /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
     int cap_body_scratch;
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
@@ -449,7 +450,7 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
  * local velocity u (including c->shift). */
 rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
 /* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
-rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, double *p_out);
+rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out);
 
 /* nsgs.c: a contact's place in the position order (height, then key). */
 typedef struct rc_sort_item { double height; int contact; } rc_sort_item;

@@ -187,6 +187,20 @@ describe("parameters", function()
                          rc.params_json())
     end)
 
+    it("checks the range of a parameter when asked (default and override)", function()
+        rc.set_options{ set = { n = "0", solver = "cg", x = "0.5", ok = "3" } }
+        local function err(f) local ok, e = pcall(f); assert.is_false(ok); return e end
+        assert.matches("parameter 'n': must be >= 1 (got 0)", err(function() rc.param("n", 5, { min = 1 }) end), 1, true)
+        assert.matches([[parameter 'solver': must be one of "nsgs", "uzawa" (got 'cg')]],
+                       err(function() rc.param("solver", "nsgs", { one_of = { "nsgs", "uzawa" } }) end), 1, true)
+        assert.matches("parameter 'x': must be > 0.5 (got 0.5)", err(function() rc.param("x", 1.0, { above = 0.5 }) end), 1, true)
+        assert.are.equal(3, rc.param("ok", 5, { min = 1, max = 10 }))
+        assert.matches("rc.param: default of parameter 'y' must be < 1 (got 2)", err(function() rc.param("y", 2, { below = 1 }) end), 1, true)
+        assert.matches("rc.param: 'check' of parameter 'z': unknown key 'minimum'", err(function() rc.param("z", 2, { minimum = 1 }) end), 1, true)
+        assert.matches("lists 3, not a string like the default",
+                       err(function() rc.param("s", "a", { one_of = { "a", 3 } }) end), 1, true)
+    end)
+
     it("reports --set names never read", function()
         rc.set_options{ set = { thta = "0.3" } }
         rc.param("theta", 0.5)
