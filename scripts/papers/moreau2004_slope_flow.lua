@@ -26,27 +26,36 @@
 --   build/ricochet run scripts/papers/moreau2004_slope_flow.lua --out out/slope
 --   build/ricochet run scripts/papers/moreau2004_slope_flow.lua --set T=0.5 --set layers=6
 -- (about 6 minutes of CPU at the default size)
+-- Parameters (each checked): T (8 s, > 0), h (5e-4, > 0), cells (cell
+-- length in d, 30, >= 4), layers (rows of grains, 20, >= 1), angle (26.5
+-- deg, in [0, 90)), mu (0.3, >= 0), window (profile window, 0.5 s, > 0),
+-- samples (explorations of the final state, 20, >= 0), seed (7), nmin, nmax
+-- (vertices per grain, 6 and 9, 3 <= nmin <= nmax <= 16), v0 (initial
+-- along-slope velocity of the top row, linear from the base, 0, >= 0), tol (NSGS,
+-- 1e-4, > 0), max_iter (2000, >= 1), order ("fixed", "random", "position" or
+-- "colour"), relax (1, in (0, 2)), explore_tol (1e-8, > 0),
+-- explore_max_iter (60 000, >= 1), explore_relax (1.3, in (0, 2)).
 local rc = require "ricochet"
 
-local T        = rc.param("T", 8.0)
-local h        = rc.param("h", 5e-4)
-local cells    = rc.param("cells", 30)       -- cell length in grain diameters
-local layers   = rc.param("layers", 20)      -- initial layer thickness in rows of grains
-local angle    = rc.param("angle", 26.5)     -- slope, degrees
-local mu       = rc.param("mu", 0.3)
-local window   = rc.param("window", 0.5)     -- s, time window of each averaged profile
-local samples  = rc.param("samples", 20)     -- explorations of the final state
+local T        = rc.param("T", 8.0, { above = 0 })
+local h        = rc.param("h", 5e-4, { above = 0 })
+local cells    = rc.param("cells", 30, { min = 4 })        -- cell length in grain diameters
+local layers   = rc.param("layers", 20, { min = 1 })       -- initial layer thickness in rows of grains
+local angle    = rc.param("angle", 26.5, { min = 0, below = 90 })   -- slope, degrees
+local mu       = rc.param("mu", 0.3, { min = 0 })
+local window   = rc.param("window", 0.5, { above = 0 })    -- s, time window of each averaged profile
+local samples  = rc.param("samples", 20, { min = 0 })      -- explorations of the final state
 local seed     = rc.param("seed", 7)
-local nmin     = rc.param("nmin", 6)         -- vertices per grain, nmin .. nmax
-local nmax     = rc.param("nmax", 9)
-local v0       = rc.param("v0", 0.0)           -- initial along-slope velocity at the top (linear from the base)
-local tol      = rc.param("tol", 1e-4)
-local max_iter = rc.param("max_iter", 2000)
-local order    = rc.param("order", "fixed")  -- NSGS sweep order of the run
-local relax    = rc.param("relax", 1.0)      -- NSGS relaxation of the run
-local explore_tol = rc.param("explore_tol", 1e-8)
-local explore_max_iter = rc.param("explore_max_iter", 60000)
-local explore_relax = rc.param("explore_relax", 1.3)   -- over-relaxed NSGS for the explorations
+local nmin     = rc.param("nmin", 6, { min = 3, max = 16 }) -- vertices per grain, nmin .. nmax
+local nmax     = rc.param("nmax", 9, { min = nmin, max = 16 })
+local v0       = rc.param("v0", 0.0, { min = 0 })                     -- initial along-slope velocity at the top (linear from the base)
+local tol      = rc.param("tol", 1e-4, { above = 0 })
+local max_iter = rc.param("max_iter", 2000, { min = 1 })
+local order    = rc.param("order", "fixed", { one_of = { "fixed", "random", "position", "colour" } })  -- NSGS sweep order of the run
+local relax    = rc.param("relax", 1.0, { above = 0, below = 2 })   -- NSGS relaxation of the run
+local explore_tol = rc.param("explore_tol", 1e-8, { above = 0 })
+local explore_max_iter = rc.param("explore_max_iter", 60000, { min = 1 })
+local explore_relax = rc.param("explore_relax", 1.3, { above = 0, below = 2 })   -- over-relaxed NSGS for the explorations
 local g        = 9.81
 local r0       = 0.005
 local d        = 2 * r0
