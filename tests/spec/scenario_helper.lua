@@ -21,8 +21,11 @@ function M.run(path, set, with_output)
   rc.set_options{ script = path, out = dir, set = set or {} }
   local chunk = assert(loadfile(M.root .. "/" .. path))
   local ok, result = pcall(chunk)
+  local unused = rc.unused_overrides()
   rc.set_options(nil)
   assert(ok, result)
+  -- an override the script never read is a typo in the spec
+  assert(#unused == 0, path .. ": overrides never read: " .. table.concat(unused, ", "))
   if not dir then return result end
   local rows, header = {}, nil
   local f = assert(io.popen("zcat " .. dir .. "/history.csv.gz"))
