@@ -197,6 +197,15 @@ local steady = nfit >= 3 and vmean > 1e-3 and math.abs(accel) * span < 0.1 * vme
 local verdict = nfit < 3 and "too short to judge (fewer than 3 windows)" or steady and "steady"
                 or vmean <= 1e-3 and "arrested" or "NOT steady"
 local driving = g * math.sin(th) - mu * g * math.cos(th)   -- a block sliding on the base with mu
+-- since when: the start of the earliest window from which every window's mean
+-- stays within 10 % of the second half's mean (steady flows only)
+local steady_from
+if steady then
+  for i = #profiles, 1, -1 do
+    if math.abs(mean_vx(profiles[i]) - vmean) > 0.1 * vmean then break end
+    steady_from = profiles[i].t0
+  end
+end
 
 local last = profiles[#profiles]
 io.write(string.format(
@@ -209,8 +218,8 @@ if last then
   io.write("\n  mean vx per window (m/s):")
   for _, p in ipairs(profiles) do io.write(string.format(" %.3f", mean_vx(p))) end
   io.write(string.format("\n  second half (%d windows): mean vx %.3f m/s, largest deviation %.3f, fitted acceleration %.4f m/s^2 " ..
-                         "(a block sliding with mu would accelerate at %.3f m/s^2): %s\n", nfit, vmean, spread, accel, driving,
-                         verdict))
+                         "(a block sliding with mu would accelerate at %.3f m/s^2): %s%s\n", nfit, vmean, spread, accel, driving,
+                         verdict, steady_from and string.format(", every window within 10 %% of the mean from %.2f s", steady_from) or ""))
 end
 
 local dir = rc.options().out
@@ -304,6 +313,6 @@ if samples > 0 then io.write(string.format(
   "%d sticking contacts, %d with a fan, largest spread %.2f deg\n",
   samples, converged, explore_tol, ref_solve.converged and "converged" or "NOT converged", sliding, slide_spread, slide_angle_err, phi, sticking, fans, stick_spread)) end
 
-return { N = N, converged = converged, ref_converged = ref_solve.converged, profiles = profiles, accel = accel, vmean = vmean, steady = steady, driving = driving, sliding = sliding, sticking = sticking,
+return { N = N, steady_from = steady_from, nfit = nfit, span = span, spread = spread, converged = converged, ref_converged = ref_solve.converged, profiles = profiles, accel = accel, vmean = vmean, steady = steady, driving = driving, sliding = sliding, sticking = sticking,
          slide_spread = slide_spread, slide_angle_err = slide_angle_err, stick_spread = stick_spread, fans = fans,
          summary = summary, grains = grains, L = L }
