@@ -40,7 +40,7 @@ describe("sticky particles (section 6.2)", function()
   it("Uzawa, the paper's solver, converges at N = 50, h = 1.5 and gives the same state", function()
     local r = run("maury2006_sticky_particles.lua", { h = "1.5", solver = "uzawa" })
     assert.are.equal(0, r.summary.failures)                -- every step solved to 1e-14
-    assert.is_true(r.summary.max_iterations <= 10000)      -- measured 3 856 (accelerated)
+    assert.is_true(r.summary.max_iterations <= 10000)      -- measured 4 008 (accelerated)
     assert.is_true(r.max_error <= 5e-12)
     assert.is_true(r.momentum_drift <= 1e-12)
   end)
@@ -48,7 +48,7 @@ describe("sticky particles (section 6.2)", function()
   it("the plain Uzawa iteration (Proposition 1) is far slower: 5 000 iterations leave both steps unsolved", function()
     -- failure is the point here: every pair is constrained (lambda_max(W) = N) while the
     -- clusters on the line are long chains (lambda_min ~ pi^2 / n^2): 200 000 plain
-    -- iterations still leave 2.5e-5 (docs/theory/maury.md)
+    -- iterations still leave 6e-10 (docs/theory/maury.md)
     local r = run("maury2006_sticky_particles.lua", { h = "1.5", solver = "uzawa", accelerate = "false", max_iter = "5000" })
     assert.are.equal(2, r.summary.failures)
     assert.is_true(r.max_error > 1e-3)
