@@ -889,7 +889,7 @@ static rc_status detect(rc_world *w)
 {
     /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
      * edge-line test lies within sqrt(2) m of the other polygon. */
-    double m = w->def.contact_margin, bm = 1.5 * m;
+    double m = w->detect_margin > w->def.contact_margin ? w->detect_margin : w->def.contact_margin, bm = 1.5 * m;
     const double L = rc_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
     RC_CHECK(grid_pairs(w, m, bm));
     RC_CHECK(named_pairs(w));

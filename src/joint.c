@@ -421,15 +421,32 @@ static void delassus(const rc_world *w, rc_joint *j, double kappa)
 
 /* ---------------------------------------------------------------- the step */
 
+/* q* = q_k + s h v_k of one body (the ground: nothing) */
+static void predict(rc_world *w, int b, double s)
+{
+    if (b == RC_GROUND) return;
+    const rc_body *bd = &w->bodies[b];
+    for (int c = 0; c < 3; c++) w->qstar[bd->iq + c] = w->q0[bd->iq + c] + s * w->sim.h * w->v0[bd->iv + c];
+}
+
+/* The rows at the predicted configuration q* (rc_sim_joint_jacobian: start,
+ * midpoint or end of the step, predicted with v_k; Bruls, Acary & Cardona
+ * 2014 eq. 50c), the rate dg/dt there at t* (rheonomic joints). */
 rc_status rc_joints_assemble(rc_world *w, double kappa, double t_star)
 {
+    const rc_joint_jacobian at = rc_sim_joint_jacobian(&w->sim);
+    const double s = at == RC_JOINT_JACOBIAN_START ? 0.0 : at == RC_JOINT_JACOBIAN_MIDPOINT ? 0.5 : 1.0;
+    for (int i = 0; i < w->njoints; i++) {
+        predict(w, w->joints[i].def.body_a, s);
+        predict(w, w->joints[i].def.body_b, s);
+    }
     for (int i = 0; i < w->njoints; i++) {
         rc_joint *j = &w->joints[i];
         double g[3], gt[3], gdummy[3], Ha[3][3], Hb[3][3];
-        RC_CHECK(rc_joint_eval(w, j, w->q0, w->t, g, Ha, Hb, NULL));
+        RC_CHECK(rc_joint_eval(w, j, w->qstar, rc_time_at(w, s), g, Ha, Hb, NULL));
         /* the rate dg/dt at the time the rows hold (rheonomic joints only) */
         if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM)
-            RC_CHECK(rc_joint_eval(w, j, w->q0, t_star, gdummy, NULL, NULL, gt));
+            RC_CHECK(rc_joint_eval(w, j, w->qstar, t_star, gdummy, NULL, NULL, gt));
         else
             gt[0] = gt[1] = gt[2] = 0.0;
         memcpy(j->Ha, Ha, sizeof Ha);

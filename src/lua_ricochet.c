@@ -1660,7 +1660,7 @@ static int l_configure(lua_State *L)
     def.scheme = scheme_codes[field_option(L, 2, "scheme", schemes, 0)];
     def.theta = field_num(L, 2, "theta", def.theta);
     def.h = field_num(L, 2, "h", def.h);
-    def.activation = field_option(L, 2, "activation", activations, 0) == 0 ? RC_ACTIVATE_GAP
+    def.activation = field_option(L, 2, "activation", activations, 1) == 0 ? RC_ACTIVATE_GAP
                                                                            : RC_ACTIVATE_ANTICIPATE;
     def.gamma = field_num(L, 2, "gamma", def.gamma);
     def.persist_tol = field_num(L, 2, "persist_tol", def.persist_tol);
@@ -1698,6 +1698,10 @@ static int l_configure(lua_State *L)
     static const rc_work_check work_codes[] = { RC_WORK_RECORD, RC_WORK_WARN, RC_WORK_ERROR };
     def.work_check = work_codes[field_option(L, 2, "work_check", work_checks, 0)];
     def.work_tol = field_num(L, 2, "work_tol", def.work_tol);
+    static const char *const jacobians[] = { "auto", "start", "midpoint", "end", NULL };
+    static const rc_joint_jacobian jacobian_codes[] = { RC_JOINT_JACOBIAN_AUTO, RC_JOINT_JACOBIAN_START,
+                                                         RC_JOINT_JACOBIAN_MIDPOINT, RC_JOINT_JACOBIAN_END };
+    def.joint_jacobian = jacobian_codes[field_option(L, 2, "joint_jacobian", jacobians, 0)];
     if (lua_getfield(L, 2, "project_joints") != LUA_TNIL) def.project_joints = lua_toboolean(L, -1);
     lua_pop(L, 1);
     def.project_tol = field_num(L, 2, "project_tol", def.project_tol);
@@ -1805,6 +1809,8 @@ static int l_step_info(lua_State *L)
     set_num(L, "W_J_total", in.W_J_total);
     set_num(L, "W_damp_total", in.W_damp_total);
     set_num(L, "W_proj_total", in.W_proj_total);
+    set_num(L, "E_proj", in.E_proj);
+    set_num(L, "E_proj_total", in.E_proj_total);
     set_num(L, "E_spring", in.E_spring);
     set_num(L, "E_elastic", in.E_elastic);
     set_num(L, "joint_pos_violation", in.joint_pos_violation);

@@ -305,6 +305,8 @@ struct rc_world {
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
     double *uz_y; int cap_uz_y;   /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
     int cap_body_scratch;
+    double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
+    int cap_qstar;
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
@@ -317,6 +319,9 @@ struct rc_world {
     int *active;           int nactive, cap_active; /* indices of active contacts */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
                               in w->active order (the solvers' residual scale) */
+    double detect_margin;  /* this step's detection margin: contact_margin, or more
+                              when the anticipating index set may activate a
+                              contact farther away (scheme.c)                    */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;

@@ -432,8 +432,25 @@ typedef enum rc_scheme {
 
 typedef enum rc_activation {
     RC_ACTIVATE_GAP = 1,        /* index set eq. (64): g(q_k) <= 0, u_N,k <= 0   */
-    RC_ACTIVATE_ANTICIPATE = 2  /* g(q_k) + gamma h u_N,k <= 0, u_N,k <= 0        */
+    RC_ACTIVATE_ANTICIPATE = 2  /* g(q_k) + gamma h u_N,k <= 0: Siconos's
+                                   MoreauJeanOSI (no sign condition on u_N,k)  */
 } rc_activation;
+
+/* Where the joints' rows H(q*) are evaluated for the step (Bruls, Acary &
+ * Cardona 2014 eq. 50c evaluates them at q_{n+1}; an explicit prediction q*
+ * is used, as for the index set). Leading-order position drift per step,
+ * with a = (dH/dt) v: Moreau--Jean h^2 a (3/2 - s - theta), Moreau--Jean--
+ * Fremond and Maury h^2 a (1/2 - s), s = 0, 1/2, 1 for start, midpoint, end. */
+typedef enum rc_joint_jacobian {
+    RC_JOINT_JACOBIAN_AUTO = 0,      /* START with project_joints; without:
+                                        END for Moreau--Jean with theta < 3/4,
+                                        MIDPOINT otherwise
+                                        (see rc_sim_joint_jacobian)          */
+    RC_JOINT_JACOBIAN_START = 1,     /* q* = q_k                            */
+    RC_JOINT_JACOBIAN_MIDPOINT = 2,  /* q* = q_k + (h/2) v_k                */
+    RC_JOINT_JACOBIAN_END = 3        /* q* = q_k + h v_k, the prediction of
+                                        q_{n+1} of eq. (50c)                */
+} rc_joint_jacobian;
 
 typedef enum rc_on_fail { RC_ON_FAIL_WARN = 1, RC_ON_FAIL_ERROR = 2 } rc_on_fail;
 
@@ -525,7 +542,7 @@ typedef struct rc_sim_def {
     rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
     double theta;               /* in [0, 1], default 0.5        */
     double h;                   /* > 0, default 1e-3             */
-    rc_activation activation;   /* default RC_ACTIVATE_GAP       */
+    rc_activation activation;   /* default RC_ACTIVATE_ANTICIPATE */
     double gamma;               /* anticipation factor, default 0.5 */
     double persist_tol;         /* a contact that carried a normal impulse in
                                    the last step stays in the index set while
@@ -534,13 +551,19 @@ typedef struct rc_sim_def {
     rc_solver_def solver;
     rc_work_check work_check;   /* default RC_WORK_RECORD                      */
     double work_tol;            /* default 1e-12                               */
+    rc_joint_jacobian joint_jacobian; /* default RC_JOINT_JACOBIAN_AUTO  */
     int project_joints;         /* project positions (and velocities) of joints
-                                   back onto g = 0 after each step (default 1)  */
+                                   back onto g = 0 after each step (default 1;
+                                   not in the papers' schemes: it moves q and
+                                   rescales v, its energy change is reported
+                                   as W_proj and E_proj)                        */
     double project_tol;         /* default 1e-12 (constraint units)            */
     int project_max_iter;       /* default 50                                  */
 } rc_sim_def;
 
 rc_sim_def rc_default_sim_def(void);
+/* The joint Jacobian a definition stands for (AUTO resolved by scheme). */
+rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def);
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
 rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
 /* The world's definition as created (gravity, margin, periodic cell...). */
@@ -603,6 +626,11 @@ typedef struct rc_step_info {
     double W_damp;          /* damping work of linear bodies, eq. (67)         */
     double W_proj;          /* energy change of the joint projection            */
     double W_J_total, W_damp_total, W_proj_total;
+    double E_proj;          /* energy the joint projection changed before the
+                               velocity rescaling gave it back (scleronomic
+                               mechanisms): what the projection would have
+                               added without that rescaling                    */
+    double E_proj_total;
     double E_spring;        /* potential energy of the springs (not in E)       */
     double E_elastic;       /* 1/2 q^T K q of linear bodies (included in E_pot) */
     double joint_pos_violation; /* largest |g| of a joint after the step        */

@@ -12,7 +12,8 @@
  * the De Saxce form for the shifted velocity. With theta = 1 both
  * assemblies are the same floating-point operations (bit-identical runs).
  *
- * H = H(q_k) for the whole step (eq. 61c), index set eq. (64) or its
+ * H = H(q_k) for the whole step (eq. 61c) for the contacts, H(q*) for the
+ * joints' rows (q* predicted, rc_sim_joint_jacobian); index set eq. (64) or its
  * anticipated form; q_{k+1} = q_k + h v_{k+theta} (eq. 61b). The energy
  * audit follows eqs. (65)-(68).
  */
@@ -160,6 +161,23 @@ static rc_status forces(rc_world *w, double t_theta)
     return RC_OK;
 }
 
+/* The anticipating index set activates a contact whose gap is up to
+ * gamma h |u_N,k|: detection must reach that far. |u_N| of a pair is at most
+ * the sum of the speeds of its two shapes' points, |v| + |omega| bound each. */
+static double detection_margin(const rc_world *w)
+{
+    double m = w->def.contact_margin, s = 0.0;
+    if (w->sim.activation != RC_ACTIVATE_ANTICIPATE || w->sim.scheme == RC_SCHEME_MAURY) return m;
+    for (int i = 0; i < w->nshapes; i++) {
+        const rc_shape *sh = &w->shapes[i];
+        if (sh->body == RC_GROUND || w->bodies[sh->body].kind != RC_BODY_RIGID2D) continue;
+        const double *v = w->v + w->bodies[sh->body].iv;
+        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound);
+    }
+    const double a = w->sim.gamma * w->sim.h * 2.0 * s;
+    return a > m ? a : m;
+}
+
 static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
 {
     if (b == RC_GROUND) snprintf(buf, n, "ground");
@@ -298,6 +316,7 @@ rc_status rc_world_step(rc_world *w)
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
+    w->detect_margin = detection_margin(w);
     rc_collide_update_shapes(w);
     s = rc_collide_detect(w);
     if (s == RC_OK) s = rc_gaps_detect(w);
@@ -347,18 +366,49 @@ rc_status rc_world_step(rc_world *w)
         rc_contact *c = &w->contacts[i];
         double uk[2];
         body_velocity_dot(w, c, vk, uk);
-        double trigger = c->gN;
-        if (w->sim.activation == RC_ACTIVATE_ANTICIPATE) trigger += w->sim.gamma * h * uk[0];
-        /* eq. (64); a contact that carried a normal impulse in the last step
-         * (a resting or sliding contact) stays in the index set while
-         * g_N <= persist_tol, even if u_N,k > 0 by the solver tolerance or
-         * g_N > 0 by round-off: resting contacts do not flicker */
-        c->active = (trigger <= 0.0 && uk[0] <= 0.0)
-                 || (c->p[0] != 0.0 && trigger <= w->sim.persist_tol)
-                 || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
+        /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
+         * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
+         * ("anticipate": no sign condition, so that round-off in u_N,k does
+         * not drop an overlapping contact); a contact that carried a normal
+         * impulse in the last step (a resting or sliding contact) stays in
+         * it while the same trigger is <= persist_tol, even if u_N,k > 0 by
+         * the solver tolerance or g_N > 0 by round-off: resting contacts do
+         * not flicker */
+        const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
+        const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
+        const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
+        const int persisting = !in_rule && !maury && c->p[0] != 0.0 && trigger <= w->sim.persist_tol;
+        c->active = in_rule || persisting || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->res = 0.0;
+        /* What a built-in impact law sees (ours, not in the papers).
+         * MJF: a separating contact (u_N,k > 0) has no impact to restitute,
+         * its pre-impact velocity is u_N,k- = min(u_N,k, 0): its work (69)
+         * is then ((1 - theta (1 + e)) u_N,k- - ...) p_N <= 0 for every
+         * contact of the index set, anticipating or not (Proposition 1;
+         * with theta (1 + e) >= 1 Newton's own shift already has that sign
+         * for u_N,k > 0 and is kept: theta = 1 stays Moreau--Jean bit for
+         * bit).
+         * Newton's shift (theta (1 + e) - 1) u_N,k on a separating contact
+         * let u_{k+theta} > 0 with p_N > 0 and created energy (issue 11:
+         * +3.8e-6 J in one step of a disk 1e-4 in the floor moving up at
+         * 4 mm/s). Moreau--Jean keeps Newton's e u_N,k (Siconos's law; its
+         * work (1 - theta (1 + e)) u_N,k p_N has no sign, section 3.1; the
+         * zero-work form u_{k+theta} >= 0 sets u_{k+1} = -u_k at theta = 1/2
+         * and resting contacts then alternate, p_N x1, x2, x1, ...).
+         * A persisting contact (in the index set only by the persistence
+         * rule) with g_N > 0 may also close its gap, and no more: its shift
+         * gets g_N / h (on u_{k+theta} under MJF: closed in one step; on
+         * u_{k+1} under MJ: in two at e = 0), so that resting contacts opened
+         * by the solver's tolerance close again instead of the openings
+         * accumulating; the extra work -g_N p_N / h is <= 0. */
+        double ul[2] = { uk[0], uk[1] }, extra = 0.0;
+        if (c->active && !maury && w->laws[c->law].def.type != RC_LAW_CUSTOM) {
+            const double e = w->laws[c->law].def.e;
+            if (fremond && uk[0] > 0.0 && theta * (1.0 + e) < 1.0) ul[0] = 0.0;
+            if (persisting && c->gN > 0.0) extra = c->gN / h;
+        }
         if (c->aux) {
-            c->aux->uk[0] = uk[0]; c->aux->uk[1] = uk[1];
+            c->aux->uk[0] = ul[0]; c->aux->uk[1] = ul[1];
             c->aux->jvalid = 0;
         }
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
@@ -392,10 +442,13 @@ rc_status rc_world_step(rc_world *w)
         if (maury) {
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
-        } else if (law->closed_form)
-            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, uk, c->shift);
-        else
-            c->shift[0] = c->shift[1] = 0.0;
+        } else if (law->closed_form) {
+            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, ul, c->shift);
+            c->shift[0] += extra;
+        } else {   /* xi(u + shift, u_old): built-in laws solved generically see the same */
+            c->shift[0] = extra;
+            c->shift[1] = 0.0;
+        }
         double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
         body_velocity_dot(w, c, w->V, u0);
         const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
@@ -412,7 +465,8 @@ rc_status rc_world_step(rc_world *w)
         if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
-    /* the joints' equality rows, assembled at q_k with V_0 (eq. 61 with bilateral rows) */
+    /* the joints' equality rows, assembled at the predicted q* with V_0
+     * (eq. 61 with bilateral rows; Bruls et al. 2014 eq. 50c) */
     s = rc_joints_assemble(w, kappa, rc_time_at(w, fremond ? theta : 1.0));
     if (s != RC_OK) return s;
     for (int i = 0; i < w->njoints; i++) {   /* their warm start */
@@ -550,7 +604,7 @@ rc_status rc_world_step(rc_world *w)
     }
     W_theta *= 0.5 - theta;
     /* the joints' position drift, projected away (its energy change is W_proj) */
-    double W_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
+    double W_proj = 0.0, E_proj = 0.0, pos_viol = 0.0, vel_viol = 0.0;
     if (w->njoints) {
         if (w->sim.project_joints) {
             int pit;
@@ -558,8 +612,10 @@ rc_status rc_world_step(rc_world *w)
             s = rc_joints_project(w, t_next, &pit);
             if (s == RC_OK) s = rc_joints_project_velocity(w, t_next);
             if (s != RC_OK) goto restore;
-            rc_joints_restore_energy(w);
             double Ek2, Ep2;
+            rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+            E_proj = (Ek2 + Ep2) - (Ek1 + Ep1);   /* before the rescaling gives it back */
+            rc_joints_restore_energy(w);
             rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
             W_proj = (Ek2 + Ep2) - (Ek1 + Ep1);
             Ek1 = Ek2;
@@ -636,6 +692,8 @@ rc_status rc_world_step(rc_world *w)
     in->W_proj = W_proj;
     in->W_J_total += W_J;
     in->W_proj_total += W_proj;
+    in->E_proj = E_proj;
+    in->E_proj_total += E_proj;
     in->E_spring = E_spring;
     in->E_elastic = E_el;   /* the joint projection moves rigid bodies only */
     in->joint_pos_violation = pos_viol;

@@ -67,7 +67,7 @@ rc_sim_def rc_default_sim_def(void)
     d.scheme = RC_SCHEME_MOREAU_JEAN;
     d.theta = 0.5;
     d.h = 1e-3;
-    d.activation = RC_ACTIVATE_GAP;
+    d.activation = RC_ACTIVATE_ANTICIPATE;
     d.gamma = 0.5;
     d.persist_tol = 1e-9;
     d.solver.method = RC_SOLVER_NSGS;
@@ -87,10 +87,32 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.accelerate = 1;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
+    d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
     d.project_joints = 1;
     d.project_tol = 1e-12;
     d.project_max_iter = 50;
     return d;
+}
+
+/* With the projection, q_k and v_k satisfy the rows at q_k (g = 0, H v = 0):
+ * the rows at q_k then do no work (u_{k+theta}^T lambda = 0) and the
+ * projection removes the O(h^2) drift; rows at a predicted q* would do
+ * (1 - theta) lambda^T H(q*) v_k = O(h^2) of work per step. Without it (the
+ * papers' schemes): Moreau--Jean imposes the rows on v_{k+1}: the Jacobian at the predicted
+ * end of the step, q_k + h v_k (eq. 50c of Bruls, Acary & Cardona 2014,
+ * explicit), where the leading drift h^2 a (3/2 - s - theta) vanishes for
+ * theta = 1/2 and nearly for the paper's 0.5556; from theta = 3/4 on the
+ * midpoint cancels more of it (all of it at theta = 1). Moreau--Jean--Fremond
+ * and Maury impose them on the velocity that moves the positions
+ * (v_{k+theta}, u_{k+1}): the midpoint, where h^2 a (1/2 - s) vanishes
+ * (docs/theory/joints-and-linear-systems.md). */
+rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def)
+{
+    if (!def) return RC_JOINT_JACOBIAN_END;
+    if (def->joint_jacobian != RC_JOINT_JACOBIAN_AUTO) return def->joint_jacobian;
+    if (def->project_joints) return RC_JOINT_JACOBIAN_START;
+    return def->scheme == RC_SCHEME_MOREAU_JEAN && def->theta < 0.75 ? RC_JOINT_JACOBIAN_END
+                                                                    : RC_JOINT_JACOBIAN_MIDPOINT;
 }
 
 /* ---------------------------------------------------------------- world */
@@ -187,7 +209,7 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->bodies); rc_free(w->body_ext); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
     rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V); rc_free(w->uz_y);
-    rc_free(w->ebody); rc_free(w->comp);
+    rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar);
     rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
     rc_nsgs_free(w);
@@ -234,6 +256,7 @@ rc_status rc_world_reserve_dofs(rc_world *w)
     }
     if (rc_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
     if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(reserve_dof_array(&w->vfree, &w->cap_scratch, n));
+    if (w->njoints) RC_CHECK(reserve_dof_array(&w->qstar, &w->cap_qstar, n));   /* q* of the joints' rows */
     if (w->njoints && (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0)) {   /* per body: joints only */
         int n = w->nbodies < 8 ? 8 : w->nbodies;
         double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
@@ -801,6 +824,8 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
     if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
+    if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
+        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'joint_jacobian' %d", (int)def->joint_jacobian);
     if (!rc_finite(def->project_tol) || def->project_tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'project_tol' must be > 0 (got %g)", def->project_tol);
     if (def->project_max_iter < 1)
@@ -857,7 +882,7 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->nshapes; i++)   /* polygon blocks: 3 nvert + 2 points */
         if (w->shapes[i].nvert) m += ((size_t)6 * w->shapes[i].nvert + 4) * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_uz_y) * sizeof(double);
+    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_uz_y + w->cap_qstar) * sizeof(double);
     m += (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);

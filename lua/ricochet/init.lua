@@ -1773,7 +1773,7 @@ end
 ------------------------------------------------------------------ simulation
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "project_joints", "project_tol", "project_max_iter" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury" }
 
 function World:simulation(t)
@@ -1787,7 +1787,7 @@ function World:simulation(t)
         scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
         theta = in01(fname, "theta", number(fname, "theta", t.theta, t.scheme == "maury" and 1 or 0.5)),
         h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
-        activation = option(fname, "activation", t.activation, "gap", { "gap", "anticipate" }),
+        activation = option(fname, "activation", t.activation, "anticipate", { "gap", "anticipate" }),
         gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
         persist_tol = nonneg(fname, "persist_tol", number(fname, "persist_tol", t.persist_tol, 1e-9)),
     }
@@ -1836,6 +1836,13 @@ function World:simulation(t)
     def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })
     def.work_tol = nonneg(fname, "work_tol", number(fname, "work_tol", t.work_tol, 1e-12))
     def.project_joints = boolean(fname, "project_joints", t.project_joints, true)
+    -- the joints' rows at q* = q_k + s h v_k (rc_sim_joint_jacobian): with the
+    -- projection the start (the rows then do no work); without it the end of
+    -- the step for Moreau--Jean with theta < 3/4 (Bruls et al. 2014 eq. 50c),
+    -- the midpoint otherwise (where the leading drift cancels)
+    local jac_default = def.project_joints and "start"
+                        or ((def.scheme == "moreau-jean" and def.theta < 0.75) and "end" or "midpoint")
+    def.joint_jacobian = option(fname, "joint_jacobian", t.joint_jacobian, jac_default, { "start", "midpoint", "end" })
     def.project_tol = positive(fname, "project_tol", number(fname, "project_tol", t.project_tol, 1e-12))
     def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, 50)
     if def.project_max_iter < 1 then

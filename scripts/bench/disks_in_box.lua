@@ -30,6 +30,7 @@ local adaptive = rc.param("adaptive", 1) ~= 0   -- 0: always share the colours (
 local check_every = math.tointeger(rc.param("check_every", 1))
 local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
+local activation = rc.param("activation", "anticipate")   -- the index set: "anticipate" (default) or "gap"
 
 math.randomseed(seed)
 local function uniform(a, b) return a + (b - a) * math.random() end
@@ -60,7 +61,7 @@ else error("law must be c, c-generic or lua (got " .. tostring(law_kind) .. ")")
 w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
-  scheme = "moreau-jean", theta = 0.5, h = h,
+  scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
   solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
              adaptive_threads = adaptive, check_every = check_every },
 }
@@ -99,6 +100,10 @@ io.write(string.format(
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
 io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
+local overlap = 0   -- the largest overlap of two grains (or a grain and a wall) at the end
+for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end
+io.write(string.format("disks_in_box: index set %s, largest overlap at the end %.3g\n", activation, overlap))
+summary.overlap = overlap
 mem[#mem + 1] = { steps = steps, bytes = st.memory_bytes, contacts = sim:info().ncontacts }
 local parts = {}
 for _, m in ipairs(mem) do

@@ -19,6 +19,7 @@ local h     = rc.param("h", 2e-3)
 local T     = rc.param("T", 1.6)
 local ne    = rc.param("elements", 200)
 local mass  = rc.param("mass", "consistent")   -- consistent | lumped
+local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
 
 local n, le = ne + 1, L / ne
@@ -49,13 +50,14 @@ local bar = w:linear{ name = "bar", M = M, K = K, v0 = v }
 -- the front end (node n) may not pass the wall: g_N = d0 - q_n >= 0
 w:gap{ bar, index = { n }, normal = { -1 }, g0 = d0, law = rc.newton{ e = 0 }, name = "wall" }
 
-local sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h,
+local sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h, activation = activation,
                           solver = { "nsgs", tol = 1e-12 } }
 -- contact interval (steps that start with the contact active), total impulse,
 -- and the force p/h of every step, for the plateau between the two fronts
-local t_close, t_open, impulse, forces = nil, nil, 0, {}
+local t_close, t_open, impulse, forces, penetration = nil, nil, 0, {}, 0
 sim:after_step(function(s)
   local c = s:contact("wall")
+  penetration = math.max(penetration, bar:q()[n] - d0)   -- the front end past the wall
   if c.active and c.pN > 0 then
     if not t_close then t_close = s.t - h end
     impulse = impulse + c.pN
@@ -79,6 +81,7 @@ end
 local force = count > 0 and sum / count or 0 / 0
 io.write(string.format(
   "elastic bar (%s mass, theta = %.4g): contact from %.4f s to %s s (analytic 0.5005 to 1.1672), impulse %.3f N s (200), mean force %.2f N (300), " ..
-  "exit velocity %.4f (-10), energy after %.2f J (500: kinetic %.2f, elastic %.2f)\n",
-  mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee))
-return { t_close = t_close, t_open = t_open, force = force, impulse = impulse, exit_velocity = vmean, energy = ek + ee, summary = summary }
+  "exit velocity %.4f (-10), energy after %.2f J (500: kinetic %.2f, elastic %.2f), largest penetration %.3e\n",
+  mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee, penetration))
+return { t_close = t_close, t_open = t_open, force = force, impulse = impulse, exit_velocity = vmean, energy = ek + ee,
+         penetration = penetration, summary = summary }

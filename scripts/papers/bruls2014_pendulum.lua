@@ -15,6 +15,13 @@
 -- J_O = J + m l^2 = 1.1; at rest the obstacle pushes with 10 N and the pivot
 -- with (-10, 10) N.
 --
+-- As the paper ran it: the pivot's rows H(q*) v_{k+1} = 0 at the predicted
+-- end of the step q* = q_k + h v_k (eq. 50c, joint_jacobian = "end", the
+-- default without projection), no position projection, so the pivot drifts
+-- (the paper's Fig. 12). project=true adds the kernel's projection (not in
+-- the paper: it moves q back onto the joint and rescales v to give the energy
+-- back; E_proj is what it would have added otherwise).
+--
 --   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
 local rc = require "ricochet"
 
@@ -23,7 +30,9 @@ local theta   = rc.param("theta", 1 / 1.8)
 local T       = rc.param("T", 7.0)
 local e       = rc.param("e", 0.8)
 local scheme  = rc.param("scheme", "moreau-jean")
-local project = rc.param("project", true)
+local project = rc.param("project", false)
+local jac     = rc.param("joint_jacobian", "")   -- "": the kernel's default (start | midpoint | end)
+local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 
 local m, J, l, g = 1.0, 0.1, 1.0, 10.0
 local th0 = math.pi / 12
@@ -34,15 +43,17 @@ local bob = w:body{ name = "bob", mass = m, inertia = J,
 local pivot = w:revolute{ w.ground, bob, point_a = { 0, 0 }, point_b = { -l, 0 }, name = "pivot" }
 w:contact{ w.ground, bob, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project,
+local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project, activation = activation,
+                          joint_jacobian = jac ~= "" and jac or nil,
                           solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
 -- the first impact's impulse, the last impact (rest), the largest joint drift
 local first_impulse, last_impact, impacts = nil, nil, 0
-local max_drift, in_contact = 0, false
+local max_drift, in_contact, penetration = 0, false, 0
 sim:after_step(function(s)
   local c = s:contact("C")
   local info = s:info()
   max_drift = math.max(max_drift, info.joint_pos_violation)
+  penetration = math.max(penetration, math.sqrt(2) / 2 - bob:q()[1])   -- the obstacle's g = x - sqrt(2)/2
   if c.active and c.pN > 0 then
     if not first_impulse then first_impulse = c.pN end
     -- an impact: the bob was approaching at the start of the step
@@ -55,9 +66,13 @@ end)
 local summary = sim:run{ T = T }
 local c = sim:contact("C")
 local f = pivot:force()
+local info = sim:info()
 io.write(string.format(
-  "pendulum: first impact impulse %.6f N s (analytic 11.7346), %d impacts, last at t = %.4f s (t_acc 5.055), " ..
-  "rest: contact force %.6f N (10), pivot force (%.6f, %.6f) N ((-10, 10)), joint drift max %.2e\n",
-  first_impulse or 0 / 0, impacts, last_impact or 0 / 0, c.pN / h, f[1], f[2], max_drift))
+  "pendulum (joint rows at %s, projection %s): first impact impulse %.6f N s (analytic 11.7346), %d impacts, last at t = %.4f s (t_acc 5.055), " ..
+  "rest: contact force %.6f N (10), pivot force (%.6f, %.6f) N ((-10, 10)), joint drift max %.2e, largest penetration %.3e, " ..
+  "projection: changed E by %.3e J before the velocity rescaling, %.3e J after\n",
+  sim.joint_jacobian, project and "on" or "off", first_impulse or 0 / 0, impacts, last_impact or 0 / 0,
+  c.pN / h, f[1], f[2], max_drift, penetration, info.E_proj_total, info.W_proj_total))
 return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact,
-         contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, summary = summary }
+         contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, penetration = penetration, summary = summary,
+         E_proj = info.E_proj_total, W_proj = info.W_proj_total }

@@ -262,6 +262,73 @@ RC_TEST(prescribed_motion_and_its_work)
     }
 }
 
+/* Largest pivot drift |g| of the free pendulum (no projection, no obstacle)
+ * swinging from theta0 = pi/12 for 2 s with the rows at q*. */
+static double pendulum_drift(rc_scheme scheme, double theta, rc_joint_jacobian at, double *balance)
+{
+    int b;
+    rc_world *w = pendulum(M_PI / 12, scheme, 1e-3, &b);
+    if (!w) return NAN;
+    rc_sim_def sd;
+    rc_world_get_sim_def(w, &sd);
+    sd.theta = theta;
+    sd.project_joints = 0;
+    sd.joint_jacobian = at;
+    double drift = NAN;
+    *balance = 0.0;
+    if (rc_world_configure(w, &sd) == RC_OK) {
+        drift = 0.0;
+        for (int i = 0; i < 2000; i++) {
+            if (rc_world_step(w) != RC_OK) { drift = NAN; break; }
+            rc_step_info in;
+            rc_world_step_info(w, &in);
+            drift = fmax(drift, in.joint_pos_violation);
+            *balance = fmax(*balance, fabs(in.balance));
+        }
+    }
+    rc_world_destroy(w);
+    return drift;
+}
+
+RC_TEST(joint_rows_at_the_predicted_configuration)
+{
+    /* The drift per step is h^2 a (3/2 - s - theta) for Moreau--Jean and
+     * h^2 a (1/2 - s) for MJF, a = (dH/dt) v, s = 0, 1/2, 1 for the rows at
+     * q_k, q_k + h/2 v_k, q_k + h v_k: the paper's end-of-step rows (Bruls et
+     * al. 2014 eq. 50c) drift 17x less at theta = 0.5556 (the analysis: 0.944
+     * against 0.056), the midpoint cancels it for theta = 1 and for MJF. */
+    const rc_scheme MJ = RC_SCHEME_MOREAU_JEAN, MJF = RC_SCHEME_MOREAU_JEAN_FREMOND;
+    double bal, worst = 0.0;
+    double mj_start = pendulum_drift(MJ, 1.0 / 1.8, RC_JOINT_JACOBIAN_START, &bal); worst = fmax(worst, bal);
+    double mj_end = pendulum_drift(MJ, 1.0 / 1.8, RC_JOINT_JACOBIAN_END, &bal); worst = fmax(worst, bal);
+    double mj_auto = pendulum_drift(MJ, 1.0 / 1.8, RC_JOINT_JACOBIAN_AUTO, &bal);
+    CHECK(mj_start > 1e-3);
+    CHECK(mj_end < mj_start / 10.0 && mj_end > mj_start / 30.0);
+    CHECK(mj_auto == mj_end);   /* no projection: the end of the step is the default */
+    double mj1_start = pendulum_drift(MJ, 1.0, RC_JOINT_JACOBIAN_START, &bal); worst = fmax(worst, bal);
+    double mj1_mid = pendulum_drift(MJ, 1.0, RC_JOINT_JACOBIAN_MIDPOINT, &bal); worst = fmax(worst, bal);
+    CHECK(mj1_mid < mj1_start / 50.0);
+    CHECK(pendulum_drift(MJ, 1.0, RC_JOINT_JACOBIAN_AUTO, &bal) == mj1_mid);
+    double f_start = pendulum_drift(MJF, 0.5, RC_JOINT_JACOBIAN_START, &bal); worst = fmax(worst, bal);
+    double f_mid = pendulum_drift(MJF, 0.5, RC_JOINT_JACOBIAN_MIDPOINT, &bal); worst = fmax(worst, bal);
+    double f_end = pendulum_drift(MJF, 0.5, RC_JOINT_JACOBIAN_END, &bal); worst = fmax(worst, bal);
+    CHECK(f_mid < f_start / 100.0 && f_mid < f_end / 100.0);
+    CHECK(pendulum_drift(MJF, 0.5, RC_JOINT_JACOBIAN_AUTO, &bal) == f_mid);
+    CHECK(worst <= 1e-12);   /* eq. (65) with the joints' work W_J, whatever q* */
+    /* with the projection the rows stay at q_k (they then do no work) */
+    rc_sim_def sd = rc_default_sim_def();
+    CHECK(rc_sim_joint_jacobian(&sd) == RC_JOINT_JACOBIAN_START);
+    sd.project_joints = 0;
+    CHECK(rc_sim_joint_jacobian(&sd) == RC_JOINT_JACOBIAN_END);
+    sd.joint_jacobian = RC_JOINT_JACOBIAN_START;
+    CHECK(rc_sim_joint_jacobian(&sd) == RC_JOINT_JACOBIAN_START);
+    sd.joint_jacobian = (rc_joint_jacobian)7;
+    rc_world *w = world(0.0);
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'joint_jacobian'") != NULL);
+    rc_world_destroy(w);
+}
+
 RC_TEST(no_allocation_in_steps_with_joints_and_contacts)
 {
     int b;
@@ -310,4 +377,5 @@ RC_TEST(bad_joints)
 RC_TEST_MAIN(T(pendulum_small_oscillation_period), T(pendulum_energy_bounded_over_100_periods),
              T(rod_pendulum_with_a_distance_joint), T(hanging_pendulum_reaction_is_statics), T(prismatic_guide_on_an_incline),
              T(weld_moves_as_one_body_and_line_guide), T(prescribed_motion_and_its_work),
+             T(joint_rows_at_the_predicted_configuration),
              T(no_allocation_in_steps_with_joints_and_contacts), T(bad_joints))

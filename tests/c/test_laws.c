@@ -188,7 +188,9 @@ RC_TEST(corollary_1_energy_conservation)
             if (ci.active && ci.pN > 0) CHECK(fabs(ci.pT) < 10.0 * ci.pN);
         }
     }
-    CHECK(impacts > 10);
+    CHECK(impacts >= 5);   /* steps with a contact in the index set: 6 in the 1 s, one per
+                              impact with the anticipating index set (12 with eq. (64),
+                              which also keeps the step after the crossing) */
     CHECK(maxdev <= 1e-12 * E0);
     rc_world_destroy(w);
 

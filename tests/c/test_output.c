@@ -416,7 +416,7 @@ RC_TEST(history_and_run_json_complete)
         CHECK(strstr(js, "\"ricochet_version\": \"" RC_VERSION "\"") != NULL);
         CHECK(strstr(js, "\"scenario\": \"scripts/odd \\\"name\\\"\\\\x.lua\"") != NULL);
         CHECK(strstr(js, "\"scheme\": \"moreau-jean\"") != NULL);
-        CHECK(strstr(js, "\"activation\": \"gap\"") != NULL);
+        CHECK(strstr(js, "\"activation\": \"anticipate\"") != NULL);
         CHECK(strstr(js, "\"h\": 0.001") != NULL);
         CHECK(strstr(js, "\"theta\": 0.5") != NULL);
         CHECK(strstr(js, "\"name\": \"nsgs\"") != NULL);

@@ -326,12 +326,15 @@ describe("simulation", function()
         assert.are.equal(0.125, sim.h)
         assert.are.equal(1e-9, sim.persist_tol)
         assert.are.equal(1e-10, sim.tol)
+        assert.are.equal("anticipate", sim.activation)   -- Siconos's and the papers' index set
+        assert.are.equal(0.5, sim.gamma)
         local def = rc.core.sim_def(w._c)
         assert.are.equal(0.125, def.h)
         assert.are.equal(1e-9, def.persist_tol)
-        w:simulation{ scheme = "moreau-jean-fremond", theta = 0.75, h = 0.5, activation = "anticipate", gamma = 0.25,
+        assert.are.equal("anticipate", def.activation)
+        w:simulation{ scheme = "moreau-jean-fremond", theta = 0.75, h = 0.5, activation = "gap", gamma = 0.25,
                       persist_tol = 1e-6, solver = { "nsgs", tol = 1e-8, max_iter = 7, on_fail = "error", warm_start = false } }
-        assert.are.same({ scheme = "moreau-jean-fremond", theta = 0.75, h = 0.5, activation = "anticipate", gamma = 0.25,
+        assert.are.same({ scheme = "moreau-jean-fremond", theta = 0.75, h = 0.5, activation = "gap", gamma = 0.25,
                           persist_tol = 1e-6, tol = 1e-8, max_iter = 7, on_fail = "error", warm_start = false,
                           local_tol = 0, local_max_iter = 200, work_check = "record", work_tol = 1e-12 },
                         rc.core.sim_def(w._c))
