@@ -9,17 +9,18 @@
 -- to 0.5005 + 2L/c = 1.1672 s with a constant force rho c v0 A = 300 N, after
 -- which the bar leaves undeformed with velocity -10 and all its 500 J.
 --
--- Parameters: theta (0.5 or 1/(1+rho_inf) = 0.5556), mass = "consistent" |
--- "lumped", elements, h, T.
+-- Parameters (each checked): theta (0.5 or 1/(1+rho_inf) = 0.5556, in
+-- [0, 1]), mass ("consistent" or "lumped"), elements (200, >= 1), h (2e-3,
+-- > 0), T (1.6, > 0), activation ("anticipate" or "gap": the index set).
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5556
 local rc = require "ricochet"
 
-local theta = rc.param("theta", 0.5)
-local h     = rc.param("h", 2e-3)
-local T     = rc.param("T", 1.6)
-local ne    = rc.param("elements", 200)
-local mass  = rc.param("mass", "consistent")   -- consistent | lumped
-local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
+local theta = rc.param("theta", 0.5, { min = 0, max = 1 })
+local h     = rc.param("h", 2e-3, { above = 0 })
+local T     = rc.param("T", 1.6, { above = 0 })
+local ne    = rc.param("elements", 200, { min = 1 })
+local mass  = rc.param("mass", "consistent", { one_of = { "consistent", "lumped" } })
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
 
 local n, le = ne + 1, L / ne

@@ -23,16 +23,20 @@
 -- back; E_proj is what it would have added otherwise).
 --
 --   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
+-- Parameters (each checked): h (1e-3, > 0), theta (1/1.8, in [0, 1]), T (7,
+-- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean" or "moreau-jean-fremond"),
+-- project (false), joint_jacobian ("" for the kernel's default, "start",
+-- "midpoint" or "end"), activation ("anticipate" or "gap").
 local rc = require "ricochet"
 
-local h       = rc.param("h", 1e-3)
-local theta   = rc.param("theta", 1 / 1.8)
-local T       = rc.param("T", 7.0)
-local e       = rc.param("e", 0.8)
-local scheme  = rc.param("scheme", "moreau-jean")
+local h       = rc.param("h", 1e-3, { above = 0 })
+local theta   = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
+local T       = rc.param("T", 7.0, { above = 0 })
+local e       = rc.param("e", 0.8, { min = 0, max = 1 })
+local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
 local project = rc.param("project", false)
-local jac     = rc.param("joint_jacobian", "")   -- "": the kernel's default (start | midpoint | end)
-local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
+local jac     = rc.param("joint_jacobian", "", { one_of = { "", "start", "midpoint", "end" } })   -- "": the kernel's default
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 
 local m, J, l, g = 1.0, 0.1, 1.0, 10.0
 local th0 = math.pi / 12
