@@ -24,7 +24,9 @@
 -- >= 0), domain ("lp": p_N drawn in [0, 1.5 max p_N] of each contact's
 -- exact set; "weight": in [0, 21 m0 g h] for every contact), directions
 -- (initial LP directions, 64, in 4..100000), svg (a file to draw the forces
--- in, "" for none), settle_steps (100, >= 2: see below). The deposit runs
+-- in, "" for none), settle_steps (100, >= 2: see below), activation
+-- ("anticipate", the kernel's default index set, or "gap", eq. 64: another
+-- deposit, another packing). The deposit runs
 -- NSGS to 1e-9 (at most 100 000 sweeps, over-relaxed by 1.3) and reports its
 -- solver failures.
 -- At the end, Moreau's claim that the warm start "considerably accelerates
@@ -43,6 +45,7 @@ local domain  = rc.param("domain", "lp", { one_of = { "lp", "weight" } })
 local directions = rc.param("directions", 64, { min = 4, max = 100000 })
 local svg     = rc.param("svg", "")
 local settle_steps = rc.param("settle_steps", 100, { min = 2 })
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })
 local h, g, mu = 1e-3, 9.81, 0.3
 
 math.randomseed(seed)
@@ -62,7 +65,7 @@ for i = 1, N do
 end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = mu } }
 -- (a cap of 2 000 sweeps left many steps unsolved; one step of this deposit needs 79 237)
-local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h,
+local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
                           solver = { "nsgs", tol = 1e-9, max_iter = 100000, relax = 1.3 } }
 -- deposit until at rest
 local vmax
@@ -79,7 +82,8 @@ local summary = sim:run{ T = 30 }
 -- the explored one-step problems are exactly the equilibrium problem
 for _, b in ipairs(grains) do b:set_state{ v = { 0, 0, 0 } } end
 -- the explorations solve the resting state's problem tightly
-sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, solver = { "nsgs", tol = 1e-12, max_iter = 100000 } }
+sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+                    solver = { "nsgs", tol = 1e-12, max_iter = 100000 } }
 
 -- the forces of one solution, per contact: f = (pN n + pT t) / h on body B
 local function forces(list)
@@ -264,7 +268,7 @@ end
 
 -- the warm start on the settled pile (claim C2 of the notes): the same steps, warm and cold
 local function stepping(warm)
-  local s2 = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h,
+  local s2 = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
                            solver = { "nsgs", tol = 1e-9, max_iter = 100000, warm_start = warm } }
   local its = {}
   s2:after_step(function(s) its[#its + 1] = s:info().iterations end)
