@@ -49,7 +49,8 @@ describe("sticky particles (section 6.2)", function()
     -- failure is the point here: every pair is constrained (lambda_max(W) = N) while the
     -- clusters on the line are long chains (lambda_min ~ pi^2 / n^2): 200 000 plain
     -- iterations still leave 6e-10 (docs/theory/maury.md)
-    local r = run("maury2006_sticky_particles.lua", { h = "1.5", solver = "uzawa", accelerate = "false", max_iter = "5000" })
+    local r = helper.run("scripts/papers/maury2006_sticky_particles.lua",
+                         { h = "1.5", solver = "uzawa", accelerate = "false", max_iter = "5000" }, false, true)
     assert.are.equal(2, r.summary.failures)
     assert.is_true(r.max_error > 1e-3)
   end)
