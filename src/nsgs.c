@@ -545,24 +545,6 @@ done:
     return s;
 }
 
-/* Uzawa (Maury 2006 section 3.3), written on the impulses: all contacts at
- * once, p <- proj_C(p - rho xi(H V + shift)), then V is updated with every
- * change; rho = relax / lambda_max(W) (Proposition 1 asks rho < 2 / |W|),
- * lambda_max by a power iteration run to 1e-6. Joints get their exact block
- * solve before each iteration.
- *
- * Accelerated (solver.accelerate, the default; not with joints): the
- * projected gradient step is taken from the extrapolated point
- * y_k = p_k + beta_k (p_k - p_{k-1}), beta_k = (t_{k-1} - 1) / t_k,
- * t_k = (1 + sqrt(1 + 4 t_{k-1}^2)) / 2 (Nesterov), restarted (t = 1,
- * y = p) whenever (y_k - p_{k+1}) . (p_{k+1} - p_k) > 0 (O'Donoghue &
- * Candes 2015, gradient restart). The plain iteration needs a number of
- * iterations proportional to kappa = lambda_max / lambda_min of the active
- * part of W: on Maury's sticky particles (N = 50, h = 1.5, every pair
- * constrained: lambda_max = N, clusters of ~40 on a line: lambda_min ~
- * pi^2 / 40^2) 200 000 iterations leave 2.5e-5; the accelerated one needs
- * about sqrt(kappa). w->V holds V(p_k) (the residual is evaluated there),
- * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
 /* A contact whose tangential impulse stays 0 (a built-in law with mu = 0, a
  * custom law of dim 1): its T row is not part of the operator Uzawa sees. */
 static int frictionless(const rc_world *w, const rc_contact *c)
@@ -576,7 +558,8 @@ static double uzawa_lambda_max(rc_world *w)
     /* lambda_max(W) by power iteration, x in c->u, W x = H (kappa M^-1 H^T x)
      * through a scratch velocity (w->vfree is free while the problem is
      * solved), without the T rows of frictionless contacts (their p_T stays
-     * 0: for disks W_TT = 3 W_NN would otherwise cut rho by up to 3); |W x|
+     * 0; with them, disk rotation made lambda_max 79 times too large on
+     * Maury's 6.3: W_TT = 3 W_NN for one contact, more for many); |W x|
      * with |x| = 1 grows to lambda_max from below: run until it changes by
      * less than 1e-6 (at most 500 iterations) */
     double *S = w->vfree, lmax = 0.0;
@@ -610,6 +593,24 @@ static double uzawa_lambda_max(rc_world *w)
     return lmax;
 }
 
+/* Uzawa (Maury 2006 section 3.3), written on the impulses: all contacts at
+ * once, p <- proj_C(p - rho xi(H V + shift)), then V is updated with every
+ * change; rho = relax / lambda_max(W) (Proposition 1 asks rho < 2 / |W|),
+ * lambda_max by a power iteration run to 1e-6. Joints get their exact block
+ * solve before each iteration.
+ *
+ * Accelerated (solver.accelerate, the default; not with joints): the
+ * projected gradient step is taken from the extrapolated point
+ * y_k = p_k + beta_k (p_k - p_{k-1}), beta_k = (t_{k-1} - 1) / t_k,
+ * t_k = (1 + sqrt(1 + 4 t_{k-1}^2)) / 2 (Nesterov), restarted (t = 1,
+ * y = p) whenever (y_k - p_{k+1}) . (p_{k+1} - p_k) > 0 (O'Donoghue &
+ * Candes 2015, gradient restart). The plain iteration needs a number of
+ * iterations proportional to kappa = lambda_max / lambda_min of the active
+ * part of W: on Maury's sticky particles (N = 50, h = 1.5, every pair
+ * constrained: lambda_max = N, clusters of ~40 on a line: lambda_min ~
+ * pi^2 / 40^2) 200 000 iterations leave 6e-10; the accelerated one needs
+ * about sqrt(kappa), 4 008 iterations there. w->V holds V(p_k) (the residual is evaluated there),
+ * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
