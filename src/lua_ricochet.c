@@ -1811,6 +1811,7 @@ static int l_step_info(lua_State *L)
     set_num(L, "W_proj_total", in.W_proj_total);
     set_num(L, "E_proj", in.E_proj);
     set_num(L, "E_proj_total", in.E_proj_total);
+    set_num(L, "persist_band", in.persist_band);
     set_num(L, "E_spring", in.E_spring);
     set_num(L, "E_elastic", in.E_elastic);
     set_num(L, "joint_pos_violation", in.joint_pos_violation);

@@ -319,6 +319,9 @@ struct rc_world {
     int *active;           int nactive, cap_active; /* indices of active contacts */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
                               in w->active order (the solvers' residual scale) */
+    double persist_band;   /* the persistence rule's band for the next step, from the
+                              last accepted step: 2 h max(tol, residual) (1 + |b|)
+                              (scheme.c; at least sim.persist_tol)              */
     double detect_margin;  /* this step's detection margin: contact_margin, or more
                               when the anticipating index set may activate a
                               contact farther away (scheme.c)                    */

@@ -546,8 +546,13 @@ typedef struct rc_sim_def {
     double gamma;               /* anticipation factor, default 0.5 */
     double persist_tol;         /* a contact that carried a normal impulse in
                                    the last step stays in the index set while
-                                   g_N <= persist_tol (default 1e-9, >= 0): a
-                                   resting contact is not lost to round-off */
+                                   its trigger (g_N, or g_N + gamma h u_N,k) is
+                                   <= max(persist_tol, 2 h max(tol, r) (1 + |b|))
+                                   (r, b: the last step's residual and free
+                                   velocities): what a resting contact can open
+                                   in a step at the solver's tolerance, and at
+                                   least persist_tol (default 1e-9, >= 0:
+                                   round-off)                                  */
     rc_solver_def solver;
     rc_work_check work_check;   /* default RC_WORK_RECORD                      */
     double work_tol;            /* default 1e-12                               */
@@ -631,6 +636,11 @@ typedef struct rc_step_info {
                                mechanisms): what the projection would have
                                added without that rescaling                    */
     double E_proj_total;
+    double persist_band;    /* the persistence rule's band in this step: a contact
+                               that carried a normal impulse stays in the index
+                               set while its trigger is <= this (the larger of
+                               persist_tol and 2 h max(tol, r) (1 + |b|) of the
+                               previous step, r its residual)                  */
     double E_spring;        /* potential energy of the springs (not in E)       */
     double E_elastic;       /* 1/2 q^T K q of linear bodies (included in E_pot) */
     double joint_pos_violation; /* largest |g| of a joint after the step        */

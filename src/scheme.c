@@ -362,6 +362,12 @@ rc_status rc_world_step(rc_world *w)
     if (s != RC_OK) return s;
     w->nactive = 0;
     w->contact_b2 = 0.0;
+    /* the persistence band: what a resting contact can open in one step at the
+     * solver's tolerance (the last step's residual if it stopped short of it),
+     * |u_N| <= max(tol, r) (1 + |b|) by the residual's definition, so h |u_N|
+     * of gap and gamma h |u_N| more in the anticipated trigger; never below
+     * persist_tol (round-off) */
+    const double band = fmax(w->sim.persist_tol, w->persist_band);
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uk[2];
@@ -371,13 +377,13 @@ rc_status rc_world_step(rc_world *w)
          * ("anticipate": no sign condition, so that round-off in u_N,k does
          * not drop an overlapping contact); a contact that carried a normal
          * impulse in the last step (a resting or sliding contact) stays in
-         * it while the same trigger is <= persist_tol, even if u_N,k > 0 by
+         * it while the same trigger is <= band, even if u_N,k > 0 by
          * the solver tolerance or g_N > 0 by round-off: resting contacts do
          * not flicker */
         const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
         const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
         const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
-        const int persisting = !in_rule && !maury && c->p[0] != 0.0 && trigger <= w->sim.persist_tol;
+        const int persisting = !in_rule && !maury && c->p[0] != 0.0 && trigger <= band;
         c->active = in_rule || persisting || maury;   /* Maury: every detected pair, g_N(q_k) + h u_N >= 0 */
         c->res = 0.0;
         /* What a built-in impact law sees (ours, not in the papers).
@@ -669,6 +675,7 @@ rc_status rc_world_step(rc_world *w)
     }
 
     save_contacts(w);   /* the accepted step's contacts become the state */
+    w->persist_band = 2.0 * h * fmax(w->sim.solver.tol, res) * (1.0 + sqrt(w->contact_b2));
     rc_step_info *in = &w->info;
     w->t_steps++;
     w->t = t_next;   /* t_origin + t_steps h */
@@ -692,6 +699,7 @@ rc_status rc_world_step(rc_world *w)
     in->W_proj = W_proj;
     in->W_J_total += W_J;
     in->W_proj_total += W_proj;
+    in->persist_band = band;
     in->E_proj = E_proj;
     in->E_proj_total += E_proj;
     in->E_spring = E_spring;

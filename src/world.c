@@ -840,6 +840,7 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         w->t_steps = 0;
     }
     w->sim = *def;
+    w->persist_band = 0.0;   /* from the next accepted step, with these settings */
     w->configured = 1;
     return RC_OK;
 }

@@ -7,8 +7,11 @@
 -- revolute joint). Released from rest at theta0 = pi/12, it swings clockwise
 -- and hits the obstacle x >= sqrt(2)/2 at theta = -pi/4 (e = 0.8), bouncing
 -- with a geometric sequence of impacts until it rests on it at the
--- accumulation time t_acc = 5.055 s. theta = 1/(1 + rho_inf) = 0.5556 with
--- rho_inf = 0.8, h = 1e-3.
+-- accumulation time t_acc = 5.0540 s (quadrature of the 1-dof motion between
+-- impacts, tests/spec/bruls_reference.lua; an event-driven RK4 gives the same to
+-- 3e-6). theta = 1/(1 + rho_inf) = 0.5556 with rho_inf = 0.8, h = 1e-3; the
+-- obstacle is activated by the anticipating index set (g + h u_N / 2 <= 0,
+-- the paper's q* = q_n + (h/2) v_n).
 --
 -- Analytic figures (../shared/notes/002, section 4.2): first impact impulse
 -- P = J_O (1 + e) |theta_dot-| / (sqrt 2 / 2) = 11.7346 N s with
@@ -26,7 +29,8 @@
 -- Parameters (each checked): h (1e-3, > 0), theta (1/1.8, in [0, 1]), T (7,
 -- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean" or "moreau-jean-fremond"),
 -- project (false), joint_jacobian ("" for the kernel's default, "start",
--- "midpoint" or "end"), activation ("anticipate" or "gap").
+-- "midpoint" or "end"), activation ("anticipate" or "gap"), still (1e-6,
+-- > 0: the motion has stopped once |omega| stays below it).
 local rc = require "ricochet"
 
 local h       = rc.param("h", 1e-3, { above = 0 })
@@ -50,33 +54,36 @@ w:contact{ w.ground, bob, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project, activation = activation,
                           joint_jacobian = jac ~= "" and jac or nil,
                           solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
--- the first impact's impulse, the last impact (rest), the largest joint drift
-local first_impulse, last_impact, impacts = nil, nil, 0
-local max_drift, in_contact, penetration = 0, false, 0
+-- the first impact's impulse; the impacts (a step with an impulse after one without); the
+-- rest time: from when on |omega| < still (the motion has stopped; at rest the contact takes
+-- an impulse every step and u_N flips sign, x (-e), which is not an impact); the largest
+-- joint drift and penetration
+local still = rc.param("still", 1e-6, { above = 0 })
+local first_impulse, last_impact, impacts, t_rest = nil, nil, 0, nil
+local max_drift, pushed, penetration = 0, false, 0
 sim:after_step(function(s)
   local c = s:contact("C")
   local info = s:info()
   max_drift = math.max(max_drift, info.joint_pos_violation)
   penetration = math.max(penetration, math.sqrt(2) / 2 - bob:q()[1])   -- the obstacle's g = x - sqrt(2)/2
-  if c.active and c.pN > 0 then
-    if not first_impulse then first_impulse = c.pN end
-    -- an impact: the bob was approaching at the start of the step
-    if not in_contact then impacts = impacts + 1; last_impact = s.t end
-    in_contact = c.uN < 1e-9
-  else
-    in_contact = false
-  end
+  local now = c.active and c.pN > 0
+  if now and not first_impulse then first_impulse = c.pN end
+  if now and not pushed then impacts = impacts + 1; last_impact = s.t end
+  pushed = now
+  if math.abs(bob:v()[3]) >= still then t_rest = nil
+  elseif not t_rest then t_rest = s.t end
 end)
 local summary = sim:run{ T = T }
 local c = sim:contact("C")
 local f = pivot:force()
 local info = sim:info()
 io.write(string.format(
-  "pendulum (joint rows at %s, projection %s): first impact impulse %.6f N s (analytic 11.7346), %d impacts, last at t = %.4f s (t_acc 5.055), " ..
+  "pendulum (joint rows at %s, projection %s): first impact impulse %.6f N s (analytic 11.7346), %d impacts, the last at t = %.4f s, " ..
+  "at rest (|omega| < %g) from t = %.4f s (accumulation t_acc = 5.0540), " ..
   "rest: contact force %.6f N (10), pivot force (%.6f, %.6f) N ((-10, 10)), joint drift max %.2e, largest penetration %.3e, " ..
   "projection: changed E by %.3e J before the velocity rescaling, %.3e J after\n",
-  sim.joint_jacobian, project and "on" or "off", first_impulse or 0 / 0, impacts, last_impact or 0 / 0,
+  sim.joint_jacobian, project and "on" or "off", first_impulse or 0 / 0, impacts, last_impact or 0 / 0, still, t_rest or 0 / 0,
   c.pN / h, f[1], f[2], max_drift, penetration, info.E_proj_total, info.W_proj_total))
-return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact,
+return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact, t_rest = t_rest,
          contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, penetration = penetration, summary = summary,
          E_proj = info.E_proj_total, W_proj = info.W_proj_total }

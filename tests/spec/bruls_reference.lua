@@ -98,4 +98,51 @@ function M.pendulum(o)
   return r
 end
 
+-- The pendulum's analytic accumulation time (notes/002 section 4.2): one degree of freedom
+-- theta, J_e = m l^2 + J = 1.1, V(theta) = m g l sin theta, the obstacle at theta_c = -pi/4,
+-- Newton e: after impact k the energy above the rest state is (E0 - V(theta_c)) e^(2k).
+-- t_acc = t_1 + sum_k T_k, t_1 the fall from theta_0, T_k = 2 x the fall from the k-th
+-- turning point theta_k, V(theta_k) = E_k. Each fall time is the integral of
+-- d theta / sqrt(2 (E - V(theta)) / J_e) from theta_c to the turning point, with
+-- theta = theta_k - s^2 to remove the inverse square root there (Gauss-Legendre, 10 nodes on
+-- 16 panels in s: the integrand is smooth).
+function M.accumulation_time(e)
+  e = e or 0.8
+  local m, J, l, g = 1.0, 0.1, 1.0, 10.0
+  local Je, thc = m * l * l + J, -math.pi / 4
+  local function V(th) return m * g * l * math.sin(th) end
+  local x = { 0.1488743389816312, 0.4333953941292472, 0.6794095682990244, 0.8650633666889845, 0.9739065285171717 }
+  local wt = { 0.2955242247147529, 0.2692667143231769, 0.2190863625159820, 0.1494513499847001, 0.0666713443086881 }
+  local function fall(d)   -- from rest at theta_k = theta_c + d to theta_c
+    local thk = thc + d
+    local S, n, sum = math.sqrt(d), 16, 0
+    local function f(sv)   -- V(thk) - V(thk - s^2) = m g l 2 cos(thk - s^2/2) sin(s^2/2)
+      if sv == 0 then return 2 / math.sqrt(2 * m * g * l * math.cos(thk) / Je) end
+      local dV = m * g * l * 2 * math.cos(thk - sv * sv / 2) * math.sin(sv * sv / 2)
+      return 2 * sv / math.sqrt(2 * dV / Je)
+    end
+    for p = 0, n - 1 do
+      local a, b = p * S / n, (p + 1) * S / n
+      local c, r = (a + b) / 2, (b - a) / 2
+      for i = 1, 5 do sum = sum + r * wt[i] * (f(c - r * x[i]) + f(c + r * x[i])) end
+    end
+    return sum
+  end
+  local function rise(dE)   -- d with V(theta_c + d) - V(theta_c) = dE, by Newton
+    local d = dE / (m * g * l * math.cos(thc))
+    for _ = 1, 50 do
+      local r = m * g * l * 2 * math.cos(thc + d / 2) * math.sin(d / 2) - dE
+      d = d - r / (m * g * l * math.cos(thc + d))
+    end
+    return d
+  end
+  local dE0 = V(math.pi / 12) - V(thc)
+  local t, k = fall(math.pi / 12 - thc), 1
+  repeat
+    local Tk = 2 * fall(rise(dE0 * e ^ (2 * k)))
+    t, k = t + Tk, k + 1
+  until Tk < 1e-16 * t or k > 1000
+  return t
+end
+
 return M
