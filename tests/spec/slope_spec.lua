@@ -44,11 +44,11 @@ describe("the slope flow of polygons (Moreau 2004, section 3.2)", function()
 
   it("is steady in the second half: gravity's drive balanced by the grains, not sliding, not arrested", function()
     -- the mean along-slope velocity of 0.1 s windows from 0.75 s on, a line fitted to them:
-    -- measured 0.200 m/s, fitted acceleration -0.147 m/s^2, 6 % of what the drive
+    -- measured 0.254 m/s, fitted acceleration +0.039 m/s^2, 1.7 % of what the drive
     -- (g sin 30 - mu g cos 30 = 2.36 m/s^2) gives a block sliding on the base (seeds 8 and
-    -- 9, max_iter 2000: 12 % and 4 %). The stricter test of the long runs (the fitted
-    -- change under 10 % of the mean velocity) is no test for a flow of 72 grains: solving
-    -- one step more tightly flips it (max_iter 2000: steady; 10 000: not)
+    -- 9: 1.2 % and 7.2 %). The stricter test of the long runs (the fitted change under 10 %
+    -- of the mean velocity) is no test for a flow of 72 grains: solving two steps less
+    -- tightly flips it (max_iter 10 000: steady; 2 000: not)
     assert.is_true(r.nfit >= 5)
     assert.is_true(r.vmean > 0.1)                              -- flowing
     assert.is_true(math.abs(r.accel) <= 0.15 * r.driving)       -- neither accelerating like sliding nor stopping
@@ -73,10 +73,10 @@ describe("the slope flow of polygons (Moreau 2004, section 3.2)", function()
   it("sliding contacts show no force dispersion, at atan(mu) from the normal; sticking ones fan out", function()
     assert.is_true(r.ref_converged)
     assert.are.equal(4, r.converged)                          -- to 1e-8: statuses are not solver error
-    assert.is_true(r.sliding >= 20)                           -- measured 55
+    assert.is_true(r.sliding >= 15)                           -- measured 29
     assert.is_true(r.slide_spread < 1e-6 * 180 / math.pi)     -- 1e-6 rad
     assert.is_true(r.slide_angle_err < 1e-6 * 180 / math.pi)
-    assert.is_true(r.sticking >= 10)                          -- measured 32
-    assert.is_true(r.fans >= 2)                               -- indeterminate forces (measured 4)
+    assert.is_true(r.sticking >= 10)                          -- measured 26
+    assert.is_true(r.fans >= 2)                               -- indeterminate forces (measured 6)
   end)
 end)
