@@ -12,7 +12,7 @@
 -- rows of grains (a layer 16 d thick once flowing), h = 5e-4, T = 8 s, NSGS
 -- tol 1e-4 (at most 2000 sweeps; the steps that end at the cap are counted).
 -- Over 4-8 s the flow's mean velocity is 0.86 +- 0.12 m/s over five seeds
--- (scripts/bench/slope_seeds.sh), steady by the 10 % test below for two
+-- (scripts/bench/slope_seeds.sh), steady by the 10 % test below for three
 -- of them (figures in docs/theory/contact-dynamics.md).
 --
 -- Output (with --out DIR): DIR/profile.csv, the along-slope velocity averaged
