@@ -458,7 +458,7 @@ rc_status rc_joints_assemble(rc_world *w, double kappa)
 {
     const rc_joint_jacobian at = rc_sim_joint_jacobian(&w->sim);
     const double s = at == RC_JOINT_JACOBIAN_START ? 0.0 : at == RC_JOINT_JACOBIAN_MIDPOINT ? 0.5 : 1.0;
-    const double t_star = w->t + rc_joint_rate_time(&w->sim) * w->sim.h;
+    const double t_star = rc_time_at(w, rc_joint_rate_time(&w->sim));
     for (int i = 0; i < w->njoints; i++) {
         predict(w, w->joints[i].def.body_a, s);
         predict(w, w->joints[i].def.body_b, s);
@@ -466,7 +466,7 @@ rc_status rc_joints_assemble(rc_world *w, double kappa)
     for (int i = 0; i < w->njoints; i++) {
         rc_joint *j = &w->joints[i];
         double g[3], gt[3], gdummy[3], Ha[3][3], Hb[3][3];
-        RC_CHECK(rc_joint_eval(w, j, w->qstar, w->t + s * w->sim.h, g, Ha, Hb, NULL));
+        RC_CHECK(rc_joint_eval(w, j, w->qstar, rc_time_at(w, s), g, Ha, Hb, NULL));
         /* the rate dg/dt at the time the rows hold (rheonomic joints only) */
         if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM)
             RC_CHECK(rc_joint_eval(w, j, w->qstar, t_star, gdummy, NULL, NULL, gt));

@@ -358,15 +358,15 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
 }
 
 /* One proximal step of contact c's law at local velocity u (including its
- * shift): p_out = proj_C(p - rho xi(u)) (the Uzawa / projected Jacobi
- * update). */
-rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, double *p_out)
+ * shift) from the impulse p: p_out = proj_C(p - rho xi(u)) (the Uzawa /
+ * projected Jacobi update). */
+rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out)
 {
     const rc_law *l = &w->laws[c->law];
     if (l->closed_form) {
         const double mu = l->def.mu;
-        p_out[0] = c->p[0] - rho * (u[0] + mu * fabs(u[1]));
-        p_out[1] = c->p[1] - rho * u[1];
+        p_out[0] = p[0] - rho * (u[0] + mu * fabs(u[1]));
+        p_out[1] = p[1] - rho * u[1];
         rc_fc2d_project(mu, p_out);
         return RC_OK;
     }
@@ -374,7 +374,7 @@ rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, d
     rc_law_context(w, c, &ctx);
     double xi[2], x[2];
     RC_CHECK(checked_xi(l, &ctx, c->aux->state, u, c->aux->uk, xi));
-    x[0] = c->p[0] - rho * xi[0];
-    x[1] = c->p[1] - rho * xi[1];
+    x[0] = p[0] - rho * xi[0];
+    x[1] = p[1] - rho * xi[1];
     return checked_project(l, &ctx, c->aux->state, x, p_out);
 }

@@ -1824,6 +1824,10 @@ static int l_configure(lua_State *L)
     def.solver.threads = nt < 1 || nt > 0x7fffffff ? 0 : (int)nt;   /* 0: refused by the kernel */
     if (lua_getfield(L, 2, "adaptive_threads") != LUA_TNIL) def.solver.adaptive_threads = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    if (lua_getfield(L, 2, "accelerate") != LUA_TNIL) def.solver.accelerate = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    static const char *const norms[] = { "l2", "max", NULL };
+    def.solver.norm = field_option(L, 2, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
     lua_Integer ce = field_int(L, 2, "check_every", 1);
     def.solver.check_every = ce < 1 || ce > 0x7fffffff ? 0 : (int)ce;   /* 0: refused by the kernel */
     lua_Integer seed = field_int(L, 2, "seed", 1);

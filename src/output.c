@@ -3,7 +3,8 @@
  *
  * history.csv.gz: one header line of named columns
  *     t,E,E_kin,E_pot,W_ext,W_N,W_T,
- *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named bodies, id order)
+ *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named rigid bodies, id order)
+ *     NAME.q1..qn,NAME.v1..vn                                (named linear bodies, n <= 6)
  *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
  *     W_J,W_proj      (worlds with joints: the joints' work and the projection's, totals)
@@ -576,7 +577,7 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 1, "scheme");
     if (!have_sim) fputs("null", f);
     else rc__json_str(f, sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
-                                                                    : "moreau-jean");
+                         : sim.scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
     fputs(",\n", f);
     rc__json_key(f, 1, "theta"); rc__json_num(f, have_sim ? sim.theta : NAN); fputs(",\n", f);
     rc__json_key(f, 1, "h"); rc__json_num(f, have_sim ? sim.h : NAN); fputs(",\n", f);
@@ -587,7 +588,10 @@ static rc_status rc__write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 1, "gamma"); rc__json_num(f, have_sim ? sim.gamma : NAN); fputs(",\n", f);
 
     rc__json_key(f, 1, "solver"); fputs("{\n", f);
-    rc__json_key(f, 2, "name"); rc__json_str(f, "nsgs"); fputs(",\n", f);
+    rc__json_key(f, 2, "name");
+    if (!have_sim) fputs("null", f);
+    else rc__json_str(f, sim.solver.method == RC_SOLVER_UZAWA ? "uzawa" : "nsgs");
+    fputs(",\n", f);
     rc__json_key(f, 2, "tol"); rc__json_num(f, have_sim ? sim.solver.tol : NAN); fputs(",\n", f);
     rc__json_key(f, 2, "max_iter");
     if (have_sim) fprintf(f, "%d", sim.solver.max_iter); else fputs("null", f);
@@ -989,7 +993,8 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     }
     for (int b = 0; b < o->nbodies; b++) {
         const char *name = rc_body_name(w, o->body_ids[b]);
-        int rigid = o->body_nq[b] == 3 && o->body_nv[b] == 3;
+        /* x, y, theta for rigid bodies; q1..qn, v1..vn for linear ones, n = 3 included */
+        int rigid = w->bodies[o->body_ids[b]].kind == RC_BODY_RIGID2D;
         for (int i = 0; i < o->body_nq[b] + o->body_nv[b]; i++) {
             char suffix[16];
             int isq = i < o->body_nq[b];

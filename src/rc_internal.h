@@ -294,8 +294,10 @@ struct rc_world {
     int configured;
 
     /* state */
-    double t;
+    double t;               /* = t_origin + t_steps h (rc_time_at), not a sum of h */
     long step;
+    double t_origin;        /* the time when h was last set (rc_world_configure) */
+    long t_steps;           /* steps of the current h since then                */
     double *q, *v;          /* nq, nv                                  */
 
     /* per-step work arrays (capacity grows between steps only; see
@@ -305,6 +307,7 @@ struct rc_world {
     double *q0, *v0;           /* cap_state: q_k, v_k (rc_world_keeps_state), else NULL */
     double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
+    double *uz_y; int cap_uz_y;   /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
     int cap_body_scratch;
     double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
     int cap_qstar;
@@ -471,7 +474,7 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
  * local velocity u (including c->shift). */
 rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
 /* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
-rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *u, double rho, double *p_out);
+rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out);
 
 /* nsgs.c: a contact's place in the position order (height, then key). */
 typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
@@ -517,5 +520,13 @@ void rc_energy(const rc_world *w, const double *q, const double *v, double *E_ki
 /* output.c */
 rc_status rc_output_row(rc_world *w);
 void rc_output_free(rc_world *w);
+
+/* The time t_k + frac h of the current step: t_origin + (t_steps + frac) h,
+ * computed from the step count so that no round-off accumulates (t += h
+ * gives 0.37500000000000028 after 375 steps of 1e-3). */
+static inline double rc_time_at(const rc_world *w, double frac)
+{
+    return w->t_origin + ((double)w->t_steps + frac) * w->sim.h;
+}
 
 #endif /* RC_INTERNAL_H */

@@ -354,7 +354,9 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
  *   convex admissible set of impulses C, so that the law reads
  *       -xi(u) in N_C(p)   <=>   p = proj_C(p - rho xi(u))  for every rho > 0.
  * u is the scheme's unknown local velocity (u_{k+1} for Moreau--Jean,
- * u_{k+theta} for Moreau--Jean--Fremond, see rc_law_ctx) and u_old = H(q_k) v_k.
+ * u_{k+theta} for Moreau--Jean--Fremond, see rc_law_ctx) and u_old = H(q_k) v_k;
+ * under Maury's scheme u = u_{k+1} + (g_N(q_k)/h, 0): the scheme's affine term,
+ * for every law (the built-in laws then drop their restitution).
  * Built-in laws (Acary & Collins-Craft 2024):
  *   NEWTON_COULOMB  Newton impact + Coulomb friction in De Saxce form, eq. (62);
  *                   under Moreau--Jean--Fremond its discretisation is eq. (73).
@@ -513,11 +515,21 @@ typedef enum rc_order {
                                same result bit for bit                      */
 } rc_order;
 
+typedef enum rc_residual_norm {
+    RC_NORM_L2 = 1,     /* ||r||_2 / (1 + ||b||_2) <= tol over all contacts and
+                           joint rows (r: the natural map, b: the free local
+                           velocities with the law shifts)                  */
+    RC_NORM_MAX = 2     /* max over contacts and joints of |r_alpha| <= tol:
+                           every contact meets the tolerance (under Maury's
+                           scheme a pair then overlaps by at most h tol at
+                           the end of the step)                             */
+} rc_residual_norm;
+
 typedef struct rc_solver_def {
     rc_solver_method method;    /* default RC_SOLVER_NSGS                   */
     double relax;       /* NSGS: over-relaxation of each local impulse, in
                            (0, 2), default 1; Uzawa: rho lambda_max(W), in
-                           (0, 2), default 1                                */
+                           (0, 2) ((0, 1] when accelerated), default 1      */
     rc_order order;     /* NSGS sweep order, default RC_ORDER_FIXED          */
     uint64_t seed;      /* for RC_ORDER_RANDOM (default 1)                   */
     int check_every;    /* evaluate the residual every n sweeps (default 1):
@@ -550,6 +562,11 @@ typedef struct rc_solver_def {
                            machine), trying them again after 16, 32, ...
                            1024 steps; 0: always share (benchmarks). No
                            effect on the numbers either way.               */
+    rc_residual_norm norm; /* the stopping test, default RC_NORM_L2         */
+    int accelerate;     /* Uzawa: Nesterov's momentum with adaptive restart
+                           (O'Donoghue & Candes 2015), default 1; 0: the
+                           plain iteration of Maury's Proposition 1. Needs
+                           relax <= 1; ignored (plain) when there are joints */
 } rc_solver_def;
 
 /* Thermodynamic admissibility check of the audit: a contact whose work in a

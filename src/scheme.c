@@ -402,7 +402,7 @@ static rc_status world_step(rc_world *w)
     RC_CHECK(rc_world_reserve_dofs(w));
     rc_world_trim_model(w);
 
-    const double h = w->sim.h, theta = w->sim.theta;
+    const double h = w->sim.h, theta = w->sim.theta, t_next = rc_time_at(w, 1.0);
     const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
     const int maury = w->sim.scheme == RC_SCHEME_MAURY;
     const double kappa = fremond ? theta : 1.0;
@@ -424,7 +424,7 @@ static rc_status world_step(rc_world *w)
 
     /* 1. smooth forces at t_{k+theta} (none: w->f is not used) */
     const int have_f = rc_world_has_forces(w);
-    rc_status s = have_f ? forces(w, w->t + theta * h) : RC_OK;
+    rc_status s = have_f ? forces(w, rc_time_at(w, theta)) : RC_OK;
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
@@ -553,9 +553,11 @@ static rc_status world_step(rc_world *w)
                 c->W[r][k] = sum;
             }
     shift:;
-        /* the impact law's affine term (eq. 96 / 101); custom laws keep it in xi */
+        /* the affine term: Maury's scheme owns it for every law (eq. 14:
+         * D(q_k)/h + G.u >= 0, the law sees u_N + g_N/h); otherwise the impact
+         * law's (eq. 96 / 101), which custom laws keep in their xi */
         const rc_law *law = &w->laws[c->law];
-        if (maury && law->closed_form) {   /* Maury 2006 eq. (14): D(q_k)/h + G.u >= 0 */
+        if (maury) {
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
         } else if (law->closed_form) {
@@ -628,11 +630,11 @@ static rc_status world_step(rc_world *w)
         describe_contact(w, worst, cd, sizeof cd);
         if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR) {
             s = rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
-                             w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
+                             t_next, w->step + 1, res, w->sim.solver.tol, iters, cd);
             return s;
         }
         rc_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
-                      w->t + h, w->step + 1, res, w->sim.solver.tol, iters, cd);
+                      t_next, w->step + 1, res, w->sim.solver.tol, iters, cd);
     }
 
     if (w->explore) {   /* explorer: report the impulses, leave the state as it was */
@@ -742,8 +744,8 @@ static rc_status world_step(rc_world *w)
         if (w->sim.project_joints) {
             int pit;
             rc_joints_energy_before(w);
-            s = rc_joints_project(w, w->t + h, &pit);
-            if (s == RC_OK) s = rc_joints_project_velocity(w, w->t + h);
+            s = rc_joints_project(w, t_next, &pit);
+            if (s == RC_OK) s = rc_joints_project_velocity(w, t_next);
             if (s != RC_OK) goto restore;
             double Ek2, Ep2;
             rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
@@ -754,7 +756,7 @@ static rc_status world_step(rc_world *w)
             Ek1 = Ek2;
             Ep1 = Ep2;
         }
-        s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
+        s = rc_joints_report(w, t_next, &pos_viol, &vel_viol);
         if (s != RC_OK) goto restore;
     }
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
@@ -793,11 +795,11 @@ static rc_status world_step(rc_world *w)
                 describe_contact(w, i, cd, sizeof cd);
                 if (w->sim.work_check == RC_WORK_ERROR) {
                     s = rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                                     cw, WN, WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                                     cw, WN, WT, t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
                     goto restore;
                 }
                 rc_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                              cw, WN, WT, w->t + h, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                              cw, WN, WT, t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
             }
         }
     }
@@ -811,7 +813,8 @@ static rc_status world_step(rc_world *w)
     save_contacts(w);   /* the accepted step's contacts become the state */
     w->persist_band = 2.0 * h * fmax(w->sim.solver.tol, res) * (1.0 + sqrt(w->contact_b2));
     rc_step_info *in = &w->info;
-    w->t += h;
+    w->t_steps++;
+    w->t = t_next;   /* t_origin + t_steps h */
     w->step++;
     in->t = w->t;
     in->step = w->step;

@@ -83,6 +83,8 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.local_max_iter = 200;
     d.solver.threads = 1;
     d.solver.adaptive_threads = 1;
+    d.solver.norm = RC_NORM_L2;
+    d.solver.accelerate = 1;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
@@ -210,7 +212,7 @@ void rc_world_destroy(rc_world *w)
     for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
     rc_free(w->bodies); rc_free(w->body_ext); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
     rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
-    rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V);
+    rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V); rc_free(w->uz_y);
     rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar); rc_free(w->qpre); rc_free(w->vpre);
     rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
@@ -803,6 +805,11 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
     if (!rc_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
+    if (def->solver.method == RC_SOLVER_UZAWA && def->solver.accelerate && def->solver.relax > 1.0)
+        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be <= 1 for the accelerated Uzawa (got %g; accelerate = false for the plain one)",
+                            def->solver.relax);
+    if (def->solver.norm != RC_NORM_L2 && def->solver.norm != RC_NORM_MAX)
+        return rc_set_error(RC_ERR_ARG, "solver: unknown 'norm' %d", (int)def->solver.norm);
     if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM
         && def->solver.order != RC_ORDER_POSITION && def->solver.order != RC_ORDER_COLOUR)
         return rc_set_error(RC_ERR_ARG, "solver: unknown 'order' %d", (int)def->solver.order);
@@ -858,6 +865,10 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
     if (def->solver.threads > 1 && !rc_openmp())
         rc_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);
+    if (!w->configured || def->h != w->sim.h) {   /* t = t_origin + k h from here on */
+        w->t_origin = w->t;
+        w->t_steps = 0;
+    }
     w->sim = *def;
     w->persist_band = 0.0;   /* from the next accepted step, with these settings */
     w->configured = 1;
@@ -902,7 +913,8 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->nshapes; i++)   /* polygon blocks: 3 nvert + 2 points */
         if (w->shapes[i].nvert) m += ((size_t)6 * w->shapes[i].nvert + 4) * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_qstar + 2 * w->cap_pre) * sizeof(double);
+    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_uz_y + w->cap_qstar
+                  + 2 * w->cap_pre) * sizeof(double);
     m += (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);

@@ -337,7 +337,25 @@ end
 
 local params, param_order = {}, {}
 
-function rc.param(name, default)
+local PARAM_CHECKS = { min = true, max = true, above = true, below = true, one_of = true }
+
+-- The range check of rc.param: nil, or the message for a value out of range.
+local function param_violation(value, check)
+    if check.one_of then
+        for _, x in ipairs(check.one_of) do if value == x then return nil end end
+        local names = {}
+        for i, x in ipairs(check.one_of) do names[i] = type(x) == "string" and '"' .. x .. '"' or show(x) end
+        return "must be one of " .. table.concat(names, ", ")
+    end
+    if type(value) ~= "number" then return nil end
+    if check.min ~= nil and not (value >= check.min) then return "must be >= " .. show(check.min) end
+    if check.max ~= nil and not (value <= check.max) then return "must be <= " .. show(check.max) end
+    if check.above ~= nil and not (value > check.above) then return "must be > " .. show(check.above) end
+    if check.below ~= nil and not (value < check.below) then return "must be < " .. show(check.below) end
+    return nil
+end
+
+function rc.param(name, default, check)
     local fname = "rc.param"
     if type(name) ~= "string" then fail(fname, "'name' must be a string (got %s)", show(name)) end
     if name == "" or name:find("=", 1, true) then fail(fname, "'name' must be a non-empty string without '=' (got %s)", show(name)) end
@@ -347,6 +365,29 @@ function rc.param(name, default)
     end
     if dt == "number" and not isfinite(default) then
         fail(fname, "default of parameter '%s' must be finite (got %s)", name, show(default))
+    end
+    if check ~= nil then
+        if type(check) ~= "table" then
+            fail(fname, "'check' of parameter '%s' must be a table such as { min = 0 } or { one_of = { \"a\", \"b\" } } (got %s)",
+                 name, show(check))
+        end
+        for k, v in pairs(check) do
+            if not PARAM_CHECKS[k] then fail(fname, "'check' of parameter '%s': unknown key %s", name, showkey(k)) end
+            if k == "one_of" then
+                if type(v) ~= "table" or #v == 0 then
+                    fail(fname, "'check.one_of' of parameter '%s' must be a non-empty list (got %s)", name, show(v))
+                end
+                for _, x in ipairs(v) do
+                    if type(x) ~= dt then
+                        fail(fname, "'check.one_of' of parameter '%s' lists %s, not a %s like the default", name, show(x), dt)
+                    end
+                end
+            elseif type(v) ~= "number" or dt ~= "number" then
+                fail(fname, "'check.%s' of parameter '%s' must be a number and the parameter a number (got %s)", k, name, show(v))
+            end
+        end
+        local bad = param_violation(default, check)
+        if bad then fail(fname, "default of parameter '%s' %s (got %s)", name, bad, show(default)) end
     end
     local value = default
     local set = cli_options().set
@@ -372,6 +413,8 @@ function rc.param(name, default)
         else
             value = s
         end
+        local bad = check and param_violation(value, check)
+        if bad then raise(fmt("parameter '%s': %s (got %s)", name, bad, show(value))) end
     end
     if params[name] == nil then param_order[#param_order + 1] = name end
     params[name] = value
@@ -1832,7 +1875,8 @@ function World:simulation(t)
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
-                           "relax", "order", "seed", "check_every", "threads", "adaptive_threads" }, 1)
+                           "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
+                           "accelerate" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
     end
@@ -1842,6 +1886,11 @@ function World:simulation(t)
     def.threads = integer(sname, "threads", s.threads, 1)
     if def.threads < 1 then fail(sname, "'threads' must be >= 1 (got %s)", show(s.threads)) end
     def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, true)
+    def.norm = option(sname, "norm", s.norm, "l2", { "l2", "max" })
+    def.accelerate = boolean(sname, "accelerate", s.accelerate, true)
+    if def.solver == "uzawa" and def.accelerate and def.relax > 1 then
+        fail(sname, "'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)", show(s.relax))
+    end
     -- threads > 1 sweeps colour by colour: that order is then the default
     def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or "fixed",
                        { "fixed", "random", "position", "colour", "color" })
@@ -2401,7 +2450,7 @@ function Sim:run(t)
         fail(fname, "T / h = %s / %s = %s steps is beyond the limit of %g steps per run (the run would not end)",
              show(T), show(h), show(T / h), rc.MAX_RUN_STEPS)
     end
-    local n = floor(T / h + 0.5) - steps0
+    local n = floor((T - core.time(c)) / h + 0.5)   -- t is t0 + k h (kernel): no drift
     local k0, p0 = core.energy(c)
     local E0 = k0 + p0
     local warnings0 = core.warnings(c)

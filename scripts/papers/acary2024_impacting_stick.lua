@@ -14,17 +14,22 @@
 -- t = (-1, 0), so u_T and p_T have the opposite sign of its figures.
 --
 --   build/ricochet run scripts/papers/acary2024_impacting_stick.lua --out out/stick
+-- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"),
+-- theta (0.5, in [0, 1]), h (1e-4, > 0), T (0.2, > 0), tol (NSGS, 1e-10, > 0),
+-- e (1, in [0, 1]), mu (0.01, >= 0), law ("newton", "moreau", "fremond",
+-- "lua-coulomb" or "lua-fremond": rc.laws.make), e_t (0, in [0, 1]: the
+-- tangential restitution of law = "moreau").
 local rc = require "ricochet"
 
-local scheme = rc.param("scheme", "moreau-jean")
-local theta  = rc.param("theta", 0.5)
-local h      = rc.param("h", 1e-4)
-local T      = rc.param("T", 0.2)
-local tol    = rc.param("tol", 1e-10)
-local e      = rc.param("e", 1.0)
-local mu     = rc.param("mu", 0.01)
-local law    = rc.param("law", "newton")   -- newton | moreau | fremond | lua-coulomb | lua-fremond
-local e_t    = rc.param("e_t", 0.0)        -- tangential restitution of law=moreau (eq. 58)
+local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local theta  = rc.param("theta", 0.5, { min = 0, max = 1 })
+local h      = rc.param("h", 1e-4, { above = 0 })
+local T      = rc.param("T", 0.2, { above = 0 })
+local tol    = rc.param("tol", 1e-10, { above = 0 })
+local e      = rc.param("e", 1.0, { min = 0, max = 1 })
+local mu     = rc.param("mu", 0.01, { min = 0 })
+local law    = rc.param("law", "newton", { one_of = { "newton", "moreau", "fremond", "lua-coulomb", "lua-fremond" } })
+local e_t    = rc.param("e_t", 0.0, { min = 0, max = 1 })   -- tangential restitution of law=moreau (eq. 58)
 
 local l, m = 1.0, 1.0
 local g0 = math.pi / 4

@@ -16,17 +16,22 @@
 --   build/ricochet run scripts/papers/acary2024_rocking_block.lua --out out/rb
 --   ... --set scheme=moreau-jean-fremond --set theta=1 --set h=1e-3 --set T=2
 --   ... --set law=moreau --set e_t=1      (Moreau's law, eq. 58: Fremond for e_t = 1)
+-- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"),
+-- theta (0.5, in [0, 1]), h (1e-4, > 0), T (1.0, > 0), tol (NSGS, 1e-10, > 0),
+-- e (1, in [0, 1]), mu (0.1, >= 0), law ("newton", "moreau", "fremond",
+-- "lua-coulomb" or "lua-fremond": rc.laws.make), e_t (0, in [0, 1]: the
+-- tangential restitution of law = "moreau").
 local rc = require "ricochet"
 
-local scheme = rc.param("scheme", "moreau-jean")
-local theta  = rc.param("theta", 0.5)
-local h      = rc.param("h", 1e-4)
-local T      = rc.param("T", 1.0)
-local tol    = rc.param("tol", 1e-10)
-local e      = rc.param("e", 1.0)
-local mu     = rc.param("mu", 0.1)
-local law    = rc.param("law", "newton")   -- newton | moreau | fremond | lua-coulomb | lua-fremond
-local e_t    = rc.param("e_t", 0.0)        -- tangential restitution of law=moreau (eq. 58)
+local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local theta  = rc.param("theta", 0.5, { min = 0, max = 1 })
+local h      = rc.param("h", 1e-4, { above = 0 })
+local T      = rc.param("T", 1.0, { above = 0 })
+local tol    = rc.param("tol", 1e-10, { above = 0 })
+local e      = rc.param("e", 1.0, { min = 0, max = 1 })
+local mu     = rc.param("mu", 0.1, { min = 0 })
+local law    = rc.param("law", "newton", { one_of = { "newton", "moreau", "fremond", "lua-coulomb", "lua-fremond" } })
+local e_t    = rc.param("e_t", 0.0, { min = 0, max = 1 })   -- tangential restitution of law=moreau (eq. 58)
 
 local b, l, m = 1.0, 1.0, 1.0
 local w = rc.world{ gravity = { 0, -10 } }

@@ -13,17 +13,18 @@
 -- 0.5556 (rho_inf = 0.8, as for the pendulum), the contact activated by the
 -- anticipating index set (g + h u_N / 2 <= 0: the paper's q* = q_n + (h/2) v_n),
 -- which holds the front end 3.889e-3 past the wall while in contact (note 002).
--- Parameters: theta (1/1.8; 0.5: no numerical dissipation), mass = "consistent"
--- | "lumped", elements, h, T, activation ("anticipate" | "gap").
+-- Parameters (each checked): theta (1/1.8, in [0, 1]; 0.5: no numerical
+-- dissipation), mass ("consistent" or "lumped"), elements (200, >= 1), h
+-- (2e-3, > 0), T (1.6, > 0), activation ("anticipate" or "gap").
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5
 local rc = require "ricochet"
 
-local theta = rc.param("theta", 1 / 1.8)
-local h     = rc.param("h", 2e-3)
-local T     = rc.param("T", 1.6)
-local ne    = rc.param("elements", 200)
-local mass  = rc.param("mass", "consistent")   -- consistent | lumped
-local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
+local theta = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
+local h     = rc.param("h", 2e-3, { above = 0 })
+local T     = rc.param("T", 1.6, { above = 0 })
+local ne    = rc.param("elements", 200, { min = 1 })
+local mass  = rc.param("mass", "consistent", { one_of = { "consistent", "lumped" } })
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
 
 local n, le = ne + 1, L / ne

@@ -28,16 +28,21 @@
 -- changed otherwise, W_proj what it changed after all).
 --
 --   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
+-- Parameters (each checked): h (1e-3, > 0), theta (1/1.8, in [0, 1]), T (7,
+-- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean" or "moreau-jean-fremond"),
+-- project (false), joint_jacobian ("" for the kernel's default, "start",
+-- "midpoint" or "end"), activation ("anticipate" or "gap"), still (1e-6,
+-- > 0: the motion has stopped once |omega| stays below it).
 local rc = require "ricochet"
 
-local h       = rc.param("h", 1e-3)
-local theta   = rc.param("theta", 1 / 1.8)
-local T       = rc.param("T", 7.0)
-local e       = rc.param("e", 0.8)
-local scheme  = rc.param("scheme", "moreau-jean")
+local h       = rc.param("h", 1e-3, { above = 0 })
+local theta   = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
+local T       = rc.param("T", 7.0, { above = 0 })
+local e       = rc.param("e", 0.8, { min = 0, max = 1 })
+local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
 local project = rc.param("project", false)
-local jac     = rc.param("joint_jacobian", "")   -- "": the kernel's default (start | midpoint | end)
-local activation = rc.param("activation", "anticipate")   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
+local jac     = rc.param("joint_jacobian", "", { one_of = { "", "start", "midpoint", "end" } })   -- "": the kernel's default
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 
 local m, J, l, g = 1.0, 0.1, 1.0, 10.0
 local th0 = math.pi / 12
@@ -55,7 +60,7 @@ local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints 
 -- rest time: from when on |omega| < still (the motion has stopped; at rest the contact takes
 -- an impulse every step and u_N flips sign, x (-e), which is not an impact); the largest
 -- joint drift and penetration
-local still = rc.param("still", 1e-6)
+local still = rc.param("still", 1e-6, { above = 0 })
 local first_impulse, last_impact, impacts, t_rest = nil, nil, 0, nil
 local max_drift, pushed, penetration = 0, false, 0
 sim:after_step(function(s)

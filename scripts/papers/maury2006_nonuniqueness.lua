@@ -11,11 +11,14 @@
 -- force function is called at t_{k+1} and returns (F(t) - F(t - h)) / h from
 -- the exact primitive F.
 --   build/ricochet run scripts/papers/maury2006_nonuniqueness.lua --set p=9
+-- Parameters: p (8, integer in 1..30: h = 2^-p), T (4, in (0, 4]: the end
+-- time; the exact solutions are written on [0, 4]). alpha = 1.8 is the
+-- paper's and is fixed: the exact solutions below are for it.
 local rc = require "ricochet"
 
-local p     = rc.param("p", 8)
-local alpha = rc.param("alpha", 1.8)
-local T     = rc.param("T", 4.0)
+local p     = rc.param("p", 8, { min = 1, max = 30 })
+local T     = rc.param("T", 4.0, { above = 0, max = 4 })
+local alpha = 1.8
 local h = 2.0 ^ -p
 
 -- primitive of f: on [a, 2a) with a = 2^floor(log2 t), F = -0.4a + int_a^t f
@@ -58,6 +61,6 @@ sim:after_step(function(s)
 end)
 local summary = sim:run{ T = T }
 local q4, u4 = pt:q()[2], pt:v()[2]
-io.write(string.format("maury 6.1, h = 2^-%d: q(4) = %.6f, u(4) = %.6f; sup distance to S_even %.3e, to S_odd %.3e\n",
-  p, q4, u4, d_even, d_odd))
+io.write(string.format("maury 6.1, h = 2^-%d: q(%g) = %.6f, u(%g) = %.6f; sup distance to S_even %.3e, to S_odd %.3e; %d solver failures\n",
+  p, T, q4, T, u4, d_even, d_odd, summary.failures))
 return { q4 = q4, u4 = u4, d_even = d_even, d_odd = d_odd, h = h, summary = summary }

@@ -10,14 +10,23 @@
 -- event by event (clusters meet, merge with the mass-weighted velocity) in
 -- tests/spec/maury_spec.lua and here (returned with the final positions).
 --   build/ricochet run scripts/papers/maury2006_sticky_particles.lua --set h=0.5
+--   build/ricochet run scripts/papers/maury2006_sticky_particles.lua --set h=1.5 --set solver=uzawa
+-- Parameters: N (50, >= 2), h (0.01, > 0), T (3, > 0), seed (7), radius
+-- (1e-3, >= 0, < 1 / (2 (N - 1)): the disks do not overlap at the start),
+-- solver ("nsgs" or "uzawa"), accelerate (true: Uzawa with Nesterov's
+-- momentum; false: the plain iteration of the paper's Proposition 1),
+-- max_iter (sweeps or iterations per step, 20 000 for NSGS, 200 000 for
+-- Uzawa, >= 1). Every step is solved to 1e-14.
 local rc = require "ricochet"
 
-local N    = rc.param("N", 50)
-local h    = rc.param("h", 0.01)
-local T    = rc.param("T", 3.0)
+local N    = rc.param("N", 50, { min = 2 })
+local h    = rc.param("h", 0.01, { above = 0 })
+local T    = rc.param("T", 3.0, { above = 0 })
 local seed = rc.param("seed", 7)
-local r    = rc.param("radius", 1e-3)
-local solver = rc.param("solver", "nsgs")     -- nsgs | uzawa
+local r    = rc.param("radius", 1e-3, { min = 0, below = 1 / (2 * (N - 1)) })
+local solver = rc.param("solver", "nsgs", { one_of = { "nsgs", "uzawa" } })
+local accelerate = rc.param("accelerate", true)
+local max_iter = rc.param("max_iter", solver == "uzawa" and 200000 or 20000, { min = 1 })
 
 math.randomseed(seed)
 local a = 1 / (N - 1)
@@ -35,7 +44,7 @@ end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0 } }
 
 local sim = w:simulation{ scheme = "maury", h = h,
-                          solver = { solver, tol = 1e-14, max_iter = solver == "uzawa" and 200000 or 20000 } }
+                          solver = { solver, tol = 1e-14, max_iter = max_iter, accelerate = accelerate } }
 local summary = sim:run{ T = T }
 
 -- exact sticky-particle solution of the point particles y = x - 2 r i
@@ -82,6 +91,8 @@ for i = 1, N do
 end
 local P0 = 0
 for i = 1, N do P0 = P0 + v0[i] end
-io.write(string.format("maury 6.2, N = %d, h = %g: %d clusters at T = %g; max |x - x_exact| = %.3e; momentum drift %.3e\n",
-  N, h, clusters, T, dmax, math.abs(P - P0)))
+io.write(string.format("maury 6.2, N = %d, h = %g (%s%s): %d clusters at T = %g; max |x - x_exact| = %.3e; momentum drift %.3e; " ..
+  "%d solver failures, at most %d sweeps per step\n",
+  N, h, solver, solver == "uzawa" and (accelerate and ", accelerated" or ", plain") or "", clusters, T, dmax, math.abs(P - P0),
+  summary.failures, summary.max_iterations))
 return { x = x, max_error = dmax, clusters = clusters, momentum_drift = math.abs(P - P0), summary = summary }

@@ -4,8 +4,10 @@
 -- e = 0, g = 9.81, h = 1e-3; deposited by CD from a loose lattice until at
 -- rest (max |v| < 1e-6, then set to 0). Then the one-step problem of the
 -- resting state is solved again many times (sim:explore), (a) from random
--- initial impulses and (b) from zero with random sweep orders; every result
--- is an equilibrium satisfying Coulomb's law, and the results differ.
+-- initial impulses and (b) from zero with random sweep orders, either one
+-- random order for the whole solve swept cyclically (the paper's procedure)
+-- or a new order every sweep; every result is an equilibrium satisfying
+-- Coulomb's law, and the results differ.
 -- The exact set of every contact's force (the projection of C n A, the
 -- paper's grey areas) is computed by linear programming (sim:force_set): a
 -- segment for a grain with two contacts, a polygon in general. The script
@@ -15,21 +17,35 @@
 -- the highest grain with two contacts (grain 1) and the highest grain with
 -- four contacts, all with grains (grain 3).
 --   build/ricochet run scripts/papers/moreau2004_granular_sample.lua --set svg=out/forces.svg
--- Parameters: samples (random-guess explorations, 500), zero (zero-guess,
--- random-order explorations, 100), domain ("lp": p_N drawn in
--- [0, 1.5 max p_N] of each contact's exact set; "weight": in [0, 21 m0 g h]
--- for every contact), directions (initial LP directions, 64), svg.
+-- Parameters (each checked): N (grains, 28, >= 1), seed (3), samples
+-- (random-guess explorations, 500, >= 0), cyclic (zero-guess explorations
+-- with one random cyclic order each, the paper's procedure (b), 100, >= 0),
+-- zero (zero-guess explorations with a new random order every sweep, 100,
+-- >= 0), domain ("lp": p_N drawn in [0, 1.5 max p_N] of each contact's
+-- exact set; "weight": in [0, 21 m0 g h] for every contact), directions
+-- (initial LP directions, 64, in 4..100000), svg (a file to draw the forces
+-- in, "" for none), settle_steps (100, >= 2: see below), activation
+-- ("anticipate", the kernel's default index set, or "gap", eq. 64: another
+-- deposit, another packing). The deposit runs
+-- NSGS to 1e-9 (at most 100 000 sweeps, over-relaxed by 1.3) and reports its
+-- solver failures.
+-- At the end, Moreau's claim that the warm start "considerably accelerates
+-- convergence" on contacts already in effect: the settled pile is stepped on
+-- for settle_steps steps by NSGS to 1e-9 (fixed order, no relaxation) with
+-- the warm start, then as many without it; the sweeps of every step are
+-- returned and their medians printed.
 local rc = require "ricochet"
 
-local N       = rc.param("N", 28)
+local N       = rc.param("N", 28, { min = 1 })
 local seed    = rc.param("seed", 3)
-local samples = rc.param("samples", 500)
-local zero    = rc.param("zero", 100)
-local zero_order = rc.param("zero_order", "random")   -- zero-guess runs: "random" (new order every sweep) or "cyclic" (one per run, the paper's)
-local domain  = rc.param("domain", "lp")
-local directions = rc.param("directions", 64)
+local samples = rc.param("samples", 500, { min = 0 })
+local cyclic  = rc.param("cyclic", 100, { min = 0 })
+local zero    = rc.param("zero", 100, { min = 0 })
+local domain  = rc.param("domain", "lp", { one_of = { "lp", "weight" } })
+local directions = rc.param("directions", 64, { min = 4, max = 100000 })
 local svg     = rc.param("svg", "")
-assert(domain == "lp" or domain == "weight", "domain must be \"lp\" or \"weight\"")
+local settle_steps = rc.param("settle_steps", 100, { min = 2 })
+local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })
 local h, g, mu = 1e-3, 9.81, 0.3
 
 math.randomseed(seed)
@@ -48,8 +64,9 @@ for i = 1, N do
                       shape = rc.disk{ radius = r } }
 end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = mu } }
-local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h,
-                          solver = { "nsgs", tol = 1e-9, max_iter = 2000 } }
+-- (a cap of 2 000 sweeps left many steps unsolved; one step of this deposit needs 79 237)
+local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+                          solver = { "nsgs", tol = 1e-9, max_iter = 100000, relax = 1.3 } }
 -- deposit until at rest
 local vmax
 sim:after_step(function(s)
@@ -65,7 +82,8 @@ local summary = sim:run{ T = 30 }
 -- the explored one-step problems are exactly the equilibrium problem
 for _, b in ipairs(grains) do b:set_state{ v = { 0, 0, 0 } } end
 -- the explorations solve the resting state's problem tightly
-sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, solver = { "nsgs", tol = 1e-12, max_iter = 100000 } }
+sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+                    solver = { "nsgs", tol = 1e-12, max_iter = 100000 } }
 
 -- the forces of one solution, per contact: f = (pN n + pT t) / h on body B
 local function forces(list)
@@ -110,10 +128,11 @@ for i = 1, N do m0 = m0 + mass[i] / N end
 local cpu = os.clock()
 local sets = sim:force_set{ contact = "all", problem = "explore", directions = directions }
 local lp_cpu, lps, vertices_max = os.clock() - cpu, 0, 0
-local nsets, bounded = 0, true
+local nsets, bounded, nsegments = 0, true, 0
 for _, s in pairs(sets) do
   nsets, lps = nsets + 1, lps + s.lps
   if s.status ~= "bounded" then bounded = false else vertices_max = math.max(vertices_max, #s.vertices) end
+  if s.dimension == 1 then nsegments = nsegments + 1 end
 end
 -- the random guesses: p_N in [0, 1.5 max p_N] of each contact's set (domain = "lp") or in
 -- [0, 21 m0 g h] everywhere (domain = "weight", about 21 grain weights)
@@ -125,10 +144,14 @@ end
 
 local results, kinds, worst_eq, worst_coulomb = {}, {}, 0, 0
 cpu = os.clock()
-for k = 1, samples + zero do
-  local kind = k <= samples and "random" or "zero"
-  local sol = forces(sim:explore{ guess = kind, scale = kind == "random" and scale or nil,
-                                 order = kind == "zero" and zero_order or "random", seed = k })
+local explore_failures = 0
+for k = 1, samples + cyclic + zero do
+  local kind = k <= samples and "random" or k <= samples + cyclic and "cyclic" or "zero"
+  local contacts, solve = sim:explore{ guess = kind == "random" and "random" or "zero",
+                                       scale = kind == "random" and scale or nil,
+                                       order = kind == "cyclic" and "cyclic" or "random", seed = k }
+  if not solve.converged then explore_failures = explore_failures + 1 end
+  local sol = forces(contacts)
   local eq, cl = check(sol)
   worst_eq, worst_coulomb = math.max(worst_eq, eq), math.max(worst_coulomb, cl)
   results[#results + 1], kinds[#kinds + 1] = sol, kind
@@ -141,8 +164,9 @@ local deterministic = #f1 == #f2
 for j = 1, #f1 do
   if f1[j].pN ~= f2[j].pN or f1[j].pT ~= f2[j].pT then deterministic = false end
 end
--- spread of the force at every contact over the samples
-local spread, ncontacts = 0, #results[1]
+-- spread of the force at every contact over the samples (the active contacts are
+-- the same in every exploration of the problem: those of f1)
+local spread, ncontacts = 0, #f1
 for j = 1, ncontacts do
   local lo, hi = math.huge, -math.huge
   for _, sol in ipairs(results) do
@@ -153,16 +177,17 @@ end
 
 -- every sample in the exact set; the part of the set the samples reach
 local worst_outside = 0          -- largest distance outside, relative to the size of the set
-local coverage = { random = {}, zero = {} }
+local coverage = { random = {}, cyclic = {}, zero = {} }
 for j = 1, ncontacts do
-  local set = sets[results[1][j].k]
-  local pts = { random = {}, zero = {} }
+  local set = sets[f1[j].k]
+  local pts = { random = {}, cyclic = {}, zero = {} }
   for i, sol in ipairs(results) do
     local _, d = set:contains(sol[j].pN, sol[j].pT)
     worst_outside = math.max(worst_outside, d / set.scale)
     table.insert(pts[kinds[i]], sol[j])
   end
   coverage.random[set.contact] = #pts.random > 0 and set:coverage(pts.random) or nil
+  coverage.cyclic[set.contact] = #pts.cyclic > 0 and set:coverage(pts.cyclic) or nil
   coverage.zero[set.contact] = #pts.zero > 0 and set:coverage(pts.zero) or nil
 end
 
@@ -183,9 +208,9 @@ local function pick(n)
   end
   if not best then return nil end
   table.sort(around[best])
-  local g = { id = best, contacts = around[best], random = {}, zero = {}, dimension = {} }
+  local g = { id = best, contacts = around[best], random = {}, cyclic = {}, zero = {}, dimension = {} }
   for i, k in ipairs(g.contacts) do
-    g.random[i], g.zero[i], g.dimension[i] = coverage.random[k], coverage.zero[k], sets[k].dimension
+    g.random[i], g.cyclic[i], g.zero[i], g.dimension[i] = coverage.random[k], coverage.cyclic[k], coverage.zero[k], sets[k].dimension
   end
   return g
 end
@@ -204,33 +229,71 @@ local function mean(t)
   for _, v in pairs(t) do s, n = s + v, n + 1 end
   return n > 0 and s / n or 0
 end
-local function fmtcov(g, kind)
+local function fmtcov(g, kind)   -- "-" where no exploration of that kind ran
   local r = {}
   for i, k in ipairs(g.contacts) do
-    r[i] = string.format("%d: %.0f %%%s", k, 100 * g[kind][i], g.dimension[i] == 1 and " (segment)" or "")
+    r[i] = string.format("%d: %s%s", k, g[kind][i] and string.format("%.0f %%", 100 * g[kind][i]) or "-",
+                         g.dimension[i] == 1 and " (segment)" or "")
   end
   return table.concat(r, ", ")
 end
 io.write(string.format(
-  "granular sample: %d grains at rest at t = %.3f (max |v| %.1e), %d contacts, %d + %d explored solutions: " ..
-  "worst equilibrium residual %.2e m g, worst Coulomb violation %.2e, largest spread of a horizontal force %.3f N\n",
-  N, sim.t, vmax, ncontacts, samples, zero, worst_eq, worst_coulomb, spread))
+  "granular sample: %d grains at rest at t = %.3f (max |v| %.1e; deposit: %d steps, %d solver failures, up to %d sweeps), " ..
+  "%d contacts, %d + %d + %d explored solutions (%d not converged): worst equilibrium residual %.2e m g, worst Coulomb " ..
+  "violation %.2e, largest spread of a horizontal force %.3f N\n",
+  N, sim.t, vmax, summary.steps, summary.failures, summary.max_iterations, ncontacts, samples, cyclic, zero,
+  explore_failures, worst_eq, worst_coulomb, spread))
 io.write(string.format(
-  "exact sets (LP): %d contacts, all %s, up to %d vertices, %d LPs in %.2f s; samples outside by at most %.1e of the set size\n",
-  nsets, bounded and "bounded" or "NOT bounded", vertices_max, lps, lp_cpu, worst_outside))
-io.write(string.format("coverage over all contacts: random guesses (domain %s) %.0f %% on average, zero guess %.1f %% (%.2f s of explorations)\n",
-  domain, 100 * mean(coverage.random), 100 * mean(coverage.zero), explore_cpu))
-if grain1 then
-  io.write(string.format("grain 1 (body %d, two contacts): random %s; zero %s\n", grain1.id, fmtcov(grain1, "random"), fmtcov(grain1, "zero")))
+  "exact sets (LP, %d equations, %d variables): %d contacts, all %s, %d segments and %d polygons of up to %d vertices, " ..
+  "%d LPs in %.2f s; samples outside by at most %.1e of the set size\n",
+  3 * N, 2 * nsets, nsets, bounded and "bounded" or "NOT bounded", nsegments, nsets - nsegments, vertices_max, lps, lp_cpu,
+  worst_outside))
+local function fmtmean(t, n, f)   -- the mean over the contacts, and the least over the polygons
+  if n == 0 then return "-" end
+  local least = math.huge
+  for k, c in pairs(t) do if sets[k].dimension == 2 then least = math.min(least, c) end end
+  return string.format(f, 100 * mean(t)) .. (least < math.huge and string.format(" (polygons: at least %.0f %%)", 100 * least) or "")
 end
-if grain3 then
-  io.write(string.format("grain 3 (body %d, four contacts): random %s; zero %s\n", grain3.id, fmtcov(grain3, "random"), fmtcov(grain3, "zero")))
+io.write(string.format("coverage of the exact sets, mean over the contacts: (a) %d random guesses (domain %s) %s; " ..
+  "(b) zero guess, %d runs with one random cyclic order each %s, %d runs with a new order every sweep %s (%.2f s of explorations)\n",
+  samples, domain, fmtmean(coverage.random, samples, "%.1f %%"), cyclic, fmtmean(coverage.cyclic, cyclic, "%.1f %%"),
+  zero, fmtmean(coverage.zero, zero, "%.1f %%"), explore_cpu))
+for _, gr in ipairs{ { grain1, "grain 1", "two" }, { grain3, "grain 3", "four" } } do
+  local g = gr[1]
+  if g then
+    io.write(string.format("%s (body %d, %s contacts): random %s; cyclic %s; zero %s\n", gr[2], g.id, gr[3],
+      fmtcov(g, "random"), fmtcov(g, "cyclic"), fmtcov(g, "zero")))
+  end
 end
+
+-- the warm start on the settled pile (claim C2 of the notes): the same steps, warm and cold
+local function stepping(warm)
+  local s2 = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+                           solver = { "nsgs", tol = 1e-9, max_iter = 100000, warm_start = warm } }
+  local its = {}
+  s2:after_step(function(s) its[#its + 1] = s:info().iterations end)
+  local sm = s2:run{ T = s2.t + settle_steps * h }
+  return its, sm.failures
+end
+local warm_sweeps, warm_failures = stepping(true)
+local cold_sweeps, cold_failures = stepping(false)
+local function median(t, from)
+  local c = {}
+  for i = from or 1, #t do c[#c + 1] = t[i] end
+  table.sort(c)
+  return c[(#c + 1) // 2]
+end
+local function most(t, from) local m = 0 for i = from or 1, #t do m = math.max(m, t[i]) end return m end
+io.write(string.format("settled pile stepped on (%d steps each, NSGS to 1e-9, at most 100 000 sweeps): warm start %d sweeps " ..
+  "in the first step (it absorbs the zeroed velocities), then a median of %d (at most %d, %d failures); without it a median " ..
+  "of %d (at most %d, %d steps unsolved)\n",
+  settle_steps, warm_sweeps[1], median(warm_sweeps, 2), most(warm_sweeps, 2), warm_failures, median(cold_sweeps),
+  most(cold_sweeps), cold_failures))
 
 if svg ~= "" then
   -- left: the sample, every sample's force at every contact as a dot near its point, the
   -- exact sets as outlines (same scale); right: the contacts of grains 1 and 3 enlarged,
-  -- one frame each (red: random guesses, blue: zero guess and random orders)
+  -- one frame each (red: random guesses, blue: zero guess and random orders, cyclic or per sweep)
   local f = assert(io.open(svg, "w"))
   local s, scale_f = 100, 0.004   -- px per m, m per N
   local frames = {}
@@ -300,6 +363,10 @@ if svg ~= "" then
   f:close()
 end
 return { worst_eq = worst_eq, worst_coulomb = worst_coulomb, spread = spread, contacts = ncontacts, deterministic = deterministic,
+         warm_sweeps = warm_sweeps, cold_sweeps = cold_sweeps, warm_failures = warm_failures, cold_failures = cold_failures,
+         warm_median = median(warm_sweeps, 2), cold_median = median(cold_sweeps),
+         explore_failures = explore_failures, mean_coverage = { random = samples > 0 and mean(coverage.random) or nil,
+         cyclic = cyclic > 0 and mean(coverage.cyclic) or nil, zero = zero > 0 and mean(coverage.zero) or nil },
          results = results, kinds = kinds, at_rest = vmax < 1e-6, summary = summary,
          sets = sets, bounded = bounded, worst_outside = worst_outside, coverage = coverage,
          grain1 = grain1, grain3 = grain3, lp_cpu = lp_cpu, lps = lps, explore_cpu = explore_cpu,

@@ -187,6 +187,20 @@ describe("parameters", function()
                          rc.params_json())
     end)
 
+    it("checks the range of a parameter when asked (default and override)", function()
+        rc.set_options{ set = { n = "0", solver = "cg", x = "0.5", ok = "3" } }
+        local function err(f) local ok, e = pcall(f); assert.is_false(ok); return e end
+        assert.matches("parameter 'n': must be >= 1 (got 0)", err(function() rc.param("n", 5, { min = 1 }) end), 1, true)
+        assert.matches([[parameter 'solver': must be one of "nsgs", "uzawa" (got 'cg')]],
+                       err(function() rc.param("solver", "nsgs", { one_of = { "nsgs", "uzawa" } }) end), 1, true)
+        assert.matches("parameter 'x': must be > 0.5 (got 0.5)", err(function() rc.param("x", 1.0, { above = 0.5 }) end), 1, true)
+        assert.are.equal(3, rc.param("ok", 5, { min = 1, max = 10 }))
+        assert.matches("rc.param: default of parameter 'y' must be < 1 (got 2)", err(function() rc.param("y", 2, { below = 1 }) end), 1, true)
+        assert.matches("rc.param: 'check' of parameter 'z': unknown key 'minimum'", err(function() rc.param("z", 2, { minimum = 1 }) end), 1, true)
+        assert.matches("lists 3, not a string like the default",
+                       err(function() rc.param("s", "a", { one_of = { "a", 3 } }) end), 1, true)
+    end)
+
     it("reports --set names never read", function()
         rc.set_options{ set = { thta = "0.3" } }
         rc.param("theta", 0.5)
@@ -239,6 +253,23 @@ describe("simulation", function()
         s = sim:run{ T = 2 }
         assert.are.equal(7, s.steps)
         assert.are.equal(0, s.steps_run)
+    end)
+
+    it("time is t0 + k h (no round-off summed over steps), also after h changes", function()
+        local w, b, sim = free_body_world(0.5, 1e-3)
+        local times = {}
+        sim:after_step(function(s) times[#times + 1] = s.t end)
+        sim:run{ T = 0.375 }
+        assert.are.equal(375, #times)
+        for k, t in ipairs(times) do assert.are.equal(k * 1e-3, t) end   -- a sum of h gives 0.37500000000000028
+        assert.are.equal(0.375, sim.t)
+        -- a new simulation with another h continues from t = 0.375: t = 0.375 + k h
+        local sim2 = w:simulation{ theta = 0.5, h = 0.025 }
+        local s = sim2:run{ T = 0.5 }
+        assert.are.equal(5, s.steps_run)                                 -- (0.5 - 0.375) / 0.025
+        assert.are.equal(0.5, sim2.t)
+        for k = 1, 4 do sim2:step() end
+        assert.are.equal(0.375 + 9 * 0.025, sim2.t)
     end)
 
     it("sim:stop() ends the run early", function()

@@ -137,6 +137,48 @@ w:simulation{ h = 0.01 }:run{ T = 0.1 }
         end
     end)
 
+    it("names the scheme and the solver of the run in run.json", function()
+        for _, case in ipairs{ { "moreau-jean", "nsgs" }, { "moreau-jean-fremond", "nsgs" },
+                               { "maury", "nsgs" }, { "maury", "uzawa" } } do
+            local path, dir = script(string.format([[
+local rc = require "ricochet"
+local w = rc.world{ gravity = { 0, -10 } }
+w:halfplane{}
+w:body{ name = "b", mass = 1, inertia = 1, q = { 0, 0.5, 0 }, shape = rc.disk{ radius = 0.5 } }
+w:simulation{ scheme = %q, h = 0.01, theta = 1, solver = { %q } }:run{ T = 0.05 }
+]], case[1], case[2]))
+            local code, _, err = ricochet("run " .. q(path) .. " --quiet --out " .. q(dir .. "/out"))
+            assert.are.equal(0, code, err)
+            local json = read_file(dir .. "/out/run.json")
+            assert.matches('"scheme": "' .. case[1] .. '"', json, 1, true)
+            assert.matches('"name": "' .. case[2] .. '"', json, 1, true)
+            os.execute("rm -rf " .. q(dir))
+        end
+    end)
+
+    it("names the columns of a linear body q1 .. qn, v1 .. vn for every n, x, y, theta for a rigid one", function()
+        for _, n in ipairs{ 2, 3, 4 } do
+            local path, dir = script(string.format([[
+local rc = require "ricochet"
+local n = %d
+local M = {}
+for i = 1, n do M[i] = {}; for j = 1, n do M[i][j] = i == j and 1 or 0 end end
+local w = rc.world{}
+w:linear{ name = "bar", M = M }
+w:body{ name = "b", mass = 1, inertia = 1 }
+w:simulation{ h = 0.01 }:run{ T = 0.02 }
+]], n))
+            local code, _, err = ricochet("run " .. q(path) .. " --quiet --out " .. q(dir .. "/out"))
+            assert.are.equal(0, code, err)
+            local _, hist = sh("zcat " .. q(dir .. "/out/history.csv.gz") .. " | grep -v '^#' | head -1")
+            local cols = {}
+            for i = 1, n do cols[#cols + 1] = "bar.q" .. i end
+            for i = 1, n do cols[#cols + 1] = "bar.v" .. i end
+            assert.are.equal("t,E,E_kin,E_pot,W_ext,W_N,W_T," .. table.concat(cols, ",") .. ",b.x,b.y,b.theta,b.vx,b.vy,b.omega\n", hist)
+            os.execute("rm -rf " .. q(dir))
+        end
+    end)
+
     it("finds the module without any environment", function()
         local path = script(FREE)
         local code, out, err = sh("env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 "

@@ -211,6 +211,13 @@ describe("ranges", function()
             error_of(w.simulation, w, { solver = { order = "shuffle" } }))
         has("'theta' must be 1 for maury",
             error_of(w.simulation, w, { scheme = "maury", theta = 0.5 }))
+        has("world:simulation: solver: 'norm' must be one of \"l2\", \"max\" (got 'inf')",
+            error_of(w.simulation, w, { solver = { norm = "inf" } }))
+        has("world:simulation: solver: 'accelerate' must be true or false (got 1)",
+            error_of(w.simulation, w, { solver = { "uzawa", accelerate = 1 } }))
+        has("world:simulation: solver: 'relax' must be <= 1 for the accelerated Uzawa (got 1.5; accelerate = false for the plain one)",
+            error_of(w.simulation, w, { solver = { "uzawa", relax = 1.5 } }))
+        assert.is_truthy(w:simulation{ solver = { "uzawa", relax = 1.5, accelerate = false } })
     end)
 
     it("rejects bad laws", function()

@@ -11,7 +11,10 @@ end
 
 -- Returns the script's return value, the history rows (tables keyed by
 -- column name) and the text of run.json. path is relative to the root.
-function M.run(path, set, with_output)
+-- Every step must have been solved (the summary the script returns, or its
+-- field summary, has failures == 0) unless allow_failures is true: only a
+-- spec whose point is a failure passes it.
+function M.run(path, set, with_output, allow_failures)
   local dir
   if with_output ~= false then
     dir = os.tmpname()
@@ -21,8 +24,15 @@ function M.run(path, set, with_output)
   rc.set_options{ script = path, out = dir, set = set or {} }
   local chunk = assert(loadfile(M.root .. "/" .. path))
   local ok, result = pcall(chunk)
+  local unused = rc.unused_overrides()
   rc.set_options(nil)
   assert(ok, result)
+  -- an override the script never read is a typo in the spec
+  assert(#unused == 0, path .. ": overrides never read: " .. table.concat(unused, ", "))
+  local summary = type(result) == "table" and (type(result.summary) == "table" and result.summary or result) or nil
+  if not allow_failures and summary and summary.failures ~= nil then
+    assert(summary.failures == 0, string.format("%s: %d steps whose solver did not converge", path, summary.failures))
+  end
   if not dir then return result end
   local rows, header = {}, nil
   local f = assert(io.popen("zcat " .. dir .. "/history.csv.gz"))
