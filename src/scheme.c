@@ -168,6 +168,28 @@ static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
     return buf;
 }
 
+/* A step must not leave a non-finite state (an overflow after the solver:
+ * q_k + h v_{k+theta}, or v_{k+1} = (v_{k+theta} - (1 - theta) v_k) / theta for
+ * a small theta): RC_ERR_NUMERIC naming the body and the coordinate (0-based j). */
+static rc_status nonfinite_state(const rc_world *w, int b, const char *what, int j, double x)
+{
+    char lb[64];
+    return rc_set_error(RC_ERR_NUMERIC, "non-finite state after the step at t = %.17g (step %ld): "
+                        "%s %s[%d] = %g; the step is refused (time step too large for the forces, or theta too small?)",
+                        w->t, w->step + 1, body_label(w, b, lb, sizeof lb), what, j + 1, x);
+}
+
+/* The state after the update (q, v at each body's offsets): all finite? */
+static rc_status check_finite_state(const rc_world *w, const double *q, const double *v)
+{
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        for (int j = 0; j < bd->nq; j++) if (!rc_finite(q[bd->iq + j])) return nonfinite_state(w, b, "q", j, q[bd->iq + j]);
+        for (int j = 0; j < bd->nv; j++) if (!rc_finite(v[bd->iv + j])) return nonfinite_state(w, b, "v", j, v[bd->iv + j]);
+    }
+    return RC_OK;
+}
+
 static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
 {
     if (ci <= -2) {
@@ -499,6 +521,13 @@ rc_status rc_world_step(rc_world *w)
         }
         rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
     } else {   /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same order */
+        for (int i = 0; i < nv; i++) {   /* no overflow: the same operations as the update below */
+            const double V = w->V[i], v0 = w->v[i];
+            const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
+            const double q1 = w->q[i] + h * (fremond ? V : (1.0 - theta) * v0 + theta * V);
+            if (!rc_finite(q1)) return nonfinite_state(w, i / 3, "q", i % 3, q1);
+            if (!rc_finite(v1)) return nonfinite_state(w, i / 3, "v", i % 3, v1);
+        }
         rc_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
         const double *md = w->mass_diag;
         for (int i = 0; i < nv; i++) {
@@ -564,6 +593,10 @@ rc_status rc_world_step(rc_world *w)
             Ep1 = Ep2;
         }
         s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
+        if (s != RC_OK) goto restore;
+    }
+    if (keep) {   /* the in-place update checked itself before writing */
+        s = check_finite_state(w, w->q, w->v);
         if (s != RC_OK) goto restore;
     }
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
