@@ -153,6 +153,14 @@ void rc_collide_update_shapes(rc_world *w)
             for (int i = 0; i < n; i++) {  /* CCW: outward normal of edge i -> i+1 is (e_y, -e_x)/|e| */
                 const double *a = s->wvert[i], *b = s->wvert[(i + 1) % n];
                 double ex = b[0] - a[0], ey = b[1] - a[1], L = hypot(ex, ey);
+                const double *va = s->vert[i], *vb = s->vert[(i + 1) % n];
+                const double fx = vb[0] - va[0], fy = vb[1] - va[1], Lb = hypot(fx, fy);
+                if (!(L > 1e-6 * Lb)) {   /* an edge lost to the world frame's rounding (a tiny polygon
+                                             far out): the body-frame edge turned (a unit normal) */
+                    ex = c * fx - sn * fy;
+                    ey = sn * fx + c * fy;
+                    L = hypot(ex, ey);
+                }
                 s->wnorm[i][0] = L > 0.0 ? ey / L : 0.0;
                 s->wnorm[i][1] = L > 0.0 ? -ex / L : 0.0;
             }
@@ -325,16 +333,56 @@ static void poly_half(pair_ctx *p)
     }
 }
 
+/* Does segment a-b cross the inside of convex polygon P, both ends outside?
+ * (Its part inside the edges' half-planes, t in [t0, t1], is not empty.) */
+static int segment_crosses(const rc_shape *P, const double a[2], const double b[2])
+{
+    double t0 = 0.0, t1 = 1.0;
+    int a_out = 0, b_out = 0;
+    for (int e = 0; e < P->nvert; e++) {
+        const double *N = P->wnorm[e], *x = P->wvert[e];
+        const double sa = N[0] * (a[0] - x[0]) + N[1] * (a[1] - x[1]), sb = N[0] * (b[0] - x[0]) + N[1] * (b[1] - x[1]);
+        if (sa > 0.0 && sb > 0.0) return 0;
+        if (sa > 0.0) { a_out = 1; t0 = fmax(t0, sa / (sa - sb)); }            /* enters here */
+        else if (sb > 0.0) { b_out = 1; t1 = fmin(t1, sa / (sa - sb)); }       /* leaves here */
+    }
+    return a_out && b_out && t0 < t1;
+}
+
 /* polygon B vs segment A (radius s).
  * Features 0..nvert-1, vertex x_i vs the segment: gN = |x_i - k| - s with k the
  * closest point of the segment, n = (x_i - k)/|x_i - k|, point = x_i.
+ * A polygon lying across the segment (the segment crosses its inside, both
+ * ends outside: a thin segment went into it) has vertices on both sides of
+ * the segment's line L (unit normal nL): those on the side of its smaller
+ * extent from L are inside it, gN = sigma nL.(x_i - a) - s < 0 with n = sigma nL,
+ * sigma the side of its larger extent (the way out).
  * Features nvert, nvert+1, end point a, b vs the polygon's edge lines:
  * gN = max_e N_e.(a - x_e) - s, n = -N_e, point = a + s n (on the capsule). */
 static void poly_seg(pair_ctx *p)
 {
     const rc_shape *S = p->A, *P = p->B;
+    double nL[2], sigma = 0.0;
+    if (segment_crosses(P, S->a, S->b)) {
+        const double ex = S->b[0] - S->a[0], ey = S->b[1] - S->a[1], L = hypot(ex, ey);
+        double up = 0.0, down = 0.0;
+        nL[0] = -ey / L;
+        nL[1] = ex / L;
+        for (int i = 0; i < P->nvert; i++) {
+            const double d = nL[0] * (P->wvert[i][0] - S->a[0]) + nL[1] * (P->wvert[i][1] - S->a[1]);
+            up = fmax(up, d);
+            down = fmax(down, -d);
+        }
+        sigma = up >= down ? 1.0 : -1.0;
+    }
     for (int i = 0; i < P->nvert; i++) {
         double n[2], gN = segment_normal(S->a, S->b, P->wvert[i], n) - S->radius;
+        const double d = sigma * (nL[0] * (P->wvert[i][0] - S->a[0]) + nL[1] * (P->wvert[i][1] - S->a[1]));
+        if (sigma != 0.0 && d < 0.0) {   /* across the line, inside: the way out is sigma nL */
+            n[0] = sigma * nL[0];
+            n[1] = sigma * nL[1];
+            gN = d - S->radius;
+        }
         emit(p, i, gN, n, P->wvert[i]);
     }
     const double *ends[2] = { S->a, S->b };

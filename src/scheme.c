@@ -291,6 +291,9 @@ rc_status rc_world_step(rc_world *w)
     if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
     if (rc_interrupt_requested())
         return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
+    if (!rc_finite(w->t + w->sim.h))   /* a huge h: the time itself would overflow */
+        return rc_set_error(RC_ERR_NUMERIC, "non-finite state after the step at t = %.17g (step %ld): t + h = %g; "
+                            "the step is refused", w->t, w->step + 1, w->t + w->sim.h);
     RC_CHECK(rc_world_reserve_dofs(w));
     rc_world_trim_model(w);
 
