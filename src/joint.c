@@ -531,9 +531,9 @@ rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, 
 double rc_body_energy(const rc_world *w, int b)
 {
     const rc_body *bd = &w->bodies[b];
+    if (bd->kind != RC_BODY_RIGID2D) return 0.0;   /* linear bodies (no joints): q, v may have < 3 entries */
     const double *q = w->q + bd->iq, *v = w->v + bd->iv, *g = w->def.gravity;
-    const int rigid = bd->kind == RC_BODY_RIGID2D;   /* linear bodies: 0 (no joints) */
-    const double m = rigid ? rc_body_mass(w, bd) : 0.0, J = rigid ? rc_body_inertia(w, bd) : 0.0;
+    const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
     return 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2])
          - m * (g[0] * q[0] + g[1] * q[1]);
 }
@@ -599,16 +599,16 @@ void rc_joints_restore_energy(rc_world *w)
             if (c[b] != root) continue;
             dE += rc_body_energy(w, b) - w->ebody[b];
             const rc_body *bd = &w->bodies[b];
+            if (bd->kind != RC_BODY_RIGID2D) continue;   /* never jointed */
             const double *v = w->v + bd->iv;
-            const int rigid = bd->kind == RC_BODY_RIGID2D;
-            const double m = rigid ? rc_body_mass(w, bd) : 0.0, J = rigid ? rc_body_inertia(w, bd) : 0.0;
+            const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
             K += 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2]);
         }
         double K1 = K - dE;
         if (!(K > 0.0) || !(K1 >= 0.0)) continue;
         double a = sqrt(K1 / K);
         for (int b = 0; b < w->nbodies; b++) {
-            if (c[b] != root) continue;
+            if (c[b] != root || w->bodies[b].kind != RC_BODY_RIGID2D) continue;
             double *v = w->v + w->bodies[b].iv;
             for (int k = 0; k < 3; k++) v[k] *= a;
         }

@@ -40,7 +40,10 @@ typedef struct lrc_world {
     int stepping;       /* inside rc_world_step (or another kernel call that may
                            run Lua callbacks)                                      */
     long warnings;      /* warnings reported by the kernel                         */
+    struct lrc_law *live_laws;  /* Lua laws called during the current kernel call  */
 } lrc_world;
+
+static void ctx_kill_all(lua_State *L, lrc_world *lw);
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -83,10 +86,11 @@ static lrc_saved enter_kernel(lrc_world *lw, lua_State *L)
     return sv;
 }
 
-static void leave_kernel(lrc_world *lw, lrc_saved sv)
+static void leave_kernel(lua_State *L, lrc_world *lw, lrc_saved sv)
 {
     lw->L = sv.L;
     lw->stepping = sv.stepping;
+    if (!sv.stepping) ctx_kill_all(L, lw);
 }
 
 static int check_body_id(lua_State *L, int idx)
@@ -338,6 +342,7 @@ static int l_world_new(lua_State *L)
 
 static void close_world(lua_State *L, lrc_world *lw, const char *status, const char *message)
 {
+    ctx_kill_all(L, lw);
     if (lw->w) {
         if (rc_output_is_open(lw->w)) rc_output_close(lw->w, status, message);
         rc_world_destroy(lw->w);
@@ -669,19 +674,48 @@ static int l_law_create(lua_State *L)
  *   xi(law, uN, uT, uoN, uoT, ctx)            -> xiN, xiT
  *   project(law, xN, xT, ctx)                 -> pN, pT
  *   update(law, ctx, uN, uT, uoN, uoT, pN, pT)   (may change ctx.state)
- * law is the descriptor's params table. Every call runs under lua_pcall. */
+ * law is the descriptor's params table. Every call runs under lua_pcall.
+ *
+ * A ctx kept by a script must never read the stack frame of a finished
+ * call nor a law freed by w:close(): the contact's fields are computed on
+ * demand (__index) from the call's rc_law_ctx, reached through a cell (a Lua
+ * userdata, not the law) whose pointer is set for the call only; the step's
+ * fields (t, h, theta, unknown, state) are stored in the table by the first
+ * call of a step and removed when the step (the kernel call) is over. Used
+ * outside a call, a contact field raises "ctx is only valid during the
+ * law's call"; outside a step, any field does. (Swapping metatables around
+ * every call instead costs a fifth of a Lua law's time per local solve.) */
+
+typedef struct lrc_ctx_cell {
+    const rc_law_ctx *cur;  /* the call in progress, NULL between calls */
+} lrc_ctx_cell;
 
 typedef struct lrc_law {
     lrc_world *lw;
-    lua_State *L0;          /* the state that owns the registry refs */
+    lua_State *L0;          /* the main thread: the registry refs are released through it
+                               (never the thread that created the law: a coroutine may be
+                               collected before the world closes) */
     char name[128];
     int dim, nstate;
     int xi_ref, project_ref, update_ref, params_ref, ctx_ref, state_ref, keys_ref;
+    int live;               /* the step's fields are stored in ctx (in lw->live_laws) */
+    struct lrc_law *next_live;
     char state_names[RC_LAW_MAX_STATE][32];
     double ctx_t, ctx_h, ctx_theta;   /* the step fields ctx holds       */
     int ctx_unknown;
-    const rc_law_ctx *cur;  /* the call in progress (ctx's contact fields) */
+    lrc_ctx_cell *cell;     /* held by the ctx table's metatable (alive while ctx_ref is) */
 } lrc_law;
+
+#define LRC_CTX_DEAD "ctx is only valid during the law's call"
+
+/* The main thread of L's state: it lives as long as the state. */
+static lua_State *main_thread(lua_State *L)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    lua_State *M = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return M;
+}
 
 struct law_call {
     lrc_law *law;
@@ -712,12 +746,29 @@ static void set_key(lua_State *L, int keys, int t, int k, double x)
  * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
  * are read on demand through __index from the contact being solved, so that
  * laws that do not read them do not pay for them. */
+/* A ctx used outside its call: the error at the line that used it. */
+static int ctx_dead(lua_State *L)
+{
+    return luaL_error(L, LRC_CTX_DEAD);
+}
+
+/* ctx.key = value for a key ctx does not hold: only during a call */
+static int ctx_newindex(lua_State *L)
+{
+    const lrc_ctx_cell *cell = (const lrc_ctx_cell *)lua_touserdata(L, lua_upvalueindex(1));
+    if (!cell || !cell->cur) return ctx_dead(L);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+}
+
 static int ctx_index(lua_State *L)
 {
-    lrc_law *lw = (lrc_law *)lua_touserdata(L, lua_upvalueindex(1));
+    const lrc_ctx_cell *cell = (const lrc_ctx_cell *)lua_touserdata(L, lua_upvalueindex(1));
+    const rc_law_ctx *c = cell ? cell->cur : NULL;
+    if (!c) return ctx_dead(L);
     const char *k = lua_tostring(L, 2);
-    const rc_law_ctx *c = lw->cur;
-    if (!k || !c) return 0;
+    if (!k) return 0;
     if (strcmp(k, "contact") == 0) lua_pushinteger(L, c->contact);
     else if (strcmp(k, "gN") == 0) lua_pushnumber(L, c->gN);
     else if (strcmp(k, "nx") == 0) lua_pushnumber(L, c->normal[0]);
@@ -728,9 +779,56 @@ static int ctx_index(lua_State *L)
     return 1;
 }
 
+/* The step's fields of ctx (see above): ctx.state now, t, h, theta and
+ * unknown by the refresh that follows (forced). Runs under lua_pcall: the
+ * keys may have to be inserted again (allocation). */
+static int ctx_revive(lua_State *L)
+{
+    lrc_law *law = (lrc_law *)lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->ctx_ref);
+    lua_pushliteral(L, "state");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
+    lua_rawset(L, -3);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->keys_ref);
+    static const int step_keys[] = { 1, 2, 3, NLAW_KEYS };   /* t, h, theta, unknown */
+    for (int i = 0; i < 4; i++) {
+        lua_rawgeti(L, -1, step_keys[i]);
+        lua_pushinteger(L, 0);   /* a number or a string: refresh_ctx sets the value */
+        lua_rawset(L, -4);
+    }
+    law->ctx_t = NAN;            /* refresh_ctx sets them all */
+    return 0;
+}
+
+/* The kernel call is over: the ctx of every law it called loses its step's
+ * fields (setting fields to nil never allocates, never raises). */
+static void ctx_kill_all(lua_State *L, lrc_world *lw)
+{
+    while (lw->live_laws) {
+        lrc_law *law = lw->live_laws;
+        lw->live_laws = law->next_live;
+        law->next_live = NULL;
+        law->live = 0;
+        law->cell->cur = NULL;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, law->ctx_ref);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, law->keys_ref);
+        static const int step_keys[] = { 1, 2, 3, NLAW_KEYS };
+        for (int i = 0; i < 4; i++) {
+            lua_rawgeti(L, -1, step_keys[i]);
+            lua_pushnil(L);
+            lua_rawset(L, -4);
+        }
+        lua_pop(L, 1);
+        lua_pushliteral(L, "state");
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+    }
+}
+
 static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const double *state)
 {
-    lw->cur = ctx;
+    lw->cell->cur = ctx;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lw->ctx_ref);
     int t = lua_gettop(L);
     const int fresh = ctx->t != lw->ctx_t || ctx->h != lw->ctx_h || ctx->theta != lw->ctx_theta
@@ -771,7 +869,20 @@ static rc_status law_call(struct law_call *lc)
     if (!L) return rc_set_error(RC_ERR_CALLBACK, "law '%s' called outside a step of the Lua binding", law->name);
     if (!lua_checkstack(L, 24)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
     int top = lua_gettop(L);
-    refresh_ctx(L, law, lc->ctx, lc->state);      /* ctx at top + 1 */
+    if (!law->live) {   /* the first call of this kernel call: store the step's fields */
+        lua_pushcfunction(L, ctx_revive);
+        lua_pushlightuserdata(L, law);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+            rc_status s = rc_set_error(RC_ERR_CALLBACK, "law '%s': %s", law->name,
+                                       lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "cannot set up ctx");
+            lua_settop(L, top);
+            return s;
+        }
+        law->live = 1;
+        law->next_live = law->lw->live_laws;
+        law->lw->live_laws = law;
+    }
+    refresh_ctx(L, law, lc->ctx, lc->state);      /* the ctx table at top + 1 */
     const int is_update = lc->fn_ref == law->update_ref;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lc->fn_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, law->params_ref);
@@ -780,7 +891,9 @@ static rc_status law_call(struct law_call *lc)
     for (int i = 0; i < lc->nargs; i++, n++) lua_pushnumber(L, lc->args[i]);
     if (!is_update) { lua_pushvalue(L, top + 1); n++; }
     rc_status s = RC_OK;
-    if (lua_pcall(L, n, lc->nres, 0) != LUA_OK) {
+    const int r = lua_pcall(L, n, lc->nres, 0);
+    law->cell->cur = NULL;                         /* the call is over: no contact fields */
+    if (r != LUA_OK) {
         const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(an error object that is not a string)";
         s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s",
                          law->name, lc->what, lc->ctx->contact, lc->ctx->t, msg);
@@ -858,7 +971,9 @@ static rc_status lua_law_update(void *user, const rc_law_ctx *ctx, double *state
 static void lua_law_destroy(void *user)
 {
     lrc_law *law = (lrc_law *)user;
-    /* the registry refs die with the Lua state; release them while it lives */
+    if (law->cell) law->cell->cur = NULL;
+    /* the registry refs die with the Lua state; release them while it lives
+     * (through its main thread, which lives as long as the state) */
     if (law->L0) {
         int refs[] = { law->xi_ref, law->project_ref, law->update_ref, law->params_ref, law->ctx_ref, law->state_ref,
                        law->keys_ref };
@@ -866,6 +981,23 @@ static void lua_law_destroy(void *user)
             if (refs[i] != LUA_NOREF && refs[i] != LUA_REFNIL) luaL_unref(law->L0, LUA_REGISTRYINDEX, refs[i]);
     }
     free(law);
+}
+
+/* A law under construction is owned by a guard userdata on the stack until
+ * the kernel takes it: any error raised meanwhile (a field of the wrong
+ * type, out of memory) frees it when the guard is collected. */
+#define LRC_LAW_GUARD "ricochet.core.law_guard"
+
+typedef struct lrc_law_guard {
+    lrc_law *law;
+} lrc_law_guard;
+
+static int law_guard_gc(lua_State *L)
+{
+    lrc_law_guard *g = (lrc_law_guard *)luaL_checkudata(L, 1, LRC_LAW_GUARD);
+    if (g->law) lua_law_destroy(g->law);
+    g->law = NULL;
+    return 0;
 }
 
 static int ref_field(lua_State *L, int t, const char *key, int type)
@@ -882,12 +1014,16 @@ static int l_law_create_custom(lua_State *L)
 {
     lrc_world *lw = check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    lrc_law_guard *guard = (lrc_law_guard *)lua_newuserdatauv(L, sizeof *guard, 0);
+    guard->law = NULL;
+    luaL_setmetatable(L, LRC_LAW_GUARD);
     lrc_law *law = (lrc_law *)calloc(1, sizeof *law);
     if (!law) return luaL_error(L, "out of memory");
+    guard->law = law;
     law->lw = lw;
-    law->L0 = L;
+    law->L0 = main_thread(L);
     law->ctx_t = NAN;
-    law->cur = NULL;
+    law->xi_ref = law->project_ref = law->update_ref = law->params_ref = law->ctx_ref = law->state_ref = LUA_NOREF;
     law->keys_ref = LUA_NOREF;
     const char *name = field_str(L, 2, "name");
     snprintf(law->name, sizeof law->name, "%s", name ? name : "(unnamed)");
@@ -897,11 +1033,8 @@ static int l_law_create_custom(lua_State *L)
     ops.dim = law->dim;
     if (lua_getfield(L, 2, "state_names") == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
-        if (n > RC_LAW_MAX_STATE) {
-            lua_pushfstring(L, "law '%s': at most %d state values", law->name, RC_LAW_MAX_STATE);
-            free(law);
-            return lua_error(L);
-        }
+        if (n > RC_LAW_MAX_STATE)   /* the guard frees the law */
+            return luaL_error(L, "law '%s': at most %d state values", law->name, RC_LAW_MAX_STATE);
         for (int i = 0; i < n; i++) {
             lua_rawgeti(L, -1, i + 1);
             snprintf(law->state_names[i], sizeof law->state_names[i], "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
@@ -916,8 +1049,6 @@ static int l_law_create_custom(lua_State *L)
     law->project_ref = ref_field(L, 2, "project", LUA_TFUNCTION);
     law->update_ref = ref_field(L, 2, "update", LUA_TFUNCTION);
     law->params_ref = ref_field(L, 2, "params", LUA_TTABLE);
-    /* ctx and ctx.state get every field now, so that refreshing them during
-     * a step never grows a table (no allocation, no error outside pcall) */
     lua_newtable(L);                       /* keys (see LAW_KEYS) */
     for (int i = 0; i < NLAW_KEYS; i++) {
         lua_pushstring(L, LAW_KEYS[i]);
@@ -932,27 +1063,25 @@ static int l_law_create_custom(lua_State *L)
         lua_rawseti(L, -2, KEY_STATE0 + i);
     }
     law->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_newtable(L);
-    for (int i = 0; i < 3; i++) {            /* t, h, theta */
-        lua_pushnumber(L, 0.0);
-        lua_setfield(L, -2, LAW_KEYS[i]);
-    }
-    lua_pushliteral(L, "end");
-    lua_setfield(L, -2, "unknown");
+    lua_newtable(L);                          /* ctx: the step's fields come with the first call */
     lua_newtable(L);                          /* metatable: contact fields on demand */
-    lua_pushlightuserdata(L, law);
+    law->cell = (lrc_ctx_cell *)lua_newuserdatauv(L, sizeof *law->cell, 0);
+    law->cell->cur = NULL;
+    lua_pushvalue(L, -1);
     lua_pushcclosure(L, ctx_index, 1);
-    lua_setfield(L, -2, "__index");
+    lua_setfield(L, -3, "__index");
+    lua_pushcclosure(L, ctx_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
-    lua_newtable(L);
+    law->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);                          /* ctx.state, with every field: refreshing never grows it */
     for (int i = 0; i < law->nstate; i++) {
         lua_pushnumber(L, ops.state0[i]);
         lua_setfield(L, -2, law->state_names[i]);
     }
-    lua_pushvalue(L, -1);
     law->state_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_setfield(L, -2, "state");
-    law->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     ops.user = law;
     ops.xi = law->xi_ref != LUA_NOREF ? lua_law_xi : NULL;
     ops.project = law->project_ref != LUA_NOREF ? lua_law_project : NULL;
@@ -960,7 +1089,8 @@ static int l_law_create_custom(lua_State *L)
     ops.destroy = lua_law_destroy;
     int id = -1;
     rc_status s = rc_law_create_custom(lw->w, &ops, law->name, &id);
-    if (s != RC_OK) { lua_law_destroy(law); return push_fail(L, s); }
+    if (s != RC_OK) return push_fail(L, s);   /* the guard frees the law */
+    guard->law = NULL;                        /* the kernel owns it (ops.destroy) */
     lua_pushinteger(L, id);
     return 1;
 }
@@ -1409,7 +1539,7 @@ static int l_joint_create(lua_State *L)
     int id = -1;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_joint_create(lw->w, &def, &id);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) {
         if (cb) cb_drop(L, cb);
         return push_fail(L, s);
@@ -1481,7 +1611,7 @@ static int l_spring_create(lua_State *L)
     int id = -1;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_spring_create(lw->w, &def, &id);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushinteger(L, id);
     return 1;
@@ -1548,7 +1678,7 @@ static int l_linear_create(lua_State *L)
     int id = -1;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_linear_create(lw->w, &def, &id);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushinteger(L, id);
     return 1;
@@ -1619,7 +1749,7 @@ static int l_gap_create(lua_State *L)
     int id = -1;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_gap_create(lw->w, &def, &id);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) {
         if (cb) cb_drop(L, cb);
         return push_fail(L, s);
@@ -1702,7 +1832,7 @@ static int l_configure(lua_State *L)
     def.project_max_iter = (int)pmi;
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_world_configure(lw->w, &def);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -1748,6 +1878,7 @@ static int l_step(lua_State *L)
     rc_status s = rc_world_step(lw->w);
     lw->stepping = 0;
     lw->L = NULL;
+    ctx_kill_all(L, lw);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -1931,7 +2062,7 @@ static int l_output_open(lua_State *L)
     def.params_json = luaL_optstring(L, 5, NULL);
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_output_open(lw->w, &def);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -1944,7 +2075,7 @@ static int l_output_close(lua_State *L)
     const char *message = luaL_optstring(L, 3, NULL);
     lrc_saved sv = enter_kernel(lw, L);
     rc_status s = rc_output_close(lw->w, status, message);
-    leave_kernel(lw, sv);
+    leave_kernel(L, lw, sv);
     if (s != RC_OK) return push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
@@ -2092,6 +2223,7 @@ static int l_explore(lua_State *L)
         rc_status s = rc_world_explore(lw->w, &d, p, cap, &n);
         lw->stepping = 0;
         lw->L = NULL;
+        ctx_kill_all(L, lw);
         if (s != RC_OK) return push_fail(L, s);
         if (n > cap) { lua_pop(L, 1); cap = n; continue; }
         lua_createtable(L, n, 0);
@@ -2222,6 +2354,13 @@ int luaopen_ricochet_core(lua_State *L)
     luaL_checkversion(L);
     if (luaL_newmetatable(L, LRC_WORLD)) {
         luaL_setfuncs(L, world_meta, 0);
+        lua_pushliteral(L, "locked");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, LRC_LAW_GUARD)) {
+        lua_pushcfunction(L, law_guard_gc);
+        lua_setfield(L, -2, "__gc");
         lua_pushliteral(L, "locked");
         lua_setfield(L, -2, "__metatable");
     }

@@ -12,6 +12,7 @@
 #include "rc_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,6 +30,34 @@ int rc_openmp(void)
 #else
     return 0;
 #endif
+}
+
+/* The OpenMP team's threads outlive the parallel regions (they wait, spinning
+ * first, for the next one). A program that unloads the library while they
+ * run crashes: plain lua5.4 dlcloses ricochet/core.so, and with it libgomp,
+ * in lua_close. So the team is shut down (OpenMP 5.0 omp_pause_resource_all:
+ * the threads are joined) when the last world whose steps used it is
+ * destroyed; the next world that needs one starts a new team. (The team of
+ * the destroying thread: worlds stepped on one thread and destroyed on
+ * another leave the first thread's team to the OpenMP runtime.) */
+static _Atomic int team_worlds;   /* worlds alive that have run a team */
+
+static void team_join(rc_world *w)
+{
+    if (w->team_used) return;
+    w->team_used = 1;
+    atomic_fetch_add(&team_worlds, 1);
+}
+
+static void team_leave(rc_world *w)
+{
+    if (!w->team_used) return;
+    w->team_used = 0;
+    if (atomic_fetch_sub(&team_worlds, 1) == 1) {
+#ifdef _OPENMP
+        if (!omp_in_parallel()) (void)omp_pause_resource_all(omp_pause_hard);
+#endif
+    }
 }
 
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
@@ -195,6 +224,7 @@ static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double o
 
 void rc_nsgs_free(rc_world *w)
 {
+    team_leave(w);
     rc_free(w->sweep); rc_free(w->sort_items); rc_free(w->colour); rc_free(w->colour_start);
     rc_free(w->body_colours); rc_free(w->body_top);
 }
@@ -443,6 +473,7 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
  * row slower than that hand the rest of the step to this thread. */
 static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
 {
+    if (nt > 1) team_join(w);
     const int max_iter = w->sim.solver.max_iter;
     coloured_state st;
     memset(&st, 0, sizeof st);

@@ -618,9 +618,10 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     o->gz = gzopen(o->csv_path, "wb1");
     if (!o->gz) {
         int e = errno;
-        rc__output_destroy(o);
-        return rc_set_error(RC_ERR_IO, "rc_output_open: cannot open %s: %s", o->csv_path,
-                            e ? strerror(e) : "gzopen failed");
+        s = rc_set_error(RC_ERR_IO, "rc_output_open: cannot open %s: %s", o->csv_path,
+                         e ? strerror(e) : "gzopen failed");
+        rc__output_destroy(o);   /* after the message: it names o->csv_path */
+        return s;
     }
     gzbuffer(o->gz, 1u << 16);
 

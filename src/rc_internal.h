@@ -327,6 +327,7 @@ struct rc_world {
     /* threads > 1: whether sharing the colours pays (timed; never changes a result) */
     long par_off_until;    /* sweep on one thread until this step                           */
     int par_backoff;       /* steps of the next fallback (doubles while threads do not pay)  */
+    int team_used;         /* this world's steps ran an OpenMP team (counted in nsgs.c)      */
 
     /* audit */
     rc_step_info info;

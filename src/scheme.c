@@ -168,28 +168,6 @@ static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
     return buf;
 }
 
-/* A step must not leave a non-finite state (an overflow after the solver:
- * q_k + h v_{k+theta}, or v_{k+1} = (v_{k+theta} - (1 - theta) v_k) / theta for
- * a small theta): RC_ERR_NUMERIC naming the body and the coordinate (0-based j). */
-static rc_status nonfinite_state(const rc_world *w, int b, const char *what, int j, double x)
-{
-    char lb[64];
-    return rc_set_error(RC_ERR_NUMERIC, "non-finite state after the step at t = %.17g (step %ld): "
-                        "%s %s[%d] = %g; the step is refused (time step too large for the forces, or theta too small?)",
-                        w->t, w->step + 1, body_label(w, b, lb, sizeof lb), what, j + 1, x);
-}
-
-/* The state after the update (q, v at each body's offsets): all finite? */
-static rc_status check_finite_state(const rc_world *w, const double *q, const double *v)
-{
-    for (int b = 0; b < w->nbodies; b++) {
-        const rc_body *bd = &w->bodies[b];
-        for (int j = 0; j < bd->nq; j++) if (!rc_finite(q[bd->iq + j])) return nonfinite_state(w, b, "q", j, q[bd->iq + j]);
-        for (int j = 0; j < bd->nv; j++) if (!rc_finite(v[bd->iv + j])) return nonfinite_state(w, b, "v", j, v[bd->iv + j]);
-    }
-    return RC_OK;
-}
-
 static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
 {
     if (ci <= -2) {
@@ -203,6 +181,82 @@ static void describe_contact(const rc_world *w, int ci, char *buf, size_t n)
     char a[64], b[64];
     snprintf(buf, n, "contact %d (%s / %s, feature %d, residual %.3e)", c->id,
              body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b), c->feature, c->res);
+}
+
+/* The body whose coordinates (position: iq, nq; velocity: iv, nv) hold
+ * index i of q or v; k: the coordinate within the body. */
+static int body_of_index(const rc_world *w, int i, int position, int *k)
+{
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        const int i0 = position ? bd->iq : bd->iv, n = position ? bd->nq : bd->nv;
+        if (i >= i0 && i < i0 + n) { *k = i - i0; return b; }
+    }
+    *k = i;
+    return -1;
+}
+
+/* "step diverged ...: non-finite velocity v[k] of body B (...)": the step fails
+ * (the caller leaves or restores the state of t_k) */
+static rc_status nonfinite_state(const rc_world *w, int i, int position, double x)
+{
+    int k, b = body_of_index(w, i, position, &k);
+    char name[64];
+    return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite %s %s[%d] = %g of %s; the state is left at t = %.17g",
+                        w->t + w->sim.h, w->step + 1, position ? "position" : "velocity", position ? "q" : "v", k + 1, x,
+                        b >= 0 ? body_label(w, b, name, sizeof name) : "(no body)", w->t);
+}
+
+/* The solution of step 5: every impulse, joint multiplier and velocity finite,
+ * and the residual a number (a NaN residual would pass for converged nowhere
+ * and be lost in the statistics). */
+static rc_status check_solution(rc_world *w, int worst, double res, int iters)
+{
+    for (int k = 0; k < w->nactive; k++) {
+        const int i = w->active[k];
+        const rc_contact *c = &w->contacts[i];
+        if (rc_finite(c->p[0]) && rc_finite(c->p[1])) continue;
+        char cd[256];
+        describe_contact(w, i, cd, sizeof cd);
+        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse (pN = %g, pT = %g) at %s; the state is left at t = %.17g",
+                            w->t + w->sim.h, w->step + 1, c->p[0], c->p[1], cd, w->t);
+    }
+    for (int j = 0; j < w->njoints; j++)
+        for (int r = 0; r < w->joints[j].rows; r++)
+            if (!rc_finite(w->joints[j].lambda[r])) {
+                char cd[256];
+                describe_contact(w, -2 - j, cd, sizeof cd);
+                return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse at %s; the state is left at t = %.17g",
+                                    w->t + w->sim.h, w->step + 1, cd, w->t);
+            }
+    for (int i = 0; i < w->nv; i++)
+        if (!rc_finite(w->V[i])) {
+            char cd[256];
+            describe_contact(w, worst, cd, sizeof cd);
+            int k, b = body_of_index(w, i, 0, &k);
+            char name[64];
+            return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite velocity v[%d] = %g of %s; worst %s; solver residual %.3e after %d sweeps; the state is left at t = %.17g",
+                                w->t + w->sim.h, w->step + 1, k + 1, w->V[i], b >= 0 ? body_label(w, b, name, sizeof name) : "(no body)",
+                                cd, res, iters, w->t);
+        }
+    if (!rc_finite(res)) {
+        char cd[256];
+        describe_contact(w, worst, cd, sizeof cd);
+        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): solver residual %g after %d sweeps; worst %s; the state is left at t = %.17g",
+                            w->t + w->sim.h, w->step + 1, res, iters, cd, w->t);
+    }
+    return RC_OK;
+}
+
+/* The first index of q (position = 1) or v (0) that is not finite, or -1:
+ * one branch-free pass (inf - inf and NaN - NaN are NaN). */
+static int first_nonfinite(const double *x, int n)
+{
+    double acc = 0.0;
+    for (int i = 0; i < n; i++) acc += x[i] - x[i];
+    if (acc == 0.0) return -1;
+    for (int i = 0; i < n; i++) if (!rc_finite(x[i])) return i;
+    return -1;
 }
 
 static double explore_uniform(rc_world *w)   /* xorshift64, per world */
@@ -292,8 +346,8 @@ rc_status rc_world_step(rc_world *w)
     if (rc_interrupt_requested())
         return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
     if (!rc_finite(w->t + w->sim.h))   /* a huge h: the time itself would overflow */
-        return rc_set_error(RC_ERR_NUMERIC, "non-finite state after the step at t = %.17g (step %ld): t + h = %g; "
-                            "the step is refused", w->t, w->step + 1, w->t + w->sim.h);
+        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite time t + h = %g; "
+                            "the state is left at t = %.17g", w->t, w->step + 1, w->t + w->sim.h, w->t);
     RC_CHECK(rc_world_reserve_dofs(w));
     rc_world_trim_model(w);
 
@@ -311,7 +365,7 @@ rc_status rc_world_step(rc_world *w)
      * a failed step leaves it untouched) or reads it; otherwise q and v are
      * q_k, v_k until the update, which overwrites them in place */
     const int keep = rc_world_keeps_state(w);
-    if (keep) {
+    if (keep && nv > 0) {   /* (a world without bodies has no arrays: no memcpy from NULL) */
         memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
         memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
     }
@@ -468,14 +522,8 @@ rc_status rc_world_step(rc_world *w)
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         if (s != RC_OK) return s;
     }
-    for (int i = 0; i < nv; i++)
-        if (!rc_finite(w->V[i])) {
-            char cd[256];
-            describe_contact(w, worst, cd, sizeof cd);
-            s = rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite velocity; worst %s; solver residual %.3e after %d sweeps",
-                             w->t, w->step + 1, cd, res, iters);
-            return s;
-        }
+    s = check_solution(w, worst, res, iters);
+    if (s != RC_OK) return s;
     const int converged = res <= w->sim.solver.tol;
     if (!converged) {
         char cd[256];
@@ -524,12 +572,23 @@ rc_status rc_world_step(rc_world *w)
         }
         rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
     } else {   /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same order */
-        for (int i = 0; i < nv; i++) {   /* no overflow: the same operations as the update below */
-            const double V = w->V[i], v0 = w->v[i];
-            const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
-            const double q1 = w->q[i] + h * (fremond ? V : (1.0 - theta) * v0 + theta * V);
-            if (!rc_finite(q1)) return nonfinite_state(w, i / 3, "q", i % 3, q1);
-            if (!rc_finite(v1)) return nonfinite_state(w, i / 3, "v", i % 3, v1);
+        {   /* first a pass that only checks: a non-finite v_{k+1} or q_{k+1} fails the step,
+               q_k and v_k untouched (the same expressions as the update below) */
+            double acc = 0.0;
+            for (int i = 0; i < nv; i++) {
+                const double V = w->V[i], v0 = w->v[i];
+                const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
+                const double q1 = w->q[i] + h * (fremond ? V : (1.0 - theta) * v0 + theta * V);
+                acc += (v1 - v1) + (q1 - q1);
+            }
+            if (acc != 0.0)
+                for (int i = 0; i < nv; i++) {
+                    const double V = w->V[i], v0 = w->v[i];
+                    const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
+                    const double q1 = w->q[i] + h * (fremond ? V : (1.0 - theta) * v0 + theta * V);
+                    if (!rc_finite(v1)) return nonfinite_state(w, i, 0, v1);
+                    if (!rc_finite(q1)) return nonfinite_state(w, i, 1, q1);
+                }
         }
         rc_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
         const double *md = w->mass_diag;
@@ -598,10 +657,6 @@ rc_status rc_world_step(rc_world *w)
         s = rc_joints_report(w, w->t + h, &pos_viol, &vel_viol);
         if (s != RC_OK) goto restore;
     }
-    if (keep) {   /* the in-place update checked itself before writing */
-        s = check_finite_state(w, w->q, w->v);
-        if (s != RC_OK) goto restore;
-    }
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
     int have_cw = 0, max_cw_id = -1;
     long positive = 0;
@@ -646,6 +701,12 @@ rc_status rc_world_step(rc_world *w)
         }
     }
 
+    if (keep) {   /* q_{k+1}, v_{k+1} (after the joints' projection): finite, or back to t_k */
+        int i = first_nonfinite(w->v, nv);
+        if (i >= 0) { s = nonfinite_state(w, i, 0, w->v[i]); goto restore; }
+        i = first_nonfinite(w->q, w->nq);
+        if (i >= 0) { s = nonfinite_state(w, i, 1, w->q[i]); goto restore; }
+    }
     save_contacts(w);   /* the accepted step's contacts become the state */
     rc_step_info *in = &w->info;
     w->t += h;
@@ -685,9 +746,9 @@ rc_status rc_world_step(rc_world *w)
     rc_run_stats *st = &w->stats;
     st->steps = w->step;
     if (iters > st->max_iterations) st->max_iterations = iters;
-    if (res > st->max_residual) st->max_residual = res;
+    if (!(res <= st->max_residual)) st->max_residual = res;   /* (a NaN is kept, never lost) */
     if (!converged) st->failures++;
-    if (fabs(in->balance) > st->max_abs_balance) st->max_abs_balance = fabs(in->balance);
+    if (!(fabs(in->balance) <= st->max_abs_balance)) st->max_abs_balance = fabs(in->balance);
     if (st->steps == 1 || in->E - E0 > st->max_energy_increase) {
         st->max_energy_increase = in->E - E0;
         st->t_max_energy_increase = w->t;
@@ -707,7 +768,9 @@ rc_status rc_world_step(rc_world *w)
 
 restore:    /* a failure after the update: back to the state at t_k (keep is set:
                only joints, laws' updates and work_check "error" come here) */
-    memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
-    memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
+    if (nv > 0) {
+        memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
+        memcpy(w->v, w->v0, (size_t)nv * sizeof(double));
+    }
     return s;   /* the contacts of the state (w->rec) were not touched */
 }
