@@ -362,7 +362,7 @@ static int segment_crosses(const rc_shape *P, const double a[2], const double b[
 static void poly_seg(pair_ctx *p)
 {
     const rc_shape *S = p->A, *P = p->B;
-    double nL[2], sigma = 0.0;
+    double nL[2] = { 0.0, 0.0 }, sigma = 0.0;
     if (segment_crosses(P, S->a, S->b)) {
         const double ex = S->b[0] - S->a[0], ey = S->b[1] - S->a[1], L = hypot(ex, ey);
         double up = 0.0, down = 0.0;

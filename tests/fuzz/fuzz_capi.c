@@ -28,8 +28,10 @@
  * fuzz_capi_main.c (gcc: fuzz_capi), which replays files and random inputs.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include <float.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -905,6 +907,18 @@ static void op_io(rd *r, api *a)
     }
 }
 
+/* the outputs' folder, removed at exit */
+static char out_dir[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_outputs(void) { if (out_dir[0]) nftw(out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 static void program(rd *r)
 {
     api a;
@@ -923,7 +937,14 @@ static void program(rd *r)
         return;
     }
     rc_world_set_warning_fn(a.w, quiet, &a.warnings);
-    snprintf(a.dir, sizeof a.dir, "%s/rc-fuzz-capi-%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+    /* outputs: $TMPDIR, else /dev/shm when there is one (they fsync: cheap in memory), else /tmp */
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    if (!out_dir[0]) {
+        snprintf(out_dir, sizeof out_dir, "%s/rc-fuzz-capi-%ld", tmp, (long)getpid());
+        atexit(remove_outputs);
+    }
+    snprintf(a.dir, sizeof a.dir, "%s", out_dir);
     /* a scene to start from (most inputs): the ground, a few bodies, a configuration */
     if (chance(r, 224)) {
         rc_shape_def g = rc_default_shape_def();

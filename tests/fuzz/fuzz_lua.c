@@ -73,7 +73,7 @@ typedef struct slot {
 } slot;
 
 static char base_dir[256];
-static lua_State *parent_L;   /* the driver's state, reachable until exit */
+static lua_State *volatile parent_L;   /* the driver's state, reachable until exit (volatile: kept) */
 
 /* ---------------------------------------------------------------- files */
 
@@ -469,8 +469,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    /* the cases' files: $TMPDIR, else /dev/shm when there is one (outputs fsync: cheap in memory), else /tmp */
     const char *tmp = getenv("TMPDIR");
-    snprintf(base_dir, sizeof base_dir, "%s/rc-fuzz-lua-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(base_dir, sizeof base_dir, "%s/rc-fuzz-lua-XXXXXX", tmp);
     if (!mkdtemp(base_dir)) { fprintf(stderr, "fuzz_lua: mkdtemp: %s\n", strerror(errno)); return 2; }
 
     tally t;
