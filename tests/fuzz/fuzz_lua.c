@@ -453,9 +453,8 @@ int main(int argc, char **argv)
     if (o.jobs < 1) o.jobs = 1;
     if (o.jobs > MAX_JOBS) o.jobs = MAX_JOBS;
     if (o.timeout < 1) o.timeout = 1;
-    /* one BLAS thread, and OpenMP threads that sleep when waiting (2 cores shared) */
+    /* one BLAS thread (the cases' OpenMP threads keep lua5.4's defaults) */
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    setenv("OMP_WAIT_POLICY", "passive", 0);
 
     lua_State *L = new_state();
     if (!L) return 2;

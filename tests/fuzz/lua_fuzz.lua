@@ -401,6 +401,27 @@ function A.pile()
         n, C.nB, wi, shape))
 end
 
+function A.big_pile() C.big = true end   -- made at the end of the case (see big_pile)
+
+local function big_pile()
+    -- enough grains resting side by side for a colour of more than 512 contacts:
+    -- the coloured sweeps then really run on several OpenMP threads (smaller
+    -- colours are swept by one), and the case ends right after, with a team alive
+    C.nW = C.nW + 1
+    C.nS = C.nS + 1
+    local wi, si = C.nW, C.nS
+    C.Sw[si] = wi
+    stmt(string.format("W[%d] = rc.world{ gravity = { 0, -9.81 } }; W[%d]:halfplane{}", wi, wi))
+    stmt(string.format("for i = 0, %d do local r = i // 60; W[%d]:body{ mass = 1, inertia = 1e-3, "
+        .. "q = { -3 + (i %% 60) * 0.1 + (r %% 2) * 0.05, 0.05 + r * 0.0866, 0 }, shape = rc.disk{ radius = 0.05 } } end",
+        int(1000, 1400), wi))
+    stmt(string.format("S[%d] = W[%d]:simulation{ h = 1e-3, solver = { 'nsgs', order = 'colour', threads = %d, "
+        .. "adaptive_threads = false, max_iter = %d } }", si, wi, int(2, 3), int(2, 20)))
+    emit("FZ.budget, FZ.cpu = 10, os.clock() + 2; rc.core.clear_interrupt()   -- these steps are made")
+    stmt(string.format("for _ = 1, %d do S[%d]:step() end", int(1, 4), si))
+    emit(string.format("FZ_KEEP = W[%d]   -- (a global: freed by lua_close, just before the module's dlclose)", wi))
+end
+
 function A.linear()
     if C.nW == 0 then A.world() end
     local wi = int(1, C.nW)
@@ -836,7 +857,7 @@ function A.yield() if C.inco then emit("coroutine.yield()") else A.module() end 
 
 -- weights: setup-heavy first, then everything
 local WEIGHTS = {
-    { "world", 5 }, { "tbc_world", 1 }, { "body", 14 }, { "pile", 1 }, { "linear", 2 }, { "gap", 2 }, { "shape_pool", 2 },
+    { "world", 5 }, { "tbc_world", 1 }, { "body", 14 }, { "pile", 1 }, { "big_pile", 0.012 }, { "linear", 2 }, { "gap", 2 }, { "shape_pool", 2 },
     { "law_pool", 4 }, { "law_set", 1 }, { "halfplane", 1 }, { "segment", 1 }, { "obstacle", 1 }, { "contact", 4 },
     { "joint", 5 }, { "spring", 2 }, { "sim", 6 }, { "callbacks", 4 }, { "step", 8 }, { "run", 8 }, { "output", 2 },
     { "vtk", 1 }, { "query", 5 }, { "explore", 2 }, { "force_set", 1 }, { "body_method", 5 }, { "world_method", 3 },
@@ -845,11 +866,12 @@ local WEIGHTS = {
 local TOTAL = 0
 for _, w in ipairs(WEIGHTS) do TOTAL = TOTAL + w[2] end
 local function random_action()
-    local r = int(1, TOTAL)
+    local r = unif() * TOTAL
     for _, w in ipairs(WEIGHTS) do
         r = r - w[2]
-        if r <= 0 then return A[w[1]]() end
+        if r < 0 then return A[w[1]]() end
     end
+    return A.module()
 end
 
 ------------------------------------------------------------------ the prelude (part of every case text)
@@ -1003,6 +1025,7 @@ function M.generate(seed)
     end
     if chance(0.5) then emit("collectgarbage()") end
     emit("FZ.resume()")
+    if C.big then big_pile() end
     return table.concat(out, "\n") .. "\n"
 end
 
