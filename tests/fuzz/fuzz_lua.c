@@ -151,6 +151,11 @@ static void signature(const char *err, const char *cls, char *sig, size_t n)
             snprintf(sig, n, "%.60s in %.*s (%.60s)", kind, (int)(fn > 80 ? 80 : fn), p + 4, file ? file + 1 : "?");
             break;
         }
+        if ((p = strstr(line, "FUZZ-INTERNAL: ")) != NULL && !strcmp(cls, "internal error")) {
+            char *file = strstr(p, "ricochet/");   /* "ricochet/init.lua:123: message" */
+            snprintf(sig, n, "internal error: %.160s", file ? file : p + 15);
+            break;
+        }
         if ((p = strstr(line, "FUZZ-NONFINITE: ")) != NULL) {
             snprintf(sig, n, "non-finite state: %.200s", p + 16);
             char *num = strpbrk(sig, "0123456789");   /* "body 3: v[1]" -> one class */

@@ -218,12 +218,12 @@ local function callback(kind, rows)
     local body = {}
     local p_odd = C.pm > 0 and 0.35 or 0.12
     if chance(p_odd) then
-        local e = effect(kind)
-        if chance(0.6) then
-            body[#body + 1] = string.format("if FZ.tick(%d) > %d then %s end", C.cb, int(0, 6), e)
-        else
-            body[#body + 1] = e
-        end
+        -- from call k + 1 on (the probes at creation pass), during a window of calls
+        -- (an effect on every call of a law's xi, say a full collection, would make a
+        -- step of the generic solver last minutes)
+        local k = int(0, 6)
+        body[#body + 1] = string.format("local n_ = FZ.tick(%d) if n_ > %d and n_ <= %d then %s end",
+                                        C.cb, k, k + pick{ 1, 2, 5, 20 }, effect(kind))
     end
     local res
     if BAD[kind] and chance(C.pm > 0 and 0.25 or 0.06) then
@@ -884,9 +884,13 @@ do
   -- every successful step: q and v of every body finite (else exit 42)
   local step, body_count, body_state = core.step, core.body_count, core.body_state
   local function bad(x) return type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge end
+  -- past the CPU budget by 1 s, Lua code on a stepping thread is stopped too (as
+  -- the program's SIGINT does): a callback that makes a step last long
+  local function stop() if os.clock() > FZ.cpu + 1 then error("fuzz: the case's CPU budget is spent", 2) end end
   core.step = function(c, ...)
     FZ.budget = FZ.budget - 1
     if FZ.budget < 0 or os.clock() > FZ.cpu then core.request_interrupt() end
+    if debug.gethook() == nil then debug.sethook(stop, "", 10000) end
     local ok, msg, status = step(c, ...)
     if ok then
       FZ.steps = FZ.steps + 1
