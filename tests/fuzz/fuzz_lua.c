@@ -2,7 +2,8 @@
  * fuzz_lua.c -- the driver of the Lua API fuzzer (docs/security.md, "Fuzzing").
  *
  *   fuzz_lua [--count N] [--seed S] [--jobs J] [--timeout SEC] [--strict] [--quiet]
- *   fuzz_lua --case SEED      run one case and show everything it wrote
+ *   fuzz_lua --case SEED [--repeat K]  run one case (K times: a use after free may
+ *                             crash only sometimes) and show everything it wrote
  *   fuzz_lua --print SEED     print the case's script (runs with lua5.4 as is)
  *
  * The cases are Lua scripts made by tests/fuzz/lua_fuzz.lua from their seed.
@@ -422,7 +423,7 @@ static int finish_case(slot *s, int wstatus, tally *t, const opts *o, int show)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: fuzz_lua [--count N] [--seed S] [--jobs J] [--timeout SEC] [--strict] [--quiet]\n"
-               "       fuzz_lua --case SEED | --print SEED\n");
+               "       fuzz_lua --case SEED [--repeat K] | --print SEED\n");
 }
 
 static long long parse_ll(const char *s, const char *opt)
@@ -441,7 +442,7 @@ static long long parse_ll(const char *s, const char *opt)
 int main(int argc, char **argv)
 {
     opts o = { 1, 1000, 1, 30, 0, 0 };
-    long long one = -1, print = -1;
+    long long one = -1, print = -1, repeat = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--count")) { o.count = parse_ll(v, a); i++; }
@@ -450,6 +451,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--timeout")) { o.timeout = (int)parse_ll(v, a); i++; }
         else if (!strcmp(a, "--case")) { one = parse_ll(v, a); i++; }
         else if (!strcmp(a, "--print")) { print = parse_ll(v, a); i++; }
+        else if (!strcmp(a, "--repeat")) { repeat = parse_ll(v, a); i++; }
         else if (!strcmp(a, "--strict")) o.strict = 1;
         else if (!strcmp(a, "--quiet")) o.quiet = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
@@ -486,7 +488,7 @@ int main(int argc, char **argv)
     struct timespec T0, T1;
     clock_gettime(CLOCK_MONOTONIC, &T0);
     int show = one >= 0;
-    long long first = show ? one : o.seed, last = show ? one : o.seed + o.count - 1;
+    long long first = show ? one : o.seed, last = show ? one + (repeat > 1 ? repeat - 1 : 0) : o.seed + o.count - 1;
     if (show) o.jobs = 1;
     long long next = first;
     int running = 0, setup_failed = 0;
@@ -495,7 +497,7 @@ int main(int argc, char **argv)
         while (next <= last && running < o.jobs && !setup_failed) {
             int k = 0;
             while (slots[k].pid) k++;
-            if (start_case(L, &slots[k], k, next, &o, show) != 0) { setup_failed = 1; break; }
+            if (start_case(L, &slots[k], k, show ? one : next, &o, show) != 0) { setup_failed = 1; break; }
             next++;
             running++;
         }
@@ -518,6 +520,8 @@ int main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &T1);
     double secs = (double)(T1.tv_sec - T0.tv_sec) + 1e-9 * (double)(T1.tv_nsec - T0.tv_nsec);
+    if (show && repeat > 1)
+        printf("fuzz_lua: case %lld run %lld times: %lld failed\n", one, t.cases, t.failures);
     if (!show) {
         printf("fuzz_lua: %lld cases (seeds %lld..%lld) in %.1f s: %lld completed, %lld raised, %lld failed; "
                "%lld successful steps checked; %lld internal errors in %lld cases; slowest case %lld (%.2f s)\n",
