@@ -5,9 +5,10 @@
  *
  *   fuzz_capi [--runs N] [--seed S] [--max-len L] [--timeout SEC] [FILE|DIR]...
  *
- * Replays every FILE (and every file of every DIR: a libFuzzer corpus or a
- * crash file), then runs N random inputs: input i of seed S is a function of
- * (S, i) only, of length up to L bytes (default 1024). A crash, a failed
+ * Replays every FILE (and every file of every DIR: a libFuzzer corpus, crash
+ * files, tests/fuzz/corpus-capi), then runs N random inputs (default 1000, or
+ * none when files are given without --runs): input i of seed S is a function
+ * of (S, i) only, of length up to L bytes (default 1024). A crash, a failed
  * check (abort) or a sanitizer report prints which input it was (and writes
  * its bytes to crash-capi-S-I in the current folder, for replay); an input
  * running longer than SEC seconds (default 20) is reported as a hang.
@@ -152,6 +153,7 @@ static int run_path(const char *path, int timeout, long *files)
 int main(int argc, char **argv)
 {
     unsigned long long runs = 1000, seed = 1;
+    int runs_given = 0, paths = 0;
     size_t max_len = 1024;
     int timeout = 20, bad = 0;
     long files = 0;
@@ -169,7 +171,7 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--runs") && v) { runs = strtoull(v, NULL, 10); i++; }
+        if (!strcmp(a, "--runs") && v) { runs = strtoull(v, NULL, 10); runs_given = 1; i++; }
         else if (!strcmp(a, "--seed") && v) { seed = strtoull(v, NULL, 10); i++; }
         else if (!strcmp(a, "--max-len") && v) { max_len = (size_t)strtoull(v, NULL, 10); i++; }
         else if (!strcmp(a, "--timeout") && v) { timeout = atoi(v); i++; }
@@ -177,8 +179,9 @@ int main(int argc, char **argv)
             printf("usage: fuzz_capi [--runs N] [--seed S] [--max-len L] [--timeout SEC] [FILE|DIR]...\n");
             return 0;
         } else if (a[0] == '-') { fprintf(stderr, "fuzz_capi: unknown option %s\n", a); return 2; }
-        else { bad |= run_path(a, timeout, &files); runs = 0; }
+        else { bad |= run_path(a, timeout, &files); paths = 1; }
     }
+    if (paths && !runs_given) runs = 0;   /* files only */
     if (max_len == 0) max_len = 1;
     uint8_t *buf = malloc(max_len);
     if (!buf) return 2;
