@@ -419,6 +419,28 @@ static void poly_poly_all(pair_ctx *p)
     }
 }
 
+/* Overlapping polygons whose reference face clips nothing: one contact, the
+ * vertex deepest inside the other polygon (by its edge lines), with the
+ * features, gap and normal of poly_poly_all. */
+static void poly_poly_deepest(pair_ctx *p)
+{
+    int best_f = -1, best_e = 0, best_side = 0;
+    double best = 0.0;
+    for (int side = 0; side < 2; side++) {
+        const rc_shape *V = side ? p->B : p->A, *E = side ? p->A : p->B;
+        for (int i = 0; i < V->nvert; i++) {
+            int e;
+            double s;
+            (void)vertex_edge(E, V->wvert[i], 0.0, &e, &s);
+            if (s < best) { best = s; best_f = (side ? p->A->nvert : 0) + i; best_e = e; best_side = side; }
+        }
+    }
+    if (best_f < 0) return;   /* no vertex inside: two bars crossing, which the faces clip */
+    const rc_shape *V = best_side ? p->B : p->A, *E = best_side ? p->A : p->B;
+    const double sg = best_side ? 1.0 : -1.0, n[2] = { sg * E->wnorm[best_e][0], sg * E->wnorm[best_e][1] };
+    emit(p, best_f, best, n, V->wvert[best_f - (best_side ? p->A->nvert : 0)]);
+}
+
 /* Separation of polygon Q from polygon P along P's edge normals: the largest
  * over P's edges e of min over Q's vertices of N_e.(y - x_e); *edge = argmax. */
 static double poly_separation(const rc_shape *P, const rc_shape *Q, int *edge)
@@ -485,8 +507,13 @@ static void poly_poly(pair_ctx *p)
     const double t[2] = { (x[0][0] - r1[0]) * tx + (x[0][1] - r1[1]) * ty,
                           (x[1][0] - r1[0]) * tx + (x[1][1] - r1[1]) * ty };
     /* beside the face: a corner passing a corner, a contact once they overlap
-     * (and the axis of largest separation changes) */
-    if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) return;
+     * (and the axis of largest separation changes) -- unless they overlap
+     * already (a short reference face between two nearly parallel edges of a
+     * skinny polygon): then the vertex deepest inside the other polygon */
+    if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) {
+        if ((sa > sb ? sa : sb) < 0.0) poly_poly_deepest(p);
+        return;
+    }
     /* each end: over the face, the incident vertex (cut = 0); beyond it, the
      * face's end vertex (cut = 1) unless the other end lies on that vertex */
     int feat[2], cut[2], keep[2] = { 1, 1 };
