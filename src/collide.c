@@ -419,28 +419,6 @@ static void poly_poly_all(pair_ctx *p)
     }
 }
 
-/* Overlapping polygons whose reference face clips nothing: one contact, the
- * vertex deepest inside the other polygon (by its edge lines), with the
- * features, gap and normal of poly_poly_all. */
-static void poly_poly_deepest(pair_ctx *p)
-{
-    int best_f = -1, best_e = 0, best_side = 0;
-    double best = 0.0;
-    for (int side = 0; side < 2; side++) {
-        const rc_shape *V = side ? p->B : p->A, *E = side ? p->A : p->B;
-        for (int i = 0; i < V->nvert; i++) {
-            int e;
-            double s;
-            (void)vertex_edge(E, V->wvert[i], 0.0, &e, &s);
-            if (s < best) { best = s; best_f = (side ? p->A->nvert : 0) + i; best_e = e; best_side = side; }
-        }
-    }
-    if (best_f < 0) return;   /* no vertex inside: two bars crossing, which the faces clip */
-    const rc_shape *V = best_side ? p->B : p->A, *E = best_side ? p->A : p->B;
-    const double sg = best_side ? 1.0 : -1.0, n[2] = { sg * E->wnorm[best_e][0], sg * E->wnorm[best_e][1] };
-    emit(p, best_f, best, n, V->wvert[best_f - (best_side ? p->A->nvert : 0)]);
-}
-
 /* Separation of polygon Q from polygon P along P's edge normals: the largest
  * over P's edges e of min over Q's vertices of N_e.(y - x_e); *edge = argmax. */
 static double poly_separation(const rc_shape *P, const rc_shape *Q, int *edge)
@@ -506,12 +484,17 @@ static void poly_poly(pair_ctx *p)
     const double tx = (r2[0] - r1[0]) / lf, ty = (r2[1] - r1[1]) / lf;
     const double t[2] = { (x[0][0] - r1[0]) * tx + (x[0][1] - r1[1]) * ty,
                           (x[1][0] - r1[0]) * tx + (x[1][1] - r1[1]) * ty };
+    /* I's deepest vertex against the face's line: its gap is the separation
+     * along N, < 0 when the polygons overlap */
+    const double sg = flip ? -1.0 : 1.0, *xd = I->wvert[deep];
+    const double n_face[2] = { sg * N[0], sg * N[1] };
+    const double g_deep = N[0] * (xd[0] - r1[0]) + N[1] * (xd[1] - r1[1]);
     /* beside the face: a corner passing a corner, a contact once they overlap
-     * (and the axis of largest separation changes) -- unless they overlap
-     * already (a short reference face between two nearly parallel edges of a
-     * skinny polygon): then the vertex deepest inside the other polygon */
+     * (and the axis of largest separation changes) -- or already overlapping
+     * (a short reference face between two nearly parallel edges of a skinny
+     * polygon): the deepest vertex */
     if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) {
-        if ((sa > sb ? sa : sb) < 0.0) poly_poly_deepest(p);
+        if (g_deep < 0.0) emit(p, fI + deep, g_deep, n_face, xd);
         return;
     }
     /* each end: over the face, the incident vertex (cut = 0); beyond it, the
@@ -525,17 +508,28 @@ static void poly_poly(pair_ctx *p)
         keep[k] = (t[1 - k] - f) * (t[k] - f) < 0.0;
         feat[k] = fR + (f == 0.0 ? er : (er + 1) % R->nvert);
     }
-    const double sg = flip ? -1.0 : 1.0, *NI = I->wnorm[ei], *xi = x[0];
+    const double *NI = I->wnorm[ei], *xi = x[0];
+    double g[2];
+    for (int k = 0; k < 2; k++) {
+        const double *rv = cut[k] ? R->wvert[feat[k] - fR] : NULL;
+        g[k] = !cut[k] ? N[0] * (x[k][0] - r1[0]) + N[1] * (x[k][1] - r1[1])      /* vertex vs the face */
+                       : NI[0] * (rv[0] - xi[0]) + NI[1] * (rv[1] - xi[1]);       /* face's end vs the edge */
+    }
+    /* overlapping, yet no end inside (both cut at the ends of a short face, the
+     * incident edge passing under it): the deepest vertex alone */
+    if (g_deep < 0.0 && !(keep[0] && g[0] < 0.0) && !(keep[1] && g[1] < 0.0)) {
+        emit(p, fI + deep, g_deep, n_face, xd);
+        return;
+    }
     const int first = feat[0] < feat[1] ? 0 : 1;   /* features in increasing order (sorted keys) */
     for (int kk = 0; kk < 2; kk++) {
         const int k = kk ? 1 - first : first;
         if (!keep[k]) continue;
         if (!cut[k]) {   /* incident vertex against the reference face */
-            const double n[2] = { sg * N[0], sg * N[1] };
-            emit(p, feat[k], N[0] * (x[k][0] - r1[0]) + N[1] * (x[k][1] - r1[1]), n, x[k]);
+            emit(p, feat[k], g[k], n_face, x[k]);
         } else {         /* the reference vertex against the incident edge's line */
-            const double *rv = R->wvert[feat[k] - fR], n[2] = { -sg * NI[0], -sg * NI[1] };
-            emit(p, feat[k], NI[0] * (rv[0] - xi[0]) + NI[1] * (rv[1] - xi[1]), n, rv);
+            const double n[2] = { -sg * NI[0], -sg * NI[1] };
+            emit(p, feat[k], g[k], n, R->wvert[feat[k] - fR]);
         }
     }
 }
