@@ -742,10 +742,6 @@ static void set_key(lua_State *L, int keys, int t, int k, double x)
     lua_rawset(L, t);
 }
 
-/* ctx: the step's fields (t, h, theta, unknown) are stored in the table and
- * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
- * are read on demand through __index from the contact being solved, so that
- * laws that do not read them do not pay for them. */
 /* A ctx used outside its call: the error at the line that used it. */
 static int ctx_dead(lua_State *L)
 {
@@ -762,6 +758,10 @@ static int ctx_newindex(lua_State *L)
     return 0;
 }
 
+/* ctx: the step's fields (t, h, theta, unknown) are stored in the table and
+ * refreshed once per step; the contact's fields (contact, gN, nx, ny, tx, ty)
+ * are read on demand through __index from the contact being solved, so that
+ * laws that do not read them do not pay for them. */
 static int ctx_index(lua_State *L)
 {
     const lrc_ctx_cell *cell = (const lrc_ctx_cell *)lua_touserdata(L, lua_upvalueindex(1));
@@ -2372,5 +2372,11 @@ int luaopen_ricochet_core(lua_State *L)
     lua_setfield(L, -2, "GROUND");
     lua_pushinteger(L, RC_MAX_POLYGON_VERTICES);
     lua_setfield(L, -2, "MAX_POLYGON_VERTICES");
+    lua_pushnumber(L, RC_MAX_GRAVITY);
+    lua_setfield(L, -2, "MAX_GRAVITY");
+    lua_pushnumber(L, RC_MIN_H);
+    lua_setfield(L, -2, "MIN_H");
+    lua_pushnumber(L, RC_MAX_H);
+    lua_setfield(L, -2, "MAX_H");
     return 1;
 }

@@ -66,9 +66,15 @@ int rc_openmp(void);
 
 typedef struct rc_world rc_world;
 
+/* Limits of inputs that are finite but can only overflow or never end
+ * (docs/c-api.md, "Limits"): refused with the reason. */
+#define RC_MAX_GRAVITY 1e12     /* |gravity component|                         */
+#define RC_MIN_H 1e-12          /* the time step h ...                         */
+#define RC_MAX_H 1e6            /* ... is in [RC_MIN_H, RC_MAX_H]              */
+
 typedef struct rc_world_def {
     int dim;                /* 2 (planar); 3 is reserved                      */
-    double gravity[3];      /* default (0, 0, 0)                              */
+    double gravity[3];      /* default (0, 0, 0); |each| <= RC_MAX_GRAVITY    */
     double contact_margin;  /* contacts are tracked while g_N <= margin
                                (default 0.01); must be >= 0                   */
     /* law used for pairs that no rule names (default: Newton, e = 0, mu = 0) */
@@ -507,7 +513,7 @@ typedef enum rc_work_check {
 typedef struct rc_sim_def {
     rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
     double theta;               /* in [0, 1], default 0.5        */
-    double h;                   /* > 0, default 1e-3             */
+    double h;                   /* in [RC_MIN_H, RC_MAX_H], default 1e-3 */
     rc_activation activation;   /* default RC_ACTIVATE_GAP       */
     double gamma;               /* anticipation factor, default 0.5 */
     double persist_tol;         /* a contact that carried a normal impulse in

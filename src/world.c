@@ -136,9 +136,13 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
     rc_world_def d = def ? *def : rc_default_world_def();
     if (d.dim != 2)
         return rc_set_error(RC_ERR_ARG, "world: 'dim' must be 2 (got %d; 3 is not available yet)", d.dim);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
         if (!rc_finite(d.gravity[i]))
             return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
+        if (fabs(d.gravity[i]) > RC_MAX_GRAVITY)
+            return rc_set_error(RC_ERR_ARG, "world: 'gravity[%d]' = %g is beyond the limit of %g in magnitude "
+                                "(velocities and energies would overflow)", i + 1, d.gravity[i], RC_MAX_GRAVITY);
+    }
     if (!rc_finite(d.contact_margin) || d.contact_margin < 0.0)
         return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
     if (!rc_finite(d.periodic_x[0]) || !rc_finite(d.periodic_x[1])
@@ -278,6 +282,10 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
         return rc_set_error(RC_ERR_ARG, "body: 'mass' must be > 0 (got %g)", def->mass);
     if (!rc_finite(def->inertia) || def->inertia <= 0.0)
         return rc_set_error(RC_ERR_ARG, "body: 'inertia' must be > 0 (got %g)", def->inertia);
+    if (!rc_finite(1.0 / def->mass))
+        return rc_set_error(RC_ERR_ARG, "body: 'mass' = %g is too small: 1/mass is not a finite number", def->mass);
+    if (!rc_finite(1.0 / def->inertia))
+        return rc_set_error(RC_ERR_ARG, "body: 'inertia' = %g is too small: 1/inertia is not a finite number", def->inertia);
     RC_CHECK(check_vec(def->q, 3, "body", "q"));
     RC_CHECK(check_vec(def->v, 3, "body", "v"));
     RC_CHECK(check_vec(def->force, 3, "body", "force"));
@@ -774,6 +782,12 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
     if (!rc_finite(def->h) || def->h <= 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
+    if (def->h < RC_MIN_H)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is below the limit of %g (runs would not end; "
+                            "forces = impulses / h would overflow)", def->h, RC_MIN_H);
+    if (def->h > RC_MAX_H)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is above the limit of %g (positions and velocities "
+                            "would overflow)", def->h, RC_MAX_H);
     if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
     if (!rc_finite(def->gamma) || def->gamma < 0.0)

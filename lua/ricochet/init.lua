@@ -23,6 +23,11 @@ local fmt = string.format
 local rc = {}
 rc.version = core.version
 rc.GROUND = core.GROUND
+-- Limits of finite inputs that can only overflow or never end (docs/lua-api.md, "Limits")
+rc.MAX_GRAVITY = core.MAX_GRAVITY   -- |gravity component|
+rc.MIN_H, rc.MAX_H = core.MIN_H, core.MAX_H
+rc.MAX_RUN_STEPS = 1e9              -- steps of one sim:run (T / h)
+rc.MAX_MATRIX_ENTRIES = 1e7         -- rows x columns of a matrix read by rc.read_matrix
 rc.core = core
 
 -- Heap allocations made by the kernel so far (rc_alloc_count).
@@ -752,6 +757,12 @@ function rc.world(t)
     local dim = integer(fname, "dim", t.dim, 2)
     if dim ~= 2 then fail(fname, "'dim' must be 2 (got %s; 3 is not available yet)", show(t.dim)) end
     local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", { 0, 0 })
+    for i = 1, 2 do
+        if math.abs(g[i]) > rc.MAX_GRAVITY then
+            fail(fname, "'gravity[%d]' = %s is beyond the limit of %g in magnitude (velocities and energies would overflow)",
+                 i, show(g[i]), rc.MAX_GRAVITY)
+        end
+    end
     local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
@@ -862,6 +873,10 @@ function World:body(t)
     option(fname, "kind", t.kind, "rigid2d", { "rigid2d" })
     local mass = positive(fname, "mass", number(fname, "mass", t.mass, REQUIRED))
     local inertia = positive(fname, "inertia", number(fname, "inertia", t.inertia, REQUIRED))
+    for _, k in ipairs { "mass", "inertia" } do
+        local x = k == "mass" and mass or inertia
+        if not isfinite(1 / x) then fail(fname, "'%s' = %s is too small: 1/%s is not a finite number", k, show(x), k) end
+    end
     local q = vec(fname, "q", t.q, 3, "{x, y, theta}", { 0, 0, 0 })
     local v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", { 0, 0, 0 })
     local force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", { 0, 0, 0 })
@@ -1540,8 +1555,8 @@ local function read_matrix_market(fname, path, lines, first)
     if sym ~= "general" and sym ~= "symmetric" then
         hfail("symmetry %s is not supported (general or symmetric)", show(sym))
     end
-    local nr, nc, nnz, size_line, rows
-    local seen, count = {}, 0
+    local nr, nc, rows
+    local seen = {}
     for ln = first + 1, #lines do
         local l = lines[ln]
         if l:match("^%s*%%") or not l:match("%S") then
@@ -1557,7 +1572,26 @@ local function read_matrix_market(fname, path, lines, first)
                 if sym == "symmetric" and a ~= b then
                     fail(fname, "%s:%d: a symmetric matrix must be square (got %d x %d)", path, ln, a, b)
                 end
-                nr, nc, nnz, size_line = a, b, c, ln
+                nr, nc = a, b
+                -- the declared sizes against the limit and the entries present,
+                -- before the dense table is made (a 60-byte header may declare
+                -- 10^5 x 10^5)
+                if a * 1.0 * b > rc.MAX_MATRIX_ENTRIES then
+                    fail(fname, "%s:%d: a %d x %d matrix has more than the limit of %g entries (rc.MAX_MATRIX_ENTRIES)",
+                         path, ln, a, b, rc.MAX_MATRIX_ENTRIES)
+                end
+                local present, extra_line = 0, nil
+                for l2 = ln + 1, #lines do
+                    if not (lines[l2]:match("^%s*%%") or not lines[l2]:match("%S")) then
+                        present = present + 1
+                        if present == c + 1 then extra_line = l2 end
+                    end
+                end
+                if present > c then
+                    fail(fname, "%s:%d: more entries than the %d announced on line %d", path, extra_line, c, ln)
+                elseif present < c then
+                    fail(fname, "%s: %d entries announced on line %d, %d found", path, c, ln, present)
+                end
                 rows = {}
                 for i = 1, nr do
                     local r = {}
@@ -1580,19 +1614,12 @@ local function read_matrix_market(fname, path, lines, first)
                     fail(fname, "%s:%d: entry (%d, %d) is given twice (first on line %d)", path, ln, ki, kj, seen[key])
                 end
                 seen[key] = ln
-                count = count + 1
-                if count > nnz then
-                    fail(fname, "%s:%d: more entries than the %d announced on line %d", path, ln, nnz, size_line)
-                end
                 rows[i][j] = v + 0.0
                 if sym == "symmetric" then rows[j][i] = v + 0.0 end
             end
         end
     end
     if not nr then fail(fname, "%s: the size line 'rows columns entries' is missing", path) end
-    if count < nnz then
-        fail(fname, "%s: %d entries announced on line %d, %d found", path, nnz, size_line, count)
-    end
     return rows
 end
 
@@ -1604,6 +1631,11 @@ function rc.read_matrix(path)
     if type(path) ~= "string" or path == "" then fail(fname, "'path' must be a file name (got %s)", show(path)) end
     local f, err = io.open(path, "r")
     if not f then fail(fname, "cannot open %s", err) end
+    local probe, rerr = f:read(0)   -- a folder opens, but cannot be read
+    if probe == nil and rerr then
+        f:close()
+        fail(fname, "cannot read %s: %s", path, rerr)
+    end
     local lines = {}
     for l in f:lines() do lines[#lines + 1] = l end
     f:close()
@@ -1792,6 +1824,12 @@ function World:simulation(t)
     if def.project_max_iter < 1 then
         fail(fname, "'project_max_iter' must be >= 1 (got %s)", show(t.project_max_iter))
     end
+    if def.h < rc.MIN_H then
+        fail(fname, "'h' = %s is below the limit of %g (runs would not end; forces = impulses / h would overflow)",
+             show(def.h), rc.MIN_H)
+    elseif def.h > rc.MAX_H then
+        fail(fname, "'h' = %s is above the limit of %g (positions and velocities would overflow)", show(def.h), rc.MAX_H)
+    end
     if def.scheme == "moreau-jean-fremond" and def.theta == 0 then
         fail(fname, "'theta' must be > 0 for moreau-jean-fremond (got 0)")
     end
@@ -1805,8 +1843,8 @@ function World:simulation(t)
 end
 
 function Sim.__index(self, k)
-    if k == "t" then return core.time(rawget(self, "world")._c) end
-    if k == "steps" then return core.step_count(rawget(self, "world")._c) end
+    if k == "t" then return core.time(world_core("sim.t", rawget(self, "world"))) end
+    if k == "steps" then return core.step_count(world_core("sim.steps", rawget(self, "world"))) end
     return Sim[k]
 end
 
@@ -2082,10 +2120,17 @@ function Sim:force_set(t)
         end
     end
 
+    if #targets == 0 then   -- (the LP would have no variable)
+        fail(fname, "contact = \"all\": no contact of %s is active (%d contact%s within the margin, none in the "
+                    .. "index set): there is no force set to compute", where, #list, #list == 1 and "" or "s")
+    end
     local fs = require "ricochet.force_set"
     local ok, sets = pcall(fs.compute, { h = h, W0 = W0, contacts = list, bodies = bodies, period = period },
                            targets, { directions = directions, refine = refine, max_lp = max_lp })
-    if not ok then fail(fname, "%s", (tostring(sets):gsub("^.-force_set: ", ""))) end
+    if not ok then   -- in the user's words: no position inside the library, no internal function name
+        local m = tostring(sets):gsub("^.-force_set: ", ""):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("^lp%.%a+: ", "")
+        fail(fname, "%s", m)
+    end
     for i, s in ipairs(sets) do
         local ct = list[targets[i]]
         s.impulse = { ct.pN, ct.pT }
@@ -2291,6 +2336,10 @@ function Sim:run(t)
     local def = core.sim_def(c)
     local h = def.h
     local steps0 = core.step_count(c)
+    if T / h > rc.MAX_RUN_STEPS then
+        fail(fname, "T / h = %s / %s = %s steps is beyond the limit of %g steps per run (the run would not end)",
+             show(T), show(h), show(T / h), rc.MAX_RUN_STEPS)
+    end
     local n = floor(T / h + 0.5) - steps0
     local k0, p0 = core.energy(c)
     local E0 = k0 + p0
@@ -2360,13 +2409,26 @@ end
 
 ------------------------------------------------------------------ summaries, program support
 
-local function g(x, f)
-    if x == nil then return "-" end
-    return fmt(f or "%.6g", x)
-end
-
 -- The summary of a run as aligned text lines.
 function rc.format_summary(s)
+    local fname = "rc.format_summary"
+    check_table(fname, s, "rc.format_summary(sim:run{ T = 1 })")
+    for _, k in ipairs { "scenario", "scheme", "out", "status" } do
+        if s[k] ~= nil and type(s[k]) ~= "string" then fail(fname, "'%s' must be a string (got %s)", k, show(s[k])) end
+    end
+    local function g(x, f)
+        if x == nil then return "-" end
+        return fmt(f or "%.6g", x)
+    end
+    for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
+                         "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings" } do
+        local x = s[k]
+        if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
+        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings")
+           and not math.tointeger(x) then
+            fail(fname, "'%s' must be an integer (got %s)", k, show(x))
+        end
+    end
     local rows = {}
     local function row(k, v) rows[#rows + 1] = fmt("  %-9s %s", k, v) end
     rows[#rows + 1] = "ricochet: run summary"

@@ -176,7 +176,36 @@ RC_TEST(defect5_the_last_threaded_world_shuts_the_team_down)
     rc_nsgs_parallel_min = 512;
 }
 
+/* Finite inputs that can only overflow or never end are refused (C API). */
+RC_TEST(absurd_inputs_are_refused_with_the_reason)
+{
+    rc_world_def wd = rc_default_world_def();
+    wd.gravity[1] = -1e300;
+    rc_world *w = NULL;
+    CHECK(rc_world_create(&wd, &w) == RC_ERR_ARG && w == NULL);
+    CHECK(strstr(rc_last_error(), "world: 'gravity[2]' = -1e+300 is beyond the limit of 1e+12") != NULL);
+    wd.gravity[1] = -RC_MAX_GRAVITY;
+    CHECK_OK(rc_world_create(&wd, &w));
+    if (!w) return;
+    rc_sim_def sd = rc_default_sim_def();
+    sd.h = 1e-300;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "simulation: 'h' = 1e-300 is below the limit of 1e-12") != NULL);
+    sd.h = 1e300;
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "simulation: 'h' = 1e+300 is above the limit of 1e+06") != NULL);
+    sd.h = RC_MIN_H;
+    CHECK_OK(rc_world_configure(w, &sd));
+    rc_body_def bd = rc_default_body_def();
+    bd.mass = 1e-309;
+    CHECK(rc_body_create(w, &bd, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "body: 'mass' = 1e-309 is too small: 1/mass is not a finite number") != NULL);
+    CHECK(rc_body_count(w) == 0);
+    rc_world_destroy(w);
+}
+
 RC_TEST_MAIN(T(defect3_body_energy_of_a_linear_body_beside_a_joint),
              T(defect4_output_open_cannot_open_the_history),
              T(defect5_the_last_threaded_world_shuts_the_team_down),
-             T(defect6_empty_world_with_work_check_error_steps))
+             T(defect6_empty_world_with_work_check_error_steps),
+             T(absurd_inputs_are_refused_with_the_reason))

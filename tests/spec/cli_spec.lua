@@ -278,7 +278,7 @@ local ball = w:body{ name = "ball", mass = 1, inertia = 0.1, q = { 0, 1, 0 }, sh
 w:halfplane{}
 w:contact{ ball, w.ground, law = rc.newton{ e = 0.9 }, name = "C" }
 local sim = w:simulation{ h = 1e-4 }
-sim:run{ T = 1e9 }
+sim:run{ T = 1e5 }   -- 1e9 steps (rc.MAX_RUN_STEPS): until the interrupt
 ]])
         local out_dir = dir .. "/o"
         local code, out, err = sh("timeout --preserve-status -s INT 1 " .. q(BIN) .. " run " .. q(path)

@@ -219,3 +219,124 @@ describe("no silent non-finite state (issue 10)", function()
         assert.are.same({ 0, 0, 0 }, b:q())
     end)
 end)
+
+describe("absurd but finite inputs are refused with the reason (issue 10)", function()
+    it("gravity beyond rc.MAX_GRAVITY", function()
+        assert.are.equal(1e12, rc.MAX_GRAVITY)
+        assert.matches("rc.world: 'gravity[2]' = -1e+300 is beyond the limit of 1e+12 in magnitude "
+                       .. "(velocities and energies would overflow)",
+                       error_of(rc.world, { gravity = { 0, -1e300 } }), 1, true)
+        assert.matches("'gravity[1]' = 1000001000000 is beyond the limit",
+                       error_of(rc.world, { gravity = { 1.000001e12, 0 } }), 1, true)
+        rc.world{ gravity = { 1e12, -1e12 } }:close()   -- the limit itself is allowed
+    end)
+
+    it("h outside [rc.MIN_H, rc.MAX_H]", function()
+        local w = rc.world{}
+        assert.matches("world:simulation: 'h' = 1e-300 is below the limit of 1e-12 (runs would not end; "
+                       .. "forces = impulses / h would overflow)", error_of(w.simulation, w, { h = 1e-300 }), 1, true)
+        assert.matches("world:simulation: 'h' = 1e+300 is above the limit of 1e+06 (positions and velocities "
+                       .. "would overflow)", error_of(w.simulation, w, { h = 1e300 }), 1, true)
+        w:simulation{ h = rc.MIN_H }
+        w:simulation{ h = rc.MAX_H }
+    end)
+
+    it("T / h beyond rc.MAX_RUN_STEPS steps in one sim:run", function()
+        local w = rc.world{}
+        local sim = w:simulation{ h = 1e-3 }
+        assert.matches("sim:run: T / h = 1e+300 / 0.001 = 1e+303 steps is beyond the limit of 1e+09 steps per run "
+                       .. "(the run would not end)", error_of(sim.run, sim, { T = 1e300 }), 1, true)
+        assert.matches("beyond the limit of 1e+09 steps", error_of(sim.run, sim, { T = 1.000001e6 }), 1, true)
+        assert.are.equal(0, sim.steps)
+    end)
+
+    it("a mass or inertia whose inverse is not finite", function()
+        local w = rc.world{}
+        assert.matches("world:body: 'mass' = 1e-309 is too small: 1/mass is not a finite number",
+                       error_of(w.body, w, { mass = 1e-309, inertia = 1 }), 1, true)
+        assert.matches("world:body: 'inertia' = 3e-309 is too small: 1/inertia is not a finite number",
+                       error_of(w.body, w, { mass = 1, inertia = 3e-309 }), 1, true)
+    end)
+end)
+
+describe("rc.read_matrix checks a Matrix Market header before allocating (issue 10)", function()
+    local function mtx(text)
+        local p = os.tmpname()
+        write_file(p, text)
+        return p
+    end
+
+    it("a 60-byte header declaring 100 000 x 100 000 is refused by the entry limit", function()
+        local p = mtx("%%MatrixMarket matrix coordinate real general\n100000 100000 0\n")
+        assert.are.equal(1e7, rc.MAX_MATRIX_ENTRIES)
+        assert.matches("rc.read_matrix: " .. p .. ":2: a 100000 x 100000 matrix has more than the limit of 1e+07 "
+                       .. "entries (rc.MAX_MATRIX_ENTRIES)", error_of(rc.read_matrix, p), 1, true)
+        os.remove(p)
+    end)
+
+    it("declared entries are counted against the lines present before the matrix is made", function()
+        -- 3000 x 3000 is under the limit, but 5 entries are announced and 1 is
+        -- there: refused without making the 9e6-entry table (it was made first)
+        local p = mtx("%%MatrixMarket matrix coordinate real general\n3000 3000 5\n1 1 2.5\n")
+        collectgarbage()
+        collectgarbage("stop")
+        local kb0 = collectgarbage("count")
+        local err = error_of(rc.read_matrix, p)
+        local grew = collectgarbage("count") - kb0
+        collectgarbage("restart")
+        assert.matches("rc.read_matrix: " .. p .. ": 5 entries announced on line 2, 1 found", err, 1, true)
+        assert.is_true(grew < 1024, string.format("the reader allocated %.0f kB", grew))
+        write_file(p, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2.5\n2 2 1\n")
+        assert.matches(p .. ":4: more entries than the 1 announced on line 2", error_of(rc.read_matrix, p), 1, true)
+        os.remove(p)
+    end)
+end)
+
+describe("errors raised deep in the Lua layer point at the user's line, in the user's words (issue 10)", function()
+    -- Run src as a chunk named "myscript"; return its error message.
+    local function script_error(src)
+        local chunk = assert(load(src, "=myscript"))
+        local ok, err = pcall(chunk)
+        assert.is_false(ok, "the script did not fail")
+        return tostring(err)
+    end
+    local PRE = 'local rc = require "ricochet"\nlocal w = rc.world{}\n'
+
+    it("sim.t and sim.steps after w:close()", function()
+        local pre = PRE .. "local sim = w:simulation{}\nw:close()\n"
+        assert.are.equal("myscript:5: sim.t: the world has been closed", script_error(pre .. "local t = sim.t\n"))
+        assert.are.equal("myscript:6: sim.steps: the world has been closed",
+                         script_error(pre .. "\nlocal n = sim.steps\n"))
+    end)
+
+    it("rc.format_summary(42) and a summary with a field of the wrong type", function()
+        assert.are.equal("myscript:3: rc.format_summary: expected a table argument, e.g. "
+                         .. "rc.format_summary(sim:run{ T = 1 }) (got 42)",
+                         script_error(PRE .. "local s = rc.format_summary(42)\n"))
+        assert.are.equal("myscript:3: rc.format_summary: 'steps' must be a number (got 'x')",
+                         script_error(PRE .. "local s = rc.format_summary{ steps = 'x' }\n"))
+        assert.are.equal("myscript:3: rc.format_summary: 'steps' must be an integer (got 1.5)",
+                         script_error(PRE .. "local s = rc.format_summary{ steps = 1.5 }\n"))
+    end)
+
+    it("rc.read_matrix given a folder", function()
+        local dir = os.tmpname()
+        os.remove(dir)
+        assert(os.execute("mkdir " .. q(dir)))
+        assert.are.equal("myscript:3: rc.read_matrix: cannot read " .. dir .. ": Is a directory",
+                         script_error(PRE .. "local M = rc.read_matrix(" .. string.format("%q", dir) .. ")\n"))
+        os.remove(dir)
+    end)
+
+    it("sim:force_set{ contact = \"all\" } without an active contact (the LP's 'n' must be >= 1)", function()
+        local err = script_error(PRE .. [[
+w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+local b = w:body{ mass = 1, inertia = 1, q = { 0, 0.505, 0 }, shape = rc.disk{ 0.5 } }
+local sim = w:simulation{}
+sim:step()
+local sets = sim:force_set{ contact = "all" }
+]])
+        assert.are.equal('myscript:7: sim:force_set: contact = "all": no contact of the last step is active '
+                         .. "(1 contact within the margin, none in the index set): there is no force set to compute", err)
+    end)
+end)
