@@ -345,9 +345,6 @@ rc_status rc_world_step(rc_world *w)
     if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
     if (rc_interrupt_requested())
         return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld)", w->t, w->step);
-    if (!rc_finite(w->t + w->sim.h))   /* a huge h: the time itself would overflow */
-        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite time t + h = %g; "
-                            "the state is left at t = %.17g", w->t, w->step + 1, w->t + w->sim.h, w->t);
     RC_CHECK(rc_world_reserve_dofs(w));
     rc_world_trim_model(w);
 
