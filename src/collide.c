@@ -153,6 +153,14 @@ void rc_collide_update_shapes(rc_world *w)
             for (int i = 0; i < n; i++) {  /* CCW: outward normal of edge i -> i+1 is (e_y, -e_x)/|e| */
                 const double *a = s->wvert[i], *b = s->wvert[(i + 1) % n];
                 double ex = b[0] - a[0], ey = b[1] - a[1], L = hypot(ex, ey);
+                const double *va = s->vert[i], *vb = s->vert[(i + 1) % n];
+                const double fx = vb[0] - va[0], fy = vb[1] - va[1], Lb = hypot(fx, fy);
+                if (!(L > 1e-6 * Lb)) {   /* an edge lost to the world frame's rounding (a tiny polygon
+                                             far out): the body-frame edge turned (a unit normal) */
+                    ex = c * fx - sn * fy;
+                    ey = sn * fx + c * fy;
+                    L = hypot(ex, ey);
+                }
                 s->wnorm[i][0] = L > 0.0 ? ey / L : 0.0;
                 s->wnorm[i][1] = L > 0.0 ? -ex / L : 0.0;
             }
@@ -325,16 +333,56 @@ static void poly_half(pair_ctx *p)
     }
 }
 
+/* Does segment a-b cross the inside of convex polygon P, both ends outside?
+ * (Its part inside the edges' half-planes, t in [t0, t1], is not empty.) */
+static int segment_crosses(const rc_shape *P, const double a[2], const double b[2])
+{
+    double t0 = 0.0, t1 = 1.0;
+    int a_out = 0, b_out = 0;
+    for (int e = 0; e < P->nvert; e++) {
+        const double *N = P->wnorm[e], *x = P->wvert[e];
+        const double sa = N[0] * (a[0] - x[0]) + N[1] * (a[1] - x[1]), sb = N[0] * (b[0] - x[0]) + N[1] * (b[1] - x[1]);
+        if (sa > 0.0 && sb > 0.0) return 0;
+        if (sa > 0.0) { a_out = 1; t0 = fmax(t0, sa / (sa - sb)); }            /* enters here */
+        else if (sb > 0.0) { b_out = 1; t1 = fmin(t1, sa / (sa - sb)); }       /* leaves here */
+    }
+    return a_out && b_out && t0 < t1;
+}
+
 /* polygon B vs segment A (radius s).
  * Features 0..nvert-1, vertex x_i vs the segment: gN = |x_i - k| - s with k the
  * closest point of the segment, n = (x_i - k)/|x_i - k|, point = x_i.
+ * A polygon lying across the segment (the segment crosses its inside, both
+ * ends outside: a thin segment went into it) has vertices on both sides of
+ * the segment's line L (unit normal nL): those on the side of its smaller
+ * extent from L are inside it, gN = sigma nL.(x_i - a) - s < 0 with n = sigma nL,
+ * sigma the side of its larger extent (the way out).
  * Features nvert, nvert+1, end point a, b vs the polygon's edge lines:
  * gN = max_e N_e.(a - x_e) - s, n = -N_e, point = a + s n (on the capsule). */
 static void poly_seg(pair_ctx *p)
 {
     const rc_shape *S = p->A, *P = p->B;
+    double nL[2] = { 0.0, 0.0 }, sigma = 0.0;
+    if (segment_crosses(P, S->a, S->b)) {
+        const double ex = S->b[0] - S->a[0], ey = S->b[1] - S->a[1], L = hypot(ex, ey);
+        double up = 0.0, down = 0.0;
+        nL[0] = -ey / L;
+        nL[1] = ex / L;
+        for (int i = 0; i < P->nvert; i++) {
+            const double d = nL[0] * (P->wvert[i][0] - S->a[0]) + nL[1] * (P->wvert[i][1] - S->a[1]);
+            up = fmax(up, d);
+            down = fmax(down, -d);
+        }
+        sigma = up >= down ? 1.0 : -1.0;
+    }
     for (int i = 0; i < P->nvert; i++) {
         double n[2], gN = segment_normal(S->a, S->b, P->wvert[i], n) - S->radius;
+        const double d = sigma * (nL[0] * (P->wvert[i][0] - S->a[0]) + nL[1] * (P->wvert[i][1] - S->a[1]));
+        if (sigma != 0.0 && d < 0.0) {   /* across the line, inside: the way out is sigma nL */
+            n[0] = sigma * nL[0];
+            n[1] = sigma * nL[1];
+            gN = d - S->radius;
+        }
         emit(p, i, gN, n, P->wvert[i]);
     }
     const double *ends[2] = { S->a, S->b };
@@ -436,9 +484,25 @@ static void poly_poly(pair_ctx *p)
     const double tx = (r2[0] - r1[0]) / lf, ty = (r2[1] - r1[1]) / lf;
     const double t[2] = { (x[0][0] - r1[0]) * tx + (x[0][1] - r1[1]) * ty,
                           (x[1][0] - r1[0]) * tx + (x[1][1] - r1[1]) * ty };
+    /* I's deepest vertex against the face's line: its gap is the separation
+     * along N. 'missed': the polygons overlap (the separation is negative
+     * along every axis, below -1e-9 of their size: not round-off, as boxes
+     * resting flush in a stack; not only the face's line crossed, as a box
+     * tilted by 1e-5 on a box with its corner beyond the face's end) with the
+     * face of largest separation itself (not one kept by the hysteresis:
+     * that one gives way to the other axis once the overlap exceeds it) */
+    const double sg = flip ? -1.0 : 1.0, *xd = I->wvert[deep];
+    const double n_face[2] = { sg * N[0], sg * N[1] };
+    const double g_deep = N[0] * (xd[0] - r1[0]) + N[1] * (xd[1] - r1[1]);
+    const int missed = (sa > sb ? sa : sb) < -1e-9 * fmax(R->bound, I->bound) && (sb > sa) == flip;
     /* beside the face: a corner passing a corner, a contact once they overlap
-     * (and the axis of largest separation changes) */
-    if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) return;
+     * and the axis of largest separation changes -- or, when it is already
+     * that axis (a short reference face between two nearly parallel edges of
+     * a skinny polygon), the deepest vertex */
+    if ((t[0] < 0.0 && t[1] < 0.0) || (t[0] > lf && t[1] > lf)) {
+        if (missed) emit(p, fI + deep, g_deep, n_face, xd);
+        return;
+    }
     /* each end: over the face, the incident vertex (cut = 0); beyond it, the
      * face's end vertex (cut = 1) unless the other end lies on that vertex */
     int feat[2], cut[2], keep[2] = { 1, 1 };
@@ -450,17 +514,28 @@ static void poly_poly(pair_ctx *p)
         keep[k] = (t[1 - k] - f) * (t[k] - f) < 0.0;
         feat[k] = fR + (f == 0.0 ? er : (er + 1) % R->nvert);
     }
-    const double sg = flip ? -1.0 : 1.0, *NI = I->wnorm[ei], *xi = x[0];
+    const double *NI = I->wnorm[ei], *xi = x[0];
+    double g[2];
+    for (int k = 0; k < 2; k++) {
+        const double *rv = cut[k] ? R->wvert[feat[k] - fR] : NULL;
+        g[k] = !cut[k] ? N[0] * (x[k][0] - r1[0]) + N[1] * (x[k][1] - r1[1])      /* vertex vs the face */
+                       : NI[0] * (rv[0] - xi[0]) + NI[1] * (rv[1] - xi[1]);       /* face's end vs the edge */
+    }
+    /* overlapping, yet no end inside (both cut at the ends of a short face, the
+     * incident edge passing under it): the deepest vertex alone */
+    if (missed && !(keep[0] && g[0] < 0.0) && !(keep[1] && g[1] < 0.0)) {
+        emit(p, fI + deep, g_deep, n_face, xd);
+        return;
+    }
     const int first = feat[0] < feat[1] ? 0 : 1;   /* features in increasing order (sorted keys) */
     for (int kk = 0; kk < 2; kk++) {
         const int k = kk ? 1 - first : first;
         if (!keep[k]) continue;
         if (!cut[k]) {   /* incident vertex against the reference face */
-            const double n[2] = { sg * N[0], sg * N[1] };
-            emit(p, feat[k], N[0] * (x[k][0] - r1[0]) + N[1] * (x[k][1] - r1[1]), n, x[k]);
+            emit(p, feat[k], g[k], n_face, x[k]);
         } else {         /* the reference vertex against the incident edge's line */
-            const double *rv = R->wvert[feat[k] - fR], n[2] = { -sg * NI[0], -sg * NI[1] };
-            emit(p, feat[k], NI[0] * (rv[0] - xi[0]) + NI[1] * (rv[1] - xi[1]), n, rv);
+            const double n[2] = { -sg * NI[0], -sg * NI[1] };
+            emit(p, feat[k], g[k], n, R->wvert[feat[k] - fR]);
         }
     }
 }

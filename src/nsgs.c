@@ -255,6 +255,7 @@ static rc_status position_order(rc_world *w)
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
     RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
     RC_CHECK(rc_reserve((void **)&w->sort_items, &w->cap_sort_items, 2 * cap, sizeof(rc_sort_item)));
+    if (n == 0) return RC_OK;   /* (no arithmetic on the arrays, NULL while no contact was ever detected) */
     const double *g = w->def.gravity;
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
     const double up[2] = { gn > 0.0 ? -g[0] / gn : 0.0, gn > 0.0 ? -g[1] / gn : 0.0 };
@@ -289,6 +290,7 @@ static rc_status position_order(rc_world *w)
 static rc_status colour_order(rc_world *w, int *closed)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
+    if (n == 0) return RC_OK;   /* (and no arithmetic on the arrays, NULL when nothing was ever detected) */
     RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
     RC_CHECK(rc_reserve((void **)&w->colour, &w->cap_colour, cap, sizeof(int)));
     RC_CHECK(rc_reserve((void **)&w->colour_start, &w->cap_colour_start, cap + 1, sizeof(int)));
