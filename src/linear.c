@@ -112,15 +112,7 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
 
     RC_CHECK(rc_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear)));
     RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
-    double *q = rc_realloc(w->q, (size_t)(w->nq + n) * sizeof(double));
-    if (!q) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->q = q;
-    double *v = rc_realloc(w->v, (size_t)(w->nv + n) * sizeof(double));
-    if (!v) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->v = v;
-    double *md = rc_realloc(w->mass_diag, (size_t)(w->nv + n) * sizeof(double));
-    if (!md) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->mass_diag = md;
+    RC_CHECK(rc_world_grow_dofs(w, n, n));
 
     rc_linear *L = &w->linears[w->nlinears];
     memset(L, 0, sizeof *L);
@@ -161,7 +153,7 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     for (int i = 0; i < n; i++) {
         w->q[b->iq + i] = def->q0 ? def->q0[i] : 0.0;
         w->v[b->iv + i] = def->v0 ? def->v0[i] : 0.0;
-        md[b->iv + i] = def->M[i * n + i];
+        w->mass_diag[b->iv + i] = def->M[i * n + i];
     }
     w->nq += n;
     w->nv += n;

@@ -299,6 +299,7 @@ struct rc_world {
     double t_origin;        /* the time when h was last set (rc_world_configure) */
     long t_steps;           /* steps of the current h since then                */
     double *q, *v;          /* nq, nv                                  */
+    int cap_q, cap_v;       /* capacities of q and of v, mass_diag     */
 
     /* per-step work arrays (capacity grows between steps only; see
      * rc_world_reserve_dofs for those that only some worlds have) */
@@ -406,6 +407,7 @@ void rc_world_warn(rc_world *w, const char *fmt, ...)
 int rc_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rc_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rc_world_reserve_dofs(rc_world *w);
+rc_status rc_world_grow_dofs(rc_world *w, int nq, int nv);
 int rc_world_keeps_state(const rc_world *w);
 /* Whether some body may have a nonzero applied force: a constant force or a
  * force function (bodies with an rc_body_ext), springs, linear bodies. */

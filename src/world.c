@@ -232,14 +232,19 @@ int rc_world_keeps_state(const rc_world *w)
     return 0;
 }
 
+/* Room for nq more coordinates and nv more velocities in q, v and mass_diag
+ * (grown geometrically: adding N bodies one by one costs O(N), not O(N^2)). */
+rc_status rc_world_grow_dofs(rc_world *w, int nq, int nv)
+{
+    RC_CHECK(rc_reserve((void **)&w->q, &w->cap_q, w->nq + nq, sizeof(double)));
+    int c = w->cap_v;
+    RC_CHECK(rc_reserve((void **)&w->v, &c, w->nv + nv, sizeof(double)));
+    return rc_reserve((void **)&w->mass_diag, &w->cap_v, w->nv + nv, sizeof(double));
+}
+
 static rc_status reserve_dof_array(double **arr, int *cap, int n)
 {
-    if (*cap >= n) return RC_OK;
-    double *p = rc_realloc(*arr, (size_t)n * sizeof(double));
-    if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    *arr = p;
-    *cap = n;
-    return RC_OK;
+    return rc_reserve((void **)arr, cap, n, sizeof(double));
 }
 
 /* Work arrays sized by the number of dofs: V, grown when bodies are added;
@@ -327,15 +332,8 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
     }
     RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
     int nq = 3, nv = 3;
-    double *q = rc_realloc(w->q, (size_t)(w->nq + nq) * sizeof(double));
-    if (!q) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->q = q;
-    double *v = rc_realloc(w->v, (size_t)(w->nv + nv) * sizeof(double));
-    if (!v) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->v = v;
-    double *md = rc_realloc(w->mass_diag, (size_t)(w->nv + nv) * sizeof(double));
-    if (!md) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    w->mass_diag = md;
+    RC_CHECK(rc_world_grow_dofs(w, nq, nv));
+    double *md = w->mass_diag;
 
     /* a name or a force (any bit set: -0.0 is kept too) needs the body's rc_body_ext */
     static const double zero3[3];
