@@ -605,7 +605,9 @@ function A.run()
     if C.nS == 0 then return A.sim() end
     local s = sref()
     local T = mut(string.format("FZ.T(%s, %d)", s, int(0, 40)))
-    local outdir = opt(0.15, mut(pick{ "'o1'", "'o2'", "'o1/deeper'", "''", "'/proc/fuzz'", "'/dev/null/x'", "FZ.longdir", "'o1\\0x'" }))
+    -- folders, and names that make a later output's files folders ('o1/history.csv.gz')
+    local outdir = opt(0.15, mut(pick{ "'o1'", "'o2'", "'o1/deeper'", "''", "'/proc/fuzz'", "'/dev/null/x'", "FZ.longdir",
+                                       "'o1\\0x'", "'o1/history.csv.gz'", "'o2/run.json'" }))
     stmt(s .. ":run" .. tbl{ { "T", T }, { "out", outdir }, { "every", opt(0.2, inum(1, 5)) }, { "quiet", opt(0.2, bool()) } })
 end
 
@@ -613,7 +615,8 @@ function A.output()
     if C.nS == 0 then return A.sim() end
     local s = sref()
     if chance(0.5) then
-        stmt(s .. ":output" .. tbl{ { "dir", opt(0.9, mut(pick{ "'o1'", "'o2'", "'o3'", "'/proc/fuzz'" })) }, { "every", opt(0.3, inum(1, 3)) } })
+        stmt(s .. ":output" .. tbl{ { "dir", opt(0.9, mut(pick{ "'o1'", "'o2'", "'o3'", "'/proc/fuzz'", "'o1/history.csv.gz'",
+                                                                  "'o3/run.json'" })) }, { "every", opt(0.3, inum(1, 3)) } })
     else
         stmt(s .. ":close_output(" .. (opt(0.7, choice{ "complete", "error", "interrupted", "stopped", "bogus" }) or "nil") .. (chance(0.3) and (", " .. mut("'fuzz'")) or "") .. ")")
     end
@@ -623,7 +626,8 @@ function A.vtk()
     if C.nS == 0 then return A.sim() end
     local s = sref()
     if chance(0.6) then
-        stmt(s .. ":vtk" .. tbl{ { "dir", opt(0.9, mut(pick{ "'v1'", "'v2'", "'/proc/fuzz'" })) }, { "every", opt(0.4, inum(1, 4)) } })
+        stmt(s .. ":vtk" .. tbl{ { "dir", opt(0.9, mut(pick{ "'v1'", "'v2'", "'/proc/fuzz'", "'v1/series.pvd'", "'o1'" })) },
+                                 { "every", opt(0.4, inum(1, 4)) } })
     else
         stmt(s .. ":close_vtk()")
     end
