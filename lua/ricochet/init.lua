@@ -6,7 +6,7 @@ ricochet -- the Lua front end of the Ricochet kernel.
 This file holds the user-facing API: argument checking (types, ranges,
 unknown keys, NaN/inf), shape and law descriptors, the world, body and
 simulation objects, script parameters and the run loop. ricochet.core (C,
-src/lua_ricochet.c) is a thin client of the public C API.
+src/lua/lua_ricochet.c) is a thin client of the public C API.
 
 Every error raised here names the function and the argument, and points at
 the first calling line outside this module (the user's script), see raise().

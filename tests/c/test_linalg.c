@@ -1,7 +1,7 @@
 /* test_linalg.c -- the LAPACK wrappers that factorise the constant iteration
  * matrices Mhat = M + h theta C + h^2 theta^2 K once per run. */
 #include "rc_test.h"
-#include "rc_linalg.h"
+#include "linalg/linalg.h"
 
 /* The 1D stiffness matrix of a chain of n unit springs, fixed at one end, plus
  * a unit mass matrix: tridiagonal SPD. */

@@ -1,4 +1,4 @@
-/* test_output.c -- DIR/history.csv.gz and DIR/run.json (src/output.c). */
+/* test_output.c -- DIR/history.csv.gz and DIR/run.json (src/io/output.c). */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "rc_test.h"
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-size_t rc_utf8_seq(const char *s);   /* src/output.c (internal) */
+size_t rc_utf8_seq(const char *s);   /* src/io/output.c (internal) */
 
 #define H 1e-3
 

@@ -1,4 +1,4 @@
-/* test_vtk.c -- the VTK PolyData series (src/vtk.c): files, .pvd index,
+/* test_vtk.c -- the VTK PolyData series (src/io/vtk.c): files, .pvd index,
  * the compressed appended data read back with zlib, no allocation per frame,
  * errors naming the path. The independent reader (python3-vtk9) is used by
  * tests/spec/vtk_spec.lua. */

@@ -1,4 +1,4 @@
--- vtk_spec.lua -- sim:vtk{...}: the VTK PolyData series (src/vtk.c,
+-- vtk_spec.lua -- sim:vtk{...}: the VTK PolyData series (src/io/vtk.c,
 -- docs/output-vtk.md), read back by an independent reader: VTK's own
 -- vtkXMLPolyDataReader from Python (Debian's python3-vtk9), and the .pvd
 -- collections by Python's xml module. Tests that need the reader are pending

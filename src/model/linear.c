@@ -9,7 +9,7 @@
  * and a contact's kappa Mhat^-1 H^T is one more solve, cached while H is
  * constant (linear gap functions). */
 #include "rc_internal.h"
-#include "rc_linalg.h"
+#include "linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>

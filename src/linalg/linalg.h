@@ -1,4 +1,4 @@
-/* rc_linalg.h -- LAPACK wrappers for the symmetric positive definite
+/* linalg/linalg.h -- LAPACK wrappers for the symmetric positive definite
  * iteration matrices of the schemes (Mhat = M + h theta C + h^2 theta^2 K,
  * eq. 92), factorised once and reused by every step. */
 #ifndef RC_LINALG_H

@@ -1,5 +1,5 @@
 /* linalg.c -- thin LAPACKE wrappers (dense and banded Cholesky). */
-#include "rc_linalg.h"
+#include "linalg/linalg.h"
 #include "rc_internal.h"
 
 #include <lapacke.h>
