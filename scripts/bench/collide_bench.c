@@ -19,7 +19,7 @@
  * the mean CPU time per rc_collide_detect and per rc_collide_update_shapes.
  */
 #define _POSIX_C_SOURCE 199309L
-#include "rc_internal.h"
+#include "collide/collide.h"
 
 #include <stdlib.h>
 #include <time.h>

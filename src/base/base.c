@@ -1,5 +1,5 @@
 /* base.c -- status and error messages, counted allocation, interrupts. */
-#include "rc_internal.h"
+#include "base/base.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -192,4 +192,14 @@ void rc_trim(void **arr, int *cap, int n, size_t elem)
     if (!p) return;
     *arr = p;
     *cap = n > 0 ? n : 1;
+}
+
+/* Whether this build has OpenMP (the coloured NSGS sweeps on threads). */
+int rc_openmp(void)
+{
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
 }

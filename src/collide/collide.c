@@ -6,7 +6,7 @@
  *   rc_collide_detect: broadphase -> candidate shape pairs -> narrowphase
  *     (gap gN, normal n from A to B, contact point, feature) -> Jacobian rows
  *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign; only the
- *     rotational column r x n, r x t is stored, see rc_contact in rc_internal.h).
+ *     rotational column r x n, r x t is stored, see rc_contact in model/model.h).
  *
  * Pair order: a ground shape is A; otherwise A is the shape of lower index.
  *
@@ -57,7 +57,7 @@
  * the contacts themselves. Nothing is allocated once the work arrays have
  * grown to their steady size.
  */
-#include "rc_internal.h"
+#include "collide/collide.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -65,19 +65,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-enum { K_NONE = 0, K_ROUND, K_POLY, K_HALF, K_SEG }; /* shape kinds, in pair order */
 enum { GRID_HDR = 8 };      /* the grid's header ints, before its boxes (keeps them 8-byte aligned) */
-
-static int kind_of(const rc_shape *s)
-{
-    switch (s->type) {
-    case RC_SHAPE_DISK: case RC_SHAPE_POINT: return K_ROUND;
-    case RC_SHAPE_POLYGON: return K_POLY;
-    case RC_SHAPE_HALFPLANE: return s->body == RC_GROUND ? K_HALF : K_NONE;
-    case RC_SHAPE_SEGMENT: return s->body == RC_GROUND ? K_SEG : K_NONE;
-    }
-    return K_NONE;
-}
 
 /* radius of a disk, 0 for a point contactor */
 static double round_radius(const rc_shape *s) { return s->type == RC_SHAPE_DISK ? s->radius : 0.0; }
@@ -197,23 +185,6 @@ static void shape_aabb(const rc_shape *s, double bb[4])
         break;
     }
     bb[0] = bb[1] = -INFINITY; bb[2] = bb[3] = INFINITY;
-}
-
-/* ---------------------------------------------------------------- features */
-
-int rc_collide_feature_count(const rc_shape *a, const rc_shape *b)
-{
-    if (a->body == b->body) return 0;          /* same body, or ground-ground */
-    int ka = kind_of(a), kb = kind_of(b);
-    if (ka > kb) { const rc_shape *s = a; a = b; b = s; int k = ka; ka = kb; kb = k; }
-    if (ka == K_NONE) return 0;
-    if (ka == K_ROUND) return 1;               /* disk/point with anything */
-    if (ka == K_POLY) {
-        if (kb == K_POLY) return a->nvert + b->nvert;
-        if (kb == K_HALF) return a->nvert;
-        if (kb == K_SEG) return a->nvert + 2;
-    }
-    return 0;                                  /* half-plane/segment pairs */
 }
 
 /* ---------------------------------------------------------------- narrowphase */
@@ -542,12 +513,12 @@ static void poly_poly(pair_ctx *p)
 
 static void narrow(pair_ctx *p)
 {
-    int ka = kind_of(p->A), kb = kind_of(p->B);
-    if (ka == K_HALF) { if (kb == K_ROUND) round_half(p); else if (kb == K_POLY) poly_half(p); }
-    else if (ka == K_SEG) { if (kb == K_ROUND) round_seg(p); else if (kb == K_POLY) poly_seg(p); }
-    else if (ka == K_ROUND && kb == K_ROUND) round_round(p);
-    else if ((ka == K_ROUND && kb == K_POLY) || (ka == K_POLY && kb == K_ROUND)) round_poly(p);
-    else if (ka == K_POLY && kb == K_POLY) poly_poly(p);
+    int ka = rc_shape_kind(p->A), kb = rc_shape_kind(p->B);
+    if (ka == RC_SK_HALF) { if (kb == RC_SK_ROUND) round_half(p); else if (kb == RC_SK_POLY) poly_half(p); }
+    else if (ka == RC_SK_SEG) { if (kb == RC_SK_ROUND) round_seg(p); else if (kb == RC_SK_POLY) poly_seg(p); }
+    else if (ka == RC_SK_ROUND && kb == RC_SK_ROUND) round_round(p);
+    else if ((ka == RC_SK_ROUND && kb == RC_SK_POLY) || (ka == RC_SK_POLY && kb == RC_SK_ROUND)) round_poly(p);
+    else if (ka == RC_SK_POLY && kb == RC_SK_POLY) poly_poly(p);
 }
 
 /* ---------------------------------------------------------------- sorting */
@@ -601,7 +572,7 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
 {
     const rc_shape *a = &w->shapes[i], *b = &w->shapes[j];
     if (b->body == RC_GROUND || (a->body != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
-    if (rc_collide_feature_count(a, b) == 0) return RC_OK;
+    if (rc_shape_feature_count(a, b) == 0) return RC_OK;
     if (named && !rc_world_pair_is_named(w, i, j)) return RC_OK;
     RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
     w->pairs[2 * w->npairs] = i;
@@ -786,15 +757,15 @@ static rc_status grid_pairs(rc_world *w, double m, double bm)
     int ncand = 0;
     for (int i = 0; i < ns; i++) {
         if (i + PREFETCH_AHEAD < ns) PREFETCH(&S[i + PREFETCH_AHEAD].wc);
-        int k = kind_of(&S[i]);
+        int k = rc_shape_kind(&S[i]);
         body[i] = S[i].body;
         double *b = box + 4 * i, a[4];
         shape_aabb(&S[i], a);
         b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
-        if (k == K_NONE) cell[4 * i] = CELL_SKIP;
-        else if (k == K_HALF) cell[4 * i] = CELL_HALF;
+        if (k == RC_SK_NONE) cell[4 * i] = CELL_SKIP;
+        else if (k == RC_SK_HALF) cell[4 * i] = CELL_HALF;
         else list[ncand++] = i;
-        if (g.L > 0.0 && k != K_NONE && k != K_HALF && !(b[2] - b[0] < 0.5 * g.L))
+        if (g.L > 0.0 && k != RC_SK_NONE && k != RC_SK_HALF && !(b[2] - b[0] < 0.5 * g.L))
             return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
                                 "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
                                 i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",

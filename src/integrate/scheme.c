@@ -18,7 +18,7 @@
  * audit follows eqs. (65)-(68).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "rc_internal.h"
+#include "integrate/integrate.h"
 
 #include <math.h>
 #include <string.h>
@@ -871,8 +871,7 @@ static rc_status world_step(rc_world *w)
     if (vel_viol > st->max_joint_vel_violation) st->max_joint_vel_violation = vel_viol;
 
     rc_collide_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
-    if (w->out) return rc_output_row(w);
-    return RC_OK;
+    return rc_world_after_step(w);   /* the history row (io/output.c) */
 
 restore:    /* a failure after the update: back to the state at t_k (keep is set:
                only joints, laws' updates and work_check "error" come here) */

@@ -37,7 +37,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "rc_internal.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -405,7 +405,8 @@ static rc_status rc__write_row(rc_world *w)
     return RC_OK;
 }
 
-rc_status rc_output_row(rc_world *w)
+/* The output's observer: a row after each completed step (every o->every). */
+static rc_status rc_output_row(rc_world *w)
 {
     if (!w || !w->out) return RC_OK;
     struct rc_output *o = w->out;
@@ -894,6 +895,11 @@ static rc_status rc__check_columns(const struct rc_output *o, const rc_world *w)
 #define RC__NOMEM() do { rc__output_destroy(o); \
     return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory"); } while (0)
 
+static void rc_output_free(rc_world *w);
+/* The world closes the output when destroyed and asks it for a row after each
+ * step through this table (the step itself writes no file). */
+static const rc_part output_part = { rc_output_free, NULL, rc_output_row };
+
 rc_status rc_output_open(rc_world *w, const rc_output_def *def)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_output_open: world is NULL");
@@ -1079,6 +1085,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     }
 
     w->out = o;
+    rc_world_attach_part(w, RC_PART_OUTPUT, &output_part);
     s = rc__gz_write(o, o->buf, (size_t)(p - o->buf));
     if (s == RC_OK) s = rc__write_row(w);
     if (s == RC_OK) s = rc__gz_flush(o);
@@ -1236,7 +1243,7 @@ rc_status rc_output_set_end_time(rc_world *w, double T)
     return RC_OK;
 }
 
-void rc_output_free(rc_world *w)
+static void rc_output_free(rc_world *w)
 {
     if (!w || !w->out) return;
     if (rc_output_close(w, "error", "world destroyed before the output was closed") != RC_OK

@@ -41,7 +41,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "rc_internal.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,5 @@
 /* linalg.c -- thin LAPACKE wrappers (dense and banded Cholesky). */
 #include "linalg/linalg.h"
-#include "rc_internal.h"
 
 #include <lapacke.h>
 

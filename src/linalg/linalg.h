@@ -3,7 +3,7 @@
  * eq. 92), factorised once and reused by every step. */
 #ifndef RC_LINALG_H
 #define RC_LINALG_H
-#include "ricochet.h"
+#include "base/base.h"
 
 /* Dense SPD: a is n x n, row-major, overwritten by its Cholesky factor. */
 rc_status rc_chol_factor(int n, double *a);

@@ -3,7 +3,7 @@
  * for rigid bodies, + 1/2 q^T K q for linear bodies. With a periodic
  * boundary, E_pot also counts the moves of bodies by +-L (w->E_wrap), so that
  * it stays continuous when gravity has an x component (a tilted slope). */
-#include "rc_internal.h"
+#include "model/model.h"
 
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el)
 {

@@ -23,7 +23,7 @@
  * jointed bodies when all joints are scleronomic (else it is reported as
  * W_proj). Without that last part the projection of a swinging pendulum
  * lifts the bob a little every step and its energy grows like h t. */
-#include "rc_internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <string.h>

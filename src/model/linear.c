@@ -8,7 +8,7 @@
  *   MJF:           V_0 = Mhat^-1 [M v_k - h theta K q_k + h theta F]                          (97-100)
  * and a contact's kappa Mhat^-1 H^T is one more solve, cached while H is
  * constant (linear gap functions). */
-#include "rc_internal.h"
+#include "model/model.h"
 #include "linalg/linalg.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* world.c -- the model: world, bodies, shapes, laws, contact rules, named
  * contacts; and the read-only queries of the state. */
-#include "rc_internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -196,7 +196,8 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
 void rc_world_destroy(rc_world *w)
 {
     if (!w) return;
-    rc_output_free(w);
+    for (int k = 0; k < RC_NPARTS; k++)   /* the history output first, then the solver's arrays */
+        if (w->parts[k] && w->parts[k]->free) w->parts[k]->free(w);
     rc_joints_free(w);
     rc_linear_free(w);
     for (int i = 0; i < w->nbody_ext; i++) rc_free(w->body_ext[i].name);
@@ -216,8 +217,19 @@ void rc_world_destroy(rc_world *w)
     rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar); rc_free(w->qpre); rc_free(w->vpre);
     rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
     rc_free(w->pairs); rc_free(w->order);
-    rc_nsgs_free(w);
     rc_free(w);
+}
+
+void rc_world_attach_part(rc_world *w, int slot, const rc_part *part)
+{
+    w->parts[slot] = part;
+}
+
+rc_status rc_world_after_step(rc_world *w)
+{
+    for (int k = 0; k < RC_NPARTS; k++)
+        if (w->parts[k] && w->parts[k]->after_step) RC_CHECK(w->parts[k]->after_step(w));
+    return RC_OK;
 }
 
 /* Whether a step keeps copies of q_k and v_k (w->q0, w->v0): when something
@@ -708,6 +720,23 @@ int rc_world_pair_is_named(const rc_world *w, int sa, int sb)
     return 0;
 }
 
+/* Number of potential contacts between two shapes (named slots; the
+ * narrowphase of a named pair). */
+int rc_shape_feature_count(const rc_shape *a, const rc_shape *b)
+{
+    if (a->body == b->body) return 0;          /* same body, or ground-ground */
+    int ka = rc_shape_kind(a), kb = rc_shape_kind(b);
+    if (ka > kb) { const rc_shape *s = a; a = b; b = s; int k = ka; ka = kb; kb = k; }
+    if (ka == RC_SK_NONE) return 0;
+    if (ka == RC_SK_ROUND) return 1;               /* disk/point with anything */
+    if (ka == RC_SK_POLY) {
+        if (kb == RC_SK_POLY) return a->nvert + b->nvert;
+        if (kb == RC_SK_HALF) return a->nvert;
+        if (kb == RC_SK_SEG) return a->nvert + 2;
+    }
+    return 0;                                  /* half-plane/segment pairs */
+}
+
 /* Named contacts: for each named body rule, every potential contact of every
  * shape pair of the two bodies, named NAME or NAME1..NAMEk. */
 rc_status rc_world_rebuild_slots(rc_world *w)
@@ -727,7 +756,7 @@ rc_status rc_world_rebuild_slots(rc_world *w)
                     /* A is the ground shape, else the lower index */
                     int sa = i, sb = j;
                     if (sj->body == RC_GROUND || (si->body != RC_GROUND && j < i)) { sa = j; sb = i; }
-                    int nf = rc_collide_feature_count(&w->shapes[sa], &w->shapes[sb]);
+                    int nf = rc_shape_feature_count(&w->shapes[sa], &w->shapes[sb]);
                     for (int f = 0; f < nf; f++, k++) {
                         if (pass == 0) continue;
                         RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
@@ -917,7 +946,8 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
     m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
-    m += rc_nsgs_memory(w);
+    for (int k = 0; k < RC_NPARTS; k++)   /* the solver's sweep orders (nsgs.c) */
+        if (w->parts[k] && w->parts[k]->memory) m += w->parts[k]->memory(w);
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];

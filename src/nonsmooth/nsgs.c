@@ -12,7 +12,7 @@
  *     max_alpha |p_alpha - proj_K(p_alpha - Phi(u_alpha))| <= tol,
  * which holds every contact to the tolerance (with 10^5 contacts the L2
  * test lets single contacts miss it by far more). */
-#include "rc_internal.h"
+#include "nonsmooth/nonsmooth.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -25,15 +25,6 @@
 #else
 #define RC_OMP(...)
 #endif
-
-int rc_openmp(void)
-{
-#ifdef _OPENMP
-    return 1;
-#else
-    return 0;
-#endif
-}
 
 /* The OpenMP team's threads outlive the parallel regions (they wait, spinning
  * first, for the next one). A program that unloads the library while they
@@ -226,18 +217,21 @@ static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double o
     }
 }
 
-void rc_nsgs_free(rc_world *w)
+static void nsgs_free(rc_world *w)
 {
     team_leave(w);
     rc_free(w->sweep); rc_free(w->sort_items); rc_free(w->colour); rc_free(w->colour_start);
     rc_free(w->body_colours); rc_free(w->body_top);
 }
 
-size_t rc_nsgs_memory(const rc_world *w)
+static size_t nsgs_memory(const rc_world *w)
 {
     return (size_t)(w->cap_sweep + w->cap_colour + w->cap_colour_start + w->cap_body_top) * sizeof(int)
          + (size_t)w->cap_sort_items * sizeof(rc_sort_item) + (size_t)w->cap_body_colours * sizeof(uint64_t);
 }
+
+/* The world frees and measures the sweep orders through this table. */
+static const rc_part nsgs_part = { nsgs_free, nsgs_memory, NULL };
 
 static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y)
 {
@@ -513,6 +507,7 @@ static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *re
 
 rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
+    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
@@ -646,6 +641,7 @@ static double uzawa_lambda_max(rc_world *w)
  * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
 rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
+    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];

@@ -1,7 +1,7 @@
 /* test_geometry.c -- contact detection (collide.c): gaps, normals, Jacobian
  * rows (finite differences), keys, rules, broadphase vs brute force. */
 #include "rc_test.h"
-#include "rc_internal.h"
+#include "collide/collide.h"
 
 #include <string.h>
 
@@ -167,7 +167,7 @@ static void check_structure(const rc_world *w, int *failed)
         CHECK(c->body_a == a->body && c->body_b == b->body);
         CHECK(c->body_b != RC_GROUND && c->body_a != c->body_b);
         CHECK(c->body_a == RC_GROUND || c->shape_a < c->shape_b);
-        CHECK(c->feature >= 0 && c->feature < rc_collide_feature_count(a, b));
+        CHECK(c->feature >= 0 && c->feature < rc_shape_feature_count(a, b));
         CHECK(c->law >= 0 && c->law < w->nlaws);
         CHECK_NEAR(hypot(c->n[0], c->n[1]), 1.0, 1e-12);
         double t[2], Ha[2][3], Hb[2][3];   /* the stored n, Hr and the rows built from them */
@@ -344,7 +344,7 @@ RC_TEST(disk_disk)
     add_disk(w, b, 1.0, 0, 0); add_disk(w, b, 1.0, 0.5, 0);
     detect(w, failed);
     CHECK(w->ncontacts == 0);
-    CHECK(rc_collide_feature_count(&w->shapes[0], &w->shapes[1]) == 0);
+    CHECK(rc_shape_feature_count(&w->shapes[0], &w->shapes[1]) == 0);
     rc_world_destroy(w);
 }
 
@@ -430,7 +430,7 @@ RC_TEST(polygon_halfplane)
     }
     set_q(w, b, 0.5, 0.3, 0.2);   /* two vertices below the floor */
     check_jacobians(w, failed);
-    CHECK(rc_collide_feature_count(&w->shapes[hp], &w->shapes[p]) == 4);
+    CHECK(rc_shape_feature_count(&w->shapes[hp], &w->shapes[p]) == 4);
     rc_world_destroy(w);
 }
 
@@ -439,7 +439,7 @@ RC_TEST(polygon_segment)
     rc_world *w = mk_world(0.01);
     int b = add_body(w, 0.0, 1.5, 0.0), p = add_box(w, b, 1, 1, 0, 0);
     int sg = add_seg(w, -3.0, 0.0, 3.0, 0.0, 0.2);
-    CHECK(rc_collide_feature_count(&w->shapes[sg], &w->shapes[p]) == 6);
+    CHECK(rc_shape_feature_count(&w->shapes[sg], &w->shapes[p]) == 6);
     detect(w, failed);
     CHECK(w->ncontacts == 0);
     add_rule(w, RC_RULE_BODIES, RC_GROUND, b, 0, "seg");
@@ -509,7 +509,7 @@ RC_TEST(polygon_polygon)
         int p1 = add_ngon(w, b1, 3 + k % 4, 1.0, urand(0, 1)), p2 = add_ngon(w, b2, 4 + k % 3, 0.8, urand(0, 1));
         add_rule(w, RC_RULE_BODIES, b1, b2, 0, "pp");
         check_jacobians(w, failed);
-        CHECK(w->ncontacts == rc_collide_feature_count(&w->shapes[p1], &w->shapes[p2]));
+        CHECK(w->ncontacts == rc_shape_feature_count(&w->shapes[p1], &w->shapes[p2]));
         CHECK(w->ncontacts == w->nslots);
         rc_world_destroy(w);
     }
@@ -606,16 +606,16 @@ RC_TEST(feature_counts)
     int d = add_disk(w, b1, 1, 0, 0), pt = add_point(w, b2, 0, 0), p5 = add_ngon(w, b2, 5, 1, 0);
     int p3 = add_ngon(w, b1, 3, 1, 0), hp = add_half(w, 0, 0, 0, 1), sg = add_seg(w, 0, 0, 1, 0, 0);
     const rc_shape *S = w->shapes;
-    CHECK(rc_collide_feature_count(&S[d], &S[pt]) == 1);
-    CHECK(rc_collide_feature_count(&S[d], &S[p5]) == 1);
-    CHECK(rc_collide_feature_count(&S[p5], &S[d]) == 1);
-    CHECK(rc_collide_feature_count(&S[hp], &S[d]) == 1);
-    CHECK(rc_collide_feature_count(&S[sg], &S[pt]) == 1);
-    CHECK(rc_collide_feature_count(&S[hp], &S[p5]) == 5);
-    CHECK(rc_collide_feature_count(&S[p5], &S[sg]) == 7);
-    CHECK(rc_collide_feature_count(&S[p3], &S[p5]) == 8);
-    CHECK(rc_collide_feature_count(&S[p3], &S[d]) == 0);     /* same body */
-    CHECK(rc_collide_feature_count(&S[hp], &S[sg]) == 0);    /* ground-ground */
+    CHECK(rc_shape_feature_count(&S[d], &S[pt]) == 1);
+    CHECK(rc_shape_feature_count(&S[d], &S[p5]) == 1);
+    CHECK(rc_shape_feature_count(&S[p5], &S[d]) == 1);
+    CHECK(rc_shape_feature_count(&S[hp], &S[d]) == 1);
+    CHECK(rc_shape_feature_count(&S[sg], &S[pt]) == 1);
+    CHECK(rc_shape_feature_count(&S[hp], &S[p5]) == 5);
+    CHECK(rc_shape_feature_count(&S[p5], &S[sg]) == 7);
+    CHECK(rc_shape_feature_count(&S[p3], &S[p5]) == 8);
+    CHECK(rc_shape_feature_count(&S[p3], &S[d]) == 0);     /* same body */
+    CHECK(rc_shape_feature_count(&S[hp], &S[sg]) == 0);    /* ground-ground */
     rc_world_destroy(w);
 }
 
@@ -813,7 +813,7 @@ RC_TEST(broadphase_mixed)
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
             const rc_shape *a = &w->shapes[i], *b = &w->shapes[j];
-            if (rc_collide_feature_count(a, b) == 0) continue;
+            if (rc_shape_feature_count(a, b) == 0) continue;
             rc_world *v = mk_world(0.05);
             int ids[2] = { i, j }, loc[2];
             for (int k = 0; k < 2; k++) {
@@ -880,7 +880,7 @@ static int brute_force_all(rc_world *w, int skip, int *failed)
     const rc_shape *S = w->shapes;
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
-            if (i == skip || j == skip || rc_collide_feature_count(&S[i], &S[j]) == 0) continue;
+            if (i == skip || j == skip || rc_shape_feature_count(&S[i], &S[j]) == 0) continue;
             int ids[2] = { i, j };
             const rc_shape *g = S[i].body == RC_GROUND ? &S[i] : S[j].body == RC_GROUND ? &S[j] : NULL;
             const rc_shape *o = g == &S[i] ? &S[j] : &S[i];

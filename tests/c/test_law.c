@@ -1,7 +1,7 @@
 /* test_law.c -- the exact 2D local Coulomb solve: each case, cone membership
  * and complementarity, and agreement with the natural-map residual. */
 #include "rc_test.h"
-#include "rc_internal.h"
+#include "nonsmooth/nonsmooth.h"
 
 /* Check p in K, w~ = (w_N + mu|w_T|, w_T) in K*, p . w~ = 0 (eqs. 16-19). */
 static void check_solution(int *failed, const double W[4], const double b[2], double mu, const double p[2])

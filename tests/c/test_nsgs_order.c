@@ -3,7 +3,7 @@
  * threads), their admissibility on a pile, and the option checks. Reads the
  * world's sweep arrays through rc_internal.h to check the orders themselves. */
 #include "rc_test.h"
-#include "rc_internal.h"
+#include "nonsmooth/nonsmooth.h"
 
 typedef struct pile_opts {
     rc_order order;

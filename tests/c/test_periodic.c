@@ -3,7 +3,7 @@
  * seam (finite differences), wrapping (velocities kept, energy continuous),
  * action-reaction across the seam, a pile at rest stays at rest, errors. */
 #include "rc_test.h"
-#include "rc_internal.h"
+#include "collide/collide.h"
 
 #include <string.h>
 
@@ -101,7 +101,7 @@ static int brute_force_periodic(rc_world *w, int *failed)
     const rc_shape *S = w->shapes;
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
-            if (rc_collide_feature_count(&S[i], &S[j]) == 0) continue;
+            if (rc_shape_feature_count(&S[i], &S[j]) == 0) continue;
             /* A: the ground shape, else the lower index; B is moved */
             int sa = S[j].body == RC_GROUND ? j : i, sb = sa == i ? j : i;
             int found = 0;

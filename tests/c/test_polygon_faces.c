@@ -4,7 +4,7 @@
  * and on fixed ground polygons; a box resting on a box carries its weight
  * through those two points, inside the Coulomb cone. */
 #include "rc_test.h"
-#include "rc_internal.h"
+#include "collide/collide.h"
 
 static void must(rc_status s)
 {

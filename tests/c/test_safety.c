@@ -5,7 +5,7 @@
  * checks below hold in every build. */
 #define _POSIX_C_SOURCE 200809L
 #include "rc_test.h"
-#include "rc_internal.h"   /* rc_nsgs_parallel_min: a small pile shares its colours */
+#include "nonsmooth/nonsmooth.h"   /* rc_nsgs_parallel_min: a small pile shares its colours */
 
 #include <sys/stat.h>
 #include <unistd.h>

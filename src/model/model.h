@@ -1,38 +1,20 @@
 /*
- * rc_internal.h -- data model shared by the kernel's files (not public).
- *
- * Layers: base (rc_base.c) -> model (world.c) -> collide (collide.c)
- *         -> nonsmooth (law.c, nsgs.c) -> integrate (scheme.c, energy.c)
- *         -> io (output.c). See docs/architecture.md.
+ * model/model.h -- the data model (not public): bodies, shapes, laws, rules,
+ * named slots, contacts, joints, springs, linear bodies and the world that
+ * holds them. Includes base only (scripts/check-layers).
  *
  * Model vs state: bodies/shapes/laws/rules are what the script declared;
  * q, v, t, the contact list (with the impulses kept for warm start) are the
  * state that evolves.
+ *
+ * The world owns parts that upper layers attach (the solver's sweep orders,
+ * the history output): it frees and measures them through their rc_part
+ * table, never by calling up (rc_world_attach_part).
  */
-#ifndef RC_INTERNAL_H
-#define RC_INTERNAL_H
+#ifndef RC_MODEL_H
+#define RC_MODEL_H
 
-#include "ricochet.h"
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-/* ---------------------------------------------------------------- base */
-
-void *rc_malloc(size_t n);
-void *rc_realloc(void *p, size_t n);
-void rc_free(void *p);
-char *rc_strdup(const char *s);
-/* Grow *arr (element size elem) to hold at least need elements (by a quarter;
- * by an eighth from a megabyte on). */
-rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
-/* Shrink *arr to n elements when more than n / 32 + 16 are unused (a failed
- * reallocation keeps the larger block). */
-void rc_trim(void **arr, int *cap, int n, size_t elem);
-
-#define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
-
-static inline int rc_finite(double x) { return x - x == 0.0; }
+#include "base/base.h"
 
 /* ---------------------------------------------------------------- model */
 
@@ -112,6 +94,21 @@ typedef struct rc_shape {
 
 /* A polygon's world-frame AABB (xmin ymin xmax ymax), after its edge normals. */
 static inline double *rc_shape_poly_aabb(const rc_shape *s) { return &s->wnorm[s->nvert][0]; }
+
+/* A shape's kind in pair order (collide.c's narrowphase dispatch, named slots). */
+enum { RC_SK_NONE = 0, RC_SK_ROUND, RC_SK_POLY, RC_SK_HALF, RC_SK_SEG };
+static inline int rc_shape_kind(const rc_shape *s)
+{
+    switch (s->type) {
+    case RC_SHAPE_DISK: case RC_SHAPE_POINT: return RC_SK_ROUND;
+    case RC_SHAPE_POLYGON: return RC_SK_POLY;
+    case RC_SHAPE_HALFPLANE: return s->body == RC_GROUND ? RC_SK_HALF : RC_SK_NONE;
+    case RC_SHAPE_SEGMENT: return s->body == RC_GROUND ? RC_SK_SEG : RC_SK_NONE;
+    }
+    return RC_SK_NONE;
+}
+/* Number of potential contacts between two shapes (for named slots). */
+int rc_shape_feature_count(const rc_shape *a, const rc_shape *b);
 
 typedef struct rc_law {
     rc_law_def def;
@@ -264,6 +261,20 @@ rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double 
 void rc_springs_forces(rc_world *w, double *f, double *E_spring);
 void rc_joints_free(rc_world *w);
 
+/* ---------------------------------------------------------------- parts */
+
+/* A part of the world that an upper layer allocates and the world owns: its
+ * functions (each may be NULL) free it (rc_world_destroy), count its heap
+ * (rc_world_run_stats) and observe a completed step (rc_world_after_step). */
+typedef struct rc_part {
+    void (*free)(rc_world *w);
+    size_t (*memory)(const rc_world *w);
+    rc_status (*after_step)(rc_world *w);
+} rc_part;
+
+/* The parts' slots, in the order the world frees them and runs their observers. */
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_NPARTS };
+
 /* ---------------------------------------------------------------- world */
 
 struct rc_output;
@@ -359,6 +370,7 @@ struct rc_world {
                                (added to E_pot so that reported energies are continuous) */
 
     struct rc_output *out;
+    const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rc_world_attach_part) */
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;
     double *explore_out; int explore_cap, explore_n;
@@ -392,11 +404,6 @@ void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double 
 rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa);
 void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
 
-/* output.c: the length of the well-formed UTF-8 sequence at s (1..4; 1 for
- * the NUL byte), 0 if s starts an ill-formed one (RFC 3629: no overlong
- * forms, surrogates or code points above U+10FFFF). */
-size_t rc_utf8_seq(const char *s);
-
 /* world.c */
 rc_status rc_world_rebuild_slots(rc_world *w);
 void rc_world_warn(rc_world *w, const char *fmt, ...)
@@ -415,25 +422,10 @@ static inline int rc_world_has_forces(const rc_world *w) { return w->nbody_ext |
 rc_status rc_body_add_ext(rc_world *w, int b);   /* give body b its rc_body_ext (zero force) */
 void rc_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
 
-/* collide.c: contact detection at q_k.
- * rc_collide_update_shapes refreshes world-frame caches from w->q.
- * rc_collide_detect fills w->contacts (ncontacts) with every contact whose
- * gap is <= margin (and every potential contact of named pairs), with key,
- * shapes, bodies, feature, law, point, n, gN, Hr set; sorted by key.
- * id/p are not set (the scheme matches them with the previous step). */
-void rc_collide_update_shapes(rc_world *w);
-/* Periodic boundary: move the rigid bodies whose x left [x0, x1) by +-L
- * (velocities kept), accounting the gravity potential of the move in E_wrap. */
-void rc_collide_wrap(rc_world *w);
+void rc_world_attach_part(rc_world *w, int slot, const rc_part *part);
+/* Run the attached parts' observers after a completed step (the history row). */
+rc_status rc_world_after_step(rc_world *w);
 static inline int rc_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }
-rc_status rc_collide_detect(rc_world *w);
-/* Number of potential contacts between two shapes (for named slots). */
-int rc_collide_feature_count(const rc_shape *a, const rc_shape *b);
-
-/* law.c: the local 2D one-contact problem  u = W p + b,  -(u + mu|u_T| n) in N_K(p).
- * Exact enumeration take-off / stick / slide. Returns the case (0 take-off,
- * 1 stick, 2 slide). */
-int rc_fc2d_local_solve(const double *W, const double *b, double mu, double *p); /* W row-major 2x2 */
 
 /* Euclidean projection onto the Coulomb cone K = {|p_T| <= mu p_N} (eq. 11). */
 static inline void rc_fc2d_project(double mu, double *p)
@@ -446,56 +438,11 @@ static inline void rc_fc2d_project(double mu, double *p)
     p[1] = (pt > 0.0 ? 1.0 : -1.0) * mu * s;
 }
 
-/* Squared natural-map residual ||p - proj_K(p - (u + mu|u_T| e_N))||^2 of one
- * contact: the measure of section 4 of Acary & Collins-Craft 2024 before the
- * global normalisation. */
-static inline double rc_fc2d_residual2(const double *u, const double *p, double mu)
-{
-    double at = u[1] < 0.0 ? -u[1] : u[1];
-    double x[2] = { p[0] - (u[0] + mu * at), p[1] - u[1] };
-    rc_fc2d_project(mu, x);
-    double d0 = p[0] - x[0], d1 = p[1] - x[1];
-    return d0 * d0 + d1 * d1;
-}
-
-static inline double rc_fc2d_residual(const double *u, const double *p, double mu)
-{
-    return sqrt(rc_fc2d_residual2(u, p, mu));
-}
-
-/* law.c: built-in laws through the law interface, and the local solvers. */
+/* law_builtin.c: built-in laws through the law interface (xi and the
+ * projection onto the Coulomb cone). */
 void rc_law_init_builtin(rc_law *l);
 /* The affine shift of a built-in law: xi = u + shift + (mu|u_T + shift_T|, 0). */
 void rc_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
-/* Context passed to a law's functions for contact c. */
-void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx);
-/* One contact's local problem u = W p + bl (+ c->shift for built-in laws):
- * exact for built-in laws, projected fixed point for custom laws. */
-rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p);
-/* Squared natural-map residual ||p - proj_C(p - xi(u))||^2 of contact c at its
- * local velocity u (including c->shift). */
-rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
-/* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
-rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out);
-
-/* nsgs.c: a contact's place in the position order (height, then key). */
-typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
-
-/* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
- * Sets *iters, *residual and *worst (contact index or -1); fails only when
- * a law's callback fails. */
-rc_status rc_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
-/* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
-rc_status rc_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
-/* nsgs.c: colours with fewer active contacts are swept by one thread
- * (default 512; tests set 0 to share every colour). */
-extern int rc_nsgs_parallel_min;
-/* nsgs.c: adaptive threads keep the team while its sweeps take less than
- * this times the step's one-thread sweep (default 1; tests set it tiny). */
-extern double rc_nsgs_team_margin;
-/* nsgs.c: free the sweep-order work arrays; their heap in bytes. */
-void rc_nsgs_free(rc_world *w);
-size_t rc_nsgs_memory(const rc_world *w);
 
 /* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use
  * rc_gap_apply. H from n and Hr (rc_contact_jacobian): the same products. */
@@ -519,10 +466,6 @@ static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, doub
 /* energy.c */
 void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el);
 
-/* output.c */
-rc_status rc_output_row(rc_world *w);
-void rc_output_free(rc_world *w);
-
 /* The time t_k + frac h of the current step: t_origin + (t_steps + frac) h,
  * computed from the step count so that no round-off accumulates (t += h
  * gives 0.37500000000000028 after 375 steps of 1e-3). */
@@ -531,4 +474,4 @@ static inline double rc_time_at(const rc_world *w, double frac)
     return w->t_origin + ((double)w->t_steps + frac) * w->sim.h;
 }
 
-#endif /* RC_INTERNAL_H */
+#endif /* RC_MODEL_H */

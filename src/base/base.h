@@ -1,0 +1,32 @@
+/*
+ * base/base.h -- the lowest layer (not public): the allocator, growing
+ * arrays, the status check. Every internal header includes it first.
+ *
+ * Layers (each includes only the headers of the layers before it; checked by
+ * scripts/check-layers): base < linalg < model < collide < nonsmooth
+ * < integrate < io < lua, cli. See docs/architecture.md.
+ */
+#ifndef RC_BASE_H
+#define RC_BASE_H
+
+#include "ricochet.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void *rc_malloc(size_t n);
+void *rc_realloc(void *p, size_t n);
+void rc_free(void *p);
+char *rc_strdup(const char *s);
+/* Grow *arr (element size elem) to hold at least need elements (by a quarter;
+ * by an eighth from a megabyte on). */
+rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
+/* Shrink *arr to n elements when more than n / 32 + 16 are unused (a failed
+ * reallocation keeps the larger block). */
+void rc_trim(void **arr, int *cap, int n, size_t elem);
+
+#define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
+
+static inline int rc_finite(double x) { return x - x == 0.0; }
+
+#endif /* RC_BASE_H */
