@@ -28,6 +28,15 @@ extern "C" {
 
 #define RC_VERSION "0.1.0"
 
+/* RC_API marks the public functions: the shared library is built with
+ * -fvisibility=hidden and exports these only (internal functions stay hidden;
+ * the static library keeps them all for the tests). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RC_API __attribute__((visibility("default")))
+#else
+#define RC_API
+#endif
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum rc_status {
@@ -46,27 +55,27 @@ typedef enum rc_status {
 } rc_status;
 
 /* Message of the last failed call on this thread ("" if none). */
-const char *rc_last_error(void);
+RC_API const char *rc_last_error(void);
 /* Short name of a status code, e.g. "RC_ERR_ARG". */
-const char *rc_status_name(rc_status s);
+RC_API const char *rc_status_name(rc_status s);
 
 /* Asynchronous interrupt (safe to call from a signal handler): the next
  * rc_world_step of every world returns RC_ERR_INTERRUPTED without stepping. */
-void rc_request_interrupt(void);
-void rc_clear_interrupt(void);
-int rc_interrupt_requested(void);
+RC_API void rc_request_interrupt(void);
+RC_API void rc_clear_interrupt(void);
+RC_API int rc_interrupt_requested(void);
 /* The same, recording the signal that asked for it (a program's handler of
  * SIGINT, SIGTERM, SIGHUP): rc_interrupt_signal() returns it (0 if no
  * interrupt is pending or none was given; the first request's signal wins),
  * rc_output_close "interrupted" writes its name to run.json. */
-void rc_request_interrupt_signal(int signo);
-int rc_interrupt_signal(void);
+RC_API void rc_request_interrupt_signal(int signo);
+RC_API int rc_interrupt_signal(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", ... (NULL for others and 0). */
-const char *rc_signal_name(int signo);
+RC_API const char *rc_signal_name(int signo);
 
 /* Number of heap allocations (malloc/realloc) made by the library since
  * start: lets tests and benchmarks check that a step allocates nothing. */
-uint64_t rc_alloc_count(void);
+RC_API uint64_t rc_alloc_count(void);
 
 /* The library's allocator, with the contract of Lua's lua_Alloc (so that one
  * function can serve a Lua state and the kernel): fn(ud, NULL, 0, n)
@@ -81,12 +90,12 @@ uint64_t rc_alloc_count(void);
  * malloc/realloc/free. Not thread-safe: set it while no other thread calls
  * the library. */
 typedef void *(*rc_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
-void rc_set_allocator(rc_alloc_fn fn, void *ud);
-void rc_get_allocator(rc_alloc_fn *fn, void **ud);
+RC_API void rc_set_allocator(rc_alloc_fn fn, void *ud);
+RC_API void rc_get_allocator(rc_alloc_fn *fn, void **ud);
 
 /* 1 when the library was built with OpenMP (solver.threads > 1 then sweeps
  * in parallel), 0 otherwise. */
-int rc_openmp(void);
+RC_API int rc_openmp(void);
 
 /* ---------------------------------------------------------------- world */
 
@@ -114,14 +123,14 @@ typedef struct rc_world_def {
     double periodic_x[2];
 } rc_world_def;
 
-rc_world_def rc_default_world_def(void);
-rc_status rc_world_create(const rc_world_def *def, rc_world **out);
-void rc_world_destroy(rc_world *w);
+RC_API rc_world_def rc_default_world_def(void);
+RC_API rc_status rc_world_create(const rc_world_def *def, rc_world **out);
+RC_API void rc_world_destroy(rc_world *w);
 
 /* Warnings (e.g. a step whose solver did not converge under policy "warn").
  * Default: printed on stderr. */
 typedef void (*rc_warning_fn)(void *user, const char *message);
-void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
+RC_API void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
 
 /* ---------------------------------------------------------------- bodies */
 
@@ -150,23 +159,23 @@ typedef struct rc_body_def {
 typedef rc_status (*rc_force_fn)(void *user, int body, double t,
                                  const double *q, const double *v, double *f);
 
-rc_body_def rc_default_body_def(void);
-rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id);
-int rc_body_count(const rc_world *w);
-rc_status rc_body_find(const rc_world *w, const char *name, int *out_id);
-const char *rc_body_name(const rc_world *w, int id); /* NULL if unnamed/bad id */
-int rc_body_nq(const rc_world *w, int id);            /* 3 for rigid2d, 0 if bad */
-int rc_body_nv(const rc_world *w, int id);
-rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v);
-rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *v);
-rc_status rc_body_set_force(rc_world *w, int id, const double *f);
-rc_status rc_body_get_force(const rc_world *w, int id, double *f);
-rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user);
+RC_API rc_body_def rc_default_body_def(void);
+RC_API rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id);
+RC_API int rc_body_count(const rc_world *w);
+RC_API rc_status rc_body_find(const rc_world *w, const char *name, int *out_id);
+RC_API const char *rc_body_name(const rc_world *w, int id); /* NULL if unnamed/bad id */
+RC_API int rc_body_nq(const rc_world *w, int id);            /* 3 for rigid2d, 0 if bad */
+RC_API int rc_body_nv(const rc_world *w, int id);
+RC_API rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v);
+RC_API rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *v);
+RC_API rc_status rc_body_set_force(rc_world *w, int id, const double *f);
+RC_API rc_status rc_body_get_force(const rc_world *w, int id, double *f);
+RC_API rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user);
 /* mass and inertia (m, J) */
-rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia);
+RC_API rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia);
 
 /* Let a callback report a failure with a message (returns s). */
-rc_status rc_set_error(rc_status s, const char *fmt, ...)
+RC_API rc_status rc_set_error(rc_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -190,12 +199,12 @@ typedef struct rc_linear_def {
     const double *f;        /* constant force F, n, NULL = 0                  */
 } rc_linear_def;
 
-rc_linear_def rc_default_linear_def(void);
+RC_API rc_linear_def rc_default_linear_def(void);
 /* The matrices are copied. Bad input (sizes, asymmetry, M not positive
  * definite, NaN) is refused with a message naming the item. */
-rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body);
+RC_API rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body);
 /* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q. */
-rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
+RC_API rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
 
 /* A contact given by a gap function of one body's coordinates (any body
  * kind), against the static world:
@@ -219,8 +228,8 @@ typedef struct rc_gap_def {
     const char *name;       /* history columns NAME.gN ... (optional)          */
 } rc_gap_def;
 
-rc_gap_def rc_default_gap_def(void);
-rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
+RC_API rc_gap_def rc_default_gap_def(void);
+RC_API rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
 
 /* ---------------------------------------------------------------- joints */
 
@@ -272,10 +281,10 @@ typedef struct rc_joint_def {
     const char *name;           /* history columns NAME.f1.. (reaction forces)      */
 } rc_joint_def;
 
-rc_joint_def rc_default_joint_def(void);
-rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);
-int rc_joint_count(const rc_world *w);
-rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id);
+RC_API rc_joint_def rc_default_joint_def(void);
+RC_API rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);
+RC_API int rc_joint_count(const rc_world *w);
+RC_API rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id);
 
 typedef struct rc_joint_info {
     int rows;
@@ -285,8 +294,8 @@ typedef struct rc_joint_info {
     double gdot[3];         /* H(q_{k+1}) v_{k+1} + dg/dt at the end of the step */
     double work;            /* work of the joint's impulse in the last step     */
 } rc_joint_info;
-rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
-const char *rc_joint_name(const rc_world *w, int id);
+RC_API rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
+RC_API const char *rc_joint_name(const rc_world *w, int id);
 
 /* ---------------------------------------------------------------- force elements */
 
@@ -308,11 +317,11 @@ typedef struct rc_spring_def {
     const char *name;
 } rc_spring_def;
 
-rc_spring_def rc_default_spring_def(void);
+RC_API rc_spring_def rc_default_spring_def(void);
 /* Springs act as applied forces evaluated once per step with the state
  * q_k, v_k (explicit); their work is part of W_ext and their potential
  * energy is reported apart (rc_step_info.E_spring). */
-rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
+RC_API rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -340,11 +349,11 @@ typedef struct rc_shape_def {
     const char *name;                             /* optional; copied           */
 } rc_shape_def;
 
-rc_shape_def rc_default_shape_def(void);
+RC_API rc_shape_def rc_default_shape_def(void);
 /* body = a body id, or RC_GROUND for static obstacles (half-plane, segment). */
-rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
-int rc_shape_count(const rc_world *w);
-rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def);
+RC_API rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
+RC_API int rc_shape_count(const rc_world *w);
+RC_API rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def);
 
 /* ---------------------------------------------------------------- laws */
 
@@ -382,12 +391,12 @@ typedef struct rc_law_def {
     const char *name;
 } rc_law_def;
 
-rc_law_def rc_default_law_def(void);
-rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
+RC_API rc_law_def rc_default_law_def(void);
+RC_API rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
 /* The law of the pairs that no rule names (initially law 0, made from the
  * world def's default_e / default_mu). */
-rc_status rc_world_set_default_law(rc_world *w, int law);
-rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def);
+RC_API rc_status rc_world_set_default_law(rc_world *w, int law);
+RC_API rc_status rc_law_get_def(const rc_world *w, int id, rc_law_def *def);
 
 /* What the scheme tells a law about the step. */
 typedef enum rc_unknown {
@@ -429,10 +438,10 @@ typedef struct rc_law_ops {
     void (*destroy)(void *user);
 } rc_law_ops;
 
-rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *name, int *out_id);
+RC_API rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *name, int *out_id);
 
 /* Change a built-in law's coefficients (e.g. from a control callback). */
-rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def); /* e.g. from a control callback */
+RC_API rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def); /* e.g. from a control callback */
 
 /* Which law applies to a pair of shapes: the last matching rule wins; body
  * rules take precedence over group rules; pairs without a rule use the
@@ -449,8 +458,8 @@ typedef struct rc_contact_rule_def {
                            as NAME (one) or NAME1..NAMEk (in feature order) */
 } rc_contact_rule_def;
 
-rc_contact_rule_def rc_default_contact_rule_def(void);
-rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def);
+RC_API rc_contact_rule_def rc_default_contact_rule_def(void);
+RC_API rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def);
 
 /* ---------------------------------------------------------------- simulation */
 
@@ -606,17 +615,17 @@ typedef struct rc_sim_def {
     int project_max_iter;       /* default 50                                  */
 } rc_sim_def;
 
-rc_sim_def rc_default_sim_def(void);
+RC_API rc_sim_def rc_default_sim_def(void);
 /* The joint Jacobian a definition stands for (AUTO resolved by scheme). */
-rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def);
-rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
-rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
+RC_API rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def);
+RC_API rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
+RC_API rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
 /* The world's definition as created (gravity, margin, periodic cell...). */
-rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
+RC_API rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
 /* One step of size h. On any error the state is left as it was before,
  * except RC_ERR_IO: the step was done but its history row could not be
  * written (the output is then closed as "error" by rc_output_close). */
-rc_status rc_world_step(rc_world *w);
+RC_API rc_status rc_world_step(rc_world *w);
 /* Indetermination explorer (Moreau 2004, section 3.1): solve the one-step
  * problem of the current state again from another initial impulse and/or
  * another sweep order, without advancing. Fills p_out[2i], p_out[2i+1] with
@@ -637,15 +646,15 @@ typedef struct rc_explore_def {
                                swept cyclically (Moreau 2004 section 3.1, procedure (b)) */
     uint64_t seed;
 } rc_explore_def;
-rc_explore_def rc_default_explore_def(void);
-rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out);
+RC_API rc_explore_def rc_default_explore_def(void);
+RC_API rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out);
 /* The solver figures of the last rc_world_explore: sweeps, residual, and
  * whether the residual met solver.tol (on_fail = "warn" lets a non-converged
  * exploration return its impulses; check this before using them). */
-rc_status rc_explore_result(const rc_world *w, int *iterations, double *residual, int *converged);
+RC_API rc_status rc_explore_result(const rc_world *w, int *iterations, double *residual, int *converged);
 
-double rc_world_time(const rc_world *w);
-long rc_world_step_count(const rc_world *w);
+RC_API double rc_world_time(const rc_world *w);
+RC_API long rc_world_step_count(const rc_world *w);
 
 /* What the last step did. W_* are per step; *_total are sums since the
  * start. balance is the defect of the discrete energy balance eq. (65):
@@ -687,9 +696,9 @@ typedef struct rc_step_info {
     double joint_vel_violation; /* largest |H v + dg/dt| after the step         */
 } rc_step_info;
 
-rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
+RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
 /* Energies of the current state (no step needed). */
-rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot);
+RC_API rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot);
 
 /* Run-wide solver statistics. */
 typedef struct rc_run_stats {
@@ -713,7 +722,7 @@ typedef struct rc_run_stats {
     long parallel_steps;        /* steps whose NSGS sweeps ran on more than
                                    one thread (solver.threads > 1)          */
 } rc_run_stats;
-rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
+RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
 /* ---------------------------------------------------------------- contacts */
 
@@ -736,19 +745,19 @@ typedef struct rc_contact_info {
 } rc_contact_info;
 
 /* Contacts found at the start of the last step (active or within margin). */
-int rc_contact_count(const rc_world *w);
-rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
+RC_API int rc_contact_count(const rc_world *w);
+RC_API rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
 
 /* The i-th contact of the problem solved by the last rc_world_explore; pN,
  * pT, uN, uT are those of the explored solution (u = H V: v_{k+1} for
  * Moreau--Jean, v_{k+theta} for MJF). */
-rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info);
+RC_API rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info);
 
 /* Named contacts (from named rules): names in column order. */
-int rc_named_contact_count(const rc_world *w);
-const char *rc_named_contact_name(const rc_world *w, int index);
+RC_API int rc_named_contact_count(const rc_world *w);
+RC_API const char *rc_named_contact_name(const rc_world *w, int index);
 /* info->id = -1 when the contact is not currently detected (values then NaN). */
-rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info);
+RC_API rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info);
 
 /* ---------------------------------------------------------------- output */
 
@@ -759,7 +768,7 @@ typedef struct rc_output_def {
     const char *params_json;    /* a JSON object text recorded as "params"     */
 } rc_output_def;
 
-rc_output_def rc_default_output_def(void);
+RC_API rc_output_def rc_default_output_def(void);
 /* Opens DIR/history.csv.gz (header + the current state as first row) and
  * writes DIR/run.json with status "running". Rows are then appended after
  * every n-th step by rc_world_step. The folder is locked while the output is
@@ -768,7 +777,7 @@ rc_output_def rc_default_output_def(void);
  * the holder's pid; a lock left by a writer that died is taken over (with a
  * warning). Names must be UTF-8 and give distinct columns (RC_ERR_ARG). A
  * write error at open writes run.json with status "error". */
-rc_status rc_output_open(rc_world *w, const rc_output_def *def);
+RC_API rc_status rc_output_open(rc_world *w, const rc_output_def *def);
 /* Finishes both files and releases the lock. status: "complete", "stopped"
  * (by the user), "error" (message: why), "interrupted" (run.json "signal":
  * rc_interrupt_signal()'s name), "exited" (the program exits), "aborted" (the
@@ -778,13 +787,13 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def);
  * write failed. After a write error (a full disk) the history is ended as a
  * valid gzip stream after the last rows flushed to it and the function
  * returns RC_ERR_IO. */
-rc_status rc_output_close(rc_world *w, const char *status, const char *message);
+RC_API rc_status rc_output_close(rc_world *w, const char *status, const char *message);
 /* Close with status "exited" and run.json "exit_code" = code. */
-rc_status rc_output_close_exited(rc_world *w, int code, const char *message);
+RC_API rc_status rc_output_close_exited(rc_world *w, int code, const char *message);
 /* The end time T of the run that is writing the output (run.json "T"; see
  * rc_output_close). RC_ERR_STATE if no output is open. */
-rc_status rc_output_set_end_time(rc_world *w, double T);
-int rc_output_is_open(const rc_world *w);
+RC_API rc_status rc_output_set_end_time(rc_world *w, double T);
+RC_API int rc_output_is_open(const rc_world *w);
 
 /* ---------------------------------------------------------------- VTK output */
 
@@ -817,18 +826,18 @@ typedef struct rc_vtk_def {
     int disk_segments;      /* sides of a disk's outline, 8..1024 (default 32) */
 } rc_vtk_def;
 
-rc_vtk_def rc_default_vtk_def(void);
-rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
-rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
-long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
+RC_API rc_vtk_def rc_default_vtk_def(void);
+RC_API rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
+RC_API rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
+RC_API long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
 /* How the series ended, in a comment before the .pvd files' closing tags:
  * "<!-- ricochet: incomplete: STATUS: MESSAGE -->" (status "complete": no
  * comment; "running": the comment of a series being written, "<!-- ricochet:
  * running -->", which every new frame also puts back). */
-rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message);
+RC_API rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message);
 /* Closes the .pvd files and frees the writer (NULL: nothing to do). A series
  * still marked "running" is closed as complete; an rc_vtk_mark stays. */
-rc_status rc_vtk_close(rc_vtk_writer *vw);
+RC_API rc_status rc_vtk_close(rc_vtk_writer *vw);
 
 #ifdef __cplusplus
 }

@@ -86,7 +86,7 @@ typedef struct rc_lua_def {
 } rc_lua_def;
 
 /* sandbox 0, no folders, no limits, the C library's allocator. */
-rc_lua_def rc_lua_default_def(void);
+RC_API rc_lua_def rc_lua_default_def(void);
 
 /* A new Lua state with the standard libraries, package.preload["ricochet.core"]
  * (the C half of the module) and def->lua_path in package.path: require
@@ -95,11 +95,11 @@ rc_lua_def rc_lua_default_def(void);
  * limits apply. With def->sandbox, the script's environment is restricted
  * (docs/security.md). Fails with RC_ERR_ARG (a bad definition) or
  * RC_ERR_NOMEM. */
-rc_status rc_lua_open(const rc_lua_def *def, lua_State **L);
+RC_API rc_status rc_lua_open(const rc_lua_def *def, lua_State **L);
 
 /* The same with def.sandbox = 1, def.out_dir = out_dir and def.limits =
  * *limits (NULL: none); lua_path NULL, read_dir NULL. */
-rc_status rc_lua_open_sandboxed(const char *out_dir, const rc_lua_limits *limits, lua_State **L);
+RC_API rc_status rc_lua_open_sandboxed(const char *out_dir, const rc_lua_limits *limits, lua_State **L);
 
 /* Ask the state to stop (async-signal-safe: call it from a signal handler
  * on the thread that runs L, as lua.c does): rc_request_interrupt() (the
@@ -109,21 +109,21 @@ rc_status rc_lua_open_sandboxed(const char *out_dir, const rc_lua_limits *limits
  * error is raised once (trusted code may catch it to clean up); in a
  * sandbox, every instruction raises it until the run ends. Pattern matching
  * in progress stops too. */
-void rc_lua_interrupt(lua_State *L);
+RC_API void rc_lua_interrupt(lua_State *L);
 
 /* The host's clock says limits.max_seconds have passed (async-signal-safe,
  * see rc_lua_interrupt): the run ends with the time limit's error at the
  * next instruction. */
-void rc_lua_expire(lua_State *L);
+RC_API void rc_lua_expire(lua_State *L);
 
 /* New limits; restarts the instruction count and the clock and forgets a
  * limit that was hit (a host that runs several scripts in one state). */
-rc_status rc_lua_set_limits(lua_State *L, const rc_lua_limits *limits);
+RC_API rc_status rc_lua_set_limits(lua_State *L, const rc_lua_limits *limits);
 
 /* luaL_loadfilex(L, path, "t"): a script is always loaded as text (a
  * precompiled chunk is refused). Returns a Lua status, the chunk or the
  * message on the stack. */
-int rc_lua_load_file(lua_State *L, const char *path);
+RC_API int rc_lua_load_file(lua_State *L, const char *path);
 
 /* Loads path (text only) and calls it with the strings args[0..nargs-1]
  * as its arguments (...). Afterwards, whatever happened, closes the outputs
@@ -134,7 +134,7 @@ int rc_lua_load_file(lua_State *L, const char *path);
  * RC_ERR_CALLBACK (the script failed; the message, with the script's line,
  * in rc_last_error()). *outcome (may be NULL) gets "complete", "error",
  * "limit" or "interrupted". */
-rc_status rc_lua_run_file(lua_State *L, const char *path, int nargs, const char *const *args,
+RC_API rc_status rc_lua_run_file(lua_State *L, const char *path, int nargs, const char *const *args,
                           const char **outcome);
 
 /* For hosts that call the script themselves (lua_pcall): after the call
@@ -147,18 +147,18 @@ rc_status rc_lua_run_file(lua_State *L, const char *path, int nargs, const char 
  * memory limit plus an eighth). Returns RC_OK, RC_ERR_LIMIT,
  * RC_ERR_INTERRUPTED or RC_ERR_CALLBACK; *outcome as rc_lua_run_file. The
  * host then closes the outputs (rc.close_outputs(status, message)). */
-rc_status rc_lua_run_outcome(lua_State *L, int status, const char **outcome);
+RC_API rc_status rc_lua_run_outcome(lua_State *L, int status, const char **outcome);
 
 /* The limit that ended the run (RC_LUA_LIMIT_NONE if none), and its message,
  * e.g. "memory limit exceeded: ..." (NULL if none). A limit, once hit, stays
  * hit: every later Lua instruction, pcall or coroutine.resume in the state
  * raises the same message, so that the script cannot go on. */
-rc_lua_limit rc_lua_limit_hit(lua_State *L);
-const char *rc_lua_limit_error(lua_State *L);
+RC_API rc_lua_limit rc_lua_limit_hit(lua_State *L);
+RC_API const char *rc_lua_limit_error(lua_State *L);
 
 /* Stops enforcing the limits (the state can then run trusted code: close
  * outputs, print a summary); a limit that was hit stays reported. */
-void rc_lua_disarm(lua_State *L);
+RC_API void rc_lua_disarm(lua_State *L);
 
 /* What the run used so far (after rc_lua_run_file or rc_lua_run_outcome:
  * what the run used, without the closing of its outputs). */
@@ -170,21 +170,21 @@ typedef struct rc_lua_usage {
     size_t memory_peak;
     size_t kernel_memory;       /* of which the kernel's                        */
 } rc_lua_usage;
-rc_lua_usage rc_lua_get_usage(lua_State *L);
+RC_API rc_lua_usage rc_lua_get_usage(lua_State *L);
 
 /* Closes the state (outputs still open are closed "error" by the worlds'
  * finalizers: call rc_lua_run_file or close them first) and restores the
  * kernel's allocator. Use this instead of lua_close for states opened here. */
-void rc_lua_close(lua_State *L);
+RC_API void rc_lua_close(lua_State *L);
 
 /* For bindings: bracket each call of Lua code made from inside the kernel
  * (the per-callback instruction limit counts between them). Cheap; no-ops in
  * states not opened by rc_lua_open. */
-void rc_lua_callback_enter(lua_State *L);
-void rc_lua_callback_leave(lua_State *L);
+RC_API void rc_lua_callback_enter(lua_State *L);
+RC_API void rc_lua_callback_leave(lua_State *L);
 
 /* 1 if L was opened by rc_lua_open with def->sandbox. */
-int rc_lua_is_sandboxed(lua_State *L);
+RC_API int rc_lua_is_sandboxed(lua_State *L);
 
 #ifdef __cplusplus
 }
