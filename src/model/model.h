@@ -423,6 +423,11 @@ rc_status rc_body_add_ext(rc_world *w, int b);   /* give body b its rc_body_ext 
 void rc_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
 
 void rc_world_attach_part(rc_world *w, int slot, const rc_part *part);
+/* Checks shared by the model's files: a body id, a vector's finite components
+ * (body.c), a built-in law's definition (rules.c). */
+static inline int rc_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
+rc_status rc_check_vec(const double *x, int n, const char *what, const char *name);
+rc_status rc_law_def_check(const rc_law_def *d, const char *what);
 /* Run the attached parts' observers after a completed step (the history row). */
 rc_status rc_world_after_step(rc_world *w);
 static inline int rc_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }

@@ -1,0 +1,382 @@
+/* broad_phase.c -- the broadphase: the uniform cell grid over the shapes'
+ * inflated AABBs, the candidate pairs (and the named rules' pairs), their
+ * order by (A, 2B + f) (collide.c has the overview). */
+#include "collide/collide_impl.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------- sorting */
+
+/* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
+ * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
+ * ints) is the broadphase grid's storage after its header (done with once the
+ * pairs are found), else the spare room of w->pairs. */
+rc_status rc_collide_sort_pairs(rc_world *w)
+{
+    int np = w->npairs, nk = 2 * w->nshapes + 2;
+    if (np < 2) return RC_OK;
+    int *in = w->pairs, *out;
+    if ((long long)GRID_HDR + 2LL * np + nk + 1 <= w->cap_order) {
+        out = w->order + GRID_HDR;
+    } else {
+        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
+        in = w->pairs;
+        out = in + 2 * np;
+    }
+    int *cnt = out + 2 * np;
+    for (int pass = 0; pass < 2; pass++) {
+        const int *src = pass ? out : in, col = pass ? 0 : 1;
+        int *dst = pass ? in : out;
+        for (int i = 0; i <= nk; i++) cnt[i] = 0;
+        for (int k = 0; k < np; k++) cnt[src[2 * k + col] + 1]++;
+        for (int i = 1; i <= nk; i++) cnt[i] += cnt[i - 1];
+        for (int k = 0; k < np; k++) {
+            int d = cnt[src[2 * k + col]]++;
+            dst[2 * d] = src[2 * k];
+            dst[2 * d + 1] = src[2 * k + 1];
+        }
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- broadphase */
+
+/* Candidate pair (i, j): ordered into (A, B) and stored as (A, 2B + !named)
+ * so that sorting puts a pair's named copy first. */
+static rc_status push_pair(rc_world *w, int i, int j, int named)
+{
+    const rc_shape *a = &w->shapes[i], *b = &w->shapes[j];
+    if (b->body == RC_GROUND || (a->body != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
+    if (rc_shape_feature_count(a, b) == 0) return RC_OK;
+    if (named && !rc_world_pair_is_named(w, i, j)) return RC_OK;
+    RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    w->pairs[2 * w->npairs] = i;
+    w->pairs[2 * w->npairs + 1] = 2 * j + !named;
+    w->npairs++;
+    return RC_OK;
+}
+
+/* A candidate pair of the broadphase: two shapes of kinds that have features
+ * and of different bodies, so that their feature count is > 0; ordered into
+ * (A, B) from their bodies alone, without reading the shapes. */
+static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_j)
+{
+    if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
+    if (2 * (w->npairs + 1) > w->cap_pairs)
+        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    w->pairs[2 * w->npairs] = i;
+    w->pairs[2 * w->npairs + 1] = 2 * j + 1;
+    w->npairs++;
+    return RC_OK;
+}
+
+/* The uniform grid (layout of w->order at the top of the file). */
+
+enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] */
+
+/* cell = GRID_SCALE x the typical inflated extent of the body shapes (see
+ * cell_size); a shape whose cell coordinates would exceed GRID_MAX_COORD
+ * (far away, or non-finite) goes to the big list. */
+#define GRID_SCALE 1.5
+#define GRID_MAX_COORD 1e9
+
+typedef struct grid {
+    int ns, E, T;
+    double x0, L;       /* periodic boundary in x: cell [x0, x0 + L); L = 0: none */
+    int nx;             /* periodic: columns across L (cell size L / nx)           */
+    int *hdr;
+    double *box;        /* 4 per shape: inflated AABB                         */
+    int *cell;          /* 4 per shape: cx0 cy0 cx1 cy1, or a CELL_* mark      */
+    int *body;          /* ns: body of each shape                             */
+    int *list;          /* ns: grid shapes from the front, big ones at the back */
+    int *start;         /* T + 1: bucket offsets                              */
+    int *ent;           /* E: shape << 2 | first column << 1 | first row      */
+} grid;
+
+static rc_status grid_layout(rc_world *w, grid *g)
+{
+    int ns = w->nshapes;
+    if (ns > (INT_MAX / 2) / 40)
+        return rc_set_error(RC_ERR_NOMEM, "broadphase: too many shapes (%d)", ns);
+    int E = 4 * ns + 64, T = 64;
+    while (T < E) T *= 2;
+    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
+    if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
+        int *o = rc_realloc(w->order, (size_t)need * sizeof(int));
+        if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
+        w->order = o;
+        w->cap_order = need;
+    }
+    int *o = w->order;
+    g->ns = ns; g->E = E; g->T = T;
+    g->hdr = o;
+    g->box = (double *)(void *)(o + GRID_HDR);
+    g->cell = o + GRID_HDR + 8 * ns;
+    g->body = g->cell + 4 * ns;
+    g->list = g->body + ns;
+    g->start = g->list + ns;
+    g->ent = g->start + T + 1;
+    return RC_OK;
+}
+
+/* floor for |t| < 2^31 */
+static int ifloor(double t)
+{
+    int k = (int)t;
+    return k - (t < (double)k);
+}
+
+static unsigned cell_hash(int cx, int cy)
+{
+    unsigned h = (unsigned)cx * 0x9E3779B1u ^ ((unsigned)cy + 0x7F4A7C15u) * 0x85EBCA77u;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    return h;
+}
+
+static int boxes_overlap(const double *a, const double *b)
+{
+    return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
+static int boxes_overlap_p(const grid *g, const double *a, const double *b)
+{
+    if (g->L == 0.0) return boxes_overlap(a, b);
+    double d = image_shift(g->L, 0.5 * (a[0] + a[2]), 0.5 * (b[0] + b[2]));
+    return a[0] <= b[2] + d && b[0] + d <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
+/* Can a shape inside box b (inflated AABB) touch the half-plane (P, N) within
+ * margin m? Every gap of a disk/point (N.(c - P) - r) or polygon vertex
+ * (N.(x_i - P)) is >= the least N.(x - P) over the box, s, reached at a
+ * corner; keep the pair when s <= m plus a rounding allowance (the inflation
+ * already lowers s by at least 0.75 m). */
+static int halfplane_near(const double N[2], const double P[2], const double *b, double m)
+{
+    double x = N[0] >= 0.0 ? b[0] : b[2], y = N[1] >= 0.0 ? b[1] : b[3];
+    double s = N[0] * (x - P[0]) + N[1] * (y - P[1]);
+    return s <= m + 1e-9 * (1.0 + fabs(x) + fabs(y) + fabs(P[0]) + fabs(P[1]));
+}
+
+/* Cell size: GRID_SCALE x the mean inflated extent of the body shapes among
+ * the candidates, the mean taken again over the extents <= 4 x the first mean
+ * (a few huge shapes must not coarsen the grid for all the others). */
+static double cell_size(const grid *g, int ncand)
+{
+    double sum = 0.0, sum2 = 0.0;
+    int n = 0, n2 = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        double cap = pass ? 4.0 * sum / n : INFINITY;
+        for (int k = 0; k < ncand; k++) {
+            int i = g->list[k];
+            if (g->body[i] == RC_GROUND) continue;
+            const double *b = g->box + 4 * i;
+            double d = fmax(b[2] - b[0], b[3] - b[1]);
+            if (!rc_finite(d) || !(d <= cap)) continue;
+            if (pass) { sum2 += d; n2++; } else { sum += d; n++; }
+        }
+        if (!n) return 1.0;
+    }
+    double h = GRID_SCALE * sum2 / n2;
+    return h > 0.0 && rc_finite(h) ? h : 1.0;
+}
+
+/* Cell ranges of the candidates for cell size h: the number of grid entries;
+ * a candidate too far (or not finite) or covering more than klim cells is
+ * marked big. */
+static long long grid_cells(grid *g, int ncand, double h, long long klim)
+{
+    double inv = 1.0 / h;
+    long long nent = 0;
+    for (int k = 0; k < ncand; k++) {
+        int i = g->list[k], *c = g->cell + 4 * i;
+        const double *b = g->box + 4 * i;
+        double t[4] = { (b[0] - g->x0) * inv, b[1] * inv, (b[2] - g->x0) * inv, b[3] * inv };
+        if (!(fabs(t[0]) < GRID_MAX_COORD && fabs(t[1]) < GRID_MAX_COORD
+              && fabs(t[2]) < GRID_MAX_COORD && fabs(t[3]) < GRID_MAX_COORD)) { c[0] = CELL_BIG; continue; }
+        for (int j = 0; j < 4; j++) c[j] = ifloor(t[j]);
+        long long K = (long long)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+        /* periodic: a shape over more than half the columns would meet another
+         * in two wrapped ranges (big: tested against every shape) */
+        if (K > klim || (g->nx && 2LL * (c[2] - c[0] + 1) > g->nx)) c[0] = CELL_BIG;
+        else nent += K;
+    }
+    return nent;
+}
+
+/* Candidate pairs: the shapes whose AABBs, each inflated by bm / 2, overlap
+ * (a ground half-plane: whose box reaches within the margin of it). */
+rc_status rc_collide_grid_pairs(rc_world *w, double m, double bm)
+{
+    grid g = { 0 };
+    RC_CHECK(grid_layout(w, &g));
+    if (rc_periodic(w)) { g.x0 = w->def.periodic_x[0]; g.L = w->def.periodic_x[1] - g.x0; }
+    const rc_shape *S = w->shapes;
+    const int ns = g.ns;
+    const double e = 0.5 * bm;
+    double *box = g.box;
+    int *cell = g.cell, *list = g.list, *body = g.body;
+
+    /* the one pass over the shapes: inflated boxes, bodies; marks for the
+     * shapes that never touch anything (body half-planes and segments) and
+     * for the ground half-planes; the others are the grid's candidates */
+    int ncand = 0;
+    for (int i = 0; i < ns; i++) {
+        if (i + PREFETCH_AHEAD < ns) PREFETCH(&S[i + PREFETCH_AHEAD].wc);
+        int k = rc_shape_kind(&S[i]);
+        body[i] = S[i].body;
+        double *b = box + 4 * i, a[4];
+        rc_collide_shape_aabb(&S[i], a);
+        b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
+        if (k == RC_SK_NONE) cell[4 * i] = CELL_SKIP;
+        else if (k == RC_SK_HALF) cell[4 * i] = CELL_HALF;
+        else list[ncand++] = i;
+        if (g.L > 0.0 && k != RC_SK_NONE && k != RC_SK_HALF && !(b[2] - b[0] < 0.5 * g.L))
+            return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
+                                "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
+                                i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",
+                                b[2] - b[0], g.L);
+    }
+
+    /* cells; a shape covering more than klim cells costs more in the grid
+     * than against every shape (big list); double the cell size until the
+     * entries fit */
+    long long klim = ns / 8 > 64 ? ns / 8 : 64;
+    double h = cell_size(&g, ncand);
+    if (g.L > 0.0) {   /* periodic: a whole number of columns across L */
+        double nxd = floor(g.L / h);
+        g.nx = nxd < 1.0 ? 1 : nxd > 1e6 ? 1000000 : (int)nxd;
+        h = g.L / g.nx;
+    }
+    for (int tries = 0; grid_cells(&g, ncand, h, klim) > g.E && tries < 64; tries++) {
+        h *= 2.0;
+        if (g.L > 0.0) { g.nx = g.nx / 2 > 1 ? g.nx / 2 : 1; h = g.L / g.nx; }
+    }
+
+    /* the grid list (front of list, in index order; the entries are checked
+     * again in case the doubling gave up) and its bounding cells */
+    int ng = 0, gx0 = INT_MAX, gy0 = INT_MAX, gx1 = INT_MIN, gy1 = INT_MIN;
+    long long used = 0;
+    for (int k = 0; k < ncand; k++) {
+        int i = list[k], *c = cell + 4 * i;
+        if (c[0] == CELL_BIG) continue;
+        long long K = (long long)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+        if (used + K > g.E) { c[0] = CELL_BIG; continue; }
+        used += K;
+        list[ng++] = i;
+        if (c[0] < gx0) gx0 = c[0];
+        if (c[1] < gy0) gy0 = c[1];
+        if (c[2] > gx1) gx1 = c[2];
+        if (c[3] > gy1) gy1 = c[3];
+    }
+    if (g.nx && ng) { gx0 = 0; gx1 = g.nx - 1; }   /* periodic: columns wrap into [0, nx) */
+    /* the big list (back of list): ground half-planes and big candidates */
+    int nbig = 0;
+    for (int i = 0; i < ns; i++)
+        if (cell[4 * i] == CELL_BIG || cell[4 * i] == CELL_HALF) list[ns - 1 - nbig++] = i;
+
+    /* buckets: the cells themselves (row-major) when the grid's bounding box
+     * has at most T cells, else a spatial hash into T buckets */
+    long long ncx = ng ? (long long)gx1 - gx0 + 1 : 1, ncy = ng ? (long long)gy1 - gy0 + 1 : 1;
+    int hashed = ncx * ncy > g.T;
+    int nb = hashed ? g.T : (int)(ncx * ncy), nx = (int)ncx, *st = g.start;
+    unsigned mask = (unsigned)g.T - 1u;
+    const int pnx = g.nx;
+#define WRAP(cx) (pnx ? (((cx) % pnx) + pnx) % pnx : (cx))
+#define BUCKET(cx, cy) (hashed ? (int)(cell_hash(WRAP(cx), cy) & mask) : (WRAP(cx) - gx0) + nx * ((cy) - gy0))
+    memset(st, 0, (size_t)(nb + 1) * sizeof(int));
+    for (int k = 0; k < ng; k++) {
+        const int *c = cell + 4 * list[k];
+        for (int cy = c[1]; cy <= c[3]; cy++)
+            for (int cx = c[0]; cx <= c[2]; cx++) st[BUCKET(cx, cy)]++;
+    }
+    for (int b = 1; b < nb; b++) st[b] += st[b - 1];
+    st[nb] = nb ? st[nb - 1] : 0;
+    for (int k = ng - 1; k >= 0; k--) {
+        int i = list[k];
+        const int *c = cell + 4 * i;
+        for (int cy = c[1]; cy <= c[3]; cy++)
+            for (int cx = c[0]; cx <= c[2]; cx++) {
+                int p = --st[BUCKET(cx, cy)];
+                g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
+            }
+    }
+#undef BUCKET
+#undef WRAP
+
+    /* pairs within each cell, tested only in the first cell both cover (the
+     * cell of the corner (max x0, max y0)): there one of them starts its
+     * column and one (maybe the other) its row. A hashed bucket may hold
+     * several cells; entries of different cells are not told apart (it would
+     * take 2 ints per entry): such a pair is tested and, in the rare case
+     * that both shapes cover both cells, found twice, the copy dropped with
+     * the duplicates after the sort */
+    for (int b = 0; b < nb; b++) {
+        int p1 = st[b + 1];
+        for (int p = st[b]; p < p1; p++) {
+            int ep = g.ent[p], i = ep >> 2;
+            const double *bi = box + 4 * i;
+            for (int q = p + 1; q < p1; q++) {
+                int eq = g.ent[q];
+                if (((ep | eq) & 3) != 3) continue;
+                int j = eq >> 2;
+                if (!boxes_overlap_p(&g, bi, box + 4 * j) || body[i] == body[j]) continue;
+                RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+        }
+    }
+
+    /* big shapes against every other shape: the half-plane test when one is
+     * a ground half-plane, else the box test */
+    const int *big = list + ns - nbig;
+    for (int k = 0; k < nbig; k++) {
+        int i = big[k];
+        if (cell[4 * i] == CELL_HALF) {
+            const double *N = S[i].normal, *P = S[i].point;
+            for (int l = 0; l < ng; l++) {
+                int j = list[l];
+                if (halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+            for (int l = k + 1; l < nbig; l++) {
+                int j = big[l];
+                if (cell[4 * j] != CELL_HALF && halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+        } else {
+            const double *bi = box + 4 * i;
+            for (int l = 0; l < ng; l++) {
+                int j = list[l];
+                if (boxes_overlap_p(&g, bi, box + 4 * j) && body[j] != body[i])
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+            for (int l = k + 1; l < nbig; l++) {
+                int j = big[l];
+                int near = cell[4 * j] == CELL_HALF ? halfplane_near(S[j].normal, S[j].point, bi, m)
+                                                    : boxes_overlap_p(&g, bi, box + 4 * j);
+                if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+            }
+        }
+    }
+
+    int *hd = g.hdr;
+    hd[0] = ns; hd[1] = ng; hd[2] = nbig; hd[3] = hashed; hd[4] = (int)used; hd[5] = nb;
+    hd[6] = ng ? nx : 0; hd[7] = ng ? (int)ncy : 0;
+    return RC_OK;
+}
+
+/* Pairs of named body rules, whatever their distance (history columns). */
+rc_status rc_collide_named_pairs(rc_world *w)
+{
+    for (int r = 0; r < w->nrules; r++) {
+        const rc_rule *R = &w->rules[r];
+        if (R->def.kind != RC_RULE_BODIES || !R->name || R->def.a == R->def.b) continue;
+        for (int i = 0; i < w->nshapes; i++) {
+            if (w->shapes[i].body != R->def.a) continue;
+            for (int j = 0; j < w->nshapes; j++)
+                if (w->shapes[j].body == R->def.b) RC_CHECK(push_pair(w, i, j, 1));
+        }
+    }
+    return RC_OK;
+}

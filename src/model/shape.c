@@ -1,0 +1,149 @@
+/* shape.c -- shapes: checks, creation, definitions; potential contacts of a pair. */
+#include "model/model.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ---------------------------------------------------------------- shapes */
+
+
+static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
+{
+    const int ground = body == RC_GROUND;
+    if (!ground && !rc_valid_body(w, body))
+        return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
+    if (!ground && w->bodies[body].kind != RC_BODY_RIGID2D)
+        return rc_set_error(RC_ERR_ARG, "shape: body %d is a linear body; its contacts are gap functions (rc_gap_create)", body);
+    switch (d->type) {
+    case RC_SHAPE_DISK:
+        if (!rc_finite(d->radius) || d->radius <= 0.0)
+            return rc_set_error(RC_ERR_ARG, "disk: 'radius' must be > 0 (got %g)", d->radius);
+        return rc_check_vec(d->offset, 2, "shape", "offset");   /* ground: the centre, world frame */
+    case RC_SHAPE_POINT:
+        if (ground) return rc_set_error(RC_ERR_ARG, "shape: points belong to bodies, not to the ground");
+        return rc_check_vec(d->offset, 2, "shape", "offset");
+    case RC_SHAPE_POLYGON: {   /* ground: vertices in the world frame */
+        if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
+            return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
+        double turning = 0.0;
+        for (int i = 0; i < d->nvert; i++) {
+            RC_CHECK(rc_check_vec(d->vert[i], 2, "polygon", "vertices"));
+            const double *a = d->vert[i], *b = d->vert[(i + 1) % d->nvert], *c = d->vert[(i + 2) % d->nvert];
+            double cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
+            if (!(cross > 0.0))
+                return rc_set_error(RC_ERR_ARG, "polygon: vertices must be convex and counter-clockwise (fails at vertex %d)", i + 2);
+            double dot = (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1]);
+            turning += atan2(cross, dot);
+        }
+        if (fabs(turning - 2.0 * M_PI) > 1e-6)   /* a star turns more than once */
+            return rc_set_error(RC_ERR_ARG, "polygon: vertices must form a simple convex polygon (they wind %.3g times)", turning / (2.0 * M_PI));
+        return RC_OK;
+    }
+    case RC_SHAPE_HALFPLANE: {
+        if (!ground) return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
+        RC_CHECK(rc_check_vec(d->point, 2, "halfplane", "point"));
+        RC_CHECK(rc_check_vec(d->normal, 2, "halfplane", "normal"));
+        double nn = hypot(d->normal[0], d->normal[1]);
+        if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "halfplane: 'normal' must be nonzero");
+        d->normal[0] /= nn; d->normal[1] /= nn;
+        return RC_OK;
+    }
+    case RC_SHAPE_SEGMENT:
+        if (!ground) return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
+        RC_CHECK(rc_check_vec(d->a, 2, "segment", "a"));
+        RC_CHECK(rc_check_vec(d->b, 2, "segment", "b"));
+        if (d->a[0] == d->b[0] && d->a[1] == d->b[1])
+            return rc_set_error(RC_ERR_ARG, "segment: 'a' and 'b' must differ");
+        if (!rc_finite(d->radius) || d->radius < 0.0)
+            return rc_set_error(RC_ERR_ARG, "segment: 'radius' must be >= 0 (got %g)", d->radius);
+        return RC_OK;
+    }
+    return rc_set_error(RC_ERR_ARG, "shape: unknown type %d", (int)d->type);
+}
+
+rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_shape_create: NULL argument");
+    rc_shape_def d = *def;
+    RC_CHECK(check_shape(w, body, &d));
+    RC_CHECK(rc_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
+    rc_shape *s = &w->shapes[w->nshapes];
+    memset(s, 0, sizeof *s);
+    s->type = d.type;
+    s->body = body;
+    s->group = d.group;
+    s->name = rc_strdup(d.name);
+    if (d.name && !s->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
+    memcpy(s->offset, d.offset, sizeof s->offset);
+    s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
+    if (s->nvert > 0) {   /* vert, wvert, wnorm + the AABB in one block */
+        double (*blk)[2] = rc_malloc(((size_t)3 * s->nvert + 2) * sizeof *blk);
+        if (!blk) { rc_free(s->name); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+        memcpy(blk, d.vert, (size_t)s->nvert * sizeof *blk);
+        s->vert = blk;
+        s->wvert = blk + s->nvert;
+        s->wnorm = blk + 2 * s->nvert;
+        memset(s->wvert, 0, ((size_t)2 * s->nvert + 2) * sizeof *blk);
+    } else if (d.type == RC_SHAPE_HALFPLANE) {
+        memcpy(s->point, d.point, sizeof s->point);
+        memcpy(s->normal, d.normal, sizeof s->normal);
+    } else if (d.type == RC_SHAPE_SEGMENT) {
+        memcpy(s->a, d.a, sizeof s->a);
+        memcpy(s->b, d.b, sizeof s->b);
+    }
+    double bound = hypot(d.offset[0], d.offset[1]) + s->radius;
+    for (int i = 0; i < s->nvert; i++) {
+        double r = hypot(d.vert[i][0], d.vert[i][1]);
+        if (r > bound) bound = r;
+    }
+    s->bound = bound;
+    if (out_id) *out_id = w->nshapes;
+    w->nshapes++;
+    return rc_world_rebuild_slots(w);
+}
+
+int rc_shape_count(const rc_world *w) { return w ? w->nshapes : 0; }
+
+rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def)
+{
+    if (!w || id < 0 || id >= w->nshapes) return rc_set_error(RC_ERR_NOT_FOUND, "no shape with id %d", id);
+    const rc_shape *s = &w->shapes[id];
+    if (body) *body = s->body;
+    if (def) {
+        *def = rc_default_shape_def();
+        def->type = s->type; def->radius = s->radius; def->nvert = s->nvert; def->group = s->group;
+        def->name = s->name;
+        memcpy(def->offset, s->offset, sizeof def->offset);
+        if (s->nvert > 0) memcpy(def->vert, s->vert, (size_t)s->nvert * sizeof *s->vert);
+        if (s->type == RC_SHAPE_HALFPLANE) {   /* the fields of the other types keep their defaults */
+            memcpy(def->point, s->point, sizeof def->point);
+            memcpy(def->normal, s->normal, sizeof def->normal);
+        } else if (s->type == RC_SHAPE_SEGMENT) {
+            memcpy(def->a, s->a, sizeof def->a);
+            memcpy(def->b, s->b, sizeof def->b);
+        }
+    }
+    return RC_OK;
+}
+
+/* Number of potential contacts between two shapes (named slots; the
+ * narrowphase of a named pair). */
+int rc_shape_feature_count(const rc_shape *a, const rc_shape *b)
+{
+    if (a->body == b->body) return 0;          /* same body, or ground-ground */
+    int ka = rc_shape_kind(a), kb = rc_shape_kind(b);
+    if (ka > kb) { const rc_shape *s = a; a = b; b = s; int k = ka; ka = kb; kb = k; }
+    if (ka == RC_SK_NONE) return 0;
+    if (ka == RC_SK_ROUND) return 1;               /* disk/point with anything */
+    if (ka == RC_SK_POLY) {
+        if (kb == RC_SK_POLY) return a->nvert + b->nvert;
+        if (kb == RC_SK_HALF) return a->nvert;
+        if (kb == RC_SK_SEG) return a->nvert + 2;
+    }
+    return 0;                                  /* half-plane/segment pairs */
+}
