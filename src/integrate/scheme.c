@@ -24,143 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Laws without a closed form (custom laws, the generic local solver) keep
- * per-contact data in w->aux (rc_contact_aux). */
-static int has_custom_law(const rc_world *w)
-{
-    for (int i = 0; i < w->nlaws; i++)
-        if (!w->laws[i].closed_form) return 1;
-    return 0;
-}
-
-/* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
- * persistent ids, warm-start impulses, law state. */
-static rc_status match_contacts(rc_world *w)
-{
-    const int custom = has_custom_law(w);
-    if (custom) RC_CHECK(rc_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
-    int j = 0;
-    for (int i = 0; i < w->ncontacts; i++) {
-        rc_contact *c = &w->contacts[i];
-        c->aux = custom ? &w->aux[i] : NULL;
-        while (j < w->nrec && w->rec[j].key < c->key) j++;
-        if (j < w->nrec && w->rec[j].key == c->key) {
-            c->id = w->rec[j].id;
-            c->p[0] = w->rec[j].p[0];
-            c->p[1] = w->rec[j].p[1];
-            if (!custom) continue;
-            if (w->rec_has_state)
-                memcpy(c->aux->state, w->rec_state + (size_t)j * RC_LAW_MAX_STATE, sizeof c->aux->state);
-            else   /* the state was left when every law had a closed form: theirs is zero */
-                memset(c->aux->state, 0, sizeof c->aux->state);
-        } else {
-            c->id = w->next_contact_id++;
-            c->p[0] = c->p[1] = 0.0;
-            if (custom) memcpy(c->aux->state, w->laws[c->law].ops.state0, sizeof c->aux->state);
-        }
-    }
-    return RC_OK;
-}
-
-static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2]);
-
-/* The accepted step's contacts become the state (w->rec): what the API
- * reports and the next step matches. Called once nothing can fail. */
-static rc_status reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
-{
-    const int n = w->ncontacts;
-    RC_CHECK(rc_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
-    if (n > 0 && w->contacts[0].aux)
-        RC_CHECK(rc_reserve((void **)&w->rec_state, &w->cap_rec_state, n * RC_LAW_MAX_STATE, sizeof(double)));
-    return RC_OK;
-}
-
-static void save_contacts(rc_world *w)
-{
-    const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
-    for (int i = 0; i < n; i++) {
-        const rc_contact *c = &w->contacts[i];
-        rc_contact_rec *r = &w->rec[i];
-        r->key = c->key;
-        r->id = c->id;
-        r->law = (unsigned)c->law;
-        r->active = c->active != 0;
-        r->point[0] = c->point[0]; r->point[1] = c->point[1];
-        r->n[0] = c->n[0]; r->n[1] = c->n[1];
-        r->gN = c->gN;
-        r->u[0] = c->u[0]; r->u[1] = c->u[1];
-        r->p[0] = c->p[0]; r->p[1] = c->p[1];
-        r->WN = r->WT = 0.0;
-        if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
-            double uth[2];
-            body_velocity_dot(w, c, w->V, uth);
-            r->WN = uth[0] * c->p[0];
-            r->WT = uth[1] * c->p[1];
-        }
-        if (custom) memcpy(w->rec_state + (size_t)i * RC_LAW_MAX_STATE, c->aux->state, sizeof c->aux->state);
-    }
-    w->nrec = n;
-    w->rec_has_state = custom;
-}
-
-/* u = H v (rigid pairs: H from n and Hr, the products of rc_contact_jacobian) */
-static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
-{
-    if (c->gap >= 0) { rc_gap_dot(w, c, v, u); return; }
-    const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
-    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
-    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];
-    if (c->body_a != RC_GROUND) {
-        const double *va = v + w->bodies[c->body_a].iv;
-        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
-        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
-    }
-}
-
-/* Applied forces F_{k+theta} (gravity separately: it is in E_pot). */
-static rc_status forces(rc_world *w, double t_theta)
-{
-    for (int b = 0; b < w->nbodies; b++) {
-        const rc_body *bd = &w->bodies[b];
-        double *f = w->f + bd->iv;
-        const rc_body_ext *x = rc_body_ext_of(w, b);
-        if (bd->kind == RC_BODY_LINEAR) {
-            const double *f0 = w->linears[bd->linear].f;
-            for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
-        } else if (x) {
-            for (int j = 0; j < bd->nv; j++) f[j] = x->force[j];
-        } else {   /* no rc_body_ext: a zero force, no function */
-            for (int j = 0; j < bd->nv; j++) f[j] = 0.0;
-            continue;
-        }
-        if (x && x->force_fn) {
-            double *g = w->V + bd->iv;   /* scratch: V is set later in the step */
-            for (int j = 0; j < bd->nv; j++) g[j] = 0.0;
-            rc_status s = x->force_fn(x->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
-            /* the function may have given another body its rc_body_ext (set_force):
-             * w->body_ext may have moved */
-            const char *name = rc_body_name_of(w, b);
-            if (s != RC_OK) {
-                const char *msg = rc_last_error();
-                char copy[768];
-                snprintf(copy, sizeof copy, "%s", msg);
-                return rc_set_error(s, "force function of body %d%s%s%s at t = %.17g: %s", b,
-                                    name ? " (" : "", name ? name : "", name ? ")" : "",
-                                    t_theta, copy);
-            }
-            for (int j = 0; j < bd->nv; j++) {
-                if (!rc_finite(g[j]))
-                    return rc_set_error(RC_ERR_CALLBACK, "force function of body %d%s%s%s returned a non-finite component %d at t = %.17g",
-                                        b, name ? " (" : "", name ? name : "", name ? ")" : "", j + 1, t_theta);
-                f[j] += g[j];
-            }
-        }
-    }
-    double E_spring;
-    rc_springs_forces(w, w->f, &E_spring);   /* explicit: at (q_k, v_k) */
-    return RC_OK;
-}
-
 /* The anticipating index set activates a contact whose gap is up to
  * gamma h |u_N,k|: detection must reach that far. |u_N| of a pair is at most
  * the sum of the speeds of its two shapes' points, |v| + |omega| bound each. */
@@ -285,78 +148,6 @@ static double explore_uniform(rc_world *w)   /* xorshift64, per world */
     return (double)(x >> 11) * 0x1.0p-53;
 }
 
-rc_explore_def rc_default_explore_def(void)
-{
-    rc_explore_def d;
-    memset(&d, 0, sizeof d);
-    d.zero_guess = 1;
-    d.random_order = 1;
-    d.seed = 1;
-    return d;
-}
-
-rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out)
-{
-    if (!w || !def || !p_out || !n_out) return rc_set_error(RC_ERR_ARG, "rc_world_explore: NULL argument");
-    if (def->random_guess && (!rc_finite(def->guess_scale) || def->guess_scale < 0.0))
-        return rc_set_error(RC_ERR_ARG, "explore: 'guess_scale' must be >= 0 (got %g)", def->guess_scale);
-    if (def->nguess_scales < 0 || (def->nguess_scales > 0 && !def->guess_scales))
-        return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales' is NULL with nguess_scales = %d", def->nguess_scales);
-    for (int i = 0; i < def->nguess_scales; i++)
-        if (!rc_finite(def->guess_scales[i]) || def->guess_scales[i] < 0.0)
-            return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales[%d]' must be >= 0 (got %g)", i, def->guess_scales[i]);
-    rc_sim_def saved = w->sim;
-    if (def->random_order) {
-        w->sim.solver.order = RC_ORDER_RANDOM;
-        w->sim.solver.seed = def->seed;
-    }
-    w->explore_rng = def->seed * 0x9E3779B97F4A7C15ull + 12345u;
-    w->explore = def;
-    w->explore_out = p_out;
-    w->explore_cap = cap;
-    w->explore_n = 0;
-    rc_run_stats st = w->stats;
-    rc_status s = rc_world_step(w);
-    w->stats = st;            /* an exploration is not a step of the run */
-    w->explore = NULL;
-    w->sim = saved;
-    *n_out = w->explore_n;
-    return s;
-}
-
-rc_status rc_explore_result(const rc_world *w, int *iterations, double *residual, int *converged)
-{
-    if (!w) return rc_set_error(RC_ERR_ARG, "rc_explore_result: world is NULL");
-    if (iterations) *iterations = w->explore_iters;
-    if (residual) *residual = w->explore_res;
-    if (converged) *converged = w->explore_converged;
-    return RC_OK;
-}
-
-/* The contacts of the last explored problem stay in w->contacts (the work
- * records; the state, w->rec, is untouched by an exploration). */
-rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info)
-{
-    if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_explore_contact: NULL argument");
-    if (index < 0 || index >= w->explore_n || index >= w->ncontacts)
-        return rc_set_error(RC_ERR_NOT_FOUND, "no explored contact %d (there are %d)", index, w->explore_n);
-    const rc_contact *c = &w->contacts[index];
-    memset(info, 0, sizeof *info);
-    info->id = c->id;
-    info->body_a = c->body_a; info->body_b = c->body_b;
-    info->shape_a = c->shape_a; info->shape_b = c->shape_b;
-    info->feature = c->feature;
-    info->active = c->active;
-    info->point[0] = c->point[0]; info->point[1] = c->point[1];
-    info->normal[0] = c->n[0]; info->normal[1] = c->n[1];
-    rc_contact_tangent(c, info->tangent);
-    info->gN = c->gN;
-    info->pN = c->p[0]; info->pT = c->p[1];
-    info->uN = c->u[0]; info->uT = c->u[1];
-    info->law = c->law;
-    return RC_OK;
-}
-
 static rc_status world_step(rc_world *w);
 
 /* One step; with joints, the state is first moved onto them when it was set
@@ -424,7 +215,7 @@ static rc_status world_step(rc_world *w)
 
     /* 1. smooth forces at t_{k+theta} (none: w->f is not used) */
     const int have_f = rc_world_has_forces(w);
-    rc_status s = have_f ? forces(w, rc_time_at(w, theta)) : RC_OK;
+    rc_status s = have_f ? rc_step_forces(w, rc_time_at(w, theta)) : RC_OK;
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
@@ -432,8 +223,8 @@ static rc_status world_step(rc_world *w)
     rc_collide_update_shapes(w);
     s = rc_collide_detect(w);
     if (s == RC_OK) s = rc_gaps_detect(w);
-    if (s == RC_OK) s = match_contacts(w);
-    if (s == RC_OK) s = reserve_state(w);
+    if (s == RC_OK) s = rc_step_match_contacts(w);
+    if (s == RC_OK) s = rc_step_reserve_state(w);
     if (s != RC_OK) return s;
     if (w->step == 0 && !w->explore) {   /* grains placed overlapping: say which */
         int reported = 0;
@@ -810,7 +601,7 @@ static rc_status world_step(rc_world *w)
         i = first_nonfinite(w->q, w->nq);
         if (i >= 0) { s = nonfinite_state(w, i, 1, w->q[i]); goto restore; }
     }
-    save_contacts(w);   /* the accepted step's contacts become the state */
+    rc_step_save_contacts(w);   /* the accepted step's contacts become the state */
     w->persist_band = 2.0 * h * fmax(w->sim.solver.tol, res) * (1.0 + sqrt(w->contact_b2));
     rc_step_info *in = &w->info;
     w->t_steps++;

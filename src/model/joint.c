@@ -23,7 +23,7 @@
  * jointed bodies when all joints are scleronomic (else it is reported as
  * W_proj). Without that last part the projection of a swinging pendulum
  * lifts the bob a little every step and its energy grows like h t. */
-#include "model/model.h"
+#include "model/joint_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -53,35 +53,6 @@ rc_spring_def rc_default_spring_def(void)
 }
 
 /* ---------------------------------------------------------------- kinematics */
-
-static inline void rot(double th, const double *p, double *r)
-{
-    double c = cos(th), s = sin(th);
-    r[0] = c * p[0] - s * p[1];
-    r[1] = s * p[0] + c * p[1];
-}
-
-static const double zero3[3] = { 0.0, 0.0, 0.0 };
-
-static const double *body_q(const rc_world *w, int b, const double *q)
-{
-    return b == RC_GROUND ? zero3 : q + w->bodies[b].iq;
-}
-
-/* World point of local point p on body b (ground: p itself), and the lever
- * R p (for dP/dtheta = perp(R p)). */
-static void point(const rc_world *w, int b, const double *q, const double *p, double *P, double *lever)
-{
-    if (b == RC_GROUND) {
-        P[0] = p[0]; P[1] = p[1];
-        lever[0] = lever[1] = 0.0;
-        return;
-    }
-    const double *x = body_q(w, b, q);
-    rot(x[2], p, lever);
-    P[0] = x[0] + lever[0];
-    P[1] = x[1] + lever[1];
-}
 
 static const char *joint_label(const rc_joint *j) { return j->name ? j->name : "(unnamed)"; }
 
@@ -235,11 +206,6 @@ rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double 
 }
 
 /* ---------------------------------------------------------------- creation */
-
-static int rigid_body(const rc_world *w, int b)
-{
-    return b >= 0 && b < w->nbodies && w->bodies[b].kind == RC_BODY_RIGID2D;
-}
 
 rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
 {
@@ -596,93 +562,6 @@ rc_status rc_joints_start(rc_world *w, double *dE_q)
     return project(w, w->t, 1, NULL, 1);
 }
 
-double rc_body_energy(const rc_world *w, int b)
-{
-    const rc_body *bd = &w->bodies[b];
-    if (bd->kind != RC_BODY_RIGID2D) return 0.0;   /* linear bodies (no joints): q, v may have < 3 entries */
-    const double *q = w->q + bd->iq, *v = w->v + bd->iv, *g = w->def.gravity;
-    const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
-    return 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2])
-         - m * (g[0] * q[0] + g[1] * q[1]);
-}
-
-static int find(int *c, int x)
-{
-    while (c[x] != x) { c[x] = c[c[x]]; x = c[x]; }
-    return x;
-}
-
-/* Mechanisms: bodies connected by joints (union-find in w->comp); a
- * component driven by a rheonomic joint is marked -1 (its root). */
-static void components(rc_world *w)
-{
-    int *c = w->comp;
-    for (int b = 0; b < w->nbodies; b++) c[b] = b;
-    for (int i = 0; i < w->njoints; i++) {
-        const rc_joint *j = &w->joints[i];
-        if (j->def.body_a == RC_GROUND) continue;
-        int ra = find(c, j->def.body_a), rb = find(c, j->def.body_b);
-        if (ra != rb) c[ra] = rb;
-    }
-    for (int b = 0; b < w->nbodies; b++) c[b] = find(c, b);
-}
-
-/* Energies of the jointed bodies before the projections. */
-void rc_joints_energy_before(rc_world *w)
-{
-    for (int b = 0; b < w->nbodies; b++) w->ebody[b] = rc_body_energy(w, b);
-}
-
-/* After the projections: give back to (or take from) the kinetic energy of
- * each mechanism (bodies connected by joints) what the projections changed
- * in it, by scaling its velocities, which keeps scleronomic rows H v = 0.
- * Mechanisms with a rheonomic joint (driven: not conservative) and those
- * whose kinetic energy cannot absorb the change are left as they are; what
- * remains shows in W_proj. */
-void rc_joints_restore_energy(rc_world *w)
-{
-    if (!w->njoints) return;
-    components(w);
-    int *c = w->comp;
-    for (int i = 0; i < w->njoints; i++) {
-        const rc_joint *j = &w->joints[i];
-        int driven = j->def.type == RC_JOINT_PRESCRIBED;
-        if (j->def.type == RC_JOINT_CUSTOM) {   /* driven if g depends on t */
-            double g[3], gt[3];
-            driven = rc_joint_eval(w, j, w->q, w->t, g, NULL, NULL, gt) != RC_OK;
-            for (int r = 0; r < j->rows && !driven; r++) driven = fabs(gt[r]) > 1e-12 * (1.0 + fabs(g[r]));
-        }
-        if (driven) {
-            int r = c[j->def.body_b];
-            for (int b = 0; b < w->nbodies; b++) if (c[b] == r) c[b] = -1;
-        }
-    }
-    for (int root = 0; root < w->nbodies; root++) {
-        if (c[root] != root) continue;
-        int jointed = 0;
-        for (int i = 0; i < w->njoints && !jointed; i++) jointed = c[w->joints[i].def.body_b] == root;
-        if (!jointed) continue;
-        double dE = 0.0, K = 0.0;
-        for (int b = 0; b < w->nbodies; b++) {
-            if (c[b] != root) continue;
-            dE += rc_body_energy(w, b) - w->ebody[b];
-            const rc_body *bd = &w->bodies[b];
-            if (bd->kind != RC_BODY_RIGID2D) continue;   /* never jointed */
-            const double *v = w->v + bd->iv;
-            const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
-            K += 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2]);
-        }
-        double K1 = K - dE;
-        if (!(K > 0.0) || !(K1 >= 0.0)) continue;
-        double a = sqrt(K1 / K);
-        for (int b = 0; b < w->nbodies; b++) {
-            if (c[b] != root || w->bodies[b].kind != RC_BODY_RIGID2D) continue;
-            double *v = w->v + w->bodies[b].iv;
-            for (int k = 0; k < 3; k++) v[k] *= a;
-        }
-    }
-}
-
 /* Violations at the end of the step: |g(q_{k+1}, t_{k+1})| and
  * |H(q_{k+1}) v_{k+1} + dg/dt(t_{k+1})|, kept per joint for rc_joint_get. */
 rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation)
@@ -706,95 +585,4 @@ rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double 
     *pos_violation = pv;
     *vel_violation = vv;
     return RC_OK;
-}
-
-/* ---------------------------------------------------------------- springs */
-
-rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
-{
-    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_spring_create: NULL argument");
-    const char *what = def->name ? def->name : "(unnamed)";
-    if (def->type != RC_SPRING_LINEAR && def->type != RC_SPRING_TORSIONAL)
-        return rc_set_error(RC_ERR_ARG, "spring '%s': unknown type %d", what, (int)def->type);
-    if (!rigid_body(w, def->body_b))
-        return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_b %d is not a rigid2d body of this world", what, def->body_b);
-    if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
-        return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
-    if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
-    if (!rc_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
-    if (!rc_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
-    for (int i = 0; i < 2; i++)
-        if (!rc_finite(def->point_a[i]) || !rc_finite(def->point_b[i]))
-            return rc_set_error(RC_ERR_ARG, "spring '%s': points must be finite", what);
-    rc_spring sp;
-    memset(&sp, 0, sizeof sp);
-    sp.def = *def;
-    const double *q = w->q;
-    if (def->type == RC_SPRING_LINEAR) {
-        if (!rc_finite(def->rest_length)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_length' must be finite", what);
-        if (def->rest_length < 0.0) {
-            double Pa[2], Pb[2], l[2];
-            point(w, def->body_a, q, def->point_a, Pa, l);
-            point(w, def->body_b, q, def->point_b, Pb, l);
-            sp.def.rest_length = hypot(Pb[0] - Pa[0], Pb[1] - Pa[1]);
-        }
-    } else {
-        double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
-        if (def->rest_angle != def->rest_angle) sp.def.rest_angle = body_q(w, def->body_b, q)[2] - tha;
-        else if (!rc_finite(def->rest_angle)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_angle' must be finite", what);
-    }
-    RC_CHECK(rc_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
-    sp.name = rc_strdup(def->name);
-    if (def->name && !sp.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    sp.def.name = sp.name;
-    w->springs[w->nsprings] = sp;
-    if (out_id) *out_id = w->nsprings;
-    w->nsprings++;
-    return RC_OK;
-}
-
-/* Adds the spring forces at the state (w->q, w->v) to f (by dofs; f may be
- * NULL) and returns their potential energy. */
-void rc_springs_forces(rc_world *w, double *f, double *E_spring)
-{
-    double E = 0.0;
-    for (int i = 0; i < w->nsprings; i++) {
-        const rc_spring_def *d = &w->springs[i].def;
-        const int a = d->body_a, b = d->body_b;
-        double *fb = f ? f + w->bodies[b].iv : NULL, *fa = (a == RC_GROUND || !f) ? NULL : f + w->bodies[a].iv;
-        const double *vb = w->v + w->bodies[b].iv, *va = a == RC_GROUND ? zero3 : w->v + w->bodies[a].iv;
-        if (d->type == RC_SPRING_TORSIONAL) {
-            double tha = a == RC_GROUND ? 0.0 : body_q(w, a, w->q)[2];
-            double dth = body_q(w, b, w->q)[2] - tha - d->rest_angle;
-            double tau = -(d->k * dth + d->c * (vb[2] - va[2]));
-            if (fb) fb[2] += tau;
-            if (fa) fa[2] -= tau;
-            E += 0.5 * d->k * dth * dth;
-            continue;
-        }
-        double Pa[2], Pb[2], la[2], lb[2];
-        point(w, a, w->q, d->point_a, Pa, la);
-        point(w, b, w->q, d->point_b, Pb, lb);
-        double dx[2] = { Pb[0] - Pa[0], Pb[1] - Pa[1] }, L = hypot(dx[0], dx[1]);
-        double n[2] = { 0.0, 0.0 };
-        if (L > 0.0) { n[0] = dx[0] / L; n[1] = dx[1] / L; }
-        /* velocities of the attachment points: v + omega perp(lever) */
-        double wb[2] = { vb[0] - vb[2] * lb[1], vb[1] + vb[2] * lb[0] };
-        double wa[2] = { va[0] - va[2] * la[1], va[1] + va[2] * la[0] };
-        double rate = n[0] * (wb[0] - wa[0]) + n[1] * (wb[1] - wa[1]);
-        double T = d->k * (L - d->rest_length) + d->c * rate;   /* tension */
-        double F[2] = { -T * n[0], -T * n[1] };                 /* on B     */
-        if (fb) {
-            fb[0] += F[0];
-            fb[1] += F[1];
-            fb[2] += lb[0] * F[1] - lb[1] * F[0];
-        }
-        if (fa) {
-            fa[0] -= F[0];
-            fa[1] -= F[1];
-            fa[2] -= la[0] * F[1] - la[1] * F[0];
-        }
-        E += 0.5 * d->k * (L - d->rest_length) * (L - d->rest_length);
-    }
-    *E_spring = E;
 }

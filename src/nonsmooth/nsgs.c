@@ -12,7 +12,7 @@
  *     max_alpha |p_alpha - proj_K(p_alpha - Phi(u_alpha))| <= tol,
  * which holds every contact to the tolerance (with 10^5 contacts the L2
  * test lets single contacts miss it by far more). */
-#include "nonsmooth/nonsmooth.h"
+#include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -54,64 +54,6 @@ static void team_leave(rc_world *w)
     }
 }
 
-/* Local velocity u = H V + shift of contact c (u includes the law shift). */
-static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
-{
-    if (c->gap >= 0) {
-        rc_gap_dot(w, c, V, u);
-        u[0] += c->shift[0];
-        u[1] += c->shift[1];
-        return;
-    }
-    /* H from n and Hr (rc_contact_jacobian): the same products */
-    const double *vb = V + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
-    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2] + c->shift[0];
-    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2] + c->shift[1];
-    if (c->body_a != RC_GROUND) {
-        const double *va = V + w->bodies[c->body_a].iv;
-        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
-        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
-    }
-}
-
-/* V += kappa Mhat^-1 H^T dp for the bodies of c. */
-static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
-{
-    if (c->gap >= 0) { rc_gap_apply(w, c, V, dp); return; }
-    rc_contact_apply(w, c, V, dp);
-}
-
-/* Joint j's row velocity H V + dg/dt. */
-static inline void joint_velocity(const rc_world *w, const rc_joint *j, const double *V, double *u)
-{
-    const double *vb = V + w->bodies[j->def.body_b].iv;
-    const double *va = j->def.body_a == RC_GROUND ? NULL : V + w->bodies[j->def.body_a].iv;
-    for (int r = 0; r < j->rows; r++) {
-        u[r] = j->shift[r] + j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
-        if (va) u[r] += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
-    }
-}
-
-/* An equality block is solved exactly: lambda += -W^-1 (H V + dg/dt). */
-static inline void joint_solve(rc_world *w, rc_joint *j)
-{
-    double u[3], dl[3];
-    joint_velocity(w, j, w->V, u);
-    for (int r = 0; r < j->rows; r++) {
-        dl[r] = 0.0;
-        for (int k = 0; k < j->rows; k++) dl[r] -= j->Winv[r][k] * u[k];
-        j->lambda[r] += dl[r];
-    }
-    double *vb = w->V + w->bodies[j->def.body_b].iv;
-    for (int c = 0; c < 3; c++)
-        for (int r = 0; r < j->rows; r++) vb[c] += j->MHb[r][c] * dl[r];
-    if (j->def.body_a != RC_GROUND) {
-        double *va = w->V + w->bodies[j->def.body_a].iv;
-        for (int c = 0; c < 3; c++)
-            for (int r = 0; r < j->rows; r++) va[c] += j->MHa[r][c] * dl[r];
-    }
-}
-
 /* Sums the residual in a fixed order: joints (their rows' H V + dg/dt,
  * computed here), then the active contacts in key order with the squared
  * local residuals already in c->res. worst: a contact index, or -2 - j for
@@ -138,7 +80,7 @@ static void residual_sum(rc_world *w, double norm_b, int *worst, double *res)
                                              : sqrt(sum) / (1.0 + norm_b);
 }
 
-static rc_status residual(rc_world *w, double norm_b, int *worst, double *res)
+rc_status rc_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 {
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
@@ -232,6 +174,11 @@ static size_t nsgs_memory(const rc_world *w)
 
 /* The world frees and measures the sweep orders through this table. */
 static const rc_part nsgs_part = { nsgs_free, nsgs_memory, NULL };
+
+void rc_nsgs_attach(rc_world *w)
+{
+    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
+}
 
 static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y)
 {
@@ -540,7 +487,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         }
         sweep = w->sweep;   /* a law with callbacks: the same order on this thread */
     }
-    s = residual(w, nb, worst, &res);
+    s = rc_nsgs_residual(w, nb, worst, &res);
     const double omega = w->sim.solver.relax;
     uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
@@ -560,148 +507,10 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         }
         it++;
         if (s == RC_OK && (it % w->sim.solver.check_every == 0 || it == w->sim.solver.max_iter))
-            s = residual(w, nb, worst, &res);
+            s = rc_nsgs_residual(w, nb, worst, &res);
     }
 done:
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
-        rc_contact *c = &w->contacts[w->active[k]];
-        c->res = sqrt(c->res);
-    }
-    w->stats.local_solves += (long)it * w->nactive;
-    *iters = it;
-    *res_out = res;
-    return s;
-}
-
-/* A contact whose tangential impulse stays 0 (a built-in law with mu = 0, a
- * custom law of dim 1): its T row is not part of the operator Uzawa sees. */
-static int frictionless(const rc_world *w, const rc_contact *c)
-{
-    const rc_law *l = &w->laws[c->law];
-    return l->closed_form ? l->def.mu == 0.0 : l->ops.dim == 1;
-}
-
-static double uzawa_lambda_max(rc_world *w)
-{
-    /* lambda_max(W) by power iteration, x in c->u, W x = H (kappa M^-1 H^T x)
-     * through a scratch velocity (w->vfree is free while the problem is
-     * solved), without the T rows of frictionless contacts (their p_T stays
-     * 0; with them, disk rotation made lambda_max 79 times too large on
-     * Maury's 6.3: W_TT = 3 W_NN for one contact, more for many); |W x|
-     * with |x| = 1 grows to lambda_max from below: run until it changes by
-     * less than 1e-6 (at most 500 iterations) */
-    double *S = w->vfree, lmax = 0.0;
-    for (int k = 0; k < w->nactive; k++) {
-        rc_contact *c = &w->contacts[w->active[k]];
-        c->u[0] = 1.0; c->u[1] = frictionless(w, c) ? 0.0 : 0.5;
-    }
-    for (int pit = 0; pit < 500 && w->nactive; pit++) {
-        memset(S, 0, (size_t)w->nv * sizeof(double));
-        for (int k = 0; k < w->nactive; k++) apply_impulse(w, &w->contacts[w->active[k]], S, w->contacts[w->active[k]].u);
-        double norm = 0.0;
-        for (int k = 0; k < w->nactive; k++) {
-            rc_contact *c = &w->contacts[w->active[k]];
-            double y[2];
-            local_velocity(w, c, S, y);
-            y[0] -= c->shift[0];   /* local_velocity adds the shift */
-            y[1] = frictionless(w, c) ? 0.0 : y[1] - c->shift[1];
-            c->u[0] = y[0]; c->u[1] = y[1];
-            norm += y[0] * y[0] + y[1] * y[1];
-        }
-        norm = sqrt(norm);
-        if (!(norm > 0.0)) break;
-        const double prev = lmax;
-        lmax = norm;   /* |W x| with |x| = 1 after the first normalisation */
-        for (int k = 0; k < w->nactive; k++) {
-            rc_contact *c = &w->contacts[w->active[k]];
-            c->u[0] /= norm; c->u[1] /= norm;
-        }
-        if (pit >= 2 && lmax - prev <= 1e-6 * lmax) break;
-    }
-    return lmax;
-}
-
-/* Uzawa (Maury 2006 section 3.3), written on the impulses: all contacts at
- * once, p <- proj_C(p - rho xi(H V + shift)), then V is updated with every
- * change; rho = relax / lambda_max(W) (Proposition 1 asks rho < 2 / |W|),
- * lambda_max by a power iteration run to 1e-6. Joints get their exact block
- * solve before each iteration.
- *
- * Accelerated (solver.accelerate, the default; not with joints): the
- * projected gradient step is taken from the extrapolated point
- * y_k = p_k + beta_k (p_k - p_{k-1}), beta_k = (t_{k-1} - 1) / t_k,
- * t_k = (1 + sqrt(1 + 4 t_{k-1}^2)) / 2 (Nesterov), restarted (t = 1,
- * y = p) whenever (y_k - p_{k+1}) . (p_{k+1} - p_k) > 0 (O'Donoghue &
- * Candes 2015, gradient restart). The plain iteration needs a number of
- * iterations proportional to kappa = lambda_max / lambda_min of the active
- * part of W: on Maury's sticky particles (N = 50, h = 1.5, every pair
- * constrained: lambda_max = N, clusters of ~40 on a line: lambda_min ~
- * pi^2 / 40^2) 200 000 iterations leave 6e-10; the accelerated one needs
- * about sqrt(kappa), 4 008 iterations there. w->V holds V(p_k) (the residual is evaluated there),
- * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
-rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
-{
-    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
-    double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
-    for (int i = 0; i < w->njoints; i++)
-        for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
-    nb = sqrt(nb);
-
-    const double lmax = uzawa_lambda_max(w);
-    const double rho = lmax > 0.0 ? w->sim.solver.relax / lmax : 0.0;
-    const int accel = w->sim.solver.accelerate && w->njoints == 0;
-    double *Vy = w->vfree, *Y = NULL, tk = 1.0;
-    if (accel) {
-        RC_CHECK(rc_reserve((void **)&w->uz_y, &w->cap_uz_y, 2 * w->ncontacts, sizeof(double)));
-        Y = w->uz_y;
-        memcpy(Vy, w->V, (size_t)w->nv * sizeof(double));
-        for (int k = 0; k < w->nactive; k++) {
-            const rc_contact *c = &w->contacts[w->active[k]];
-            Y[2 * k] = c->p[0];
-            Y[2 * k + 1] = c->p[1];
-        }
-    }
-
-    double res;
-    int it = 0;
-    rc_status s = residual(w, nb, worst, &res);
-    while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
-        for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
-        for (int k = 0; k < w->nactive && s == RC_OK; k++) {   /* Jacobi: every p from the same V */
-            rc_contact *c = &w->contacts[w->active[k]];
-            double u[2];
-            local_velocity(w, c, accel ? Vy : w->V, u);
-            s = rc_law_prox(w, c, accel ? Y + 2 * k : c->p, u, rho, c->u);   /* the new p, kept in c->u */
-        }
-        double beta = 0.0;
-        if (accel && s == RC_OK) {   /* momentum, or a restart when the step turned back */
-            double dot = 0.0;
-            for (int k = 0; k < w->nactive; k++) {
-                const rc_contact *c = &w->contacts[w->active[k]];
-                dot += (Y[2 * k] - c->u[0]) * (c->u[0] - c->p[0]) + (Y[2 * k + 1] - c->u[1]) * (c->u[1] - c->p[1]);
-            }
-            const double tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * tk * tk));
-            if (dot > 0.0) tk = 1.0;
-            else { beta = (tk - 1.0) / tn; tk = tn; }
-        }
-        for (int k = 0; k < w->nactive && s == RC_OK; k++) {
-            rc_contact *c = &w->contacts[w->active[k]];
-            double dp[2] = { c->u[0] - c->p[0], c->u[1] - c->p[1] };
-            if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
-            if (accel) {   /* y = p_new + beta (p_new - p_old), V(y) follows */
-                const double y0 = c->u[0] + beta * dp[0], y1 = c->u[1] + beta * dp[1];
-                double dy[2] = { y0 - Y[2 * k], y1 - Y[2 * k + 1] };
-                if (dy[0] != 0.0 || dy[1] != 0.0) apply_impulse(w, c, Vy, dy);
-                Y[2 * k] = y0;
-                Y[2 * k + 1] = y1;
-            }
-            c->p[0] = c->u[0];
-            c->p[1] = c->u[1];
-        }
-        it++;
-        if (s == RC_OK) s = residual(w, nb, worst, &res);
-    }
-    for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }
