@@ -1,0 +1,92 @@
+/*
+ * io/output_impl.h -- what the history output's files share (not public, not
+ * for other files): output.c (columns, rows, open and close), files.c
+ * (paths, formatting, the gzip stream, the folder lock), run_json.c.
+ */
+#ifndef RC_OUTPUT_IMPL_H
+#define RC_OUTPUT_IMPL_H
+
+#include "io/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define RC_OUT_FLUSH_ROWS 4096
+#define RC_OUT_NUM_MAX 32      /* room for one "%.15g" number and a separator */
+#define RC_OUT_NFIXED 7        /* t, E, E_kin, E_pot, W_ext, W_N, W_T */
+#define RC_OUT_JSON_RESERVE 8192   /* blanks after the "running" run.json */
+
+struct rc_output {
+    char *dir;
+    char *csv_path;         /* DIR/history.csv.gz */
+    char *json_path;        /* DIR/run.json       */
+    char *json_tmp;         /* DIR/run.json.tmp   */
+    char *scenario;         /* or NULL */
+    char *params;           /* JSON object text, or NULL */
+    gzFile gz;
+    int every;
+
+    /* columns */
+    int nbodies;            /* named bodies written */
+    int *body_ids;
+    int *body_nq, *body_nv;
+    int ncontacts;          /* named contacts written */
+    int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
+    int joint_work;         /* the world has joints: W_J, W_proj (totals) last */
+    int ncols;
+    char **cols;
+
+    /* row buffer */
+    char *buf;
+    size_t cap;
+
+    long rows;              /* rows written (the first one included) */
+    long rows_since_flush;
+    long last_step;         /* step of the last row written */
+
+    double E0;
+    clock_t cpu0;
+    struct timespec wall0;
+
+    rc_status io_status;    /* first write error (sticky) */
+    char io_msg[512];
+
+    /* the end of the last sync flush: where a failed stream is ended */
+    int fd;                 /* the history opened a second time, or -1 */
+    uLong crc, len;         /* CRC-32 and length (mod 2^32) of the data given to zlib */
+    off_t good_off;
+    uLong good_crc, good_len;
+    long good_rows;
+
+    double T;               /* end time of the run (rc_output_set_end_time), or NaN */
+    int exit_code, has_exit_code;
+
+    char *lock_path;        /* DIR/run.lock */
+    int lock_fd;            /* -1 when not held */
+};
+
+char *rc__join(const char *a, const char *b);
+void rc__text_escape(char *dst, size_t room, const char *s);
+size_t rc__fmt_num(char *p, size_t room, double x);
+rc_status rc__mkdirs(const char *dir);
+rc_status rc__gz_write(struct rc_output *o, const char *s, size_t n);
+rc_status rc__gz_flush(struct rc_output *o);
+int rc__pwrite_all(int fd, const void *data, size_t n, off_t off);
+int rc__gz_repair(struct rc_output *o, const char *line, size_t n);
+size_t rc__csv_field(char *dst, const char *s);
+rc_status rc__lock(struct rc_output *o, rc_world *w);
+void rc__unlock(struct rc_output *o);
+rc_status rc__write_json(rc_world *w, const char *status, int complete,
+                         const char *message, double cpu_s, double wall_s);
+
+#endif /* RC_OUTPUT_IMPL_H */
