@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-size_t rc_utf8_seq(const char *s);   /* src/io/output.c (internal) */
+size_t rc_utf8_seq(const char *s);   /* src/io/files.c (internal) */
 
 #define H 1e-3
 
