@@ -22,8 +22,8 @@
  *
  * What a sandboxed script can and cannot do, what each limit counts and
  * what a host must set: docs/security.md. Link with the ricochet_luahost
- * library (src/lua/: lua_ricochet.c and lrc_*.c, lua_host.c, lua_sandbox.c,
- * lua_strmatch.c), the kernel and Lua 5.4.
+ * library (src/lua/: lua_ricochet.c and lrc_*.c, lua_host.c, lua_limits.c,
+ * lua_run.c, lua_sandbox.c, lua_strmatch.c), the kernel and Lua 5.4.
  */
 #ifndef RICOCHET_LUA_H
 #define RICOCHET_LUA_H

@@ -1,4 +1,4 @@
-/* lua_host.h -- internal to the Lua host (lua_host.c, lua_sandbox.c, lua_strmatch.c). */
+/* lua_host.h -- internal to the Lua host (lua_host.c, lua_limits.c, lua_run.c, lua_sandbox.c, lua_strmatch.c). */
 #ifndef RC_LUA_HOST_H
 #define RC_LUA_HOST_H
 
@@ -83,5 +83,35 @@ void rc__lua_charge(lua_State *L, long long units);
 
 /* Replace string.find/match/gmatch/gsub by the counted versions. */
 void rc__lua_open_strmatch(lua_State *L);
+
+/* Shared by lua_host.c, lua_limits.c, lua_run.c. */
+#include <limits.h>
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+int luaopen_ricochet_core(lua_State *L);
+
+/* instructions between two ticks of the hook when no instruction limit asks
+ * for finer counting */
+#define RC_LUA_PERIOD 1000
+
+void rc__lua_push_interrupted(lua_State *L);
+void rc__lua_memory_message(rc_lua_box *b, const char *who, size_t request, size_t in_use);
+int rc__lua_refused(rc_lua_box *b, size_t osize, size_t nsize);
+void *rc__lua_box_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+int rc__lua_setup(lua_State *L);
+double rc__lua_now_s(void);
+void rc__lua_base_hook(lua_State *L, const rc_lua_box *b);
+void rc__lua_limit_hook(lua_State *L, lua_Debug *ar);
+void rc__lua_arm(rc_lua_box *b);
+void rc__lua_arm_finishing(rc_lua_box *b);
+int rc__lua_mentions_memory(lua_State *L, int idx);
+int rc__lua_pcall(lua_State *L);
+int rc__lua_xpcall(lua_State *L);
+int rc__lua_resume_checked(lua_State *L);
+int rc__lua_sort_counted(lua_State *L);
+int rc__lua_wrap(lua_State *L);
+int rc__lua_sandbox_run(lua_State *L);
 
 #endif
