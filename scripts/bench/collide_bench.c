@@ -1,4 +1,4 @@
-/* collide_bench.c -- contact detection alone (rc_collide_detect), not a test.
+/* collide_bench.c -- contact detection alone (rcc_detect), not a test.
  *
  *   scripts/bench/collide [SCENE [N [STEPS]]]      (builds this file, then runs it)
  *
@@ -16,7 +16,7 @@
  *            radius 0.6 (overlapping its neighbours).
  * Every step moves each body by up to 1e-3 and turns it by up to 1e-2
  * (coherent motion), refreshes the shapes and detects the contacts. Prints
- * the mean CPU time per rc_collide_detect and per rc_collide_update_shapes.
+ * the mean CPU time per rcc_detect and per rcc_update_shapes.
  */
 #define _POSIX_C_SOURCE 199309L
 #include "collide/collide.h"
@@ -110,8 +110,8 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    rc_collide_update_shapes(w);
-    ok(rc_collide_detect(w));   /* first call: the work arrays grow */
+    rcc_update_shapes(w);
+    ok(rcc_detect(w));   /* first call: the work arrays grow */
     double t_det = 0.0, t_upd = 0.0;
     long contacts = 0, pairs = 0;
     uint64_t a0 = rc_alloc_count();
@@ -121,9 +121,9 @@ int main(int argc, char **argv)
             q[0] += urand(-1e-3, 1e-3); q[1] += urand(-1e-3, 1e-3); q[2] += urand(-1e-2, 1e-2);
         }
         double t0 = now();
-        rc_collide_update_shapes(w);
+        rcc_update_shapes(w);
         double t1 = now();
-        ok(rc_collide_detect(w));
+        ok(rcc_detect(w));
         double t2 = now();
         t_upd += t1 - t0;
         t_det += t2 - t1;

@@ -87,7 +87,7 @@ uint64_t rc_alloc_count(void) { return rc__allocs; }
 
 /* Allocation goes through the settable allocator (rc_set_allocator). Each
  * block starts with a header holding its size and the allocator that made
- * it: rc_free needs no size from the caller, and the allocator may change
+ * it: rcb_free needs no size from the caller, and the allocator may change
  * while blocks are alive. The header is a max_align_t wide, so that the
  * block after it keeps malloc's alignment. */
 typedef union rc__block {
@@ -125,7 +125,7 @@ void rc_get_allocator(rc_alloc_fn *fn, void **ud)
     if (ud) *ud = rc__alloc_ud;
 }
 
-void *rc_malloc(size_t n)
+void *rcb_malloc(size_t n)
 {
     rc__allocs++;
     if (n > SIZE_MAX - sizeof(rc__block)) return NULL;
@@ -139,9 +139,9 @@ void *rc_malloc(size_t n)
     return b + 1;
 }
 
-void *rc_realloc(void *p, size_t n)
+void *rcb_realloc(void *p, size_t n)
 {
-    if (!p) return rc_malloc(n);
+    if (!p) return rcb_malloc(n);
     rc__allocs++;
     rc__block *b = (rc__block *)p - 1;
     if (n > SIZE_MAX - sizeof *b) return NULL;
@@ -151,23 +151,23 @@ void *rc_realloc(void *p, size_t n)
     return q + 1;
 }
 
-void rc_free(void *p)
+void rcb_free(void *p)
 {
     if (!p) return;
     rc__block *b = (rc__block *)p - 1;
     b->h.fn(b->h.ud, b, sizeof *b + b->h.n, 0);
 }
 
-char *rc_strdup(const char *s)
+char *rcb_strdup(const char *s)
 {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
-    char *d = rc_malloc(n);
+    char *d = rcb_malloc(n);
     if (d) memcpy(d, s, n);
     return d;
 }
 
-rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
+rc_status rcb_reserve(void **arr, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return RC_OK;
     /* grow by a quarter, not by doubling, and by an eighth once the array
@@ -178,17 +178,17 @@ rc_status rc_reserve(void **arr, int *cap, int need, size_t elem)
     long long g = *cap > 16 ? *cap : 16;
     while (g < need) g += (unsigned long long)g * elem >= (1u << 20) ? g / 8 : g / 4;
     int ncap = g > INT_MAX ? need : (int)g;
-    void *p = rc_realloc(*arr, (size_t)ncap * elem);
+    void *p = rcb_realloc(*arr, (size_t)ncap * elem);
     if (!p) return rc_set_error(RC_ERR_NOMEM, "out of memory (%d elements of %zu bytes)", ncap, elem);
     *arr = p;
     *cap = ncap;
     return RC_OK;
 }
 
-void rc_trim(void **arr, int *cap, int n, size_t elem)
+void rcb_trim(void **arr, int *cap, int n, size_t elem)
 {
     if (*cap - n <= n / 32 + 16) return;
-    void *p = rc_realloc(*arr, (size_t)(n > 0 ? n : 1) * elem);
+    void *p = rcb_realloc(*arr, (size_t)(n > 0 ? n : 1) * elem);
     if (!p) return;
     *arr = p;
     *cap = n > 0 ? n : 1;

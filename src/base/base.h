@@ -14,19 +14,19 @@
 #include <stdio.h>
 #include <string.h>
 
-void *rc_malloc(size_t n);
-void *rc_realloc(void *p, size_t n);
-void rc_free(void *p);
-char *rc_strdup(const char *s);
+void *rcb_malloc(size_t n);
+void *rcb_realloc(void *p, size_t n);
+void rcb_free(void *p);
+char *rcb_strdup(const char *s);
 /* Grow *arr (element size elem) to hold at least need elements (by a quarter;
  * by an eighth from a megabyte on). */
-rc_status rc_reserve(void **arr, int *cap, int need, size_t elem);
+rc_status rcb_reserve(void **arr, int *cap, int need, size_t elem);
 /* Shrink *arr to n elements when more than n / 32 + 16 are unused (a failed
  * reallocation keeps the larger block). */
-void rc_trim(void **arr, int *cap, int n, size_t elem);
+void rcb_trim(void **arr, int *cap, int n, size_t elem);
 
 #define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
 
-static inline int rc_finite(double x) { return x - x == 0.0; }
+static inline int rcb_finite(double x) { return x - x == 0.0; }
 
 #endif /* RC_BASE_H */

@@ -11,7 +11,7 @@
  * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
  * ints) is the broadphase grid's storage after its header (done with once the
  * pairs are found), else the spare room of w->pairs. */
-rc_status rc_collide_sort_pairs(rc_world *w)
+rc_status rcc_sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
     if (np < 2) return RC_OK;
@@ -19,7 +19,7 @@ rc_status rc_collide_sort_pairs(rc_world *w)
     if ((long long)GRID_HDR + 2LL * np + nk + 1 <= w->cap_order) {
         out = w->order + GRID_HDR;
     } else {
-        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
+        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
         in = w->pairs;
         out = in + 2 * np;
     }
@@ -47,9 +47,9 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
 {
     const rc_shape *a = &w->shapes[i], *b = &w->shapes[j];
     if (b->body == RC_GROUND || (a->body != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
-    if (rc_shape_feature_count(a, b) == 0) return RC_OK;
-    if (named && !rc_world_pair_is_named(w, i, j)) return RC_OK;
-    RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    if (rcm_shape_feature_count(a, b) == 0) return RC_OK;
+    if (named && !rcm_world_pair_is_named(w, i, j)) return RC_OK;
+    RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + !named;
     w->npairs++;
@@ -63,7 +63,7 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 {
     if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
     if (2 * (w->npairs + 1) > w->cap_pairs)
-        RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + 1;
     w->npairs++;
@@ -102,7 +102,7 @@ static rc_status grid_layout(rc_world *w, grid *g)
     while (T < E) T *= 2;
     int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
     if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
-        int *o = rc_realloc(w->order, (size_t)need * sizeof(int));
+        int *o = rcb_realloc(w->order, (size_t)need * sizeof(int));
         if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
         w->order = o;
         w->cap_order = need;
@@ -173,13 +173,13 @@ static double cell_size(const grid *g, int ncand)
             if (g->body[i] == RC_GROUND) continue;
             const double *b = g->box + 4 * i;
             double d = fmax(b[2] - b[0], b[3] - b[1]);
-            if (!rc_finite(d) || !(d <= cap)) continue;
+            if (!rcb_finite(d) || !(d <= cap)) continue;
             if (pass) { sum2 += d; n2++; } else { sum += d; n++; }
         }
         if (!n) return 1.0;
     }
     double h = GRID_SCALE * sum2 / n2;
-    return h > 0.0 && rc_finite(h) ? h : 1.0;
+    return h > 0.0 && rcb_finite(h) ? h : 1.0;
 }
 
 /* Cell ranges of the candidates for cell size h: the number of grid entries;
@@ -207,11 +207,11 @@ static long long grid_cells(grid *g, int ncand, double h, long long klim)
 
 /* Candidate pairs: the shapes whose AABBs, each inflated by bm / 2, overlap
  * (a ground half-plane: whose box reaches within the margin of it). */
-rc_status rc_collide_grid_pairs(rc_world *w, double m, double bm)
+rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
 {
     grid g = { 0 };
     RC_CHECK(grid_layout(w, &g));
-    if (rc_periodic(w)) { g.x0 = w->def.periodic_x[0]; g.L = w->def.periodic_x[1] - g.x0; }
+    if (rcm_periodic(w)) { g.x0 = w->def.periodic_x[0]; g.L = w->def.periodic_x[1] - g.x0; }
     const rc_shape *S = w->shapes;
     const int ns = g.ns;
     const double e = 0.5 * bm;
@@ -224,10 +224,10 @@ rc_status rc_collide_grid_pairs(rc_world *w, double m, double bm)
     int ncand = 0;
     for (int i = 0; i < ns; i++) {
         if (i + PREFETCH_AHEAD < ns) PREFETCH(&S[i + PREFETCH_AHEAD].wc);
-        int k = rc_shape_kind(&S[i]);
+        int k = rcm_shape_kind(&S[i]);
         body[i] = S[i].body;
         double *b = box + 4 * i, a[4];
-        rc_collide_shape_aabb(&S[i], a);
+        rcc_shape_aabb(&S[i], a);
         b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
         if (k == RC_SK_NONE) cell[4 * i] = CELL_SKIP;
         else if (k == RC_SK_HALF) cell[4 * i] = CELL_HALF;
@@ -367,7 +367,7 @@ rc_status rc_collide_grid_pairs(rc_world *w, double m, double bm)
 }
 
 /* Pairs of named body rules, whatever their distance (history columns). */
-rc_status rc_collide_named_pairs(rc_world *w)
+rc_status rcc_named_pairs(rc_world *w)
 {
     for (int r = 0; r < w->nrules; r++) {
         const rc_rule *R = &w->rules[r];

@@ -1,9 +1,9 @@
 /*
  * collide.c -- contact detection at q_k (planar, dim = 2).
  *
- *   rc_collide_update_shapes: world-frame caches (centres; polygons: vertices,
+ *   rcc_update_shapes: world-frame caches (centres; polygons: vertices,
  *     outward edge normals, AABB) from w->q.
- *   rc_collide_detect: broadphase -> candidate shape pairs -> narrowphase
+ *   rcc_detect: broadphase -> candidate shape pairs -> narrowphase
  *     (gap gN, normal n from A to B, contact point, feature) -> Jacobian rows
  *     H = [n_x n_y r x n; t_x t_y r x t] (side A with a minus sign; only the
  *     rotational column r x n, r x t is stored, see rc_contact in model/model.h).
@@ -65,7 +65,7 @@
 
 /* ---------------------------------------------------------------- world-frame caches */
 
-void rc_collide_update_shapes(rc_world *w)
+void rcc_update_shapes(rc_world *w)
 {
     for (int k = 0; k < w->nshapes; k++) {
         rc_shape *s = &w->shapes[k];
@@ -85,7 +85,7 @@ void rc_collide_update_shapes(rc_world *w)
         }
         case RC_SHAPE_POLYGON: {
             int n = s->nvert;
-            double *bb = rc_shape_poly_aabb(s);
+            double *bb = rcm_shape_poly_aabb(s);
             bb[0] = bb[1] = INFINITY; bb[2] = bb[3] = -INFINITY;
             for (int i = 0; i < n; i++) {
                 double *v = s->wvert[i];
@@ -120,7 +120,7 @@ void rc_collide_update_shapes(rc_world *w)
 }
 
 /* A shape's world-frame AABB (xmin ymin xmax ymax) at the caches' q_k. */
-void rc_collide_shape_aabb(const rc_shape *s, double bb[4])
+void rcc_shape_aabb(const rc_shape *s, double bb[4])
 {
     switch (s->type) {
     case RC_SHAPE_DISK:
@@ -131,7 +131,7 @@ void rc_collide_shape_aabb(const rc_shape *s, double bb[4])
         return;
     }
     case RC_SHAPE_POLYGON:
-        memcpy(bb, rc_shape_poly_aabb(s), 4 * sizeof(double));
+        memcpy(bb, rcm_shape_poly_aabb(s), 4 * sizeof(double));
         return;
     case RC_SHAPE_SEGMENT: {
         double r = s->radius;
@@ -145,18 +145,18 @@ void rc_collide_shape_aabb(const rc_shape *s, double bb[4])
     bb[0] = bb[1] = -INFINITY; bb[2] = bb[3] = INFINITY;
 }
 
-rc_status rc_collide_detect(rc_world *w)
+rc_status rcc_detect(rc_world *w)
 {
     w->ncontacts = 0;
     w->npairs = 0;
-    rc_status s = rc_collide_narrow_pairs(w);
+    rc_status s = rcc_narrow_pairs(w);
     if (s != RC_OK) w->ncontacts = 0;
     return s;
 }
 
-void rc_collide_wrap(rc_world *w)
+void rcc_wrap(rc_world *w)
 {
-    if (!rc_periodic(w)) return;
+    if (!rcm_periodic(w)) return;
     const double x0 = w->def.periodic_x[0], x1 = w->def.periodic_x[1], L = x1 - x0;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
@@ -168,6 +168,6 @@ void rc_collide_wrap(rc_world *w)
         if (xn < x0) xn = x0;
         x[0] = xn;
         /* E_pot = -m g.q: moving by xn - x_old changes it by -m g_x (xn - x_old) */
-        w->E_wrap += rc_body_mass(w, bd) * w->def.gravity[0] * (xn - x_old);
+        w->E_wrap += rcm_body_mass(w, bd) * w->def.gravity[0] * (xn - x_old);
     }
 }

@@ -7,15 +7,15 @@
 #include "model/model.h"
 
 /* collide.c: contact detection at q_k.
- * rc_collide_update_shapes refreshes world-frame caches from w->q.
- * rc_collide_detect fills w->contacts (ncontacts) with every contact whose
+ * rcc_update_shapes refreshes world-frame caches from w->q.
+ * rcc_detect fills w->contacts (ncontacts) with every contact whose
  * gap is <= margin (and every potential contact of named pairs), with key,
  * shapes, bodies, feature, law, point, n, gN, Hr set; sorted by key.
  * id/p are not set (the scheme matches them with the previous step). */
-void rc_collide_update_shapes(rc_world *w);
+void rcc_update_shapes(rc_world *w);
 /* Periodic boundary: move the rigid bodies whose x left [x0, x1) by +-L
  * (velocities kept), accounting the gravity potential of the move in E_wrap. */
-void rc_collide_wrap(rc_world *w);
-rc_status rc_collide_detect(rc_world *w);
+void rcc_wrap(rc_world *w);
+rc_status rcc_detect(rc_world *w);
 
 #endif /* RC_COLLIDE_H */

@@ -35,14 +35,14 @@ static inline double image_shift(double L, double x_a, double x_b)
 enum { PREFETCH_AHEAD = 8 };
 
 /* collide.c: a shape's world-frame AABB (infinite for half-planes). */
-void rc_collide_shape_aabb(const rc_shape *s, double bb[4]);
+void rcc_shape_aabb(const rc_shape *s, double bb[4]);
 /* broad_phase.c: the candidate pairs in w->pairs (cell grid with margin m,
  * boxes inflated by bm; the named rules' pairs), sorted by (A, 2B + f). */
-rc_status rc_collide_grid_pairs(rc_world *w, double m, double bm);
-rc_status rc_collide_named_pairs(rc_world *w);
-rc_status rc_collide_sort_pairs(rc_world *w);
+rc_status rcc_grid_pairs(rc_world *w, double m, double bm);
+rc_status rcc_named_pairs(rc_world *w);
+rc_status rcc_sort_pairs(rc_world *w);
 /* narrow_phase.c: broadphase, then the narrowphase of every candidate pair
  * into w->contacts (sorted by key). */
-rc_status rc_collide_narrow_pairs(rc_world *w);
+rc_status rcc_narrow_pairs(rc_world *w);
 
 #endif /* RC_COLLIDE_IMPL_H */

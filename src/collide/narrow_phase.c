@@ -63,7 +63,7 @@ static void jac_side(const rc_world *w, int body, const rc_contact *c, double si
     const double *q = w->q + w->bodies[body].iq;
     double rx = c->point[0] - (q[0] + dx), ry = c->point[1] - q[1];
     /* the rotational column; the rows' first two columns are sign * n, sign * t
-     * (rc_contact_jacobian), t = (n_y, -n_x) */
+     * (rcm_contact_jacobian), t = (n_y, -n_x) */
     Hr[0] = sign * cross(rx, ry, c->n[0], c->n[1]);
     Hr[1] = sign * cross(rx, ry, c->n[1], -c->n[0]);
 }
@@ -73,12 +73,12 @@ static void emit(pair_ctx *p, int feature, double gN, const double n[2], const d
     static const rc_contact zero;
     if (p->st != RC_OK || (!p->all && !(gN <= p->m))) return;
     rc_world *w = p->w;
-    p->st = rc_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + 1, sizeof(rc_contact));
+    p->st = rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + 1, sizeof(rc_contact));
     if (p->st != RC_OK) return;
     rc_contact *c = &w->contacts[w->ncontacts++];
     *c = zero;
     c->gap = -1;
-    c->key = rc_contact_key(p->sa, p->sb, feature);
+    c->key = rcm_contact_key(p->sa, p->sb, feature);
     c->shape_a = p->sa; c->shape_b = p->sb;
     c->body_a = p->A->body; c->body_b = p->B->body;
     c->feature = feature;
@@ -369,7 +369,7 @@ static void poly_poly(pair_ctx *p)
 
 static void narrow(pair_ctx *p)
 {
-    int ka = rc_shape_kind(p->A), kb = rc_shape_kind(p->B);
+    int ka = rcm_shape_kind(p->A), kb = rcm_shape_kind(p->B);
     if (ka == RC_SK_HALF) { if (kb == RC_SK_ROUND) round_half(p); else if (kb == RC_SK_POLY) poly_half(p); }
     else if (ka == RC_SK_SEG) { if (kb == RC_SK_ROUND) round_seg(p); else if (kb == RC_SK_POLY) poly_seg(p); }
     else if (ka == RC_SK_ROUND && kb == RC_SK_ROUND) round_round(p);
@@ -394,20 +394,20 @@ static const rc_shape *shift_shape(const rc_shape *s, double dx, rc_shape *image
 }
 
 
-rc_status rc_collide_narrow_pairs(rc_world *w)
+rc_status rcc_narrow_pairs(rc_world *w)
 {
     /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
      * edge-line test lies within sqrt(2) m of the other polygon. */
     double m = w->detect_margin > w->def.contact_margin ? w->detect_margin : w->def.contact_margin, bm = 1.5 * m;
-    const double L = rc_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
-    RC_CHECK(rc_collide_grid_pairs(w, m, bm));
-    RC_CHECK(rc_collide_named_pairs(w));
+    const double L = rcm_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
+    RC_CHECK(rcc_grid_pairs(w, m, bm));
+    RC_CHECK(rcc_named_pairs(w));
 
-    RC_CHECK(rc_collide_sort_pairs(w));
+    RC_CHECK(rcc_sort_pairs(w));
     /* room for half as many more candidates as this step's (and 32): the
      * pair count wanders from step to step and creeps up while a pile
      * settles, the next steps find their room */
-    RC_CHECK(rc_reserve((void **)&w->pairs, &w->cap_pairs, 3 * w->npairs + 64, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 3 * w->npairs + 64, sizeof(int)));
     int np = 0;
     for (int k = 0; k < w->npairs; k++) {      /* drop duplicates, keep the named copy */
         const int *x = w->pairs + 2 * k;
@@ -431,8 +431,8 @@ rc_status rc_collide_narrow_pairs(rc_world *w)
         double image_vert[RC_MAX_POLYGON_VERTICES][2];
         if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE) {   /* periodic: B's nearest image */
             double ba[4], bb[4];
-            rc_collide_shape_aabb(p.A, ba);
-            rc_collide_shape_aabb(p.B, bb);
+            rcc_shape_aabb(p.A, ba);
+            rcc_shape_aabb(p.B, bb);
             p.dx = image_shift(L, 0.5 * (ba[0] + ba[2]), 0.5 * (bb[0] + bb[2]));
             if (p.dx != 0.0) p.B = shift_shape(p.B, p.dx, &image, image_vert);
         }
@@ -440,7 +440,7 @@ rc_status rc_collide_narrow_pairs(rc_world *w)
         narrow(&p);
         RC_CHECK(p.st);
         if (w->ncontacts == c0) continue;
-        int law = rc_world_law_for(w, sa, sb);
+        int law = rcm_world_law_for(w, sa, sb);
         if (law == RC_NO_CONTACT) { w->ncontacts = c0; continue; }
         for (int c = c0; c < w->ncontacts; c++) w->contacts[c].law = law;
     }

@@ -17,10 +17,10 @@ static int has_custom_law(const rc_world *w)
 
 /* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
  * persistent ids, warm-start impulses, law state. */
-rc_status rc_step_match_contacts(rc_world *w)
+rc_status rci_step_match_contacts(rc_world *w)
 {
     const int custom = has_custom_law(w);
-    if (custom) RC_CHECK(rc_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
+    if (custom) RC_CHECK(rcb_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
     int j = 0;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
@@ -46,16 +46,16 @@ rc_status rc_step_match_contacts(rc_world *w)
 
 /* The accepted step's contacts become the state (w->rec): what the API
  * reports and the next step matches. Called once nothing can fail. */
-rc_status rc_step_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
+rc_status rci_step_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
 {
     const int n = w->ncontacts;
-    RC_CHECK(rc_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
+    RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
     if (n > 0 && w->contacts[0].aux)
-        RC_CHECK(rc_reserve((void **)&w->rec_state, &w->cap_rec_state, n * RC_LAW_MAX_STATE, sizeof(double)));
+        RC_CHECK(rcb_reserve((void **)&w->rec_state, &w->cap_rec_state, n * RC_LAW_MAX_STATE, sizeof(double)));
     return RC_OK;
 }
 
-void rc_step_save_contacts(rc_world *w)
+void rci_step_save_contacts(rc_world *w)
 {
     const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
     for (int i = 0; i < n; i++) {

@@ -19,12 +19,12 @@ rc_explore_def rc_default_explore_def(void)
 rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out, int cap, int *n_out)
 {
     if (!w || !def || !p_out || !n_out) return rc_set_error(RC_ERR_ARG, "rc_world_explore: NULL argument");
-    if (def->random_guess && (!rc_finite(def->guess_scale) || def->guess_scale < 0.0))
+    if (def->random_guess && (!rcb_finite(def->guess_scale) || def->guess_scale < 0.0))
         return rc_set_error(RC_ERR_ARG, "explore: 'guess_scale' must be >= 0 (got %g)", def->guess_scale);
     if (def->nguess_scales < 0 || (def->nguess_scales > 0 && !def->guess_scales))
         return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales' is NULL with nguess_scales = %d", def->nguess_scales);
     for (int i = 0; i < def->nguess_scales; i++)
-        if (!rc_finite(def->guess_scales[i]) || def->guess_scales[i] < 0.0)
+        if (!rcb_finite(def->guess_scales[i]) || def->guess_scales[i] < 0.0)
             return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales[%d]' must be >= 0 (got %g)", i, def->guess_scales[i]);
     rc_sim_def saved = w->sim;
     if (def->random_order) {
@@ -70,7 +70,7 @@ rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info
     info->active = c->active;
     info->point[0] = c->point[0]; info->point[1] = c->point[1];
     info->normal[0] = c->n[0]; info->normal[1] = c->n[1];
-    rc_contact_tangent(c, info->tangent);
+    rcm_contact_tangent(c, info->tangent);
     info->gN = c->gN;
     info->pN = c->p[0]; info->pT = c->p[1];
     info->uN = c->u[0]; info->uT = c->u[1];

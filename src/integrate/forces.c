@@ -6,12 +6,12 @@
 #include <string.h>
 
 /* Applied forces F_{k+theta} (gravity separately: it is in E_pot). */
-rc_status rc_step_forces(rc_world *w, double t_theta)
+rc_status rci_step_forces(rc_world *w, double t_theta)
 {
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         double *f = w->f + bd->iv;
-        const rc_body_ext *x = rc_body_ext_of(w, b);
+        const rc_body_ext *x = rcm_body_ext_of(w, b);
         if (bd->kind == RC_BODY_LINEAR) {
             const double *f0 = w->linears[bd->linear].f;
             for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
@@ -27,7 +27,7 @@ rc_status rc_step_forces(rc_world *w, double t_theta)
             rc_status s = x->force_fn(x->force_user, b, t_theta, w->q + bd->iq, w->v + bd->iv, g);
             /* the function may have given another body its rc_body_ext (set_force):
              * w->body_ext may have moved */
-            const char *name = rc_body_name_of(w, b);
+            const char *name = rcm_body_name_of(w, b);
             if (s != RC_OK) {
                 const char *msg = rc_last_error();
                 char copy[768];
@@ -37,7 +37,7 @@ rc_status rc_step_forces(rc_world *w, double t_theta)
                                     t_theta, copy);
             }
             for (int j = 0; j < bd->nv; j++) {
-                if (!rc_finite(g[j]))
+                if (!rcb_finite(g[j]))
                     return rc_set_error(RC_ERR_CALLBACK, "force function of body %d%s%s%s returned a non-finite component %d at t = %.17g",
                                         b, name ? " (" : "", name ? name : "", name ? ")" : "", j + 1, t_theta);
                 f[j] += g[j];
@@ -45,6 +45,6 @@ rc_status rc_step_forces(rc_world *w, double t_theta)
         }
     }
     double E_spring;
-    rc_springs_forces(w, w->f, &E_spring);   /* explicit: at (q_k, v_k) */
+    rcm_springs_forces(w, w->f, &E_spring);   /* explicit: at (q_k, v_k) */
     return RC_OK;
 }

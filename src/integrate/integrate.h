@@ -11,18 +11,18 @@
 
 /* The step's parts (scheme.c runs them): */
 /* contacts_state.c: ids, warm start and law state from the last step's contacts */
-rc_status rc_step_match_contacts(rc_world *w);
+rc_status rci_step_match_contacts(rc_world *w);
 /* contacts_state.c: room for the state's contacts (before the update), then
  * the accepted step's contacts become the state (once nothing can fail) */
-rc_status rc_step_reserve_state(rc_world *w);
-void rc_step_save_contacts(rc_world *w);
+rc_status rci_step_reserve_state(rc_world *w);
+void rci_step_save_contacts(rc_world *w);
 /* forces.c: applied forces F at t_theta into w->f */
-rc_status rc_step_forces(rc_world *w, double t_theta);
+rc_status rci_step_forces(rc_world *w, double t_theta);
 
-/* u = H v (rigid pairs: H from n and Hr, the products of rc_contact_jacobian) */
+/* u = H v (rigid pairs: H from n and Hr, the products of rcm_contact_jacobian) */
 static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
 {
-    if (c->gap >= 0) { rc_gap_dot(w, c, v, u); return; }
+    if (c->gap >= 0) { rcm_gap_dot(w, c, v, u); return; }
     const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
     u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
     u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];

@@ -44,7 +44,7 @@ static double detection_margin(const rc_world *w)
 static const char *body_label(const rc_world *w, int b, char *buf, size_t n)
 {
     if (b == RC_GROUND) snprintf(buf, n, "ground");
-    else if (rc_body_name_of(w, b)) snprintf(buf, n, "%s", rc_body_name_of(w, b));
+    else if (rcm_body_name_of(w, b)) snprintf(buf, n, "%s", rcm_body_name_of(w, b));
     else snprintf(buf, n, "body %d", b);
     return buf;
 }
@@ -96,7 +96,7 @@ static rc_status check_solution(rc_world *w, int worst, double res, int iters)
     for (int k = 0; k < w->nactive; k++) {
         const int i = w->active[k];
         const rc_contact *c = &w->contacts[i];
-        if (rc_finite(c->p[0]) && rc_finite(c->p[1])) continue;
+        if (rcb_finite(c->p[0]) && rcb_finite(c->p[1])) continue;
         char cd[256];
         describe_contact(w, i, cd, sizeof cd);
         return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse (pN = %g, pT = %g) at %s; the state is left at t = %.17g",
@@ -104,14 +104,14 @@ static rc_status check_solution(rc_world *w, int worst, double res, int iters)
     }
     for (int j = 0; j < w->njoints; j++)
         for (int r = 0; r < w->joints[j].rows; r++)
-            if (!rc_finite(w->joints[j].lambda[r])) {
+            if (!rcb_finite(w->joints[j].lambda[r])) {
                 char cd[256];
                 describe_contact(w, -2 - j, cd, sizeof cd);
                 return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse at %s; the state is left at t = %.17g",
                                     w->t + w->sim.h, w->step + 1, cd, w->t);
             }
     for (int i = 0; i < w->nv; i++)
-        if (!rc_finite(w->V[i])) {
+        if (!rcb_finite(w->V[i])) {
             char cd[256];
             describe_contact(w, worst, cd, sizeof cd);
             int k, b = body_of_index(w, i, 0, &k);
@@ -120,7 +120,7 @@ static rc_status check_solution(rc_world *w, int worst, double res, int iters)
                                 w->t + w->sim.h, w->step + 1, k + 1, w->V[i], b >= 0 ? body_label(w, b, name, sizeof name) : "(no body)",
                                 cd, res, iters, w->t);
         }
-    if (!rc_finite(res)) {
+    if (!rcb_finite(res)) {
         char cd[256];
         describe_contact(w, worst, cd, sizeof cd);
         return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): solver residual %g after %d sweeps; worst %s; the state is left at t = %.17g",
@@ -136,7 +136,7 @@ static int first_nonfinite(const double *x, int n)
     double acc = 0.0;
     for (int i = 0; i < n; i++) acc += x[i] - x[i];
     if (acc == 0.0) return -1;
-    for (int i = 0; i < n; i++) if (!rc_finite(x[i])) return i;
+    for (int i = 0; i < n; i++) if (!rcb_finite(x[i])) return i;
     return -1;
 }
 
@@ -151,7 +151,7 @@ static double explore_uniform(rc_world *w)   /* xorshift64, per world */
 static rc_status world_step(rc_world *w);
 
 /* One step; with joints, the state is first moved onto them when it was set
- * from outside (rc_joints_start), and put back if the step then fails. */
+ * from outside (rcm_joints_start), and put back if the step then fails. */
 rc_status rc_world_step(rc_world *w)
 {
     if (!w || !w->njoints || w->explore) return world_step(w);
@@ -161,11 +161,11 @@ rc_status rc_world_step(rc_world *w)
     }
     w->start_W_q = 0.0;
     if (!w->joints_fresh || !w->configured || rc_interrupt_requested()) return world_step(w);
-    RC_CHECK(rc_world_reserve_dofs(w));
+    RC_CHECK(rcm_world_reserve_dofs(w));
     memcpy(w->qpre, w->q, (size_t)w->nq * sizeof(double));
     memcpy(w->vpre, w->v, (size_t)w->nv * sizeof(double));
     const long step = w->step;
-    rc_status s = rc_joints_start(w, &w->start_W_q);
+    rc_status s = rcm_joints_start(w, &w->start_W_q);
     if (s == RC_OK) s = world_step(w);
     if (w->step == step) {   /* failed (RC_ERR_IO comes after the step: kept) */
         memcpy(w->q, w->qpre, (size_t)w->nq * sizeof(double));
@@ -190,10 +190,10 @@ static rc_status world_step(rc_world *w)
         return rc_set_error(RC_ERR_INTERRUPTED, "interrupted%s%s at t = %.17g (step %ld)",
                             sig ? " by " : "", sig ? sig : "", w->t, w->step);
     }
-    RC_CHECK(rc_world_reserve_dofs(w));
-    rc_world_trim_model(w);
+    RC_CHECK(rcm_world_reserve_dofs(w));
+    rcm_world_trim_model(w);
 
-    const double h = w->sim.h, theta = w->sim.theta, t_next = rc_time_at(w, 1.0);
+    const double h = w->sim.h, theta = w->sim.theta, t_next = rcm_time_at(w, 1.0);
     const int fremond = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND;
     const int maury = w->sim.scheme == RC_SCHEME_MAURY;
     const double kappa = fremond ? theta : 1.0;
@@ -202,11 +202,11 @@ static rc_status world_step(rc_world *w)
     const int nv = w->nv;
 
     /* periodic boundary: bodies moved by the user back into the cell */
-    rc_collide_wrap(w);
+    rcc_wrap(w);
     /* state at t_k: copied when something after the update may fail (so that
      * a failed step leaves it untouched) or reads it; otherwise q and v are
      * q_k, v_k until the update, which overwrites them in place */
-    const int keep = rc_world_keeps_state(w);
+    const int keep = rcm_world_keeps_state(w);
     if (keep && nv > 0) {   /* (a world without bodies has no arrays: no memcpy from NULL) */
         memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
         memcpy(w->v0, w->v, (size_t)nv * sizeof(double));
@@ -214,17 +214,17 @@ static rc_status world_step(rc_world *w)
     const double *vk = keep ? w->v0 : w->v;   /* v_k until the update */
 
     /* 1. smooth forces at t_{k+theta} (none: w->f is not used) */
-    const int have_f = rc_world_has_forces(w);
-    rc_status s = have_f ? rc_step_forces(w, rc_time_at(w, theta)) : RC_OK;
+    const int have_f = rcm_world_has_forces(w);
+    rc_status s = have_f ? rci_step_forces(w, rcm_time_at(w, theta)) : RC_OK;
     if (s != RC_OK) return s;
 
     /* 2. contact detection at q_k; ids and warm start from the last step */
     w->detect_margin = detection_margin(w);
-    rc_collide_update_shapes(w);
-    s = rc_collide_detect(w);
-    if (s == RC_OK) s = rc_gaps_detect(w);
-    if (s == RC_OK) s = rc_step_match_contacts(w);
-    if (s == RC_OK) s = rc_step_reserve_state(w);
+    rcc_update_shapes(w);
+    s = rcc_detect(w);
+    if (s == RC_OK) s = rcm_gaps_detect(w);
+    if (s == RC_OK) s = rci_step_match_contacts(w);
+    if (s == RC_OK) s = rci_step_reserve_state(w);
     if (s != RC_OK) return s;
     if (w->step == 0 && !w->explore) {   /* grains placed overlapping: say which */
         int reported = 0;
@@ -234,7 +234,7 @@ static rc_status world_step(rc_world *w)
             double size = fmin(w->shapes[c->shape_a].bound, w->shapes[c->shape_b].bound);
             if (c->gN < -1e-3 * size) {
                 char a[64], b[64];
-                rc_world_warn(w, "initial overlap: %s and %s overlap by %.3g (shapes %d and %d)",
+                rcm_world_warn(w, "initial overlap: %s and %s overlap by %.3g (shapes %d and %d)",
                               body_label(w, c->body_a, a, sizeof a), body_label(w, c->body_b, b, sizeof b),
                               -c->gN, c->shape_a, c->shape_b);
                 reported++;
@@ -249,11 +249,11 @@ static rc_status world_step(rc_world *w)
         const double *v = vk + bd->iv, *f = have_f ? w->f + bd->iv : zero3;
         double *V0 = w->V + bd->iv;
         if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
-            s = rc_linear_free_velocity(w, &w->linears[bd->linear], fremond, f, V0);
+            s = rcm_linear_free_velocity(w, &w->linears[bd->linear], fremond, f, V0);
             if (s != RC_OK) return s;
             continue;
         }
-        const double m = rc_body_mass(w, bd);
+        const double m = rcm_body_mass(w, bd);
         double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + m * g[0]),
                          v[1] + h * bd->inv_mass * (f[1] + m * g[1]),
                          v[2] + h * bd->inv_inertia * f[2] };
@@ -261,7 +261,7 @@ static rc_status world_step(rc_world *w)
     }
 
     /* 4. index set (eq. 64) and the local problems */
-    s = rc_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
+    s = rcb_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int));
     if (s != RC_OK) return s;
     w->nactive = 0;
     w->contact_b2 = 0.0;
@@ -323,7 +323,7 @@ static rc_status world_step(rc_world *w)
         if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
         w->active[w->nactive++] = i;
         if (c->gap >= 0) {
-            s = rc_gap_assemble(w, c, kappa);
+            s = rcm_gap_assemble(w, c, kappa);
             if (s != RC_OK) return s;
             goto shift;
         }
@@ -336,7 +336,7 @@ static rc_status world_step(rc_world *w)
             ma[2] = kappa * ba->inv_inertia;
         }
         double Ha[2][3], Hb[2][3];
-        rc_contact_jacobian(c, Ha, Hb);
+        rcm_contact_jacobian(c, Ha, Hb);
         for (int r = 0; r < 2; r++)   /* W = H kappa M^-1 H^T (eq. 94 / 99), M diagonal */
             for (int k = 0; k < 2; k++) {
                 double sum = 0.0;
@@ -352,7 +352,7 @@ static rc_status world_step(rc_world *w)
             c->shift[0] = c->gN / h;
             c->shift[1] = 0.0;
         } else if (law->closed_form) {
-            rc_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, ul, c->shift);
+            rcm_law_builtin_shift(law, fremond ? RC_UNKNOWN_THETA : RC_UNKNOWN_END, theta, ul, c->shift);
             c->shift[0] += extra;
         } else {   /* xi(u + shift, u_old): built-in laws solved generically see the same */
             c->shift[0] = extra;
@@ -371,12 +371,12 @@ static rc_status world_step(rc_world *w)
             c->p[0] = r1 * (i < ed->nguess_scales ? ed->guess_scales[i] : ed->guess_scale);
             c->p[1] = (2.0 * r2 - 1.0) * law->def.mu * c->p[0];
         }
-        if (law->closed_form) rc_fc2d_project(law->def.mu, c->p);
+        if (law->closed_form) rcm_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
     /* the joints' equality rows, assembled at the predicted q* with V_0
      * (eq. 61 with bilateral rows; Bruls et al. 2014 eq. 50c) */
-    s = rc_joints_assemble(w, kappa);
+    s = rcm_joints_assemble(w, kappa);
     if (s != RC_OK) return s;
     for (int i = 0; i < w->njoints; i++) {   /* their warm start */
         const rc_joint *j = &w->joints[i];
@@ -392,8 +392,8 @@ static rc_status world_step(rc_world *w)
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
-        if (c->gap >= 0) { rc_gap_apply(w, c, w->V, c->p); continue; }
-        rc_contact_apply(w, c, w->V, c->p);
+        if (c->gap >= 0) { rcm_gap_apply(w, c, w->V, c->p); continue; }
+        rcm_contact_apply(w, c, w->V, c->p);
     }
 
     /* 5. solve */
@@ -402,8 +402,8 @@ static rc_status world_step(rc_world *w)
     if (w->nactive || w->njoints) {
         struct timespec c0, c1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-        s = w->sim.solver.method == RC_SOLVER_UZAWA ? rc_uzawa_solve(w, &iters, &res, &worst)
-                                                    : rc_nsgs_solve(w, &iters, &res, &worst);
+        s = w->sim.solver.method == RC_SOLVER_UZAWA ? rcn_uzawa_solve(w, &iters, &res, &worst)
+                                                    : rcn_nsgs_solve(w, &iters, &res, &worst);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         if (s != RC_OK) return s;
@@ -424,7 +424,7 @@ static rc_status world_step(rc_world *w)
                              t_next, w->step + 1, res, w->sim.solver.tol, iters, cd);
             return s;
         }
-        rc_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+        rcm_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                       t_next, w->step + 1, res, w->sim.solver.tol, iters, cd);
     }
 
@@ -461,7 +461,7 @@ static rc_status world_step(rc_world *w)
             const rc_body *bd = &w->bodies[b];
             for (int j = 0; j < bd->nq; j++) w->q[bd->iq + j] = w->q0[bd->iq + j] + h * vth[bd->iv + j];
         }
-        rc_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
+        rcm_energy(w, w->q0, w->v0, &Ek0, &Ep0, NULL);
     } else {   /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same order */
         {   /* first a pass that only checks: a non-finite v_{k+1} or q_{k+1} fails the step,
                q_k and v_k untouched (the same expressions as the update below) */
@@ -477,11 +477,11 @@ static rc_status world_step(rc_world *w)
                     const double V = w->V[i], v0 = w->v[i];
                     const double v1 = fremond ? (V - (1.0 - theta) * v0) / theta : V;
                     const double q1 = w->q[i] + h * (fremond ? V : (1.0 - theta) * v0 + theta * V);
-                    if (!rc_finite(v1)) return nonfinite_state(w, i, 0, v1);
-                    if (!rc_finite(q1)) return nonfinite_state(w, i, 1, q1);
+                    if (!rcb_finite(v1)) return nonfinite_state(w, i, 0, v1);
+                    if (!rcb_finite(q1)) return nonfinite_state(w, i, 1, q1);
                 }
         }
-        rc_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
+        rcm_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
         const double *md = w->mass_diag;
         for (int i = 0; i < nv; i++) {
             const double V = w->V[i], v0 = w->v[i];
@@ -495,13 +495,13 @@ static rc_status world_step(rc_world *w)
     }
 
     /* 7. audit, eqs. (65)-(68) */
-    rc_energy(w, w->q, w->v, &Ek1, &Ep1, &E_el);
+    rcm_energy(w, w->q, w->v, &Ek1, &Ep1, &E_el);
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
         const double *vb = vth + w->bodies[j->def.body_b].iv;
         const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
-        j->work = j->wstart;   /* the start's impulse (rc_joints_start), then u_{k+theta}^T lambda */
+        j->work = j->wstart;   /* the start's impulse (rcm_joints_start), then u_{k+theta}^T lambda */
         for (int r = 0; r < j->rows; r++) {
             double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
             if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
@@ -510,7 +510,7 @@ static rc_status world_step(rc_world *w)
         W_J += j->work;
     }
     double E_spring = 0.0;
-    if (w->nsprings) rc_springs_forces(w, NULL, &E_spring);
+    if (w->nsprings) rcm_springs_forces(w, NULL, &E_spring);
     double W_ext = 0.0, W_damp = 0.0;   /* no forces: W_ext = 0 (a sum of +-0) */
     if (have_f)
         for (int i = 0; i < nv; i++) W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
@@ -518,7 +518,7 @@ static rc_status world_step(rc_world *w)
         const rc_body *bd = &w->bodies[b];
         if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
             double norms, wd;
-            rc_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
+            rcm_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
             W_theta += norms;
             W_damp += wd;
             continue;
@@ -534,26 +534,26 @@ static rc_status world_step(rc_world *w)
     if (w->njoints) {
         if (w->sim.project_joints) {
             int pit;
-            rc_joints_energy_before(w);
-            s = rc_joints_project(w, t_next, &pit);
-            if (s == RC_OK) s = rc_joints_project_velocity(w, t_next);
+            rcm_joints_energy_before(w);
+            s = rcm_joints_project(w, t_next, &pit);
+            if (s == RC_OK) s = rcm_joints_project_velocity(w, t_next);
             if (s != RC_OK) goto restore;
             double Ek2, Ep2;
-            rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+            rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
             E_proj += (Ek2 + Ep2) - (Ek1 + Ep1);   /* before the rescaling gives it back */
-            rc_joints_restore_energy(w);
-            rc_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+            rcm_joints_restore_energy(w);
+            rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
             W_proj += (Ek2 + Ep2) - (Ek1 + Ep1);
             Ek1 = Ek2;
             Ep1 = Ep2;
         }
-        s = rc_joints_report(w, t_next, &pos_viol, &vel_viol);
+        s = rcm_joints_report(w, t_next, &pos_viol, &vel_viol);
         if (s != RC_OK) goto restore;
     }
     double W_N = 0.0, W_T = 0.0, max_cw = 0.0;
     int have_cw = 0, max_cw_id = -1;
     long positive = 0;
-    double E0 = Ek0 + Ep0 - w->start_W_q;   /* E_k before a start's assembly (rc_joints_start) */
+    double E0 = Ek0 + Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
     for (int i = 0; i < w->njoints; i++) E0 -= w->joints[i].wstart;
     const double work_tol = w->sim.work_tol * (1.0 + fabs(E0));
     for (int i = 0; i < w->ncontacts; i++) {
@@ -564,10 +564,10 @@ static rc_status world_step(rc_world *w)
         const rc_law *law = &w->laws[c->law];
         if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
             rc_law_ctx ctx;
-            rc_law_context(w, c, &ctx);
+            rcn_law_context(w, c, &ctx);
             s = law->ops.update(law->ops.user, &ctx, c->aux->state, fremond ? uth : c->u, c->aux->uk, c->p);
             for (int j = 0; s == RC_OK && j < law->ops.nstate; j++)
-                if (!rc_finite(c->aux->state[j]))
+                if (!rcb_finite(c->aux->state[j]))
                     s = rc_set_error(RC_ERR_CALLBACK, "law '%s': update left state[%d] non-finite for contact %d at t = %.17g",
                                      law->name ? law->name : "(unnamed)", j + 1, c->id, w->t);
             if (s != RC_OK) goto restore;
@@ -589,7 +589,7 @@ static rc_status world_step(rc_world *w)
                                      cw, WN, WT, t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
                     goto restore;
                 }
-                rc_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                rcm_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
                               cw, WN, WT, t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
             }
         }
@@ -601,7 +601,7 @@ static rc_status world_step(rc_world *w)
         i = first_nonfinite(w->q, w->nq);
         if (i >= 0) { s = nonfinite_state(w, i, 1, w->q[i]); goto restore; }
     }
-    rc_step_save_contacts(w);   /* the accepted step's contacts become the state */
+    rci_step_save_contacts(w);   /* the accepted step's contacts become the state */
     w->persist_band = 2.0 * h * fmax(w->sim.solver.tol, res) * (1.0 + sqrt(w->contact_b2));
     rc_step_info *in = &w->info;
     w->t_steps++;
@@ -661,8 +661,8 @@ static rc_status world_step(rc_world *w)
     if (pos_viol > st->max_joint_pos_violation) st->max_joint_pos_violation = pos_viol;
     if (vel_viol > st->max_joint_vel_violation) st->max_joint_vel_violation = vel_viol;
 
-    rc_collide_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
-    return rc_world_after_step(w);   /* the history row (io/output.c) */
+    rcc_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
+    return rcm_world_after_step(w);   /* the history row (io/output.c) */
 
 restore:    /* a failure after the update: back to the state at t_k (keep is set:
                only joints, laws' updates and work_check "error" come here) */

@@ -20,17 +20,17 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-char *rc__join(const char *a, const char *b)
+char *rco_join(const char *a, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
-    char *s = rc_malloc(na + nb + 1);
+    char *s = rcb_malloc(na + nb + 1);
     if (!s) return NULL;
     memcpy(s, a, na);
     memcpy(s + na, b, nb + 1);
     return s;
 }
 
-size_t rc_utf8_seq(const char *s)
+size_t rco_utf8_seq(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     unsigned c = p[0];
@@ -53,11 +53,11 @@ size_t rc_utf8_seq(const char *s)
 
 /* s with its bytes that are not UTF-8 as \xHH and control characters as
  * blanks, into dst (room bytes, NUL-terminated, cut at a whole character). */
-void rc__text_escape(char *dst, size_t room, const char *s)
+void rco_text_escape(char *dst, size_t room, const char *s)
 {
     size_t n = 0;
     while (*s) {
-        size_t k = rc_utf8_seq(s);
+        size_t k = rco_utf8_seq(s);
         if (k == 0) {
             if (n + 5 > room) break;
             n += (size_t)snprintf(dst + n, room - n, "\\x%02x", (unsigned)(unsigned char)*s);
@@ -73,7 +73,7 @@ void rc__text_escape(char *dst, size_t room, const char *s)
 }
 
 /* Write x into p (room bytes, room >= RC_OUT_NUM_MAX); returns the length. */
-size_t rc__fmt_num(char *p, size_t room, double x)
+size_t rco_fmt_num(char *p, size_t room, double x)
 {
     if (isnan(x)) { memcpy(p, "nan", 4); return 3; }
     if (isinf(x)) {
@@ -85,10 +85,10 @@ size_t rc__fmt_num(char *p, size_t room, double x)
 }
 
 /* mkdir -p */
-rc_status rc__mkdirs(const char *dir)
+rc_status rco_mkdirs(const char *dir)
 {
     size_t n = strlen(dir);
-    char *tmp = rc_malloc(n + 1);
+    char *tmp = rcb_malloc(n + 1);
     if (!tmp) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
     memcpy(tmp, dir, n + 1);
     for (size_t i = 1; i <= n; i++) {
@@ -100,12 +100,12 @@ rc_status rc__mkdirs(const char *dir)
             int e = errno;
             rc_status s = rc_set_error(RC_ERR_IO, "rc_output_open: cannot create directory %s: %s",
                                        tmp, strerror(e));
-            rc_free(tmp);
+            rcb_free(tmp);
             return s;
         }
         tmp[i] = c;
     }
-    rc_free(tmp);
+    rcb_free(tmp);
     struct stat st;
     if (stat(dir, &st) != 0)
         return rc_set_error(RC_ERR_IO, "rc_output_open: cannot create directory %s: %s",
@@ -123,7 +123,7 @@ static const char *rc__gz_message(gzFile gz)
     return m;
 }
 
-rc_status rc__gz_write(struct rc_output *o, const char *s, size_t n)
+rc_status rco_gz_write(struct rc_output *o, const char *s, size_t n)
 {
     if (n == 0) return RC_OK;
     errno = 0;
@@ -141,7 +141,7 @@ rc_status rc__gz_write(struct rc_output *o, const char *s, size_t n)
     return RC_OK;
 }
 
-rc_status rc__gz_flush(struct rc_output *o)
+rc_status rco_gz_flush(struct rc_output *o)
 {
     errno = 0;
     int r = gzflush(o->gz, Z_SYNC_FLUSH);
@@ -166,7 +166,7 @@ rc_status rc__gz_flush(struct rc_output *o)
     return RC_OK;
 }
 
-int rc__pwrite_all(int fd, const void *data, size_t n, off_t off)
+int rco_pwrite_all(int fd, const void *data, size_t n, off_t off)
 {
     const char *p = data;
     while (n > 0) {
@@ -186,7 +186,7 @@ int rc__pwrite_all(int fd, const void *data, size_t n, off_t off)
  * fits, else an empty final fixed-Huffman block (03 00); then the trailer
  * (RFC 1952: CRC-32 and length of all the data, little-endian). Returns 1 if
  * the file is now a complete gzip stream. */
-int rc__gz_repair(struct rc_output *o, const char *line, size_t n)
+int rco_gz_repair(struct rc_output *o, const char *line, size_t n)
 {
     if (o->fd < 0 || o->good_off <= 0) return 0;
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -197,14 +197,14 @@ int rc__gz_repair(struct rc_output *o, const char *line, size_t n)
         if (attempt == 0 && n > 0 && n <= 0xffff) {
             unsigned char hd[5] = { 0x01, (unsigned char)(n & 0xff), (unsigned char)(n >> 8),
                                     (unsigned char)(~n & 0xff), (unsigned char)((~n >> 8) & 0xff) };
-            e = rc__pwrite_all(o->fd, hd, 5, at);
-            if (!e) e = rc__pwrite_all(o->fd, line, n, at + 5);
+            e = rco_pwrite_all(o->fd, hd, 5, at);
+            if (!e) e = rco_pwrite_all(o->fd, line, n, at + 5);
             at += 5 + (off_t)n;
             crc = crc32(crc, (const Bytef *)line, (uInt)n);
             len += (uLong)n;
         } else {
             static const unsigned char empty[2] = { 0x03, 0x00 };
-            e = rc__pwrite_all(o->fd, empty, 2, at);
+            e = rco_pwrite_all(o->fd, empty, 2, at);
             at += 2;
         }
         unsigned char tr[8];
@@ -212,7 +212,7 @@ int rc__gz_repair(struct rc_output *o, const char *line, size_t n)
             tr[i] = (unsigned char)((crc >> (8 * i)) & 0xff);
             tr[4 + i] = (unsigned char)((len >> (8 * i)) & 0xff);
         }
-        if (!e) e = rc__pwrite_all(o->fd, tr, 8, at);
+        if (!e) e = rco_pwrite_all(o->fd, tr, 8, at);
         if (!e) {
             if (fsync(o->fd) != 0) { /* the data is written; durability is the system's */ }
             return 1;
@@ -223,7 +223,7 @@ int rc__gz_repair(struct rc_output *o, const char *line, size_t n)
 }
 
 /* A CSV field: quoted (RFC 4180) when it holds a comma, quote or newline. */
-size_t rc__csv_field(char *dst, const char *s)
+size_t rco_csv_field(char *dst, const char *s)
 {
     size_t n = 0;
     int quote = strpbrk(s, ",\"\r\n") != NULL;
@@ -268,7 +268,7 @@ static rc_status rc__lock_refused(const struct rc_output *o, long pid)
 
 /* Take DIR/run.lock: flock(2) it, check that it is still the file at that
  * path (a writer that ends removes it), write our pid. */
-rc_status rc__lock(struct rc_output *o, rc_world *w)
+rc_status rco_lock(struct rc_output *o, rc_world *w)
 {
     for (int attempt = 0; attempt < 16; attempt++) {
         int fd = open(o->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -297,12 +297,12 @@ rc_status rc__lock(struct rc_output *o, rc_world *w)
             return rc__lock_refused(o, pid);
         }
         if (pid > 0)
-            rc_world_warn(w, "output folder '%s': took over the stale lock %s of process %ld "
+            rcm_world_warn(w, "output folder '%s': took over the stale lock %s of process %ld "
                           "(that process no longer holds it: it ended without closing its output)",
                           o->dir, o->lock_path, pid);
         char text[32];
         int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
-        int e = ftruncate(fd, 0) != 0 ? errno : rc__pwrite_all(fd, text, (size_t)n, 0);
+        int e = ftruncate(fd, 0) != 0 ? errno : rco_pwrite_all(fd, text, (size_t)n, 0);
         if (e) {
             close(fd);
             unlink(o->lock_path);
@@ -316,7 +316,7 @@ rc_status rc__lock(struct rc_output *o, rc_world *w)
 }
 
 /* Remove the lock file while still holding it, then let it go. */
-void rc__unlock(struct rc_output *o)
+void rco_unlock(struct rc_output *o)
 {
     if (o->lock_fd < 0) return;
     unlink(o->lock_path);

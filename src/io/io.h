@@ -10,6 +10,6 @@
 /* output.c: the length of the well-formed UTF-8 sequence at s (1..4; 1 for
  * the NUL byte), 0 if s starts an ill-formed one (RFC 3629: no overlong
  * forms, surrogates or code points above U+10FFFF). */
-size_t rc_utf8_seq(const char *s);
+size_t rco_utf8_seq(const char *s);
 
 #endif /* RC_IO_H */

@@ -83,7 +83,7 @@ static rc_status rc__write_row(rc_world *w)
     double fixed[RC_OUT_NFIXED] = { rc_world_time(w), ek + ep, ek, ep, wext, wn, wt };
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
         if (i) *p++ = ',';
-        p += rc__fmt_num(p, (size_t)(end - p), fixed[i]);
+        p += rco_fmt_num(p, (size_t)(end - p), fixed[i]);
     }
     for (int b = 0; b < o->nbodies; b++) {
         double q[7], v[6];
@@ -93,8 +93,8 @@ static rc_status rc__write_row(rc_world *w)
             for (int i = 0; i < 7; i++) q[i] = NAN;
             for (int i = 0; i < 6; i++) v[i] = NAN;
         }
-        for (int i = 0; i < nq; i++) { *p++ = ','; p += rc__fmt_num(p, (size_t)(end - p), q[i]); }
-        for (int i = 0; i < nv; i++) { *p++ = ','; p += rc__fmt_num(p, (size_t)(end - p), v[i]); }
+        for (int i = 0; i < nq; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), q[i]); }
+        for (int i = 0; i < nv; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), v[i]); }
     }
     for (int c = 0; c < o->ncontacts; c++) {
         rc_contact_info ci;
@@ -102,14 +102,14 @@ static rc_status rc__write_row(rc_world *w)
         if (rc_named_contact_get(w, c, &ci) == RC_OK && ci.id != -1) {
             vals[0] = ci.gN; vals[1] = ci.uN; vals[2] = ci.uT; vals[3] = ci.pN; vals[4] = ci.pT;
         }
-        for (int i = 0; i < 5; i++) { *p++ = ','; p += rc__fmt_num(p, (size_t)(end - p), vals[i]); }
+        for (int i = 0; i < 5; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), vals[i]); }
     }
     for (int k = 0; k < o->njoints; k++) {   /* joint reaction forces (impulse / h) */
         rc_joint_info ji;
         int ok = rc_joint_get(w, o->joint_ids[k], &ji) == RC_OK && rc_world_step_count(w) > 0;
         for (int r = 0; r < o->joint_rows[k]; r++) {
             *p++ = ',';
-            p += rc__fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
+            p += rco_fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
         }
     }
     if (o->joint_work) {   /* the joints' work and the projection's energy change, totals */
@@ -119,17 +119,17 @@ static rc_status rc__write_row(rc_world *w)
             else wj = wp = NAN;
         }
         *p++ = ',';
-        p += rc__fmt_num(p, (size_t)(end - p), wj);
+        p += rco_fmt_num(p, (size_t)(end - p), wj);
         *p++ = ',';
-        p += rc__fmt_num(p, (size_t)(end - p), wp);
+        p += rco_fmt_num(p, (size_t)(end - p), wp);
     }
     *p++ = '\n';
 
-    RC_CHECK(rc__gz_write(o, o->buf, (size_t)(p - o->buf)));
+    RC_CHECK(rco_gz_write(o, o->buf, (size_t)(p - o->buf)));
     o->rows++;
     o->rows_since_flush++;
     o->last_step = rc_world_step_count(w);
-    if (o->rows_since_flush >= RC_OUT_FLUSH_ROWS) RC_CHECK(rc__gz_flush(o));
+    if (o->rows_since_flush >= RC_OUT_FLUSH_ROWS) RC_CHECK(rco_gz_flush(o));
     return RC_OK;
 }
 
@@ -161,24 +161,24 @@ static void rc__output_destroy(struct rc_output *o)
     if (!o) return;
     if (o->gz) gzclose(o->gz);
     if (o->fd >= 0) close(o->fd);
-    rc__unlock(o);
-    rc_free(o->lock_path);
-    rc_free(o->dir);
-    rc_free(o->csv_path);
-    rc_free(o->json_path);
-    rc_free(o->json_tmp);
-    rc_free(o->scenario);
-    rc_free(o->params);
-    rc_free(o->body_ids);
-    rc_free(o->joint_ids);
-    rc_free(o->joint_rows);
-    rc_free(o->body_nq);
-    rc_free(o->body_nv);
+    rco_unlock(o);
+    rcb_free(o->lock_path);
+    rcb_free(o->dir);
+    rcb_free(o->csv_path);
+    rcb_free(o->json_path);
+    rcb_free(o->json_tmp);
+    rcb_free(o->scenario);
+    rcb_free(o->params);
+    rcb_free(o->body_ids);
+    rcb_free(o->joint_ids);
+    rcb_free(o->joint_rows);
+    rcb_free(o->body_nq);
+    rcb_free(o->body_nv);
     if (o->cols)
-        for (int i = 0; i < o->ncols; i++) rc_free(o->cols[i]);
-    rc_free(o->cols);
-    rc_free(o->buf);
-    rc_free(o);
+        for (int i = 0; i < o->ncols; i++) rcb_free(o->cols[i]);
+    rcb_free(o->cols);
+    rcb_free(o->buf);
+    rcb_free(o);
 }
 
 /* The params text must look like a JSON object: '{' ... '}' (whitespace
@@ -233,26 +233,26 @@ static rc_status rc__check_columns(const struct rc_output *o, const rc_world *w)
     for (int i = 0; i < o->ncols; i++) {
         const char *c = o->cols[i];
         size_t k = 1;
-        while (*c && (k = rc_utf8_seq(c)) > 0) c += k;
+        while (*c && (k = rco_utf8_seq(c)) > 0) c += k;
         if (*c) {
             const char *name;
             int number;
             const char *what = rc__column_origin(o, w, i, &name, &number);
             char shown[256];
-            rc__text_escape(shown, sizeof shown, name ? name : o->cols[i]);
+            rco_text_escape(shown, sizeof shown, name ? name : o->cols[i]);
             return rc_set_error(RC_ERR_ARG, "rc_output_open: %s name '%s' is not valid UTF-8",
                                 what ? what : "column", shown);
         }
     }
     if (o->ncols < 2) return RC_OK;
-    char **sorted = rc_malloc((size_t)o->ncols * sizeof(char *));
+    char **sorted = rcb_malloc((size_t)o->ncols * sizeof(char *));
     if (!sorted) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
     memcpy(sorted, o->cols, (size_t)o->ncols * sizeof(char *));
     qsort(sorted, (size_t)o->ncols, sizeof(char *), rc__strcmp_p);
     const char *dup = NULL;
     for (int i = 1; i < o->ncols && !dup; i++)
         if (strcmp(sorted[i - 1], sorted[i]) == 0) dup = sorted[i];
-    rc_free(sorted);
+    rcb_free(sorted);
     if (!dup) return RC_OK;
     int first = -1, second = -1;
     for (int i = 0; i < o->ncols && second < 0; i++)
@@ -298,7 +298,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         return rc_set_error(RC_ERR_STATE, "rc_output_open: the output is already open (%s)",
                             w->out->dir);
 
-    struct rc_output *o = rc_malloc(sizeof *o);
+    struct rc_output *o = rcb_malloc(sizeof *o);
     if (!o) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
     memset(o, 0, sizeof *o);
     o->every = def->every;
@@ -310,23 +310,23 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     /* paths: strip trailing slashes (but keep "/") */
     size_t n = strlen(def->dir);
     while (n > 1 && def->dir[n - 1] == '/') n--;
-    o->dir = rc_malloc(n + 1);
+    o->dir = rcb_malloc(n + 1);
     if (!o->dir) RC__NOMEM();
     memcpy(o->dir, def->dir, n);
     o->dir[n] = '\0';
     const char *sep = (n == 1 && o->dir[0] == '/') ? "" : "/";
     {
-        char *base = rc__join(o->dir, sep);
+        char *base = rco_join(o->dir, sep);
         if (!base) RC__NOMEM();
-        o->csv_path = rc__join(base, "history.csv.gz");
-        o->json_path = rc__join(base, "run.json");
-        o->json_tmp = rc__join(base, "run.json.tmp");
-        o->lock_path = rc__join(base, "run.lock");
-        rc_free(base);
+        o->csv_path = rco_join(base, "history.csv.gz");
+        o->json_path = rco_join(base, "run.json");
+        o->json_tmp = rco_join(base, "run.json.tmp");
+        o->lock_path = rco_join(base, "run.lock");
+        rcb_free(base);
     }
     if (!o->csv_path || !o->json_path || !o->json_tmp || !o->lock_path) RC__NOMEM();
-    if (def->scenario && !(o->scenario = rc_strdup(def->scenario))) RC__NOMEM();
-    if (def->params_json && !params_blank && !(o->params = rc_strdup(def->params_json))) RC__NOMEM();
+    if (def->scenario && !(o->scenario = rcb_strdup(def->scenario))) RC__NOMEM();
+    if (def->params_json && !params_blank && !(o->params = rcb_strdup(def->params_json))) RC__NOMEM();
 
     /* columns: the named bodies' (a pile's grains have no name) */
     int nb = rc_body_count(w), nnamed = 0;
@@ -335,9 +335,9 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         nnamed += name && name[0];
     }
     if (nnamed > 0) {
-        o->body_ids = rc_malloc((size_t)nnamed * sizeof(int));
-        o->body_nq = rc_malloc((size_t)nnamed * sizeof(int));
-        o->body_nv = rc_malloc((size_t)nnamed * sizeof(int));
+        o->body_ids = rcb_malloc((size_t)nnamed * sizeof(int));
+        o->body_nq = rcb_malloc((size_t)nnamed * sizeof(int));
+        o->body_nv = rcb_malloc((size_t)nnamed * sizeof(int));
         if (!o->body_ids || !o->body_nq || !o->body_nv) RC__NOMEM();
     }
     int nstate_cols = 0;
@@ -356,8 +356,8 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     if (o->ncontacts < 0) o->ncontacts = 0;
     int nj = rc_joint_count(w), jcols = 0;
     if (nj > 0) {
-        o->joint_ids = rc_malloc((size_t)nj * sizeof(int));
-        o->joint_rows = rc_malloc((size_t)nj * sizeof(int));
+        o->joint_ids = rcb_malloc((size_t)nj * sizeof(int));
+        o->joint_rows = rcb_malloc((size_t)nj * sizeof(int));
         if (!o->joint_ids || !o->joint_rows) RC__NOMEM();
         for (int id = 0; id < nj; id++) {
             rc_joint_info ji;
@@ -370,10 +370,10 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     }
     o->joint_work = nj > 0;
     int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + 2 * o->joint_work;
-    o->cols = rc_malloc((size_t)ncols * sizeof(char *));
+    o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
-        if (!(o->cols[o->ncols] = rc_strdup(rc__fixed_cols[i]))) RC__NOMEM();
+        if (!(o->cols[o->ncols] = rcb_strdup(rc__fixed_cols[i]))) RC__NOMEM();
         o->ncols++;
     }
     for (int b = 0; b < o->nbodies; b++) {
@@ -386,7 +386,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
             int k = isq ? i : i - o->body_nq[b];
             if (rigid) snprintf(suffix, sizeof suffix, ".%s", isq ? rc__rigid_q[k] : rc__rigid_v[k]);
             else snprintf(suffix, sizeof suffix, ".%s%d", isq ? "q" : "v", k + 1);
-            if (!(o->cols[o->ncols] = rc__join(name, suffix))) RC__NOMEM();
+            if (!(o->cols[o->ncols] = rco_join(name, suffix))) RC__NOMEM();
             o->ncols++;
         }
     }
@@ -397,7 +397,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         for (int i = 0; i < 5; i++) {
             char suffix[8];
             snprintf(suffix, sizeof suffix, ".%s", rc__contact_cols[i]);
-            if (!(o->cols[o->ncols] = rc__join(name, suffix))) RC__NOMEM();
+            if (!(o->cols[o->ncols] = rco_join(name, suffix))) RC__NOMEM();
             o->ncols++;
         }
     }
@@ -406,11 +406,11 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         for (int r = 0; r < o->joint_rows[k]; r++) {
             char suffix[16];
             snprintf(suffix, sizeof suffix, ".f%d", r + 1);
-            if (!(o->cols[o->ncols] = rc__join(rc_joint_name(w, o->joint_ids[k]), suffix))) RC__NOMEM();
+            if (!(o->cols[o->ncols] = rco_join(rc_joint_name(w, o->joint_ids[k]), suffix))) RC__NOMEM();
             o->ncols++;
         }
     for (int i = 0; i < 2 * o->joint_work; i++) {
-        if (!(o->cols[o->ncols] = rc_strdup(i ? "W_proj" : "W_J"))) RC__NOMEM();
+        if (!(o->cols[o->ncols] = rcb_strdup(i ? "W_proj" : "W_J"))) RC__NOMEM();
         o->ncols++;
     }
 
@@ -419,16 +419,16 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
 
     /* row buffer, also used for the header */
     size_t hlen = 2;
-    for (int i = 0; i < o->ncols; i++) hlen += rc__csv_field(NULL, o->cols[i]) + 1;
+    for (int i = 0; i < o->ncols; i++) hlen += rco_csv_field(NULL, o->cols[i]) + 1;
     o->cap = (size_t)o->ncols * RC_OUT_NUM_MAX + 16;
     if (o->cap < hlen) o->cap = hlen;
-    o->buf = rc_malloc(o->cap);
+    o->buf = rcb_malloc(o->cap);
     if (!o->buf) RC__NOMEM();
 
     /* files */
-    s = rc__mkdirs(o->dir);
+    s = rco_mkdirs(o->dir);
     if (s != RC_OK) { rc__output_destroy(o); return s; }
-    s = rc__lock(o, w);
+    s = rco_lock(o, w);
     if (s != RC_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "rc_output_open: %s", rc_last_error());
@@ -451,7 +451,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     char *p = o->buf;
     for (int i = 0; i < o->ncols; i++) {
         if (i) *p++ = ',';
-        p += rc__csv_field(p, o->cols[i]);
+        p += rco_csv_field(p, o->cols[i]);
     }
     *p++ = '\n';
 
@@ -464,17 +464,17 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     }
 
     w->out = o;
-    rc_world_attach_part(w, RC_PART_OUTPUT, &output_part);
-    s = rc__gz_write(o, o->buf, (size_t)(p - o->buf));
+    rcm_world_attach_part(w, RC_PART_OUTPUT, &output_part);
+    s = rco_gz_write(o, o->buf, (size_t)(p - o->buf));
     if (s == RC_OK) s = rc__write_row(w);
-    if (s == RC_OK) s = rc__gz_flush(o);
+    if (s == RC_OK) s = rco_gz_flush(o);
     int json_failed = 0;
-    if (s == RC_OK) json_failed = (s = rc__write_json(w, "running", 0, NULL, 0.0, 0.0)) != RC_OK;
+    if (s == RC_OK) json_failed = (s = rco_write_json(w, "running", 0, NULL, 0.0, 0.0)) != RC_OK;
     if (s != RC_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "rc_output_open: %s", rc_last_error());
         if (!json_failed)   /* the history could not be written: run.json says so */
-            (void)rc__write_json(w, "error", 0, msg + strlen("rc_output_open: "), 0.0, 0.0);
+            (void)rco_write_json(w, "error", 0, msg + strlen("rc_output_open: "), 0.0, 0.0);
         w->out = NULL;
         rc__output_destroy(o);
         return rc_set_error(s, "%s", msg);
@@ -507,7 +507,7 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
     /* "complete" before the end time of the run: the run was cut short */
     double t = rc_world_time(w);
     rc_sim_def sim;
-    if (complete && rc_finite(o->T) && rc_world_get_sim_def(w, &sim) == RC_OK
+    if (complete && rcb_finite(o->T) && rc_world_get_sim_def(w, &sim) == RC_OK
         && t < o->T - 0.75 * sim.h) {
         final_status = "aborted";
         complete = 0;
@@ -519,7 +519,7 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
     }
 
     /* everything so far into the file: the point a failed stream is ended at */
-    if (o->io_status == RC_OK) (void)rc__gz_flush(o);
+    if (o->io_status == RC_OK) (void)rco_gz_flush(o);
 
     /* A row that could not be written makes the history incomplete. */
     if (complete && o->io_status != RC_OK) {
@@ -539,11 +539,11 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
         if (final_message && nline + 4 < o->cap) {
             o->buf[nline++] = ':';
             o->buf[nline++] = ' ';
-            rc__text_escape(o->buf + nline, o->cap - nline - 1, final_message);
+            rco_text_escape(o->buf + nline, o->cap - nline - 1, final_message);
             nline += strlen(o->buf + nline);
         }
         o->buf[nline++] = '\n';
-        if (rc__gz_write(o, o->buf, nline) != RC_OK && result == RC_OK) {
+        if (rco_gz_write(o, o->buf, nline) != RC_OK && result == RC_OK) {
             result = RC_ERR_IO;
             snprintf(errmsg, sizeof errmsg, "%s: %s", fname, rc_last_error());
         }
@@ -570,14 +570,14 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
             final_message = downgraded;
             nline = (size_t)snprintf(o->buf, o->cap, "# incomplete: error: ");
             if (nline >= o->cap) nline = o->cap - 1;
-            rc__text_escape(o->buf + nline, o->cap - nline - 1, downgraded);
+            rco_text_escape(o->buf + nline, o->cap - nline - 1, downgraded);
             nline += strlen(o->buf + nline);
             o->buf[nline++] = '\n';
         }
     }
     /* a write failed: end the stream after the last whole rows that reached the file */
     if (o->io_status != RC_OK) {
-        rc__gz_repair(o, o->buf, nline);
+        rco_gz_repair(o, o->buf, nline);
         o->rows = o->good_rows;
     }
 
@@ -586,7 +586,7 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
     double wall_s = (double)(now.tv_sec - o->wall0.tv_sec)
                   + 1e-9 * (double)(now.tv_nsec - o->wall0.tv_nsec);
     double cpu_s = (double)(clock() - o->cpu0) / (double)CLOCKS_PER_SEC;
-    if (rc__write_json(w, final_status, complete, final_message, cpu_s, wall_s) != RC_OK
+    if (rco_write_json(w, final_status, complete, final_message, cpu_s, wall_s) != RC_OK
         && result == RC_OK) {
         result = RC_ERR_IO;
         snprintf(errmsg, sizeof errmsg, "%s: %s", fname, rc_last_error());
@@ -615,7 +615,7 @@ rc_status rc_output_close_exited(rc_world *w, int code, const char *message)
 rc_status rc_output_set_end_time(rc_world *w, double T)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_output_set_end_time: world is NULL");
-    if (!rc_finite(T))
+    if (!rcb_finite(T))
         return rc_set_error(RC_ERR_ARG, "rc_output_set_end_time: T must be a finite number (got %g)", T);
     if (!w->out) return rc_set_error(RC_ERR_STATE, "rc_output_set_end_time: no output is open");
     w->out->T = T;

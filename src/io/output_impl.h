@@ -75,18 +75,18 @@ struct rc_output {
     int lock_fd;            /* -1 when not held */
 };
 
-char *rc__join(const char *a, const char *b);
-void rc__text_escape(char *dst, size_t room, const char *s);
-size_t rc__fmt_num(char *p, size_t room, double x);
-rc_status rc__mkdirs(const char *dir);
-rc_status rc__gz_write(struct rc_output *o, const char *s, size_t n);
-rc_status rc__gz_flush(struct rc_output *o);
-int rc__pwrite_all(int fd, const void *data, size_t n, off_t off);
-int rc__gz_repair(struct rc_output *o, const char *line, size_t n);
-size_t rc__csv_field(char *dst, const char *s);
-rc_status rc__lock(struct rc_output *o, rc_world *w);
-void rc__unlock(struct rc_output *o);
-rc_status rc__write_json(rc_world *w, const char *status, int complete,
+char *rco_join(const char *a, const char *b);
+void rco_text_escape(char *dst, size_t room, const char *s);
+size_t rco_fmt_num(char *p, size_t room, double x);
+rc_status rco_mkdirs(const char *dir);
+rc_status rco_gz_write(struct rc_output *o, const char *s, size_t n);
+rc_status rco_gz_flush(struct rc_output *o);
+int rco_pwrite_all(int fd, const void *data, size_t n, off_t off);
+int rco_gz_repair(struct rc_output *o, const char *line, size_t n);
+size_t rco_csv_field(char *dst, const char *s);
+rc_status rco_lock(struct rc_output *o, rc_world *w);
+void rco_unlock(struct rc_output *o);
+rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s);
 
 #endif /* RC_OUTPUT_IMPL_H */

@@ -25,7 +25,7 @@ static void rc__json_str(FILE *f, const char *s)
     if (!s) { fputs("null", f); return; }
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        size_t k = rc_utf8_seq((const char *)p);
+        size_t k = rco_utf8_seq((const char *)p);
         if (k == 0) {   /* not UTF-8: the byte as the text \xHH */
             fprintf(f, "\\\\x%02x", (unsigned)*p);
             continue;
@@ -54,7 +54,7 @@ static void rc__json_str(FILE *f, const char *s)
 /* Shortest of %.15g/%.16g/%.17g that reads back exactly; null if not finite. */
 static void rc__json_num(FILE *f, double x)
 {
-    if (!rc_finite(x)) { fputs("null", f); return; }
+    if (!rcb_finite(x)) { fputs("null", f); return; }
     char b[40];
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(b, sizeof b, "%.*g", prec, x);
@@ -75,7 +75,7 @@ static void rc__json_key(FILE *f, int indent, const char *key)
 static void rc__json_raw(FILE *f, const char *s)
 {
     for (const char *p = s; *p;) {
-        size_t k = rc_utf8_seq(p);
+        size_t k = rco_utf8_seq(p);
         if (k == 0) { fprintf(f, "\\\\x%02x", (unsigned)(unsigned char)*p); p++; continue; }
         fwrite(p, 1, k, f);
         p += k;
@@ -87,13 +87,13 @@ static int rc__write_file(const char *path, const char *text, size_t len, size_t
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) return errno ? errno : EIO;
-    int e = rc__pwrite_all(fd, text, len, 0);
+    int e = rco_pwrite_all(fd, text, len, 0);
     char line[256];
     memset(line, ' ', sizeof line);
     for (size_t done = 0; !e && done < pad;) {
         size_t k = pad - done < sizeof line ? pad - done : sizeof line;
         if (done + k == pad) line[k - 1] = '\n';
-        e = rc__pwrite_all(fd, line, k, (off_t)(len + done));
+        e = rco_pwrite_all(fd, line, k, (off_t)(len + done));
         done += k;
     }
     if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno;
@@ -113,7 +113,7 @@ static rc_status rc__json_commit(struct rc_output *o, const char *text, size_t l
     remove(o->json_tmp);
     int fd = open(o->json_path, O_WRONLY | O_CLOEXEC);
     if (fd >= 0) {
-        int e2 = rc__pwrite_all(fd, text, len, 0);
+        int e2 = rco_pwrite_all(fd, text, len, 0);
         if (!e2 && ftruncate(fd, (off_t)len) != 0) e2 = errno;
         if (!e2 && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e2 = errno;
         if (close(fd) != 0 && !e2) e2 = errno;
@@ -122,7 +122,7 @@ static rc_status rc__json_commit(struct rc_output *o, const char *text, size_t l
     return rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->json_tmp, strerror(e));
 }
 
-rc_status rc__write_json(rc_world *w, const char *status, int complete,
+rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
     struct rc_output *o = w->out;

@@ -60,21 +60,21 @@ static void rc__vtk_free(rc_vtk_writer *vw)
     for (int f = 0; f < PVD_N; f++)
         if (vw->fd[f] >= 0) close(vw->fd[f]);
     if (vw->zs_ready) deflateEnd(&vw->zs);
-    rc__buf_free(&vw->body);
-    rc__buf_free(&vw->kind);
-    rc__buf_free(&vw->rad);
-    rc__buf_free(&vw->con);
-    rc__buf_free(&vw->pts);
+    rco_buf_free(&vw->body);
+    rco_buf_free(&vw->kind);
+    rco_buf_free(&vw->rad);
+    rco_buf_free(&vw->con);
+    rco_buf_free(&vw->pts);
     for (int k = 0; k < CELL_N; k++) {
-        rc__buf_free(&vw->conn[k]);
-        rc__buf_free(&vw->offs[k]);
-        rc__buf_free(&vw->cinfo[k]);
+        rco_buf_free(&vw->conn[k]);
+        rco_buf_free(&vw->offs[k]);
+        rco_buf_free(&vw->cinfo[k]);
     }
-    rc__buf_free(&vw->stage);
-    rc__buf_free(&vw->app);
-    rc_free(vw->dir);
-    rc_free(vw->path);
-    rc_free(vw);
+    rco_buf_free(&vw->stage);
+    rco_buf_free(&vw->app);
+    rcb_free(vw->dir);
+    rcb_free(vw->path);
+    rcb_free(vw);
 }
 
 rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
@@ -90,7 +90,7 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
         return rc_set_error(RC_ERR_ARG, "rc_vtk_open: disk_segments must be in 8..1024 (got %d)",
                             def->disk_segments);
 
-    rc_vtk_writer *vw = rc_malloc(sizeof *vw);
+    rc_vtk_writer *vw = rcb_malloc(sizeof *vw);
     if (!vw) return rc_set_error(RC_ERR_NOMEM, "rc_vtk_open: out of memory");
     memset(vw, 0, sizeof *vw);
     for (int f = 0; f < PVD_N; f++) vw->fd[f] = -1;
@@ -99,8 +99,8 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
 
     size_t n = strlen(def->dir);
     while (n > 1 && def->dir[n - 1] == '/') n--;
-    vw->dir = rc_malloc(n + 1);
-    vw->path = rc_malloc(n + 1 + RC_VTK_NAME_MAX);
+    vw->dir = rcb_malloc(n + 1);
+    vw->path = rcb_malloc(n + 1 + RC_VTK_NAME_MAX);
     if (!vw->dir || !vw->path) {
         rc__vtk_free(vw);
         return rc_set_error(RC_ERR_NOMEM, "rc_vtk_open: out of memory");
@@ -119,21 +119,21 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
     }
     vw->zs_ready = 1;
 
-    rc_status s = rc__vtk_mkdirs(vw->dir, "rc_vtk_open");
+    rc_status s = rco_vtk_mkdirs(vw->dir, "rc_vtk_open");
     if (s != RC_OK) { rc__vtk_free(vw); return s; }
 
     char head[256];
-    int hn = snprintf(head, sizeof head, rc__pvd_head, rc__byte_order());
+    int hn = snprintf(head, sizeof head, rc__pvd_head, rco_byte_order());
     memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
     vw->mark_len = sizeof rc__mark_running - 1;
     for (int f = 0; f < PVD_N; f++) {
-        const char *path = rc__path(vw, rc__pvd_names[f]);
+        const char *path = rco_path(vw, rc__pvd_names[f]);
         errno = 0;
         vw->fd[f] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         int e = vw->fd[f] < 0 ? (errno ? errno : EIO) : 0;
-        if (!e) e = rc__write_all(vw->fd[f], head, (size_t)hn);
-        if (!e) e = rc__write_all(vw->fd[f], vw->mark, vw->mark_len);
-        if (!e) e = rc__write_all(vw->fd[f], rc__pvd_tail, sizeof rc__pvd_tail - 1);
+        if (!e) e = rco_write_all(vw->fd[f], head, (size_t)hn);
+        if (!e) e = rco_write_all(vw->fd[f], vw->mark, vw->mark_len);
+        if (!e) e = rco_write_all(vw->fd[f], rc__pvd_tail, sizeof rc__pvd_tail - 1);
         if (e) {
             s = rc_set_error(RC_ERR_IO, "rc_vtk_open: cannot write %s: %s", path, strerror(e));
             rc__vtk_free(vw);
@@ -158,11 +158,11 @@ rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w)
     double t = rc_world_time(w);
     long step = rc_world_step_count(w);
     double box[4];
-    RC_CHECK(rc__gather_bodies(vw, w, nb, box));
-    RC_CHECK(rc__grains(vw, nb, t, step));
-    RC_CHECK(rc__contacts(vw, w, nb, t, step));
-    RC_CHECK(rc__shapes(vw, w, nb, box, t, step));
-    RC_CHECK(rc__update_pvds(vw, t));
+    RC_CHECK(rco_gather_bodies(vw, w, nb, box));
+    RC_CHECK(rco_grains(vw, nb, t, step));
+    RC_CHECK(rco_contacts(vw, w, nb, t, step));
+    RC_CHECK(rco_shapes(vw, w, nb, box, t, step));
+    RC_CHECK(rco_update_pvds(vw, t));
     vw->frames++;
     return RC_OK;
 }
@@ -184,9 +184,9 @@ rc_status rc_vtk_mark(rc_vtk_writer *vw, const char *status, const char *message
         memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
         vw->mark_len = sizeof rc__mark_running - 1;
     } else {
-        rc__set_mark(vw, status, message);
+        rco_set_mark(vw, status, message);
     }
-    return rc__write_tails(vw, "rc_vtk_mark");
+    return rco_write_tails(vw, "rc_vtk_mark");
 }
 
 rc_status rc_vtk_close(rc_vtk_writer *vw)
@@ -197,14 +197,14 @@ rc_status rc_vtk_close(rc_vtk_writer *vw)
         && memcmp(vw->mark, rc__mark_running, vw->mark_len) == 0) {   /* no end said: complete */
         vw->mark[0] = '\0';
         vw->mark_len = 0;
-        s = rc__write_tails(vw, "rc_vtk_close");
+        s = rco_write_tails(vw, "rc_vtk_close");
     }
     for (int f = 0; f < PVD_N; f++) {
         if (vw->fd[f] < 0) continue;
-        if (close(vw->fd[f]) != 0 && s == RC_OK) {   /* (rc__write_tails: first error kept) */
+        if (close(vw->fd[f]) != 0 && s == RC_OK) {   /* (rco_write_tails: first error kept) */
             int e = errno;
             s = rc_set_error(RC_ERR_IO, "rc_vtk_close: cannot write %s: %s",
-                             rc__path(vw, rc__pvd_names[f]), strerror(e));
+                             rco_path(vw, rc__pvd_names[f]), strerror(e));
         }
         vw->fd[f] = -1;
     }

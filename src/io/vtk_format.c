@@ -15,12 +15,12 @@ static int rc__little_endian(void)
     return b == 1;
 }
 
-const char *rc__byte_order(void)
+const char *rco_byte_order(void)
 {
     return rc__little_endian() ? "LittleEndian" : "BigEndian";
 }
 
-rc_status rc__grow(rc__buf *b, size_t need)
+rc_status rco_grow(rc__buf *b, size_t need)
 {
     if (need <= b->cap) return RC_OK;
     size_t cap = b->cap ? b->cap : 256;
@@ -28,16 +28,16 @@ rc_status rc__grow(rc__buf *b, size_t need)
         if (cap > SIZE_MAX / 2) return rc_set_error(RC_ERR_NOMEM, "rc_vtk_frame: out of memory");
         cap *= 2;
     }
-    void *p = rc_realloc(b->p, cap);
+    void *p = rcb_realloc(b->p, cap);
     if (!p) return rc_set_error(RC_ERR_NOMEM, "rc_vtk_frame: out of memory (%zu bytes)", cap);
     b->p = p;
     b->cap = cap;
     return RC_OK;
 }
 
-void rc__buf_free(rc__buf *b)
+void rco_buf_free(rc__buf *b)
 {
-    rc_free(b->p);
+    rcb_free(b->p);
     b->p = NULL;
     b->cap = 0;
 }
@@ -45,7 +45,7 @@ void rc__buf_free(rc__buf *b)
 /* The shortest of %.15g/%.16g/%.17g that reads back exactly. */
 static void rc__fmt_double(char *b, size_t n, double x)
 {
-    if (!rc_finite(x)) { snprintf(b, n, "%s", x != x ? "nan" : x > 0 ? "inf" : "-inf"); return; }
+    if (!rcb_finite(x)) { snprintf(b, n, "%s", x != x ? "nan" : x > 0 ? "inf" : "-inf"); return; }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(b, n, "%.*g", prec, x);
         if (strtod(b, NULL) == x) return;
@@ -53,7 +53,7 @@ static void rc__fmt_double(char *b, size_t n, double x)
 }
 
 /* DIR/name into vw->path. */
-const char *rc__path(rc_vtk_writer *vw, const char *name)
+const char *rco_path(rc_vtk_writer *vw, const char *name)
 {
     size_t n = strlen(name);
     if (n >= RC_VTK_NAME_MAX) n = RC_VTK_NAME_MAX - 1;
@@ -63,10 +63,10 @@ const char *rc__path(rc_vtk_writer *vw, const char *name)
 }
 
 /* mkdir -p (fname: the calling function, for messages) */
-rc_status rc__vtk_mkdirs(const char *dir, const char *fname)
+rc_status rco_vtk_mkdirs(const char *dir, const char *fname)
 {
     size_t n = strlen(dir);
-    char *tmp = rc_malloc(n + 1);
+    char *tmp = rcb_malloc(n + 1);
     if (!tmp) return rc_set_error(RC_ERR_NOMEM, "%s: out of memory", fname);
     memcpy(tmp, dir, n + 1);
     for (size_t i = 1; i <= n; i++) {
@@ -78,12 +78,12 @@ rc_status rc__vtk_mkdirs(const char *dir, const char *fname)
             int e = errno;
             rc_status s = rc_set_error(RC_ERR_IO, "%s: cannot create directory %s: %s", fname, tmp,
                                        strerror(e));
-            rc_free(tmp);
+            rcb_free(tmp);
             return s;
         }
         tmp[i] = c;
     }
-    rc_free(tmp);
+    rcb_free(tmp);
     struct stat st;
     if (stat(dir, &st) != 0)
         return rc_set_error(RC_ERR_IO, "%s: cannot create directory %s: %s", fname, dir, strerror(errno));
@@ -93,7 +93,7 @@ rc_status rc__vtk_mkdirs(const char *dir, const char *fname)
 }
 
 /* write() all of it; 0 or an errno value. */
-int rc__write_all(int fd, const void *data, size_t n)
+int rco_write_all(int fd, const void *data, size_t n)
 {
     const char *p = data;
     while (n > 0) {
@@ -109,7 +109,7 @@ int rc__write_all(int fd, const void *data, size_t n)
     return 0;
 }
 
-static int rc__pwrite_all(int fd, const void *data, size_t n, off_t off)
+static int rco_pwrite_all(int fd, const void *data, size_t n, off_t off)
 {
     const char *p = data;
     while (n > 0) {
@@ -128,7 +128,7 @@ static int rc__pwrite_all(int fd, const void *data, size_t n, off_t off)
 
 /* ---------------------------------------------------------------- one .vtp */
 
-void rc__xml(rc_vtk_writer *vw, const char *fmt, ...)
+void rco_xml(rc_vtk_writer *vw, const char *fmt, ...)
 {
     if (vw->xml_overflow) return;
     size_t room = sizeof vw->xml - vw->xml_len;
@@ -147,7 +147,7 @@ static rc_status rc__compress(rc_vtk_writer *vw, const void *data, size_t nbytes
     size_t nblocks = (nbytes + RC_VTK_BLOCK - 1) / RC_VTK_BLOCK;
     size_t hbytes = 8 * (3 + nblocks);
     size_t bound = hbytes + nblocks * (size_t)deflateBound(&vw->zs, RC_VTK_BLOCK);
-    RC_CHECK(rc__grow(&vw->app, vw->app_len + bound));
+    RC_CHECK(rco_grow(&vw->app, vw->app_len + bound));
     unsigned char *base = (unsigned char *)vw->app.p + vw->app_len;
     uint64_t h[3] = { (uint64_t)nblocks, (uint64_t)RC_VTK_BLOCK, (uint64_t)(nbytes % RC_VTK_BLOCK) };
     memcpy(base, h, sizeof h);
@@ -176,39 +176,39 @@ static rc_status rc__compress(rc_vtk_writer *vw, const void *data, size_t nbytes
 
 /* A DataArray (ntuples x ncomp values of type 'type' at data) referring to
  * the appended section. field: inside <FieldData> (NumberOfTuples given). */
-rc_status rc__array(rc_vtk_writer *vw, const char *name, rc__vtype type, int ncomp,
+rc_status rco_array(rc_vtk_writer *vw, const char *name, rc__vtype type, int ncomp,
                     size_t ntuples, const void *data, int field)
 {
     const char *indent = field ? "      " : "        ";
-    rc__xml(vw, "%s<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"", indent,
+    rco_xml(vw, "%s<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"", indent,
             rc__vtype_names[type], name, ncomp);
-    if (field) rc__xml(vw, " NumberOfTuples=\"%zu\"", ntuples);
-    rc__xml(vw, " format=\"appended\" offset=\"%zu\"/>\n", vw->app_len);
+    if (field) rco_xml(vw, " NumberOfTuples=\"%zu\"", ntuples);
+    rco_xml(vw, " format=\"appended\" offset=\"%zu\"/>\n", vw->app_len);
     return rc__compress(vw, data, ntuples * (size_t)ncomp * rc__vtype_size[type]);
 }
 
 /* The stage buffer for n values of 'size' bytes. */
-rc_status rc__stage(rc_vtk_writer *vw, size_t n, size_t size, void **out)
+rc_status rco_stage(rc_vtk_writer *vw, size_t n, size_t size, void **out)
 {
-    RC_CHECK(rc__grow(&vw->stage, n * size > 0 ? n * size : 1));
+    RC_CHECK(rco_grow(&vw->stage, n * size > 0 ? n * size : 1));
     *out = vw->stage.p;
     return RC_OK;
 }
 
-rc_status rc__begin(rc_vtk_writer *vw, double t, long step, size_t npts, const size_t ncell[CELL_N])
+rc_status rco_begin(rc_vtk_writer *vw, double t, long step, size_t npts, const size_t ncell[CELL_N])
 {
     vw->xml_len = 0;
     vw->xml_overflow = 0;
     vw->app_len = 0;
-    rc__xml(vw, "<?xml version=\"1.0\"?>\n"
+    rco_xml(vw, "<?xml version=\"1.0\"?>\n"
                 "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\""
                 " compressor=\"vtkZLibDataCompressor\">\n"
                 "  <PolyData>\n"
-                "    <FieldData>\n", rc__byte_order());
+                "    <FieldData>\n", rco_byte_order());
     int64_t st = step;
-    RC_CHECK(rc__array(vw, "TimeValue", T_F64, 1, 1, &t, 1));
-    RC_CHECK(rc__array(vw, "Step", T_I64, 1, 1, &st, 1));
-    rc__xml(vw, "    </FieldData>\n"
+    RC_CHECK(rco_array(vw, "TimeValue", T_F64, 1, 1, &t, 1));
+    RC_CHECK(rco_array(vw, "Step", T_I64, 1, 1, &st, 1));
+    rco_xml(vw, "    </FieldData>\n"
                 "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"%zu\""
                 " NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n",
             npts, ncell[CELL_VERTS], ncell[CELL_LINES], ncell[CELL_POLYS]);
@@ -216,45 +216,45 @@ rc_status rc__begin(rc_vtk_writer *vw, double t, long step, size_t npts, const s
 }
 
 /* Points (vw->pts) and the cells (vw->conn/offs), after the point and cell data. */
-rc_status rc__geometry(rc_vtk_writer *vw)
+rc_status rco_geometry(rc_vtk_writer *vw)
 {
     static const char *const tags[CELL_N] = { "Verts", "Lines", "Polys" };
-    rc__xml(vw, "      <Points>\n");
-    RC_CHECK(rc__array(vw, "Points", T_F64, 3, vw->npts, vw->pts.p, 0));
-    rc__xml(vw, "      </Points>\n");
+    rco_xml(vw, "      <Points>\n");
+    RC_CHECK(rco_array(vw, "Points", T_F64, 3, vw->npts, vw->pts.p, 0));
+    rco_xml(vw, "      </Points>\n");
     for (int k = 0; k < CELL_N; k++) {
         if (k == CELL_POLYS) {   /* VTK's order: Verts, Lines, Strips, Polys */
-            rc__xml(vw, "      <Strips>\n");
-            RC_CHECK(rc__array(vw, "connectivity", T_I64, 1, 0, NULL, 0));
-            RC_CHECK(rc__array(vw, "offsets", T_I64, 1, 0, NULL, 0));
-            rc__xml(vw, "      </Strips>\n");
+            rco_xml(vw, "      <Strips>\n");
+            RC_CHECK(rco_array(vw, "connectivity", T_I64, 1, 0, NULL, 0));
+            RC_CHECK(rco_array(vw, "offsets", T_I64, 1, 0, NULL, 0));
+            rco_xml(vw, "      </Strips>\n");
         }
-        rc__xml(vw, "      <%s>\n", tags[k]);
-        RC_CHECK(rc__array(vw, "connectivity", T_I64, 1, vw->nconn[k], vw->conn[k].p, 0));
-        RC_CHECK(rc__array(vw, "offsets", T_I64, 1, vw->ncell[k], vw->offs[k].p, 0));
-        rc__xml(vw, "      </%s>\n", tags[k]);
+        rco_xml(vw, "      <%s>\n", tags[k]);
+        RC_CHECK(rco_array(vw, "connectivity", T_I64, 1, vw->nconn[k], vw->conn[k].p, 0));
+        RC_CHECK(rco_array(vw, "offsets", T_I64, 1, vw->ncell[k], vw->offs[k].p, 0));
+        rco_xml(vw, "      </%s>\n", tags[k]);
     }
-    rc__xml(vw, "    </Piece>\n"
+    rco_xml(vw, "    </Piece>\n"
                 "  </PolyData>\n"
                 "  <AppendedData encoding=\"raw\">\n"
                 "   _");
     return RC_OK;
 }
 
-rc_status rc__write_vtp(rc_vtk_writer *vw, int part)
+rc_status rco_write_vtp(rc_vtk_writer *vw, int part)
 {
     char name[RC_VTK_NAME_MAX];
     snprintf(name, sizeof name, "%s_%06ld.vtp", rc__part_names[part], vw->frames);
-    const char *path = rc__path(vw, name);
+    const char *path = rco_path(vw, name);
     if (vw->xml_overflow)
         return rc_set_error(RC_ERR_STATE, "rc_vtk_frame: %s: the XML header is too long", path);
     errno = 0;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0)
         return rc_set_error(RC_ERR_IO, "rc_vtk_frame: cannot open %s: %s", path, strerror(errno));
-    int e = rc__write_all(fd, vw->xml, vw->xml_len);
-    if (!e) e = rc__write_all(fd, vw->app.p, vw->app_len);
-    if (!e) e = rc__write_all(fd, rc__vtp_tail, sizeof rc__vtp_tail - 1);
+    int e = rco_write_all(fd, vw->xml, vw->xml_len);
+    if (!e) e = rco_write_all(fd, vw->app.p, vw->app_len);
+    if (!e) e = rco_write_all(fd, rc__vtp_tail, sizeof rc__vtp_tail - 1);
     if (close(fd) != 0 && !e) e = errno ? errno : EIO;
     if (e) return rc_set_error(RC_ERR_IO, "rc_vtk_frame: cannot write %s: %s", path, strerror(e));
     return RC_OK;
@@ -265,7 +265,7 @@ rc_status rc__write_vtp(rc_vtk_writer *vw, int part)
 /* The comment "ricochet: incomplete: STATUS: MESSAGE" in vw->mark: UTF-8
  * (other bytes as \xHH), no control characters, no "--" and no '-' last
  * (XML 1.0, 2.5). */
-void rc__set_mark(rc_vtk_writer *vw, const char *status, const char *message)
+void rco_set_mark(rc_vtk_writer *vw, const char *status, const char *message)
 {
     char *m = vw->mark;
     size_t room = sizeof vw->mark - 8, n = 0;   /* room for " -->\n" and the NUL */
@@ -273,7 +273,7 @@ void rc__set_mark(rc_vtk_writer *vw, const char *status, const char *message)
     const char *parts[3] = { status, message ? ": " : NULL, message };
     for (int i = 0; i < 3; i++) {
         for (const char *s = parts[i]; s && *s;) {
-            size_t k = rc_utf8_seq(s);
+            size_t k = rco_utf8_seq(s);
             if (k == 0) {
                 if (n + 4 >= room) break;
                 n += (size_t)snprintf(m + n, room - n, "\\x%02x", (unsigned)(unsigned char)*s);
@@ -293,7 +293,7 @@ void rc__set_mark(rc_vtk_writer *vw, const char *status, const char *message)
 
 /* Write the mark and the closing tags of every .pvd after its entries (and
  * cut what a longer mark left behind). */
-rc_status rc__write_tails(rc_vtk_writer *vw, const char *fname)
+rc_status rco_write_tails(rc_vtk_writer *vw, const char *fname)
 {
     if (vw->broken) return RC_OK;
     char buf[sizeof vw->mark + sizeof rc__pvd_tail];
@@ -302,13 +302,13 @@ rc_status rc__write_tails(rc_vtk_writer *vw, const char *fname)
     size_t n = vw->mark_len + sizeof rc__pvd_tail - 1;
     for (int f = 0; f < PVD_N; f++) {
         if (vw->fd[f] < 0) continue;
-        int e = rc__pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
+        int e = rco_pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
         off_t end = vw->tail[f] + (off_t)n;
         if (!e && end < vw->end[f] && ftruncate(vw->fd[f], end) != 0) e = errno ? errno : EIO;
         if (e) {
             vw->broken = 1;
             snprintf(vw->broken_msg, sizeof vw->broken_msg, "cannot write %s: %s",
-                     rc__path(vw, rc__pvd_names[f]), strerror(e));
+                     rco_path(vw, rc__pvd_names[f]), strerror(e));
             return rc_set_error(RC_ERR_IO, "%s: %s", fname, vw->broken_msg);
         }
         vw->end[f] = end;
@@ -318,7 +318,7 @@ rc_status rc__write_tails(rc_vtk_writer *vw, const char *fname)
 
 /* Append this frame's DataSet lines to every .pvd (one pwrite each, over the
  * mark and the closing tags). */
-rc_status rc__update_pvds(rc_vtk_writer *vw, double t)
+rc_status rco_update_pvds(rc_vtk_writer *vw, double t)
 {
     char ts[40];
     rc__fmt_double(ts, sizeof ts, t);
@@ -341,13 +341,13 @@ rc_status rc__update_pvds(rc_vtk_writer *vw, double t)
         n += vw->mark_len;
         memcpy(buf + n, rc__pvd_tail, sizeof rc__pvd_tail - 1);
         n += sizeof rc__pvd_tail - 1;
-        int e = rc__pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
+        int e = rco_pwrite_all(vw->fd[f], buf, n, vw->tail[f]);
         off_t end = vw->tail[f] + (off_t)n;
         if (!e && end < vw->end[f] && ftruncate(vw->fd[f], end) != 0) e = errno ? errno : EIO;
         if (e) {
             vw->broken = 1;
             snprintf(vw->broken_msg, sizeof vw->broken_msg, "cannot write %s: %s",
-                     rc__path(vw, rc__pvd_names[f]), strerror(e));
+                     rco_path(vw, rc__pvd_names[f]), strerror(e));
             return rc_set_error(RC_ERR_IO, "rc_vtk_frame: %s", vw->broken_msg);
         }
         vw->tail[f] += (off_t)entries;

@@ -15,7 +15,7 @@ static void rc__reset_geometry(rc_vtk_writer *vw)
 
 static rc_status rc__point(rc_vtk_writer *vw, double x, double y)
 {
-    RC_CHECK(rc__grow(&vw->pts, (vw->npts + 1) * 3 * sizeof(double)));
+    RC_CHECK(rco_grow(&vw->pts, (vw->npts + 1) * 3 * sizeof(double)));
     double *p = (double *)vw->pts.p + 3 * vw->npts;
     p[0] = x; p[1] = y; p[2] = 0.0;
     vw->npts++;
@@ -25,14 +25,14 @@ static rc_status rc__point(rc_vtk_writer *vw, double x, double y)
 /* A cell of kind k over the n points first..first+n-1; info: 3 int32 or NULL. */
 static rc_status rc__cell(rc_vtk_writer *vw, int k, size_t first, size_t n, const int32_t *info)
 {
-    RC_CHECK(rc__grow(&vw->conn[k], (vw->nconn[k] + n) * sizeof(int64_t)));
-    RC_CHECK(rc__grow(&vw->offs[k], (vw->ncell[k] + 1) * sizeof(int64_t)));
+    RC_CHECK(rco_grow(&vw->conn[k], (vw->nconn[k] + n) * sizeof(int64_t)));
+    RC_CHECK(rco_grow(&vw->offs[k], (vw->ncell[k] + 1) * sizeof(int64_t)));
     int64_t *c = (int64_t *)vw->conn[k].p + vw->nconn[k];
     for (size_t i = 0; i < n; i++) c[i] = (int64_t)(first + i);
     vw->nconn[k] += n;
     ((int64_t *)vw->offs[k].p)[vw->ncell[k]] = (int64_t)vw->nconn[k];
     if (info) {
-        RC_CHECK(rc__grow(&vw->cinfo[k], (vw->ncell[k] + 1) * 3 * sizeof(int32_t)));
+        RC_CHECK(rco_grow(&vw->cinfo[k], (vw->ncell[k] + 1) * 3 * sizeof(int32_t)));
         memcpy((int32_t *)vw->cinfo[k].p + 3 * vw->ncell[k], info, 3 * sizeof(int32_t));
     }
     vw->ncell[k]++;
@@ -43,13 +43,13 @@ static rc_status rc__cell(rc_vtk_writer *vw, int k, size_t first, size_t n, cons
 
 /* Bodies: state, kind and bounding radius; the bounding box of the rigid
  * bodies (for drawing half-planes). */
-rc_status rc__gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double box[4])
+rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double box[4])
 {
     int ns = rc_shape_count(w);
     size_t n = nb > 0 ? (size_t)nb : 1;
-    RC_CHECK(rc__grow(&vw->body, n * 6 * sizeof(double)));
-    RC_CHECK(rc__grow(&vw->kind, n * sizeof(int32_t)));
-    RC_CHECK(rc__grow(&vw->rad, n * sizeof(double)));
+    RC_CHECK(rco_grow(&vw->body, n * 6 * sizeof(double)));
+    RC_CHECK(rco_grow(&vw->kind, n * sizeof(int32_t)));
+    RC_CHECK(rco_grow(&vw->rad, n * sizeof(double)));
     double *B = vw->body.p, *R = vw->rad.p;
     int32_t *K = vw->kind.p;
     for (int i = 0; i < nb; i++) {
@@ -95,7 +95,7 @@ rc_status rc__gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double
     return RC_OK;
 }
 
-rc_status rc__grains(rc_vtk_writer *vw, int nb, double t, long step)
+rc_status rco_grains(rc_vtk_writer *vw, int nb, double t, long step)
 {
     const double *B = vw->body.p, *R = vw->rad.p;
     const int32_t *K = vw->kind.p;
@@ -105,31 +105,31 @@ rc_status rc__grains(rc_vtk_writer *vw, int nb, double t, long step)
         RC_CHECK(rc__point(vw, B[6 * i], B[6 * i + 1]));
         RC_CHECK(rc__cell(vw, CELL_VERTS, i, 1, NULL));
     }
-    RC_CHECK(rc__begin(vw, t, step, vw->npts, vw->ncell));
-    rc__xml(vw, "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
+    RC_CHECK(rco_begin(vw, t, step, vw->npts, vw->ncell));
+    rco_xml(vw, "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
     int32_t *ids;
-    RC_CHECK(rc__stage(vw, n, sizeof(int32_t), (void **)&ids));
+    RC_CHECK(rco_stage(vw, n, sizeof(int32_t), (void **)&ids));
     for (size_t i = 0; i < n; i++) ids[i] = (int32_t)i;
-    RC_CHECK(rc__array(vw, "id", T_I32, 1, n, ids, 0));
-    RC_CHECK(rc__array(vw, "kind", T_I32, 1, n, K, 0));
-    RC_CHECK(rc__array(vw, "radius", T_F64, 1, n, R, 0));
+    RC_CHECK(rco_array(vw, "id", T_I32, 1, n, ids, 0));
+    RC_CHECK(rco_array(vw, "kind", T_I32, 1, n, K, 0));
+    RC_CHECK(rco_array(vw, "radius", T_F64, 1, n, R, 0));
     double *x;
-    RC_CHECK(rc__stage(vw, 3 * n, sizeof(double), (void **)&x));
+    RC_CHECK(rco_stage(vw, 3 * n, sizeof(double), (void **)&x));
     for (size_t i = 0; i < n; i++) {
         x[3 * i] = B[6 * i + 3];
         x[3 * i + 1] = B[6 * i + 4];
         x[3 * i + 2] = 0.0;
     }
-    RC_CHECK(rc__array(vw, "velocity", T_F64, 3, n, x, 0));
+    RC_CHECK(rco_array(vw, "velocity", T_F64, 3, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = B[6 * i + 2];
-    RC_CHECK(rc__array(vw, "angle", T_F64, 1, n, x, 0));
+    RC_CHECK(rco_array(vw, "angle", T_F64, 1, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = B[6 * i + 5];
-    RC_CHECK(rc__array(vw, "omega", T_F64, 1, n, x, 0));
-    rc__xml(vw, "      </PointData>\n"
+    RC_CHECK(rco_array(vw, "omega", T_F64, 1, n, x, 0));
+    rco_xml(vw, "      </PointData>\n"
                 "      <CellData>\n"
                 "      </CellData>\n");
-    RC_CHECK(rc__geometry(vw));
-    return rc__write_vtp(vw, PART_GRAINS);
+    RC_CHECK(rco_geometry(vw));
+    return rco_write_vtp(vw, PART_GRAINS);
 }
 
 /* End of a contact line: the centre of a rigid body, else the contact point.
@@ -150,7 +150,7 @@ static void rc__contact_end(const rc_vtk_writer *vw, int nb, int body, const dou
     }
 }
 
-rc_status rc__contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, long step)
+rc_status rco_contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, long step)
 {
     int nc = rc_contact_count(w);
     vw->ncon = 0;
@@ -158,7 +158,7 @@ rc_status rc__contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, l
         rc_contact_info ci;
         RC_CHECK(rc_contact_get(w, i, &ci));
         if (!ci.active) continue;
-        RC_CHECK(rc__grow(&vw->con, (vw->ncon + 1) * sizeof(rc_contact_info)));
+        RC_CHECK(rco_grow(&vw->con, (vw->ncon + 1) * sizeof(rc_contact_info)));
         ((rc_contact_info *)vw->con.p)[vw->ncon++] = ci;
     }
     size_t n = vw->ncon;
@@ -181,52 +181,52 @@ rc_status rc__contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, l
         RC_CHECK(rc__point(vw, b[0], b[1]));
         RC_CHECK(rc__cell(vw, CELL_LINES, 2 * i, 2, NULL));
     }
-    RC_CHECK(rc__begin(vw, t, step, vw->npts, vw->ncell));
-    rc__xml(vw, "      <PointData>\n"
+    RC_CHECK(rco_begin(vw, t, step, vw->npts, vw->ncell));
+    rco_xml(vw, "      <PointData>\n"
                 "      </PointData>\n"
                 "      <CellData Scalars=\"normal_force\" Vectors=\"force\">\n");
     int32_t *ids;
-    RC_CHECK(rc__stage(vw, n, sizeof(int32_t), (void **)&ids));
+    RC_CHECK(rco_stage(vw, n, sizeof(int32_t), (void **)&ids));
     for (size_t i = 0; i < n; i++) ids[i] = C[i].id;
-    RC_CHECK(rc__array(vw, "id", T_I32, 1, n, ids, 0));
+    RC_CHECK(rco_array(vw, "id", T_I32, 1, n, ids, 0));
     for (size_t i = 0; i < n; i++) ids[i] = C[i].body_a;
-    RC_CHECK(rc__array(vw, "body_a", T_I32, 1, n, ids, 0));
+    RC_CHECK(rco_array(vw, "body_a", T_I32, 1, n, ids, 0));
     for (size_t i = 0; i < n; i++) ids[i] = C[i].body_b;
-    RC_CHECK(rc__array(vw, "body_b", T_I32, 1, n, ids, 0));
+    RC_CHECK(rco_array(vw, "body_b", T_I32, 1, n, ids, 0));
     double *x;
-    RC_CHECK(rc__stage(vw, 3 * n, sizeof(double), (void **)&x));
+    RC_CHECK(rco_stage(vw, 3 * n, sizeof(double), (void **)&x));
     for (size_t i = 0; i < n; i++) x[i] = C[i].pN / h;
-    RC_CHECK(rc__array(vw, "normal_force", T_F64, 1, n, x, 0));
+    RC_CHECK(rco_array(vw, "normal_force", T_F64, 1, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = C[i].pT / h;
-    RC_CHECK(rc__array(vw, "tangential_force", T_F64, 1, n, x, 0));
+    RC_CHECK(rco_array(vw, "tangential_force", T_F64, 1, n, x, 0));
     for (size_t i = 0; i < n; i++) {
         double fn = C[i].pN / h, ft = C[i].pT / h;
         x[3 * i] = fn * C[i].normal[0] + ft * C[i].tangent[0];
         x[3 * i + 1] = fn * C[i].normal[1] + ft * C[i].tangent[1];
         x[3 * i + 2] = 0.0;
     }
-    RC_CHECK(rc__array(vw, "force", T_F64, 3, n, x, 0));
+    RC_CHECK(rco_array(vw, "force", T_F64, 3, n, x, 0));
     for (size_t i = 0; i < n; i++) {
         x[3 * i] = C[i].normal[0];
         x[3 * i + 1] = C[i].normal[1];
         x[3 * i + 2] = 0.0;
     }
-    RC_CHECK(rc__array(vw, "normal", T_F64, 3, n, x, 0));
+    RC_CHECK(rco_array(vw, "normal", T_F64, 3, n, x, 0));
     for (size_t i = 0; i < n; i++) {
         x[3 * i] = C[i].point[0];
         x[3 * i + 1] = C[i].point[1];
         x[3 * i + 2] = 0.0;
     }
-    RC_CHECK(rc__array(vw, "contact_point", T_F64, 3, n, x, 0));
+    RC_CHECK(rco_array(vw, "contact_point", T_F64, 3, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = C[i].gN;
-    RC_CHECK(rc__array(vw, "gap", T_F64, 1, n, x, 0));
+    RC_CHECK(rco_array(vw, "gap", T_F64, 1, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = C[i].pN;
-    RC_CHECK(rc__array(vw, "pN", T_F64, 1, n, x, 0));
+    RC_CHECK(rco_array(vw, "pN", T_F64, 1, n, x, 0));
     for (size_t i = 0; i < n; i++) x[i] = C[i].pT;
-    RC_CHECK(rc__array(vw, "pT", T_F64, 1, n, x, 0));
-    rc__xml(vw, "      </CellData>\n");
-    RC_CHECK(rc__geometry(vw));
-    return rc__write_vtp(vw, PART_CONTACTS);
+    RC_CHECK(rco_array(vw, "pT", T_F64, 1, n, x, 0));
+    rco_xml(vw, "      </CellData>\n");
+    RC_CHECK(rco_geometry(vw));
+    return rco_write_vtp(vw, PART_CONTACTS);
 }
 
 /* Body frame -> world frame (body RC_GROUND: identity). */
@@ -239,7 +239,7 @@ static void rc__to_world(const rc_vtk_writer *vw, int body, const double *p, dou
     out[1] = B[1] + s * p[0] + c * p[1];
 }
 
-rc_status rc__shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
+rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
                      double t, long step)
 {
     const int32_t *K = vw->kind.p;
@@ -318,13 +318,13 @@ rc_status rc__shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double 
             }
         }
     }
-    RC_CHECK(rc__begin(vw, t, step, vw->npts, vw->ncell));
-    rc__xml(vw, "      <PointData>\n"
+    RC_CHECK(rco_begin(vw, t, step, vw->npts, vw->ncell));
+    rco_xml(vw, "      <PointData>\n"
                 "      </PointData>\n"
                 "      <CellData Scalars=\"body\">\n");
     size_t ncells = vw->ncell[0] + vw->ncell[1] + vw->ncell[2];
     int32_t *x;
-    RC_CHECK(rc__stage(vw, ncells, sizeof(int32_t), (void **)&x));
+    RC_CHECK(rco_stage(vw, ncells, sizeof(int32_t), (void **)&x));
     static const char *const names[3] = { "body", "shape", "type" };
     for (int f = 0; f < 3; f++) {
         size_t m = 0;
@@ -332,9 +332,9 @@ rc_status rc__shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double 
             const int32_t *ci = vw->cinfo[k].p;
             for (size_t i = 0; i < vw->ncell[k]; i++) x[m++] = ci[3 * i + f];
         }
-        RC_CHECK(rc__array(vw, names[f], T_I32, 1, ncells, x, 0));
+        RC_CHECK(rco_array(vw, names[f], T_I32, 1, ncells, x, 0));
     }
-    rc__xml(vw, "      </CellData>\n");
-    RC_CHECK(rc__geometry(vw));
-    return rc__write_vtp(vw, PART_SHAPES);
+    rco_xml(vw, "      </CellData>\n");
+    RC_CHECK(rco_geometry(vw));
+    return rco_write_vtp(vw, PART_SHAPES);
 }

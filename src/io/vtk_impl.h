@@ -91,30 +91,30 @@ struct rc_vtk_writer {
 
 static const char rc__mark_running[] = "  <!-- ricochet: running -->\n";
 
-rc_status rc__grow(rc__buf *b, size_t need);
-const char *rc__byte_order(void);
-const char *rc__path(rc_vtk_writer *vw, const char *name);
-void rc__buf_free(rc__buf *b);
-rc_status rc__vtk_mkdirs(const char *dir, const char *fname);
-int rc__write_all(int fd, const void *data, size_t n);
-void rc__xml(rc_vtk_writer *vw, const char *fmt, ...)
+rc_status rco_grow(rc__buf *b, size_t need);
+const char *rco_byte_order(void);
+const char *rco_path(rc_vtk_writer *vw, const char *name);
+void rco_buf_free(rc__buf *b);
+rc_status rco_vtk_mkdirs(const char *dir, const char *fname);
+int rco_write_all(int fd, const void *data, size_t n);
+void rco_xml(rc_vtk_writer *vw, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-rc_status rc__array(rc_vtk_writer *vw, const char *name, rc__vtype type, int ncomp,
+rc_status rco_array(rc_vtk_writer *vw, const char *name, rc__vtype type, int ncomp,
                     size_t ntuples, const void *data, int field);
-rc_status rc__stage(rc_vtk_writer *vw, size_t n, size_t size, void **out);
-rc_status rc__begin(rc_vtk_writer *vw, double t, long step, size_t npts, const size_t ncell[CELL_N]);
-rc_status rc__geometry(rc_vtk_writer *vw);
-rc_status rc__write_vtp(rc_vtk_writer *vw, int part);
-void rc__set_mark(rc_vtk_writer *vw, const char *status, const char *message);
-rc_status rc__write_tails(rc_vtk_writer *vw, const char *fname);
-rc_status rc__update_pvds(rc_vtk_writer *vw, double t);
-rc_status rc__gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double box[4]);
-rc_status rc__grains(rc_vtk_writer *vw, int nb, double t, long step);
-rc_status rc__contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, long step);
-rc_status rc__shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
+rc_status rco_stage(rc_vtk_writer *vw, size_t n, size_t size, void **out);
+rc_status rco_begin(rc_vtk_writer *vw, double t, long step, size_t npts, const size_t ncell[CELL_N]);
+rc_status rco_geometry(rc_vtk_writer *vw);
+rc_status rco_write_vtp(rc_vtk_writer *vw, int part);
+void rco_set_mark(rc_vtk_writer *vw, const char *status, const char *message);
+rc_status rco_write_tails(rc_vtk_writer *vw, const char *fname);
+rc_status rco_update_pvds(rc_vtk_writer *vw, double t);
+rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double box[4]);
+rc_status rco_grains(rc_vtk_writer *vw, int nb, double t, long step);
+rc_status rco_contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, long step);
+rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
                      double t, long step);
 
 #endif /* RC_VTK_IMPL_H */

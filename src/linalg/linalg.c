@@ -3,7 +3,7 @@
 
 #include <lapacke.h>
 
-rc_status rc_chol_factor(int n, double *a)
+rc_status rcl_chol_factor(int n, double *a)
 {
     lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, a, n);
     if (info > 0)
@@ -12,14 +12,14 @@ rc_status rc_chol_factor(int n, double *a)
     return RC_OK;
 }
 
-rc_status rc_chol_solve(int n, const double *factor, int nrhs, double *b)
+rc_status rcl_chol_solve(int n, const double *factor, int nrhs, double *b)
 {
     lapack_int info = LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', n, nrhs, factor, n, b, nrhs);
     if (info != 0) return rc_set_error(RC_ERR_ARG, "dpotrs: bad argument %d", (int)-info);
     return RC_OK;
 }
 
-rc_status rc_band_chol_factor(int n, int kd, double *ab)
+rc_status rcl_band_chol_factor(int n, int kd, double *ab)
 {
     lapack_int info = LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', n, kd, ab, kd + 1);
     if (info > 0)
@@ -28,7 +28,7 @@ rc_status rc_band_chol_factor(int n, int kd, double *ab)
     return RC_OK;
 }
 
-rc_status rc_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b)
+rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b)
 {
     lapack_int info = LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', n, kd, nrhs, ab, kd + 1, b, n);
     if (info != 0) return rc_set_error(RC_ERR_ARG, "dpbtrs: bad argument %d", (int)-info);

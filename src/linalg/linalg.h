@@ -6,12 +6,12 @@
 #include "base/base.h"
 
 /* Dense SPD: a is n x n, row-major, overwritten by its Cholesky factor. */
-rc_status rc_chol_factor(int n, double *a);
-/* Solve with a factor from rc_chol_factor; b (n x nrhs, row-major) overwritten. */
-rc_status rc_chol_solve(int n, const double *factor, int nrhs, double *b);
+rc_status rcl_chol_factor(int n, double *a);
+/* Solve with a factor from rcl_chol_factor; b (n x nrhs, row-major) overwritten. */
+rc_status rcl_chol_solve(int n, const double *factor, int nrhs, double *b);
 
 /* Banded SPD with kd super-diagonals, LAPACK upper band storage ab[(kd+1) x n]
  * (column-major: ab[(kd + i - j) + j*(kd+1)] = A(i,j), max(0,j-kd) <= i <= j). */
-rc_status rc_band_chol_factor(int n, int kd, double *ab);
-rc_status rc_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b);
+rc_status rcl_band_chol_factor(int n, int kd, double *ab);
+rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b);
 #endif

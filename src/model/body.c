@@ -6,10 +6,10 @@
 
 /* ---------------------------------------------------------------- bodies */
 
-rc_status rc_check_vec(const double *x, int n, const char *what, const char *name)
+rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (!rc_finite(x[i]))
+        if (!rcb_finite(x[i]))
             return rc_set_error(RC_ERR_ARG, "%s: '%s' component %d is not finite", what, name, i + 1);
     return RC_OK;
 }
@@ -21,26 +21,26 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
         return rc_set_error(RC_ERR_ARG, "body: linear bodies are created with rc_linear_create");
     if (def->kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "body: unknown 'kind' %d", (int)def->kind);
-    if (!rc_finite(def->mass) || def->mass <= 0.0)
+    if (!rcb_finite(def->mass) || def->mass <= 0.0)
         return rc_set_error(RC_ERR_ARG, "body: 'mass' must be > 0 (got %g)", def->mass);
-    if (!rc_finite(def->inertia) || def->inertia <= 0.0)
+    if (!rcb_finite(def->inertia) || def->inertia <= 0.0)
         return rc_set_error(RC_ERR_ARG, "body: 'inertia' must be > 0 (got %g)", def->inertia);
-    if (!rc_finite(1.0 / def->mass))
+    if (!rcb_finite(1.0 / def->mass))
         return rc_set_error(RC_ERR_ARG, "body: 'mass' = %g is too small: 1/mass is not a finite number", def->mass);
-    if (!rc_finite(1.0 / def->inertia))
+    if (!rcb_finite(1.0 / def->inertia))
         return rc_set_error(RC_ERR_ARG, "body: 'inertia' = %g is too small: 1/inertia is not a finite number", def->inertia);
-    RC_CHECK(rc_check_vec(def->q, 3, "body", "q"));
-    RC_CHECK(rc_check_vec(def->v, 3, "body", "v"));
-    RC_CHECK(rc_check_vec(def->force, 3, "body", "force"));
+    RC_CHECK(rcm_check_vec(def->q, 3, "body", "q"));
+    RC_CHECK(rcm_check_vec(def->v, 3, "body", "v"));
+    RC_CHECK(rcm_check_vec(def->force, 3, "body", "force"));
     if (def->name) {
         if (!def->name[0]) return rc_set_error(RC_ERR_ARG, "body: 'name' must not be empty");
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)
             return rc_set_error(RC_ERR_ARG, "body: 'name' \"%s\" is already used by body %d", def->name, dup);
     }
-    RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
+    RC_CHECK(rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
     int nq = 3, nv = 3;
-    RC_CHECK(rc_world_grow_dofs(w, nq, nv));
+    RC_CHECK(rcm_world_grow_dofs(w, nq, nv));
     double *md = w->mass_diag;
 
     /* a name or a force (any bit set: -0.0 is kept too) needs the body's rc_body_ext */
@@ -50,9 +50,9 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
     memset(b, 0, sizeof *b);
     b->ext = -1;
     if (ext) {
-        RC_CHECK(rc_body_add_ext(w, w->nbodies));
+        RC_CHECK(rcm_body_add_ext(w, w->nbodies));
         rc_body_ext *x = &w->body_ext[b->ext];
-        x->name = rc_strdup(def->name);
+        x->name = rcb_strdup(def->name);
         if (def->name && !x->name) {
             w->nbody_ext--;   /* the body is not created */
             return rc_set_error(RC_ERR_NOMEM, "out of memory");
@@ -70,16 +70,16 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
     w->nq += nq; w->nv += nv;
     if (out_id) *out_id = w->nbodies;
     w->nbodies++;
-    return rc_world_reserve_dofs(w);
+    return rcm_world_reserve_dofs(w);
 }
 
 int rc_body_count(const rc_world *w) { return w ? w->nbodies : 0; }
 
 /* Body b's rc_body_ext, zero (no name, no force, no function), appended to
  * w->body_ext (b may be the body being created, at w->nbodies). */
-rc_status rc_body_add_ext(rc_world *w, int b)
+rc_status rcm_body_add_ext(rc_world *w, int b)
 {
-    RC_CHECK(rc_reserve((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext + 1, sizeof(rc_body_ext)));
+    RC_CHECK(rcb_reserve((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext + 1, sizeof(rc_body_ext)));
     rc_body_ext *x = &w->body_ext[w->nbody_ext];
     memset(x, 0, sizeof *x);
     x->body = b;
@@ -98,12 +98,12 @@ rc_status rc_body_find(const rc_world *w, const char *name, int *out_id)
     return rc_set_error(RC_ERR_NOT_FOUND, "no body named \"%s\"", name);
 }
 
-const char *rc_body_name(const rc_world *w, int id) { return rc_valid_body(w, id) ? rc_body_name_of(w, id) : NULL; }
-int rc_body_nq(const rc_world *w, int id) { return rc_valid_body(w, id) ? w->bodies[id].nq : 0; }
-int rc_body_nv(const rc_world *w, int id) { return rc_valid_body(w, id) ? w->bodies[id].nv : 0; }
+const char *rc_body_name(const rc_world *w, int id) { return rcm_valid_body(w, id) ? rcm_body_name_of(w, id) : NULL; }
+int rc_body_nq(const rc_world *w, int id) { return rcm_valid_body(w, id) ? w->bodies[id].nq : 0; }
+int rc_body_nv(const rc_world *w, int id) { return rcm_valid_body(w, id) ? w->bodies[id].nv : 0; }
 
 #define CHECK_BODY(w, id) do { if (!(w)) return rc_set_error(RC_ERR_ARG, "world is NULL"); \
-    if (!rc_valid_body((w), (id))) return rc_set_error(RC_ERR_NOT_FOUND, "no body with id %d", (id)); } while (0)
+    if (!rcm_valid_body((w), (id))) return rc_set_error(RC_ERR_NOT_FOUND, "no body with id %d", (id)); } while (0)
 
 rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v)
 {
@@ -118,11 +118,11 @@ rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *
 {
     CHECK_BODY(w, id);
     const rc_body *b = &w->bodies[id];
-    if (q) RC_CHECK(rc_check_vec(q, b->nq, "body:set_state", "q"));
-    if (v) RC_CHECK(rc_check_vec(v, b->nv, "body:set_state", "v"));
+    if (q) RC_CHECK(rcm_check_vec(q, b->nq, "body:set_state", "q"));
+    if (v) RC_CHECK(rcm_check_vec(v, b->nv, "body:set_state", "v"));
     if (q) memcpy(w->q + b->iq, q, (size_t)b->nq * sizeof(double));
     if (v) memcpy(w->v + b->iv, v, (size_t)b->nv * sizeof(double));
-    w->joints_fresh = 1;   /* the next step moves it onto the joints first (rc_joints_start) */
+    w->joints_fresh = 1;   /* the next step moves it onto the joints first (rcm_joints_start) */
     return RC_OK;
 }
 
@@ -130,7 +130,7 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
 {
     CHECK_BODY(w, id);
     if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
-    RC_CHECK(rc_check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
+    RC_CHECK(rcm_check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
     if (w->bodies[id].kind == RC_BODY_LINEAR) {
         memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
         return RC_OK;
@@ -138,9 +138,9 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     if (w->bodies[id].ext < 0) {   /* a body without rc_body_ext has a zero force */
         static const double zero3[3];
         if (memcmp(f, zero3, sizeof zero3) == 0) return RC_OK;
-        RC_CHECK(rc_body_add_ext(w, id));
+        RC_CHECK(rcm_body_add_ext(w, id));
     }
-    memcpy(rc_body_ext_of(w, id)->force, f, 3 * sizeof(double));
+    memcpy(rcm_body_ext_of(w, id)->force, f, 3 * sizeof(double));
     return RC_OK;
 }
 
@@ -148,7 +148,7 @@ rc_status rc_body_get_force(const rc_world *w, int id, double *f)
 {
     CHECK_BODY(w, id);
     static const double zero3[3];
-    const rc_body_ext *x = rc_body_ext_of(w, id);
+    const rc_body_ext *x = rcm_body_ext_of(w, id);
     const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f
                       : x ? x->force : zero3;
     if (f) memcpy(f, src, (size_t)w->bodies[id].nv * sizeof(double));
@@ -160,9 +160,9 @@ rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
     CHECK_BODY(w, id);
     if (w->bodies[id].ext < 0) {
         if (!fn) return RC_OK;
-        RC_CHECK(rc_body_add_ext(w, id));
+        RC_CHECK(rcm_body_add_ext(w, id));
     }
-    rc_body_ext *x = rc_body_ext_of(w, id);
+    rc_body_ext *x = rcm_body_ext_of(w, id);
     x->force_fn = fn;
     x->force_user = user;
     return RC_OK;
@@ -173,7 +173,7 @@ rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia
     CHECK_BODY(w, id);
     if (w->bodies[id].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "body %d is a linear body: its mass is the matrix M", id);
-    if (m) *m = rc_body_mass(w, &w->bodies[id]);
-    if (inertia) *inertia = rc_body_inertia(w, &w->bodies[id]);
+    if (m) *m = rcm_body_mass(w, &w->bodies[id]);
+    if (inertia) *inertia = rcm_body_inertia(w, &w->bodies[id]);
     return RC_OK;
 }

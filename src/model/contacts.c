@@ -11,7 +11,7 @@
 int rc_contact_count(const rc_world *w) { return w ? w->nrec : 0; }
 
 /* Shapes, bodies and feature of a contact of the state follow from its key
- * (rc_contact_key; gap contacts: shape_a = 0xFFFFFF, shape_b = the gap). */
+ * (rcm_contact_key; gap contacts: shape_a = 0xFFFFFF, shape_b = the gap). */
 static void fill_info(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info)
 {
     const int sa = (int)(r->key >> 40), sb = (int)((r->key >> 16) & 0xFFFFFF);

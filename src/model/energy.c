@@ -5,21 +5,21 @@
  * it stays continuous when gravity has an x component (a tilted slope). */
 #include "model/model.h"
 
-void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el)
+void rcm_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el)
 {
     double k = 0.0, p = 0.0, el = 0.0;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         if (bd->kind == RC_BODY_LINEAR) {
             double ek, ee;
-            rc_linear_energies(w, &w->linears[bd->linear], q, v, &ek, &ee);
+            rcm_linear_energies(w, &w->linears[bd->linear], q, v, &ek, &ee);
             k += 2.0 * ek;
             p += ee;
             el += ee;
             continue;
         }
         const double *x = q + bd->iq, *vv = v + bd->iv;
-        const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
+        const double m = rcm_body_mass(w, bd), J = rcm_body_inertia(w, bd);
         k += m * (vv[0] * vv[0] + vv[1] * vv[1]) + J * vv[2] * vv[2];
         p -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1]);
     }

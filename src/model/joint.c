@@ -8,12 +8,12 @@
  * for the former) its rows read
  *     H(q*) V + dg/dt(t*) = 0,
  * q* = q_k + s h v_k (rc_sim_joint_jacobian), t* = t_k + s_t h
- * (rc_joint_rate_time), with an unbounded multiplier lambda (an impulse on
+ * (rcm_joint_rate_time), with an unbounded multiplier lambda (an impulse on
  * B along the rows, the opposite on A). NSGS solves each block exactly:
  * lambda += -W^-1 (H V + dg/dt). That is the default, the paper's scheme:
  * velocity-level rows let the positions drift, by O(h^3) per step where s
  * cancels the leading term, O(h^2) where it does not. A state set from
- * outside is first moved onto the joints (rc_joints_start).
+ * outside is first moved onto the joints (rcm_joints_start).
  *
  * With project_joints (an option, not in the paper), after the step the
  * positions are projected back onto g = 0 in the metric of M
@@ -62,7 +62,7 @@ static rc_status motion(const rc_joint *j, double t, double *f, double *df)
     double d = NAN;
     rc_status s = j->def.motion(j->def.motion_user, t, f, &d);
     if (s != RC_OK) return s;
-    if (!rc_finite(*f))
+    if (!rcb_finite(*f))
         return rc_set_error(RC_ERR_CALLBACK, "joint '%s': prescribed motion returned a non-finite value at t = %.17g", joint_label(j), t);
     if (df) {
         if (d != d) {   /* not given: central difference */
@@ -71,7 +71,7 @@ static rc_status motion(const rc_joint *j, double t, double *f, double *df)
             RC_CHECK(j->def.motion(j->def.motion_user, t - e, &fm, &dd));
             d = (fp - fm) / (2.0 * e);
         }
-        if (!rc_finite(d))
+        if (!rcb_finite(d))
             return rc_set_error(RC_ERR_CALLBACK, "joint '%s': prescribed motion has a non-finite rate at t = %.17g", joint_label(j), t);
         *df = d;
     }
@@ -87,7 +87,7 @@ static rc_status custom_g(const rc_joint *j, double t, const double *qa, const d
     rc_status s = j->def.constraint(j->def.constraint_user, t, qa, qb, g, Ga ? ga : NULL, Ga ? gb : NULL);
     if (s != RC_OK) return s;
     for (int r = 0; r < j->rows; r++)
-        if (!rc_finite(g[r]))
+        if (!rcb_finite(g[r]))
             return rc_set_error(RC_ERR_CALLBACK, "joint '%s': constraint returned a non-finite g[%d] at t = %.17g", joint_label(j), r + 1, t);
     if (!Ga) return RC_OK;
     int fd = 0;
@@ -109,7 +109,7 @@ static rc_status custom_g(const rc_joint *j, double t, const double *qa, const d
             RC_CHECK(j->def.constraint(j->def.constraint_user, t, side ? qa : qm, side ? qm : qb, gm, NULL, NULL));
             for (int r = 0; r < j->rows; r++) {
                 double d = (gp[r] - gm[r]) / (2.0 * e);
-                if (!rc_finite(d))
+                if (!rcb_finite(d))
                     return rc_set_error(RC_ERR_CALLBACK, "joint '%s': constraint is not differentiable (non-finite gradient) at t = %.17g", joint_label(j), t);
                 if (side) Gb[r][c] = d; else Ga[r][c] = d;
             }
@@ -118,7 +118,7 @@ static rc_status custom_g(const rc_joint *j, double t, const double *qa, const d
     return RC_OK;
 }
 
-rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
+rc_status rcm_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
                         double *g, double Ha[3][3], double Hb[3][3], double *gt)
 {
     const int a = j->def.body_a, b = j->def.body_b;
@@ -220,7 +220,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     if (def->body_a == def->body_b)
         return rc_set_error(RC_ERR_ARG, "joint '%s': a joint needs two different bodies", what);
     for (int i = 0; i < 2; i++)
-        if (!rc_finite(def->point_a[i]) || !rc_finite(def->point_b[i]) || !rc_finite(def->axis[i]))
+        if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]) || !rcb_finite(def->axis[i]))
             return rc_set_error(RC_ERR_ARG, "joint '%s': points and axis must be finite", what);
     if (def->name) {
         int dup;
@@ -263,11 +263,11 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     double thb = body_q(w, def->body_b, q)[2];
     if (def->type == RC_JOINT_WELD || def->type == RC_JOINT_PRISMATIC) {
         if (def->angle != def->angle) j.angle = thb - tha;
-        else if (!rc_finite(def->angle)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'angle' must be finite", what);
+        else if (!rcb_finite(def->angle)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'angle' must be finite", what);
         else j.angle = def->angle;
     }
     if (def->type == RC_JOINT_DISTANCE) {
-        if (!rc_finite(def->length)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be finite", what);
+        if (!rcb_finite(def->length)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be finite", what);
         if (def->length < 0.0) {
             double Pa[2], Pb[2], l[2];
             point(w, def->body_a, q, j.pa, Pa, l);
@@ -276,14 +276,14 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
         } else j.length = def->length;
         if (!(j.length > 0.0)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be > 0", what);
     }
-    RC_CHECK(rc_reserve((void **)&w->joints, &w->cap_joints, w->njoints + 1, sizeof(rc_joint)));
-    j.name = rc_strdup(def->name);
+    RC_CHECK(rcb_reserve((void **)&w->joints, &w->cap_joints, w->njoints + 1, sizeof(rc_joint)));
+    j.name = rcb_strdup(def->name);
     if (def->name && !j.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     j.def.name = j.name;
     w->joints[w->njoints] = j;
     if (out_id) *out_id = w->njoints;
     w->njoints++;
-    w->joints_fresh = 1;   /* the next step starts on the joints (rc_joints_start) */
+    w->joints_fresh = 1;   /* the next step starts on the joints (rcm_joints_start) */
     return RC_OK;
 }
 
@@ -325,12 +325,12 @@ rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info)
     return RC_OK;
 }
 
-void rc_joints_free(rc_world *w)
+void rcm_joints_free(rc_world *w)
 {
-    for (int i = 0; i < w->njoints; i++) rc_free(w->joints[i].name);
-    for (int i = 0; i < w->nsprings; i++) rc_free(w->springs[i].name);
-    rc_free(w->joints);
-    rc_free(w->springs);
+    for (int i = 0; i < w->njoints; i++) rcb_free(w->joints[i].name);
+    for (int i = 0; i < w->nsprings; i++) rcb_free(w->springs[i].name);
+    rcb_free(w->joints);
+    rcb_free(w->springs);
 }
 
 /* ---------------------------------------------------------------- small dense algebra */
@@ -412,19 +412,19 @@ static void predict(rc_world *w, int b, double s)
  * at theta = 1/2, t_{k+1/2} at theta = 1): the same condition that puts
  * the rows at s = 3/2 - theta (rc_sim_joint_jacobian), which time, known
  * exactly, meets for every theta. */
-double rc_joint_rate_time(const rc_sim_def *sim)
+double rcm_joint_rate_time(const rc_sim_def *sim)
 {
     return sim->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? 0.5 : 1.5 - sim->theta;
 }
 
 /* The rows at the predicted configuration q* (rc_sim_joint_jacobian: start,
  * midpoint or end of the step, predicted with v_k; Bruls, Acary & Cardona
- * 2014 eq. 50c), the rate dg/dt at t* (rheonomic joints, rc_joint_rate_time). */
-rc_status rc_joints_assemble(rc_world *w, double kappa)
+ * 2014 eq. 50c), the rate dg/dt at t* (rheonomic joints, rcm_joint_rate_time). */
+rc_status rcm_joints_assemble(rc_world *w, double kappa)
 {
     const rc_joint_jacobian at = rc_sim_joint_jacobian(&w->sim);
     const double s = at == RC_JOINT_JACOBIAN_START ? 0.0 : at == RC_JOINT_JACOBIAN_MIDPOINT ? 0.5 : 1.0;
-    const double t_star = rc_time_at(w, rc_joint_rate_time(&w->sim));
+    const double t_star = rcm_time_at(w, rcm_joint_rate_time(&w->sim));
     for (int i = 0; i < w->njoints; i++) {
         predict(w, w->joints[i].def.body_a, s);
         predict(w, w->joints[i].def.body_b, s);
@@ -432,10 +432,10 @@ rc_status rc_joints_assemble(rc_world *w, double kappa)
     for (int i = 0; i < w->njoints; i++) {
         rc_joint *j = &w->joints[i];
         double g[3], gt[3], gdummy[3], Ha[3][3], Hb[3][3];
-        RC_CHECK(rc_joint_eval(w, j, w->qstar, rc_time_at(w, s), g, Ha, Hb, NULL));
+        RC_CHECK(rcm_joint_eval(w, j, w->qstar, rcm_time_at(w, s), g, Ha, Hb, NULL));
         /* the rate dg/dt at the time the rows hold (rheonomic joints only) */
         if (j->def.type == RC_JOINT_PRESCRIBED || j->def.type == RC_JOINT_CUSTOM)
-            RC_CHECK(rc_joint_eval(w, j, w->qstar, t_star, gdummy, NULL, NULL, gt));
+            RC_CHECK(rcm_joint_eval(w, j, w->qstar, t_star, gdummy, NULL, NULL, gt));
         else
             gt[0] = gt[1] = gt[2] = 0.0;
         memcpy(j->Ha, Ha, sizeof Ha);
@@ -503,7 +503,7 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters, int wo
         for (int i = 0; i < w->njoints; i++) {
             rc_joint *j = &w->joints[i];
             double g[3], gt[3], Ha[3][3], Hb[3][3], r[3], mu[3], rmax = 0.0;
-            RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, velocity ? gt : NULL));
+            RC_CHECK(rcm_joint_eval(w, j, w->q, t, g, Ha, Hb, velocity ? gt : NULL));
             const double *vb = w->v + w->bodies[j->def.body_b].iv;
             const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
             for (int k = 0; k < j->rows; k++) {
@@ -518,10 +518,10 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters, int wo
             if (rmax <= w->sim.project_tol) continue;
             const int a = j->def.body_a, b = j->def.body_b;
             double e0 = 0.0;
-            if (work) e0 = rc_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rc_body_energy(w, a));
+            if (work) e0 = rcm_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rcm_body_energy(w, a));
             RC_CHECK(correct(w, j, Ha, Hb, r, velocity ? w->v : w->q, !velocity, mu,
                              velocity ? "velocity" : "position", t));
-            if (work) j->wstart += rc_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rc_body_energy(w, a)) - e0;
+            if (work) j->wstart += rcm_body_energy(w, b) + (a == RC_GROUND ? 0.0 : rcm_body_energy(w, a)) - e0;
             if (velocity)
                 for (int k = 0; k < j->rows; k++) j->mu_v[k] += mu[k];
         }
@@ -532,11 +532,11 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters, int wo
 }
 
 /* Positions after the step: dq = -M^-1 H^T (H M^-1 H^T)^-1 g(q, t). */
-rc_status rc_joints_project(rc_world *w, double t, int *iters) { return project(w, t, 0, iters, 0); }
+rc_status rcm_joints_project(rc_world *w, double t, int *iters) { return project(w, t, 0, iters, 0); }
 
 /* Velocities after the position projection, onto H(q_{k+1}) v + dg/dt = 0,
  * so that the rows hold at the end of the step too. */
-rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, t, 1, NULL, 0); }
+rc_status rcm_joints_project_velocity(rc_world *w, double t) { return project(w, t, 1, NULL, 0); }
 
 /* A consistent start. The paper's scheme (Bruls, Acary & Cardona 2014,
  * Algorithm 1 and eq. 50) starts from (q_k, v_k) on the constraints; a state
@@ -552,25 +552,25 @@ rc_status rc_joints_project_velocity(rc_world *w, double t) { return project(w, 
  * H v + dg/dt = 0: the joints' impulse at t_k, an inelastic activation of
  * the constraint (in mu_v, the reaction of the step; its work in wstart,
  * part of W_J). A state already on the joints is left bit for bit. */
-rc_status rc_joints_start(rc_world *w, double *dE_q)
+rc_status rcm_joints_start(rc_world *w, double *dE_q)
 {
     double E0 = 0.0, E1 = 0.0;
-    for (int b = 0; b < w->nbodies; b++) E0 += rc_body_energy(w, b);
+    for (int b = 0; b < w->nbodies; b++) E0 += rcm_body_energy(w, b);
     RC_CHECK(project(w, w->t, 0, NULL, 0));
-    for (int b = 0; b < w->nbodies; b++) E1 += rc_body_energy(w, b);
+    for (int b = 0; b < w->nbodies; b++) E1 += rcm_body_energy(w, b);
     *dE_q = E1 - E0;
     return project(w, w->t, 1, NULL, 1);
 }
 
 /* Violations at the end of the step: |g(q_{k+1}, t_{k+1})| and
  * |H(q_{k+1}) v_{k+1} + dg/dt(t_{k+1})|, kept per joint for rc_joint_get. */
-rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation)
+rc_status rcm_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation)
 {
     double pv = 0.0, vv = 0.0;
     for (int i = 0; i < w->njoints; i++) {
         rc_joint *j = &w->joints[i];
         double g[3], gt[3], Ha[3][3], Hb[3][3];
-        RC_CHECK(rc_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
+        RC_CHECK(rcm_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
         const double *vb = w->v + w->bodies[j->def.body_b].iv;
         const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
         for (int r = 0; r < j->rows; r++) {

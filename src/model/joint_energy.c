@@ -7,12 +7,12 @@
 #include <math.h>
 #include <string.h>
 
-double rc_body_energy(const rc_world *w, int b)
+double rcm_body_energy(const rc_world *w, int b)
 {
     const rc_body *bd = &w->bodies[b];
     if (bd->kind != RC_BODY_RIGID2D) return 0.0;   /* linear bodies (no joints): q, v may have < 3 entries */
     const double *q = w->q + bd->iq, *v = w->v + bd->iv, *g = w->def.gravity;
-    const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
+    const double m = rcm_body_mass(w, bd), J = rcm_body_inertia(w, bd);
     return 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2])
          - m * (g[0] * q[0] + g[1] * q[1]);
 }
@@ -39,9 +39,9 @@ static void components(rc_world *w)
 }
 
 /* Energies of the jointed bodies before the projections. */
-void rc_joints_energy_before(rc_world *w)
+void rcm_joints_energy_before(rc_world *w)
 {
-    for (int b = 0; b < w->nbodies; b++) w->ebody[b] = rc_body_energy(w, b);
+    for (int b = 0; b < w->nbodies; b++) w->ebody[b] = rcm_body_energy(w, b);
 }
 
 /* After the projections: give back to (or take from) the kinetic energy of
@@ -50,7 +50,7 @@ void rc_joints_energy_before(rc_world *w)
  * Mechanisms with a rheonomic joint (driven: not conservative) and those
  * whose kinetic energy cannot absorb the change are left as they are; what
  * remains shows in W_proj. */
-void rc_joints_restore_energy(rc_world *w)
+void rcm_joints_restore_energy(rc_world *w)
 {
     if (!w->njoints) return;
     components(w);
@@ -60,7 +60,7 @@ void rc_joints_restore_energy(rc_world *w)
         int driven = j->def.type == RC_JOINT_PRESCRIBED;
         if (j->def.type == RC_JOINT_CUSTOM) {   /* driven if g depends on t */
             double g[3], gt[3];
-            driven = rc_joint_eval(w, j, w->q, w->t, g, NULL, NULL, gt) != RC_OK;
+            driven = rcm_joint_eval(w, j, w->q, w->t, g, NULL, NULL, gt) != RC_OK;
             for (int r = 0; r < j->rows && !driven; r++) driven = fabs(gt[r]) > 1e-12 * (1.0 + fabs(g[r]));
         }
         if (driven) {
@@ -76,11 +76,11 @@ void rc_joints_restore_energy(rc_world *w)
         double dE = 0.0, K = 0.0;
         for (int b = 0; b < w->nbodies; b++) {
             if (c[b] != root) continue;
-            dE += rc_body_energy(w, b) - w->ebody[b];
+            dE += rcm_body_energy(w, b) - w->ebody[b];
             const rc_body *bd = &w->bodies[b];
             if (bd->kind != RC_BODY_RIGID2D) continue;   /* never jointed */
             const double *v = w->v + bd->iv;
-            const double m = rc_body_mass(w, bd), J = rc_body_inertia(w, bd);
+            const double m = rcm_body_mass(w, bd), J = rcm_body_inertia(w, bd);
             K += 0.5 * (m * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2]);
         }
         double K1 = K - dE;

@@ -16,7 +16,7 @@
  *   multiplied by theta:                      s = (theta (1 + e) - 1) u-_N, (theta (1 + e_t) - 1) u-_T)
  * theta (1 + e) - 1 is computed as (theta - 1) + theta e, which is e exactly
  * when theta = 1 (MJF with theta = 1 is then bit for bit Moreau--Jean). */
-void rc_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift)
+void rcm_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift)
 {
     const double e = l->def.e;
     const int moreau = l->def.type == RC_LAW_MOREAU || l->def.type == RC_LAW_FREMOND;
@@ -36,7 +36,7 @@ static rc_status builtin_xi(void *user, const rc_law_ctx *ctx, const double *sta
     (void)state;
     const rc_law *l = (const rc_law *)user;
     double s[2];
-    rc_law_builtin_shift(l, ctx->unknown, ctx->theta, u_old, s);
+    rcm_law_builtin_shift(l, ctx->unknown, ctx->theta, u_old, s);
     double wt = u[1] + s[1];
     xi[0] = u[0] + s[0] + l->def.mu * fabs(wt);
     xi[1] = wt;
@@ -50,13 +50,13 @@ static rc_status builtin_project(void *user, const rc_law_ctx *ctx, const double
     const rc_law *l = (const rc_law *)user;
     p[0] = x[0];
     p[1] = x[1];
-    rc_fc2d_project(l->def.mu, p);
+    rcm_fc2d_project(l->def.mu, p);
     return RC_OK;
 }
 
 /* Built-in laws are seen by the solvers through the same interface as
  * custom ones; they add the closed-form local solve. */
-void rc_law_init_builtin(rc_law *l)
+void rcm_law_init_builtin(rc_law *l)
 {
     memset(&l->ops, 0, sizeof l->ops);
     l->ops.dim = 2;

@@ -33,7 +33,7 @@ static const char *label(const char *name) { return name ? name : "(unnamed)"; }
 static rc_status check_matrix(const double *A, int n, const char *what, const char *mname, int spd_required)
 {
     for (int i = 0; i < n * n; i++)
-        if (!rc_finite(A[i]))
+        if (!rcb_finite(A[i]))
             return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d][%d] is not finite", what, mname, i / n + 1, i % n + 1);
     double scale = 0.0;
     for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
@@ -62,7 +62,7 @@ static int bandwidth(const double *A, int n)
 static double *copy_or_null(const double *x, size_t n)
 {
     if (!x) return NULL;
-    double *y = rc_malloc(n * sizeof(double));
+    double *y = rcb_malloc(n * sizeof(double));
     if (y) memcpy(y, x, n * sizeof(double));
     return y;
 }
@@ -70,14 +70,14 @@ static double *copy_or_null(const double *x, size_t n)
 /* The arrays of a linear body or gap that could not be completed. */
 static void linear_discard(rc_linear *L)
 {
-    rc_free(L->M); rc_free(L->K); rc_free(L->C); rc_free(L->f); rc_free(L->work);
+    rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f); rcb_free(L->work);
     memset(L, 0, sizeof *L);
 }
 
 static void gap_discard(rc_gap *g)
 {
-    rc_free(g->idx); rc_free(g->nrm); rc_free(g->tng); rc_free(g->MH); rc_free(g->grad);
-    rc_free(g->name);
+    rcb_free(g->idx); rcb_free(g->nrm); rcb_free(g->tng); rcb_free(g->MH); rcb_free(g->grad);
+    rcb_free(g->name);
     memset(g, 0, sizeof *g);
 }
 
@@ -94,15 +94,15 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     {   /* M positive definite: its Cholesky factor must exist */
         double *F = copy_or_null(def->M, (size_t)n * n);
         if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        rc_status s = rc_chol_factor(n, F);
-        rc_free(F);
+        rc_status s = rcl_chol_factor(n, F);
+        rcb_free(F);
         if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "linear body '%s': M is not positive definite", what);
     }
     const double *vecs[3] = { def->q0, def->v0, def->f };
     const char *vnames[3] = { "q0", "v0", "f" };
     for (int k = 0; k < 3; k++)
         for (int i = 0; vecs[k] && i < n; i++)
-            if (!rc_finite(vecs[k][i]))
+            if (!rcb_finite(vecs[k][i]))
                 return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d] is not finite", what, vnames[k], i + 1);
     if (def->name) {
         int dup;
@@ -110,9 +110,9 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
             return rc_set_error(RC_ERR_ARG, "linear body '%s': the name is already used by body %d", what, dup);
     }
 
-    RC_CHECK(rc_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear)));
-    RC_CHECK(rc_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
-    RC_CHECK(rc_world_grow_dofs(w, n, n));
+    RC_CHECK(rcb_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear)));
+    RC_CHECK(rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
+    RC_CHECK(rcm_world_grow_dofs(w, n, n));
 
     rc_linear *L = &w->linears[w->nlinears];
     memset(L, 0, sizeof *L);
@@ -120,8 +120,8 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     L->M = copy_or_null(def->M, (size_t)n * n);
     L->K = copy_or_null(def->K, (size_t)n * n);
     L->C = copy_or_null(def->C, (size_t)n * n);
-    L->f = rc_malloc((size_t)n * sizeof(double));
-    L->work = rc_malloc((size_t)3 * n * sizeof(double));
+    L->f = rcb_malloc((size_t)n * sizeof(double));
+    L->work = rcb_malloc((size_t)3 * n * sizeof(double));
     if (!L->M || (def->K && !L->K) || (def->C && !L->C) || !L->f || !L->work) {
         linear_discard(L);
         return rc_set_error(RC_ERR_NOMEM, "out of memory");
@@ -138,9 +138,9 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     b->kind = RC_BODY_LINEAR;
     b->ext = -1;
     if (def->name) {
-        rc_status s = rc_body_add_ext(w, w->nbodies);
+        rc_status s = rcm_body_add_ext(w, w->nbodies);
         rc_body_ext *x = s == RC_OK ? &w->body_ext[b->ext] : NULL;
-        if (x) x->name = rc_strdup(def->name);
+        if (x) x->name = rcb_strdup(def->name);
         if (!x || !x->name) {
             if (x) w->nbody_ext--;   /* the body is not created */
             linear_discard(L);
@@ -160,23 +160,23 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     if (out_body) *out_body = w->nbodies;
     w->nbodies++;
     w->nlinears++;
-    return rc_world_reserve_dofs(w);
+    return rcm_world_reserve_dofs(w);
 }
 
-void rc_linear_free(rc_world *w)
+void rcm_linear_free(rc_world *w)
 {
     for (int i = 0; i < w->nlinears; i++) {
         rc_linear *L = &w->linears[i];
-        rc_free(L->M); rc_free(L->K); rc_free(L->C); rc_free(L->f);
-        rc_free(L->work); rc_free(L->fac);
+        rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f);
+        rcb_free(L->work); rcb_free(L->fac);
     }
-    rc_free(w->linears);
+    rcb_free(w->linears);
     for (int i = 0; i < w->ngaps; i++) {
         rc_gap *g = &w->gaps[i];
-        rc_free(g->idx); rc_free(g->nrm); rc_free(g->tng); rc_free(g->MH); rc_free(g->grad);
-        rc_free(g->name);
+        rcb_free(g->idx); rcb_free(g->nrm); rcb_free(g->tng); rcb_free(g->MH); rcb_free(g->grad);
+        rcb_free(g->name);
     }
-    rc_free(w->gaps);
+    rcb_free(w->gaps);
 }
 
 /* y = A x for a symmetric n x n matrix of bandwidth kd (stored dense; only
@@ -213,7 +213,7 @@ static rc_status factor(rc_world *w, rc_linear *L)
     if (L->fac && L->fac_h == h && L->fac_theta == th) return RC_OK;
     const int n = L->n, kd = L->kd;
     size_t size = L->banded ? (size_t)(kd + 1) * n : (size_t)n * n;
-    double *F = rc_realloc(L->fac, size * sizeof(double));
+    double *F = rcb_realloc(L->fac, size * sizeof(double));
     if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     L->fac = F;
     const double c1 = h * th, c2 = h * h * th * th;
@@ -224,10 +224,10 @@ static rc_status factor(rc_world *w, rc_linear *L)
                 if (i <= j && j - i <= kd) F[(kd + i - j) + (size_t)j * (kd + 1)] = a;
             } else F[(size_t)i * n + j] = a;
         }
-    rc_status s = L->banded ? rc_band_chol_factor(n, kd, F) : rc_chol_factor(n, F);
+    rc_status s = L->banded ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
     if (s != RC_OK)
         return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': Mhat = M + h theta C + h^2 theta^2 K is not positive definite",
-                            label(rc_body_name_of(w, L->body)));
+                            label(rcm_body_name_of(w, L->body)));
     L->fac_h = h;
     L->fac_theta = th;
     for (int g = 0; g < w->ngaps; g++) w->gaps[g].mh_valid = 0;   /* Mhat changed */
@@ -237,14 +237,14 @@ static rc_status factor(rc_world *w, rc_linear *L)
 /* x <- Mhat^-1 x */
 static rc_status solve(rc_linear *L, double *x, int nrhs)
 {
-    if (L->banded) return rc_band_chol_solve(L->n, L->kd, L->fac, nrhs, x);
-    if (nrhs == 1) return rc_chol_solve(L->n, L->fac, 1, x);
+    if (L->banded) return rcl_band_chol_solve(L->n, L->kd, L->fac, nrhs, x);
+    if (nrhs == 1) return rcl_chol_solve(L->n, L->fac, 1, x);
     /* row-major n x nrhs expected: our rhs are stored by columns; solve one by one */
-    for (int r = 0; r < nrhs; r++) RC_CHECK(rc_chol_solve(L->n, L->fac, 1, x + (size_t)r * L->n));
+    for (int r = 0; r < nrhs; r++) RC_CHECK(rcl_chol_solve(L->n, L->fac, 1, x + (size_t)r * L->n));
     return RC_OK;
 }
 
-rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0)
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0)
 {
     RC_CHECK(factor(w, L));
     const int n = L->n;
@@ -267,7 +267,7 @@ rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const 
 }
 
 /* 1/2 v^T M v and 1/2 q^T K q at (q, v). */
-void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee)
+void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee)
 {
     const rc_body *b = &w->bodies[L->body];
     *Ek = 0.5 * quad(L->M, L->n, L->kd, v + b->iv);
@@ -275,7 +275,7 @@ void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, 
 }
 
 /* ||dv||_M^2 + ||dq||_K^2 and -h v_th^T C v_th of one step */
-void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp)
+void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp)
 {
     const rc_body *b = &w->bodies[L->body];
     const int n = L->n;
@@ -293,7 +293,7 @@ rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E
     if (!w || body < 0 || body >= w->nbodies || w->bodies[body].kind != RC_BODY_LINEAR)
         return rc_set_error(RC_ERR_NOT_FOUND, "no linear body with id %d", body);
     double k, e;
-    rc_linear_energies(w, &w->linears[w->bodies[body].linear], w->q, w->v, &k, &e);
+    rcm_linear_energies(w, &w->linears[w->bodies[body].linear], w->q, w->v, &k, &e);
     if (E_kin) *E_kin = k;
     if (E_elastic) *E_elastic = e;
     return RC_OK;
@@ -315,7 +315,7 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
         for (int i = 0; i < def->nnz; i++) {
             if (def->index[i] < 0 || def->index[i] >= nq)
                 return rc_set_error(RC_ERR_ARG, "gap '%s': index[%d] = %d is outside the body's %d coordinates", what, i + 1, def->index[i] + 1, nq);
-            if (!rc_finite(def->normal[i]) || (def->tangent && !rc_finite(def->tangent[i])))
+            if (!rcb_finite(def->normal[i]) || (def->tangent && !rcb_finite(def->tangent[i])))
                 return rc_set_error(RC_ERR_ARG, "gap '%s': normal/tangent entry %d is not finite", what, i + 1);
         }
         double nn = 0.0;
@@ -324,13 +324,13 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
     } else if (def->nnz != 0) {
         return rc_set_error(RC_ERR_ARG, "gap '%s': give either a linear form (index, normal) or a gap function, not both", what);
     }
-    if (!rc_finite(def->g0)) return rc_set_error(RC_ERR_ARG, "gap '%s': 'g0' is not finite", what);
+    if (!rcb_finite(def->g0)) return rc_set_error(RC_ERR_ARG, "gap '%s': 'g0' is not finite", what);
     if (def->name)
         for (int i = 0; i < w->ngaps; i++)
             if (w->gaps[i].name && strcmp(w->gaps[i].name, def->name) == 0)
                 return rc_set_error(RC_ERR_ARG, "gap '%s': the name is already used", what);
 
-    RC_CHECK(rc_reserve((void **)&w->gaps, &w->cap_gaps, w->ngaps + 1, sizeof(rc_gap)));
+    RC_CHECK(rcb_reserve((void **)&w->gaps, &w->cap_gaps, w->ngaps + 1, sizeof(rc_gap)));
     rc_gap *g = &w->gaps[w->ngaps];
     memset(g, 0, sizeof *g);
     g->body = def->body;
@@ -338,14 +338,14 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
     g->g0 = def->g0;
     g->fn = def->gap_fn;
     g->user = def->gap_user;
-    g->name = rc_strdup(def->name);
+    g->name = rcb_strdup(def->name);
     const int nnz = def->gap_fn ? nq : def->nnz;   /* nonlinear: dense over the body */
     g->nnz = nnz;
-    g->idx = rc_malloc((size_t)nnz * sizeof(int));
-    g->nrm = rc_malloc((size_t)nnz * sizeof(double));
-    g->tng = rc_malloc((size_t)nnz * sizeof(double));
-    g->MH = rc_malloc((size_t)2 * w->bodies[def->body].nv * sizeof(double));
-    g->grad = rc_malloc((size_t)2 * nq * sizeof(double));
+    g->idx = rcb_malloc((size_t)nnz * sizeof(int));
+    g->nrm = rcb_malloc((size_t)nnz * sizeof(double));
+    g->tng = rcb_malloc((size_t)nnz * sizeof(double));
+    g->MH = rcb_malloc((size_t)2 * w->bodies[def->body].nv * sizeof(double));
+    g->grad = rcb_malloc((size_t)2 * nq * sizeof(double));
     if ((def->name && !g->name) || !g->idx || !g->nrm || !g->tng || !g->MH || !g->grad) {
         gap_discard(g);
         return rc_set_error(RC_ERR_NOMEM, "out of memory");
@@ -357,15 +357,15 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
     }
     if (out_id) *out_id = w->ngaps;
     w->ngaps++;
-    return rc_world_rebuild_slots(w);
+    return rcm_world_rebuild_slots(w);
 }
 
 /* Appends the gap contacts (keys above every shape pair's, so the list stays
  * sorted) with g_N(q_k) and their rows; linear forms keep their rows. */
-rc_status rc_gaps_detect(rc_world *w)
+rc_status rcm_gaps_detect(rc_world *w)
 {
     if (!w->ngaps) return RC_OK;
-    RC_CHECK(rc_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + w->ngaps, sizeof(rc_contact)));
+    RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + w->ngaps, sizeof(rc_contact)));
     for (int i = 0; i < w->ngaps; i++) {
         rc_gap *g = &w->gaps[i];
         const rc_body *b = &w->bodies[g->body];
@@ -376,9 +376,9 @@ rc_status rc_gaps_detect(rc_world *w)
             for (int k = 0; k < b->nq; k++) { gn[k] = NAN; gt[k] = 0.0; }
             gN = NAN;
             RC_CHECK(g->fn(g->user, w->t, q, &gN, gn, gt));
-            if (!rc_finite(gN)) return rc_set_error(RC_ERR_CALLBACK, "gap '%s': the gap function returned a non-finite g_N at t = %.17g", label(g->name), w->t);
+            if (!rcb_finite(gN)) return rc_set_error(RC_ERR_CALLBACK, "gap '%s': the gap function returned a non-finite g_N at t = %.17g", label(g->name), w->t);
             for (int k = 0; k < b->nq; k++) {
-                if (!rc_finite(gn[k]) || !rc_finite(gt[k]))
+                if (!rcb_finite(gn[k]) || !rcb_finite(gt[k]))
                     return rc_set_error(RC_ERR_CALLBACK, "gap '%s': the gap function returned a non-finite gradient entry %d at t = %.17g", label(g->name), k + 1, w->t);
                 g->nrm[k] = gn[k];
                 g->tng[k] = gt[k];
@@ -397,13 +397,13 @@ rc_status rc_gaps_detect(rc_world *w)
         c->body_b = g->body;
         c->law = g->law;
         c->gN = gN;
-        c->n[1] = 1.0;     /* tangent (1, 0): rc_contact_tangent */
+        c->n[1] = 1.0;     /* tangent (1, 0): rcm_contact_tangent */
     }
     return RC_OK;
 }
 
 /* u = H v for a gap contact */
-void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u)
+void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u)
 {
     const rc_gap *g = &w->gaps[c->gap];
     const double *vb = v + w->bodies[g->body].iv;
@@ -417,7 +417,7 @@ void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double 
 }
 
 /* kappa Mhat^-1 H^T (2 x nv, stored by rows in g->MH) and the local W. */
-rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa)
+rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa)
 {
     rc_gap *g = &w->gaps[c->gap];
     const rc_body *b = &w->bodies[g->body];
@@ -455,7 +455,7 @@ rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa)
 }
 
 /* V += MH^T dp for a gap contact */
-void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
 {
     const rc_gap *g = &w->gaps[c->gap];
     const rc_body *b = &w->bodies[g->body];

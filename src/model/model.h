@@ -9,7 +9,7 @@
  *
  * The world owns parts that upper layers attach (the solver's sweep orders,
  * the history output): it frees and measures them through their rc_part
- * table, never by calling up (rc_world_attach_part).
+ * table, never by calling up (rcm_world_attach_part).
  */
 #ifndef RC_MODEL_H
 #define RC_MODEL_H
@@ -19,7 +19,7 @@
 /* ---------------------------------------------------------------- model */
 
 /* A body: 48 bytes. Its mass and inertia are in w->mass_diag (m, m, J at iv:
- * rc_body_mass, rc_body_inertia); what few bodies have (a name, a constant
+ * rcm_body_mass, rcm_body_inertia); what few bodies have (a name, a constant
  * force, a force function) is in w->body_ext. */
 typedef struct rc_body {
     rc_body_kind kind;
@@ -68,7 +68,7 @@ typedef struct rc_gap {
 /* A shape: 104 bytes, what every shape has first (the narrowphase of two disks
  * reads the first 56), then its type's own fields, which share storage. Disks
  * and points keep no world-frame box (the centre and radius give it); a
- * polygon keeps its own in its block (rc_shape_poly_aabb). */
+ * polygon keeps its own in its block (rcm_shape_poly_aabb). */
 typedef struct rc_shape {
     rc_shape_type type;
     int body;               /* RC_GROUND for obstacles               */
@@ -76,7 +76,7 @@ typedef struct rc_shape {
     int nvert;              /* polygons; 0 for other shapes          */
     double radius;
     double offset[2];
-    double wc[2];           /* world frame at q_k (rc_collide_update_shapes): disk/point centre */
+    double wc[2];           /* world frame at q_k (rcc_update_shapes): disk/point centre */
     double bound;           /* body-frame bounding radius             */
     char *name;
     union {
@@ -93,11 +93,11 @@ typedef struct rc_shape {
 } rc_shape;
 
 /* A polygon's world-frame AABB (xmin ymin xmax ymax), after its edge normals. */
-static inline double *rc_shape_poly_aabb(const rc_shape *s) { return &s->wnorm[s->nvert][0]; }
+static inline double *rcm_shape_poly_aabb(const rc_shape *s) { return &s->wnorm[s->nvert][0]; }
 
 /* A shape's kind in pair order (collide.c's narrowphase dispatch, named slots). */
 enum { RC_SK_NONE = 0, RC_SK_ROUND, RC_SK_POLY, RC_SK_HALF, RC_SK_SEG };
-static inline int rc_shape_kind(const rc_shape *s)
+static inline int rcm_shape_kind(const rc_shape *s)
 {
     switch (s->type) {
     case RC_SHAPE_DISK: case RC_SHAPE_POINT: return RC_SK_ROUND;
@@ -108,7 +108,7 @@ static inline int rc_shape_kind(const rc_shape *s)
     return RC_SK_NONE;
 }
 /* Number of potential contacts between two shapes (for named slots). */
-int rc_shape_feature_count(const rc_shape *a, const rc_shape *b);
+int rcm_shape_feature_count(const rc_shape *a, const rc_shape *b);
 
 typedef struct rc_law {
     rc_law_def def;
@@ -132,7 +132,7 @@ typedef struct rc_slot {
 
 /* Contact key: identifies a contact across steps (shape pair + feature).
  * shape_a < shape_b unless a is a ground shape. */
-static inline uint64_t rc_contact_key(int shape_a, int shape_b, int feature)
+static inline uint64_t rcm_contact_key(int shape_a, int shape_b, int feature)
 {
     return ((uint64_t)(uint32_t)shape_a << 40) | ((uint64_t)(uint32_t)shape_b << 16)
          | (uint64_t)(uint16_t)feature;
@@ -154,7 +154,7 @@ typedef struct rc_contact_aux {
  *     Hb = [  n_x   n_y  Hr[1][0] ;   t_x   t_y  Hr[1][1] ]
  *     Ha = [ -n_x  -n_y  Hr[0][0] ;  -t_x  -t_y  Hr[0][1] ]   (zero for the ground)
  * with Hr the rotational column (r x n, r x t, times the side's sign), so only
- * Hr is stored; rc_contact_jacobian rebuilds the rows (the same numbers the
+ * Hr is stored; rcm_contact_jacobian rebuilds the rows (the same numbers the
  * products would use: negation is exact). Hot fields first (NSGS reads the
  * first 152 bytes). The state a step leaves is in w->rec (rc_contact_rec). */
 typedef struct rc_contact {
@@ -169,7 +169,7 @@ typedef struct rc_contact {
     double n[2];            /* unit normal, from A to B               */
     double Hr[2][2];        /* rotational column of H: [side A, B][row N, T] */
     /* per-step solver data (valid when active); kappa Mhat^-1 H^T is not
-     * stored for rigid pairs: M is diagonal (rc_contact_apply) */
+     * stored for rigid pairs: M is diagonal (rcm_contact_apply) */
     double W[2][2];         /* local Delassus block                    */
     double shift[2];        /* law's affine term added to u (eq. 96/101) */
     double p[2];            /* impulse p_{k+1}                        */
@@ -194,14 +194,14 @@ typedef struct rc_contact_rec {
 } rc_contact_rec;
 
 /* t = (n_y, -n_x); gap contacts (n = (0, 1)) have t = (1, 0). */
-static inline void rc_contact_tangent(const rc_contact *c, double t[2])
+static inline void rcm_contact_tangent(const rc_contact *c, double t[2])
 {
     if (c->gap >= 0) { t[0] = 1.0; t[1] = 0.0; return; }
     t[0] = c->n[1]; t[1] = -c->n[0];
 }
 
 /* The rows of H of a geometric contact (Ha zero for the ground). */
-static inline void rc_contact_jacobian(const rc_contact *c, double Ha[2][3], double Hb[2][3])
+static inline void rcm_contact_jacobian(const rc_contact *c, double Ha[2][3], double Hb[2][3])
 {
     const double nx = c->n[0], ny = c->n[1];
     Hb[0][0] = nx;  Hb[0][1] = ny;  Hb[0][2] = c->Hr[1][0];
@@ -246,26 +246,26 @@ typedef struct rc_spring {
 
 /* joint.c */
 /* g, dg/dq_A, dg/dq_B (NULL: not needed) and dg/dt of joint j at (q, t). */
-rc_status rc_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
+rc_status rcm_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
                         double *g, double Ha[3][3], double Hb[3][3], double *gt);
-rc_status rc_joints_assemble(rc_world *w, double kappa);
-double rc_joint_rate_time(const rc_sim_def *sim);   /* t* = t_k + (this) h */
-rc_status rc_joints_project(rc_world *w, double t, int *iters);
-rc_status rc_joints_project_velocity(rc_world *w, double t);
-rc_status rc_joints_start(rc_world *w, double *dE_q);
+rc_status rcm_joints_assemble(rc_world *w, double kappa);
+double rcm_joint_rate_time(const rc_sim_def *sim);   /* t* = t_k + (this) h */
+rc_status rcm_joints_project(rc_world *w, double t, int *iters);
+rc_status rcm_joints_project_velocity(rc_world *w, double t);
+rc_status rcm_joints_start(rc_world *w, double *dE_q);
 /* energy of body b (kinetic + gravity) at the world state */
-double rc_body_energy(const rc_world *w, int b);
-void rc_joints_energy_before(rc_world *w);
-void rc_joints_restore_energy(rc_world *w);
-rc_status rc_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation);
-void rc_springs_forces(rc_world *w, double *f, double *E_spring);
-void rc_joints_free(rc_world *w);
+double rcm_body_energy(const rc_world *w, int b);
+void rcm_joints_energy_before(rc_world *w);
+void rcm_joints_restore_energy(rc_world *w);
+rc_status rcm_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation);
+void rcm_springs_forces(rc_world *w, double *f, double *E_spring);
+void rcm_joints_free(rc_world *w);
 
 /* ---------------------------------------------------------------- parts */
 
 /* A part of the world that an upper layer allocates and the world owns: its
  * functions (each may be NULL) free it (rc_world_destroy), count its heap
- * (rc_world_run_stats) and observe a completed step (rc_world_after_step). */
+ * (rc_world_run_stats) and observe a completed step (rcm_world_after_step). */
 typedef struct rc_part {
     void (*free)(rc_world *w);
     size_t (*memory)(const rc_world *w);
@@ -305,7 +305,7 @@ struct rc_world {
     int configured;
 
     /* state */
-    double t;               /* = t_origin + t_steps h (rc_time_at), not a sum of h */
+    double t;               /* = t_origin + t_steps h (rcm_time_at), not a sum of h */
     long step;
     double t_origin;        /* the time when h was last set (rc_world_configure) */
     long t_steps;           /* steps of the current h since then                */
@@ -313,11 +313,11 @@ struct rc_world {
     int cap_q, cap_v;       /* capacities of q and of v, mass_diag     */
 
     /* per-step work arrays (capacity grows between steps only; see
-     * rc_world_reserve_dofs for those that only some worlds have) */
+     * rcm_world_reserve_dofs for those that only some worlds have) */
     int cap_dof, cap_state, cap_f, cap_scratch;
     double *V;                 /* cap_dof: the solver's velocity, then v_{k+theta}     */
-    double *q0, *v0;           /* cap_state: q_k, v_k (rc_world_keeps_state), else NULL */
-    double *f;                 /* cap_f: applied forces (rc_world_has_forces), else NULL */
+    double *q0, *v0;           /* cap_state: q_k, v_k (rcm_world_keeps_state), else NULL */
+    double *f;                 /* cap_f: applied forces (rcm_world_has_forces), else NULL */
     double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
     double *uz_y; int cap_uz_y;   /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
     int cap_body_scratch;
@@ -327,7 +327,7 @@ struct rc_world {
     int cap_pre;
     int joints_fresh;       /* the state was set from outside (a joint created,
                                rc_body_set_state): the next step starts by
-                               moving it onto the joints (rc_joints_start) */
+                               moving it onto the joints (rcm_joints_start) */
     double start_W_q;       /* energy change of that assembly's positions (this step) */
     double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
     int *comp;              /* per-body scratch: joint-graph components      */
@@ -370,7 +370,7 @@ struct rc_world {
                                (added to E_pot so that reported energies are continuous) */
 
     struct rc_output *out;
-    const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rc_world_attach_part) */
+    const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;
     double *explore_out; int explore_cap, explore_n;
@@ -380,60 +380,60 @@ struct rc_world {
 };
 
 /* A rigid body's mass and inertia (the diagonal of M). */
-static inline double rc_body_mass(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv]; }
-static inline double rc_body_inertia(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv + 2]; }
+static inline double rcm_body_mass(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv]; }
+static inline double rcm_body_inertia(const rc_world *w, const rc_body *b) { return w->mass_diag[b->iv + 2]; }
 /* Body b's rarer parts, NULL when it has none. */
-static inline rc_body_ext *rc_body_ext_of(const rc_world *w, int b)
+static inline rc_body_ext *rcm_body_ext_of(const rc_world *w, int b)
 {
     const int e = w->bodies[b].ext;
     return e >= 0 ? &w->body_ext[e] : NULL;
 }
-static inline const char *rc_body_name_of(const rc_world *w, int b)
+static inline const char *rcm_body_name_of(const rc_world *w, int b)
 {
-    const rc_body_ext *x = rc_body_ext_of(w, b);
+    const rc_body_ext *x = rcm_body_ext_of(w, b);
     return x ? x->name : NULL;
 }
 
 /* linear.c */
-rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
-void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
-void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
-void rc_linear_free(rc_world *w);
-rc_status rc_gaps_detect(rc_world *w);
-void rc_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u);
-rc_status rc_gap_assemble(rc_world *w, rc_contact *c, double kappa);
-void rc_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
+void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
+void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
+void rcm_linear_free(rc_world *w);
+rc_status rcm_gaps_detect(rc_world *w);
+void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u);
+rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa);
+void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
 
 /* world.c */
-rc_status rc_world_rebuild_slots(rc_world *w);
-void rc_world_warn(rc_world *w, const char *fmt, ...)
+rc_status rcm_world_rebuild_slots(rc_world *w);
+void rcm_world_warn(rc_world *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-int rc_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
-int rc_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
-rc_status rc_world_reserve_dofs(rc_world *w);
-rc_status rc_world_grow_dofs(rc_world *w, int nq, int nv);
-int rc_world_keeps_state(const rc_world *w);
+int rcm_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
+int rcm_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
+rc_status rcm_world_reserve_dofs(rc_world *w);
+rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv);
+int rcm_world_keeps_state(const rc_world *w);
 /* Whether some body may have a nonzero applied force: a constant force or a
  * force function (bodies with an rc_body_ext), springs, linear bodies. */
-static inline int rc_world_has_forces(const rc_world *w) { return w->nbody_ext || w->nsprings || w->nlinears; }
-rc_status rc_body_add_ext(rc_world *w, int b);   /* give body b its rc_body_ext (zero force) */
-void rc_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
+static inline int rcm_world_has_forces(const rc_world *w) { return w->nbody_ext || w->nsprings || w->nlinears; }
+rc_status rcm_body_add_ext(rc_world *w, int b);   /* give body b its rc_body_ext (zero force) */
+void rcm_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to size */
 
-void rc_world_attach_part(rc_world *w, int slot, const rc_part *part);
+void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part);
 /* Checks shared by the model's files: a body id, a vector's finite components
  * (body.c), a built-in law's definition (rules.c). */
-static inline int rc_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
-rc_status rc_check_vec(const double *x, int n, const char *what, const char *name);
-rc_status rc_law_def_check(const rc_law_def *d, const char *what);
+static inline int rcm_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
+rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name);
+rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
 /* Run the attached parts' observers after a completed step (the history row). */
-rc_status rc_world_after_step(rc_world *w);
-static inline int rc_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }
+rc_status rcm_world_after_step(rc_world *w);
+static inline int rcm_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }
 
 /* Euclidean projection onto the Coulomb cone K = {|p_T| <= mu p_N} (eq. 11). */
-static inline void rc_fc2d_project(double mu, double *p)
+static inline void rcm_fc2d_project(double mu, double *p)
 {
     double pn = p[0], pt = p[1], at = pt < 0.0 ? -pt : pt;
     if (pn >= 0.0 && at <= mu * pn) return;                   /* inside K     */
@@ -445,13 +445,13 @@ static inline void rc_fc2d_project(double mu, double *p)
 
 /* law_builtin.c: built-in laws through the law interface (xi and the
  * projection onto the Coulomb cone). */
-void rc_law_init_builtin(rc_law *l);
+void rcm_law_init_builtin(rc_law *l);
 /* The affine shift of a built-in law: xi = u + shift + (mu|u_T + shift_T|, 0). */
-void rc_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
+void rcm_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
 
 /* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use
- * rc_gap_apply. H from n and Hr (rc_contact_jacobian): the same products. */
-static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+ * rcm_gap_apply. H from n and Hr (rcm_contact_jacobian): the same products. */
+static inline void rcm_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
 {
     const rc_body *bb = &w->bodies[c->body_b];
     double *vb = V + bb->iv;
@@ -469,12 +469,12 @@ static inline void rc_contact_apply(const rc_world *w, const rc_contact *c, doub
 }
 
 /* energy.c */
-void rc_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el);
+void rcm_energy(const rc_world *w, const double *q, const double *v, double *E_kin, double *E_pot, double *E_el);
 
 /* The time t_k + frac h of the current step: t_origin + (t_steps + frac) h,
  * computed from the step count so that no round-off accumulates (t += h
  * gives 0.37500000000000028 after 375 steps of 1e-3). */
-static inline double rc_time_at(const rc_world *w, double frac)
+static inline double rcm_time_at(const rc_world *w, double frac)
 {
     return w->t_origin + ((double)w->t_steps + frac) * w->sim.h;
 }

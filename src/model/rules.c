@@ -7,15 +7,15 @@
 
 /* ---------------------------------------------------------------- laws */
 
-rc_status rc_law_def_check(const rc_law_def *d, const char *what)
+rc_status rcm_law_def_check(const rc_law_def *d, const char *what)
 {
     if (d->type != RC_LAW_NEWTON_COULOMB && d->type != RC_LAW_MOREAU && d->type != RC_LAW_FREMOND)
         return rc_set_error(RC_ERR_ARG, "%s: unknown law type %d (custom laws: rc_law_create_custom)", what, (int)d->type);
-    if (d->type == RC_LAW_MOREAU && (!rc_finite(d->e_t) || d->e_t < -1.0 || d->e_t > 1.0))
+    if (d->type == RC_LAW_MOREAU && (!rcb_finite(d->e_t) || d->e_t < -1.0 || d->e_t > 1.0))
         return rc_set_error(RC_ERR_ARG, "%s: 'e_t' must be in [-1, 1] (got %g)", what, d->e_t);
-    if (!rc_finite(d->e) || d->e < 0.0 || d->e > 1.0)
+    if (!rcb_finite(d->e) || d->e < 0.0 || d->e > 1.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %g)", what, d->e);
-    if (!rc_finite(d->mu) || d->mu < 0.0)
+    if (!rcb_finite(d->mu) || d->mu < 0.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'mu' must be >= 0 (got %g)", what, d->mu);
     return RC_OK;
 }
@@ -25,7 +25,7 @@ rc_status rc_law_def_check(const rc_law_def *d, const char *what)
  * re-point them after a move. */
 static rc_status reserve_laws(rc_world *w)
 {
-    RC_CHECK(rc_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
+    RC_CHECK(rcb_reserve((void **)&w->laws, &w->cap_laws, w->nlaws + 1, sizeof(rc_law)));
     for (int i = 0; i < w->nlaws; i++)
         if (w->laws[i].def.type != RC_LAW_CUSTOM) w->laws[i].ops.user = &w->laws[i];
     return RC_OK;
@@ -34,16 +34,16 @@ static rc_status reserve_laws(rc_world *w)
 rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_law_create: NULL argument");
-    RC_CHECK(rc_law_def_check(def, def->name ? def->name : "law"));
+    RC_CHECK(rcm_law_def_check(def, def->name ? def->name : "law"));
     RC_CHECK(reserve_laws(w));
     rc_law *l = &w->laws[w->nlaws];
     memset(l, 0, sizeof *l);
     l->def = *def;
-    l->name = rc_strdup(def->name);
+    l->name = rcb_strdup(def->name);
     if (def->name && !l->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     l->def.name = l->name;
     if (l->def.type == RC_LAW_FREMOND) l->def.e_t = 1.0;
-    rc_law_init_builtin(l);
+    rcm_law_init_builtin(l);
     l->closed_form = !def->generic;
     if (out_id) *out_id = w->nlaws;
     w->nlaws++;
@@ -60,13 +60,13 @@ rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *n
     if (!ops->project) return rc_set_error(RC_ERR_ARG, "law '%s': 'project' is missing", what);
     if (ops->nstate < 0 || ops->nstate > RC_LAW_MAX_STATE)
         return rc_set_error(RC_ERR_ARG, "law '%s': 'state' has %d values (at most %d)", what, ops->nstate, RC_LAW_MAX_STATE);
-    RC_CHECK(rc_check_vec(ops->state0, ops->nstate, "law", "state"));
+    RC_CHECK(rcm_check_vec(ops->state0, ops->nstate, "law", "state"));
     RC_CHECK(reserve_laws(w));
     rc_law *l = &w->laws[w->nlaws];
     memset(l, 0, sizeof *l);
     l->def = rc_default_law_def();
     l->def.type = RC_LAW_CUSTOM;
-    l->name = rc_strdup(name);
+    l->name = rcb_strdup(name);
     if (name && !l->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     l->def.name = l->name;
     l->ops = *ops;
@@ -90,7 +90,7 @@ rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def)
     if (w->laws[id].def.type == RC_LAW_CUSTOM || def->type == RC_LAW_CUSTOM)
         return rc_set_error(RC_ERR_ARG, "law '%s': custom laws are changed through their own parameters",
                             w->laws[id].name ? w->laws[id].name : "(unnamed)");
-    RC_CHECK(rc_law_def_check(def, w->laws[id].name ? w->laws[id].name : "law"));
+    RC_CHECK(rcm_law_def_check(def, w->laws[id].name ? w->laws[id].name : "law"));
     w->laws[id].def = *def;
     w->laws[id].def.name = w->laws[id].name;
     w->laws[id].closed_form = !def->generic;
@@ -109,7 +109,7 @@ static int rule_matches(const rc_world *w, const rc_rule *r, int sa, int sb)
     return (r->def.a == x && r->def.b == y) || (r->def.a == y && r->def.b == x);
 }
 
-int rc_world_law_for(const rc_world *w, int sa, int sb)
+int rcm_world_law_for(const rc_world *w, int sa, int sb)
 {
     for (int kind = RC_RULE_BODIES; kind <= RC_RULE_GROUPS; kind++)
         for (int i = w->nrules - 1; i >= 0; i--)
@@ -126,18 +126,18 @@ rc_status rc_world_set_default_law(rc_world *w, int law)
     return RC_OK;
 }
 
-int rc_world_pair_is_named(const rc_world *w, int sa, int sb)
+int rcm_world_pair_is_named(const rc_world *w, int sa, int sb)
 {
     for (int i = w->nrules - 1; i >= 0; i--)
         if (w->rules[i].def.kind == RC_RULE_BODIES && rule_matches(w, &w->rules[i], sa, sb))
-            return w->rules[i].name != NULL && rc_world_law_for(w, sa, sb) != RC_NO_CONTACT;
+            return w->rules[i].name != NULL && rcm_world_law_for(w, sa, sb) != RC_NO_CONTACT;
     return 0;
 }
 /* Named contacts: for each named body rule, every potential contact of every
  * shape pair of the two bodies, named NAME or NAME1..NAMEk. */
-rc_status rc_world_rebuild_slots(rc_world *w)
+rc_status rcm_world_rebuild_slots(rc_world *w)
 {
-    for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
+    for (int i = 0; i < w->nslots; i++) rcb_free(w->slots[i].name);
     w->nslots = 0;
     for (int r = 0; r < w->nrules; r++) {
         const rc_rule *rule = &w->rules[r];
@@ -152,16 +152,16 @@ rc_status rc_world_rebuild_slots(rc_world *w)
                     /* A is the ground shape, else the lower index */
                     int sa = i, sb = j;
                     if (sj->body == RC_GROUND || (si->body != RC_GROUND && j < i)) { sa = j; sb = i; }
-                    int nf = rc_shape_feature_count(&w->shapes[sa], &w->shapes[sb]);
+                    int nf = rcm_shape_feature_count(&w->shapes[sa], &w->shapes[sb]);
                     for (int f = 0; f < nf; f++, k++) {
                         if (pass == 0) continue;
-                        RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
+                        RC_CHECK(rcb_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
                         char buf[256];
                         if (total == 1) snprintf(buf, sizeof buf, "%s", rule->name);
                         else snprintf(buf, sizeof buf, "%s%d", rule->name, k + 1);
-                        w->slots[w->nslots].name = rc_strdup(buf);
+                        w->slots[w->nslots].name = rcb_strdup(buf);
                         if (!w->slots[w->nslots].name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-                        w->slots[w->nslots].key = rc_contact_key(sa, sb, f);
+                        w->slots[w->nslots].key = rcm_contact_key(sa, sb, f);
                         w->nslots++;
                     }
                 }
@@ -172,8 +172,8 @@ rc_status rc_world_rebuild_slots(rc_world *w)
     }
     for (int i = 0; i < w->ngaps; i++) {   /* named gap contacts */
         if (!w->gaps[i].name) continue;
-        RC_CHECK(rc_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
-        w->slots[w->nslots].name = rc_strdup(w->gaps[i].name);
+        RC_CHECK(rcb_reserve((void **)&w->slots, &w->cap_slots, w->nslots + 1, sizeof(rc_slot)));
+        w->slots[w->nslots].name = rcb_strdup(w->gaps[i].name);
         if (!w->slots[w->nslots].name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         w->slots[w->nslots].key = ((uint64_t)0xFFFFFF << 40) | ((uint64_t)(uint32_t)i << 16);
         w->nslots++;
@@ -189,9 +189,9 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
     if (def->law != RC_NO_CONTACT && (def->law < 0 || def->law >= w->nlaws))
         return rc_set_error(RC_ERR_NOT_FOUND, "contact: no law with id %d", def->law);
     if (def->kind == RC_RULE_BODIES) {
-        if (def->a != RC_GROUND && !rc_valid_body(w, def->a))
+        if (def->a != RC_GROUND && !rcm_valid_body(w, def->a))
             return rc_set_error(RC_ERR_NOT_FOUND, "contact: no body with id %d", def->a);
-        if (def->b != RC_GROUND && !rc_valid_body(w, def->b))
+        if (def->b != RC_GROUND && !rcm_valid_body(w, def->b))
             return rc_set_error(RC_ERR_NOT_FOUND, "contact: no body with id %d", def->b);
         if (def->a == def->b)
             return rc_set_error(RC_ERR_ARG, "contact: a body does not contact itself");
@@ -204,12 +204,12 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
             if (w->rules[i].name && strcmp(w->rules[i].name, def->name) == 0)
                 return rc_set_error(RC_ERR_ARG, "contact: 'name' \"%s\" is already used", def->name);
     }
-    RC_CHECK(rc_reserve((void **)&w->rules, &w->cap_rules, w->nrules + 1, sizeof(rc_rule)));
+    RC_CHECK(rcb_reserve((void **)&w->rules, &w->cap_rules, w->nrules + 1, sizeof(rc_rule)));
     rc_rule *r = &w->rules[w->nrules];
     r->def = *def;
-    r->name = rc_strdup(def->name);
+    r->name = rcb_strdup(def->name);
     if (def->name && !r->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     w->nrules++;
     r->def.name = r->name;
-    return rc_world_rebuild_slots(w);
+    return rcm_world_rebuild_slots(w);
 }

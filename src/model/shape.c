@@ -14,24 +14,24 @@
 static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
 {
     const int ground = body == RC_GROUND;
-    if (!ground && !rc_valid_body(w, body))
+    if (!ground && !rcm_valid_body(w, body))
         return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
     if (!ground && w->bodies[body].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "shape: body %d is a linear body; its contacts are gap functions (rc_gap_create)", body);
     switch (d->type) {
     case RC_SHAPE_DISK:
-        if (!rc_finite(d->radius) || d->radius <= 0.0)
+        if (!rcb_finite(d->radius) || d->radius <= 0.0)
             return rc_set_error(RC_ERR_ARG, "disk: 'radius' must be > 0 (got %g)", d->radius);
-        return rc_check_vec(d->offset, 2, "shape", "offset");   /* ground: the centre, world frame */
+        return rcm_check_vec(d->offset, 2, "shape", "offset");   /* ground: the centre, world frame */
     case RC_SHAPE_POINT:
         if (ground) return rc_set_error(RC_ERR_ARG, "shape: points belong to bodies, not to the ground");
-        return rc_check_vec(d->offset, 2, "shape", "offset");
+        return rcm_check_vec(d->offset, 2, "shape", "offset");
     case RC_SHAPE_POLYGON: {   /* ground: vertices in the world frame */
         if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
             return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
         double turning = 0.0;
         for (int i = 0; i < d->nvert; i++) {
-            RC_CHECK(rc_check_vec(d->vert[i], 2, "polygon", "vertices"));
+            RC_CHECK(rcm_check_vec(d->vert[i], 2, "polygon", "vertices"));
             const double *a = d->vert[i], *b = d->vert[(i + 1) % d->nvert], *c = d->vert[(i + 2) % d->nvert];
             double cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
             if (!(cross > 0.0))
@@ -45,8 +45,8 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
     }
     case RC_SHAPE_HALFPLANE: {
         if (!ground) return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
-        RC_CHECK(rc_check_vec(d->point, 2, "halfplane", "point"));
-        RC_CHECK(rc_check_vec(d->normal, 2, "halfplane", "normal"));
+        RC_CHECK(rcm_check_vec(d->point, 2, "halfplane", "point"));
+        RC_CHECK(rcm_check_vec(d->normal, 2, "halfplane", "normal"));
         double nn = hypot(d->normal[0], d->normal[1]);
         if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "halfplane: 'normal' must be nonzero");
         d->normal[0] /= nn; d->normal[1] /= nn;
@@ -54,11 +54,11 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
     }
     case RC_SHAPE_SEGMENT:
         if (!ground) return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
-        RC_CHECK(rc_check_vec(d->a, 2, "segment", "a"));
-        RC_CHECK(rc_check_vec(d->b, 2, "segment", "b"));
+        RC_CHECK(rcm_check_vec(d->a, 2, "segment", "a"));
+        RC_CHECK(rcm_check_vec(d->b, 2, "segment", "b"));
         if (d->a[0] == d->b[0] && d->a[1] == d->b[1])
             return rc_set_error(RC_ERR_ARG, "segment: 'a' and 'b' must differ");
-        if (!rc_finite(d->radius) || d->radius < 0.0)
+        if (!rcb_finite(d->radius) || d->radius < 0.0)
             return rc_set_error(RC_ERR_ARG, "segment: 'radius' must be >= 0 (got %g)", d->radius);
         return RC_OK;
     }
@@ -70,20 +70,20 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_shape_create: NULL argument");
     rc_shape_def d = *def;
     RC_CHECK(check_shape(w, body, &d));
-    RC_CHECK(rc_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
+    RC_CHECK(rcb_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
     rc_shape *s = &w->shapes[w->nshapes];
     memset(s, 0, sizeof *s);
     s->type = d.type;
     s->body = body;
     s->group = d.group;
-    s->name = rc_strdup(d.name);
+    s->name = rcb_strdup(d.name);
     if (d.name && !s->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     s->radius = d.type == RC_SHAPE_POINT ? 0.0 : d.radius;
     memcpy(s->offset, d.offset, sizeof s->offset);
     s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
     if (s->nvert > 0) {   /* vert, wvert, wnorm + the AABB in one block */
-        double (*blk)[2] = rc_malloc(((size_t)3 * s->nvert + 2) * sizeof *blk);
-        if (!blk) { rc_free(s->name); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+        double (*blk)[2] = rcb_malloc(((size_t)3 * s->nvert + 2) * sizeof *blk);
+        if (!blk) { rcb_free(s->name); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
         memcpy(blk, d.vert, (size_t)s->nvert * sizeof *blk);
         s->vert = blk;
         s->wvert = blk + s->nvert;
@@ -104,7 +104,7 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     s->bound = bound;
     if (out_id) *out_id = w->nshapes;
     w->nshapes++;
-    return rc_world_rebuild_slots(w);
+    return rcm_world_rebuild_slots(w);
 }
 
 int rc_shape_count(const rc_world *w) { return w ? w->nshapes : 0; }
@@ -133,10 +133,10 @@ rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *d
 
 /* Number of potential contacts between two shapes (named slots; the
  * narrowphase of a named pair). */
-int rc_shape_feature_count(const rc_shape *a, const rc_shape *b)
+int rcm_shape_feature_count(const rc_shape *a, const rc_shape *b)
 {
     if (a->body == b->body) return 0;          /* same body, or ground-ground */
-    int ka = rc_shape_kind(a), kb = rc_shape_kind(b);
+    int ka = rcm_shape_kind(a), kb = rcm_shape_kind(b);
     if (ka > kb) { const rc_shape *s = a; a = b; b = s; int k = ka; ka = kb; kb = k; }
     if (ka == RC_SK_NONE) return 0;
     if (ka == RC_SK_ROUND) return 1;               /* disk/point with anything */

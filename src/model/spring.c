@@ -18,17 +18,17 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
         return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
     if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
-    if (!rc_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
-    if (!rc_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
+    if (!rcb_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
+    if (!rcb_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
     for (int i = 0; i < 2; i++)
-        if (!rc_finite(def->point_a[i]) || !rc_finite(def->point_b[i]))
+        if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]))
             return rc_set_error(RC_ERR_ARG, "spring '%s': points must be finite", what);
     rc_spring sp;
     memset(&sp, 0, sizeof sp);
     sp.def = *def;
     const double *q = w->q;
     if (def->type == RC_SPRING_LINEAR) {
-        if (!rc_finite(def->rest_length)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_length' must be finite", what);
+        if (!rcb_finite(def->rest_length)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_length' must be finite", what);
         if (def->rest_length < 0.0) {
             double Pa[2], Pb[2], l[2];
             point(w, def->body_a, q, def->point_a, Pa, l);
@@ -38,10 +38,10 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     } else {
         double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
         if (def->rest_angle != def->rest_angle) sp.def.rest_angle = body_q(w, def->body_b, q)[2] - tha;
-        else if (!rc_finite(def->rest_angle)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_angle' must be finite", what);
+        else if (!rcb_finite(def->rest_angle)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_angle' must be finite", what);
     }
-    RC_CHECK(rc_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
-    sp.name = rc_strdup(def->name);
+    RC_CHECK(rcb_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
+    sp.name = rcb_strdup(def->name);
     if (def->name && !sp.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     sp.def.name = sp.name;
     w->springs[w->nsprings] = sp;
@@ -52,7 +52,7 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
 
 /* Adds the spring forces at the state (w->q, w->v) to f (by dofs; f may be
  * NULL) and returns their potential energy. */
-void rc_springs_forces(rc_world *w, double *f, double *E_spring)
+void rcm_springs_forces(rc_world *w, double *f, double *E_spring)
 {
     double E = 0.0;
     for (int i = 0; i < w->nsprings; i++) {

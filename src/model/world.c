@@ -125,7 +125,7 @@ static void default_warning(void *user, const char *msg)
     fprintf(stderr, "ricochet: warning: %s\n", msg);
 }
 
-void rc_world_warn(rc_world *w, const char *fmt, ...)
+void rcm_world_warn(rc_world *w, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -150,24 +150,24 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
     if (d.dim != 2)
         return rc_set_error(RC_ERR_ARG, "world: 'dim' must be 2 (got %d; 3 is not available yet)", d.dim);
     for (int i = 0; i < 3; i++) {
-        if (!rc_finite(d.gravity[i]))
+        if (!rcb_finite(d.gravity[i]))
             return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
         if (fabs(d.gravity[i]) > RC_MAX_GRAVITY)
             return rc_set_error(RC_ERR_ARG, "world: 'gravity[%d]' = %g is beyond the limit of %g in magnitude "
                                 "(velocities and energies would overflow)", i + 1, d.gravity[i], RC_MAX_GRAVITY);
     }
-    if (!rc_finite(d.contact_margin) || d.contact_margin < 0.0)
+    if (!rcb_finite(d.contact_margin) || d.contact_margin < 0.0)
         return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
-    if (!rc_finite(d.periodic_x[0]) || !rc_finite(d.periodic_x[1])
+    if (!rcb_finite(d.periodic_x[0]) || !rcb_finite(d.periodic_x[1])
         || (d.periodic_x[1] <= d.periodic_x[0] && (d.periodic_x[0] != 0.0 || d.periodic_x[1] != 0.0)))
         return rc_set_error(RC_ERR_ARG, "world: 'periodic' must be {x0, x1} with x0 < x1, finite (got {%g, %g})",
                             d.periodic_x[0], d.periodic_x[1]);
     rc_law_def ld = rc_default_law_def();
     ld.e = d.default_e;
     ld.mu = d.default_mu;
-    RC_CHECK(rc_law_def_check(&ld, "world: default law"));
+    RC_CHECK(rcm_law_def_check(&ld, "world: default law"));
 
-    rc_world *w = rc_malloc(sizeof *w);
+    rc_world *w = rcb_malloc(sizeof *w);
     if (!w) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     memset(w, 0, sizeof *w);
     w->def = d;
@@ -187,34 +187,34 @@ void rc_world_destroy(rc_world *w)
     if (!w) return;
     for (int k = 0; k < RC_NPARTS; k++)   /* the history output first, then the solver's arrays */
         if (w->parts[k] && w->parts[k]->free) w->parts[k]->free(w);
-    rc_joints_free(w);
-    rc_linear_free(w);
-    for (int i = 0; i < w->nbody_ext; i++) rc_free(w->body_ext[i].name);
+    rcm_joints_free(w);
+    rcm_linear_free(w);
+    for (int i = 0; i < w->nbody_ext; i++) rcb_free(w->body_ext[i].name);
     for (int i = 0; i < w->nshapes; i++) {
-        rc_free(w->shapes[i].name);
-        if (w->shapes[i].type == RC_SHAPE_POLYGON) rc_free(w->shapes[i].vert);
+        rcb_free(w->shapes[i].name);
+        if (w->shapes[i].type == RC_SHAPE_POLYGON) rcb_free(w->shapes[i].vert);
     }
     for (int i = 0; i < w->nlaws; i++) {
         if (w->laws[i].ops.destroy) w->laws[i].ops.destroy(w->laws[i].ops.user);
-        rc_free(w->laws[i].name);
+        rcb_free(w->laws[i].name);
     }
-    for (int i = 0; i < w->nrules; i++) rc_free(w->rules[i].name);
-    for (int i = 0; i < w->nslots; i++) rc_free(w->slots[i].name);
-    rc_free(w->bodies); rc_free(w->body_ext); rc_free(w->shapes); rc_free(w->laws); rc_free(w->rules);
-    rc_free(w->slots); rc_free(w->mass_diag); rc_free(w->q); rc_free(w->v);
-    rc_free(w->q0); rc_free(w->v0); rc_free(w->f); rc_free(w->vfree); rc_free(w->V); rc_free(w->uz_y);
-    rc_free(w->ebody); rc_free(w->comp); rc_free(w->qstar); rc_free(w->qpre); rc_free(w->vpre);
-    rc_free(w->contacts); rc_free(w->aux); rc_free(w->rec); rc_free(w->rec_state); rc_free(w->active);
-    rc_free(w->pairs); rc_free(w->order);
-    rc_free(w);
+    for (int i = 0; i < w->nrules; i++) rcb_free(w->rules[i].name);
+    for (int i = 0; i < w->nslots; i++) rcb_free(w->slots[i].name);
+    rcb_free(w->bodies); rcb_free(w->body_ext); rcb_free(w->shapes); rcb_free(w->laws); rcb_free(w->rules);
+    rcb_free(w->slots); rcb_free(w->mass_diag); rcb_free(w->q); rcb_free(w->v);
+    rcb_free(w->q0); rcb_free(w->v0); rcb_free(w->f); rcb_free(w->vfree); rcb_free(w->V); rcb_free(w->uz_y);
+    rcb_free(w->ebody); rcb_free(w->comp); rcb_free(w->qstar); rcb_free(w->qpre); rcb_free(w->vpre);
+    rcb_free(w->contacts); rcb_free(w->aux); rcb_free(w->rec); rcb_free(w->rec_state); rcb_free(w->active);
+    rcb_free(w->pairs); rcb_free(w->order);
+    rcb_free(w);
 }
 
-void rc_world_attach_part(rc_world *w, int slot, const rc_part *part)
+void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part)
 {
     w->parts[slot] = part;
 }
 
-rc_status rc_world_after_step(rc_world *w)
+rc_status rcm_world_after_step(rc_world *w)
 {
     for (int k = 0; k < RC_NPARTS; k++)
         if (w->parts[k] && w->parts[k]->after_step) RC_CHECK(w->parts[k]->after_step(w));
@@ -225,7 +225,7 @@ rc_status rc_world_after_step(rc_world *w)
  * after the update may fail and must leave the state as it was (joint
  * projection, a law's update, work_check "error") or reads them (joints,
  * linear bodies). Otherwise the update overwrites q and v in place. */
-int rc_world_keeps_state(const rc_world *w)
+int rcm_world_keeps_state(const rc_world *w)
 {
     if (w->njoints || w->nlinears || w->sim.work_check == RC_WORK_ERROR) return 1;
     for (int i = 0; i < w->nlaws; i++)
@@ -235,36 +235,36 @@ int rc_world_keeps_state(const rc_world *w)
 
 /* Room for nq more coordinates and nv more velocities in q, v and mass_diag
  * (grown geometrically: adding N bodies one by one costs O(N), not O(N^2)). */
-rc_status rc_world_grow_dofs(rc_world *w, int nq, int nv)
+rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv)
 {
-    RC_CHECK(rc_reserve((void **)&w->q, &w->cap_q, w->nq + nq, sizeof(double)));
+    RC_CHECK(rcb_reserve((void **)&w->q, &w->cap_q, w->nq + nq, sizeof(double)));
     int c = w->cap_v;
-    RC_CHECK(rc_reserve((void **)&w->v, &c, w->nv + nv, sizeof(double)));
-    return rc_reserve((void **)&w->mass_diag, &w->cap_v, w->nv + nv, sizeof(double));
+    RC_CHECK(rcb_reserve((void **)&w->v, &c, w->nv + nv, sizeof(double)));
+    return rcb_reserve((void **)&w->mass_diag, &w->cap_v, w->nv + nv, sizeof(double));
 }
 
 static rc_status reserve_dof_array(double **arr, int *cap, int n)
 {
-    return rc_reserve((void **)arr, cap, n, sizeof(double));
+    return rcb_reserve((void **)arr, cap, n, sizeof(double));
 }
 
 /* Work arrays sized by the number of dofs: V, grown when bodies are added;
  * the others, reserved at the start of a step, only when the step uses them:
- * q0, v0 (rc_world_keeps_state), the forces f (rc_world_has_forces), the
+ * q0, v0 (rcm_world_keeps_state), the forces f (rcm_world_has_forces), the
  * Uzawa solver's scratch velocity, the per-body scratch of joints. A pile of
  * plain grains under NSGS needs V only. */
-rc_status rc_world_reserve_dofs(rc_world *w)
+rc_status rcm_world_reserve_dofs(rc_world *w)
 {
     int n = w->nq > w->nv ? w->nq : w->nv;
     if (n < 8) n = 8;
     RC_CHECK(reserve_dof_array(&w->V, &w->cap_dof, n));
     if (!w->configured) return RC_OK;   /* bodies being added: the rest at the first step */
-    if (rc_world_keeps_state(w)) {
+    if (rcm_world_keeps_state(w)) {
         int c = w->cap_state;
         RC_CHECK(reserve_dof_array(&w->q0, &c, n));
         RC_CHECK(reserve_dof_array(&w->v0, &w->cap_state, n));
     }
-    if (rc_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
+    if (rcm_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
     if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(reserve_dof_array(&w->vfree, &w->cap_scratch, n));
     if (w->njoints) RC_CHECK(reserve_dof_array(&w->qstar, &w->cap_qstar, n));   /* q* of the joints' rows */
     if (w->njoints && w->joints_fresh) {   /* the state before a start's assembly */
@@ -274,10 +274,10 @@ rc_status rc_world_reserve_dofs(rc_world *w)
     }
     if (w->njoints && (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0)) {   /* per body: joints only */
         int n = w->nbodies < 8 ? 8 : w->nbodies;
-        double *e = rc_realloc(w->ebody, (size_t)n * sizeof(double));
+        double *e = rcb_realloc(w->ebody, (size_t)n * sizeof(double));
         if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         w->ebody = e;
-        int *c = rc_realloc(w->comp, (size_t)n * sizeof(int));
+        int *c = rcb_realloc(w->comp, (size_t)n * sizeof(int));
         if (!c) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         w->comp = c;
         w->cap_body_scratch = n;
@@ -288,11 +288,11 @@ rc_status rc_world_reserve_dofs(rc_world *w)
 /* The model's arrays grow by half while bodies and shapes are added; the
  * first step after that gives their unused tails back (one reallocation
  * each; none in steady state). */
-void rc_world_trim_model(rc_world *w)
+void rcm_world_trim_model(rc_world *w)
 {
-    rc_trim((void **)&w->bodies, &w->cap_bodies, w->nbodies, sizeof(rc_body));
-    rc_trim((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext, sizeof(rc_body_ext));
-    rc_trim((void **)&w->shapes, &w->cap_shapes, w->nshapes, sizeof(rc_shape));
+    rcb_trim((void **)&w->bodies, &w->cap_bodies, w->nbodies, sizeof(rc_body));
+    rcb_trim((void **)&w->body_ext, &w->cap_body_ext, w->nbody_ext, sizeof(rc_body_ext));
+    rcb_trim((void **)&w->shapes, &w->cap_shapes, w->nshapes, sizeof(rc_shape));
 }
 
 /* ---------------------------------------------------------------- simulation */
@@ -307,7 +307,7 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
     if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)
         return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
-    if (!rc_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
+    if (!rcb_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
     if (def->solver.method == RC_SOLVER_UZAWA && def->solver.accelerate && def->solver.relax > 1.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be <= 1 for the accelerated Uzawa (got %g; accelerate = false for the plain one)",
@@ -326,11 +326,11 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs order \"colour\" (the %s order is sequential)",
                             def->solver.threads, def->solver.order == RC_ORDER_RANDOM ? "random"
                             : def->solver.order == RC_ORDER_POSITION ? "position" : "fixed");
-    if (!rc_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
+    if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
     if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
-    if (!rc_finite(def->h) || def->h <= 0.0)
+    if (!rcb_finite(def->h) || def->h <= 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
     if (def->h < RC_MIN_H)
         return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is below the limit of %g (runs would not end; "
@@ -340,11 +340,11 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
                             "would overflow)", def->h, RC_MAX_H);
     if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
-    if (!rc_finite(def->gamma) || def->gamma < 0.0)
+    if (!rcb_finite(def->gamma) || def->gamma < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'gamma' must be >= 0 (got %g)", def->gamma);
-    if (!rc_finite(def->persist_tol) || def->persist_tol < 0.0)
+    if (!rcb_finite(def->persist_tol) || def->persist_tol < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'persist_tol' must be >= 0 (got %g)", def->persist_tol);
-    if (!rc_finite(def->solver.tol) || def->solver.tol <= 0.0)
+    if (!rcb_finite(def->solver.tol) || def->solver.tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
     if (def->solver.check_every < 1)
         return rc_set_error(RC_ERR_ARG, "solver: 'check_every' must be >= 1 (got %d)", def->solver.check_every);
@@ -352,7 +352,7 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
     if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
         return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
-    if (!rc_finite(def->solver.local_tol) || def->solver.local_tol < 0.0)
+    if (!rcb_finite(def->solver.local_tol) || def->solver.local_tol < 0.0)
         return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be >= 0 (0: automatic) (got %g)", def->solver.local_tol);
     if (def->solver.local_max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
@@ -360,14 +360,14 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
     if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'joint_jacobian' %d", (int)def->joint_jacobian);
-    if (!rc_finite(def->project_tol) || def->project_tol <= 0.0)
+    if (!rcb_finite(def->project_tol) || def->project_tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'project_tol' must be > 0 (got %g)", def->project_tol);
     if (def->project_max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "simulation: 'project_max_iter' must be >= 1 (got %d)", def->project_max_iter);
-    if (!rc_finite(def->work_tol) || def->work_tol < 0.0)
+    if (!rcb_finite(def->work_tol) || def->work_tol < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
     if (def->solver.threads > 1 && !rc_openmp())
-        rc_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
+        rcm_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);
     if (!w->configured || def->h != w->sim.h) {   /* t = t_origin + k h from here on */
         w->t_origin = w->t;
@@ -459,7 +459,7 @@ rc_status rc_world_energy(const rc_world *w, double *E_kin, double *E_pot)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_energy: NULL world");
     double k, p;
-    rc_energy(w, w->q, w->v, &k, &p, NULL);
+    rcm_energy(w, w->q, w->v, &k, &p, NULL);
     if (E_kin) *E_kin = k;
     if (E_pot) *E_pot = p;
     return RC_OK;

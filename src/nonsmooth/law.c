@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
+int rcn_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
 {
     const double W[2][2] = { { Wf[0], Wf[1] }, { Wf[2], Wf[3] } };
     /* 1. take-off: p = 0 is a solution iff b_N >= 0 */
@@ -29,10 +29,10 @@ int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
                          -(-W[1][0] * b[0] + W[0][0] * b[1]) / det };
         if (ps[0] >= 0.0 && fabs(ps[1]) <= mu * ps[0]) { p[0] = ps[0]; p[1] = ps[1]; return 1; }
         double w[2] = { 0.0, 0.0 };
-        rc_fc2d_project(mu, ps);
+        rcm_fc2d_project(mu, ps);
         w[0] = W[0][0] * ps[0] + W[0][1] * ps[1] + b[0];
         w[1] = W[1][0] * ps[0] + W[1][1] * ps[1] + b[1];
-        double r = rc_fc2d_residual(w, ps, mu);
+        double r = rcn_fc2d_residual(w, ps, mu);
         if (r < best_res) { best_res = r; best[0] = ps[0]; best[1] = ps[1]; best_case = 1; }
     }
 
@@ -46,7 +46,7 @@ int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
         double wt = W[1][0] * ps[0] + W[1][1] * ps[1] + b[1];
         if (pn >= 0.0 && s * wt >= 0.0) { p[0] = ps[0]; p[1] = ps[1]; return 2; }
         double w[2] = { W[0][0] * ps[0] + W[0][1] * ps[1] + b[0], wt };
-        double r = rc_fc2d_residual(w, ps, mu);
+        double r = rcn_fc2d_residual(w, ps, mu);
         if (r < best_res) { best_res = r; best[0] = ps[0]; best[1] = ps[1]; best_case = 2; }
     }
     /* Round-off left every case marginally outside its test: keep the
@@ -58,7 +58,7 @@ int rc_fc2d_local_solve(const double *Wf, const double *b, double mu, double *p)
 
 /* ---------------------------------------------------------------- built-in laws */
 
-void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
+void rcn_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
 {
     ctx->t = w->t;
     ctx->h = w->sim.h;
@@ -67,7 +67,7 @@ void rc_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
     ctx->contact = c->id;
     ctx->gN = c->gN;
     ctx->normal[0] = c->n[0]; ctx->normal[1] = c->n[1];
-    rc_contact_tangent(c, ctx->tangent);
+    rcm_contact_tangent(c, ctx->tangent);
 }
 
 /* ---------------------------------------------------------------- generic local solver */
@@ -81,7 +81,7 @@ static rc_status checked_xi(const rc_law *l, const rc_law_ctx *ctx, const double
     rc_status s = l->ops.xi(l->ops.user, ctx, state, u, uk, xi);
     if (s != RC_OK) return s;
     if (l->ops.dim == 1) xi[1] = 0.0;
-    if (!rc_finite(xi[0]) || !rc_finite(xi[1]))
+    if (!rcb_finite(xi[0]) || !rcb_finite(xi[1]))
         return rc_set_error(RC_ERR_CALLBACK, "law '%s': xi returned a non-finite value (%g, %g) for contact %d at t = %.17g",
                             law_label(l), xi[0], xi[1], ctx->contact, ctx->t);
     return RC_OK;
@@ -95,7 +95,7 @@ static rc_status checked_project(const rc_law *l, const rc_law_ctx *ctx, const d
     rc_status s = l->ops.project(l->ops.user, ctx, state, xx, p);
     if (s != RC_OK) return s;
     if (l->ops.dim == 1) p[1] = 0.0;
-    if (!rc_finite(p[0]) || !rc_finite(p[1]))
+    if (!rcb_finite(p[0]) || !rcb_finite(p[1]))
         return rc_set_error(RC_ERR_CALLBACK, "law '%s': project returned a non-finite value (%g, %g) for contact %d at t = %.17g",
                             law_label(l), p[0], p[1], ctx->contact, ctx->t);
     return RC_OK;
@@ -115,12 +115,12 @@ static rc_status natural_map(const rc_law *l, const rc_law_ctx *ctx, const doubl
     return RC_OK;
 }
 
-rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2)
+rc_status rcn_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2)
 {
     const rc_law *l = &w->laws[c->law];
-    if (l->closed_form) { *r2 = rc_fc2d_residual2(u, c->p, l->def.mu); return RC_OK; }
+    if (l->closed_form) { *r2 = rcn_fc2d_residual2(u, c->p, l->def.mu); return RC_OK; }
     rc_law_ctx ctx;
-    rc_law_context(w, c, &ctx);
+    rcn_law_context(w, c, &ctx);
     return natural_map(l, &ctx, c->aux->state, u, c->aux->uk, c->p, r2);
 }
 
@@ -188,7 +188,7 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
 {
     local_problem lp;
     lp.l = &w->laws[c->law];
-    rc_law_context(w, c, &lp.ctx);
+    rcn_law_context(w, c, &lp.ctx);
     rc_contact_aux *aux = c->aux;   /* set for every contact of a world with such a law */
     lp.state = aux->state;
     lp.uk = aux->uk;
@@ -288,11 +288,11 @@ static rc_status generic_solve(rc_world *w, rc_contact *c, const double *b, doub
                         law_label(lp.l), c->id, w->t, sqrt(f2), tol, maxit, lp.rho);
 }
 
-rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p)
+rc_status rcn_law_local_solve(rc_world *w, rc_contact *c, const double *bl, double *p)
 {
     const rc_law *l = &w->laws[c->law];
     if (l->closed_form) {
-        rc_fc2d_local_solve(&c->W[0][0], bl, l->def.mu, p);
+        rcn_fc2d_local_solve(&c->W[0][0], bl, l->def.mu, p);
         return RC_OK;
     }
     return generic_solve(w, c, bl, p);
@@ -301,18 +301,18 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
 /* One proximal step of contact c's law at local velocity u (including its
  * shift) from the impulse p: p_out = proj_C(p - rho xi(u)) (the Uzawa /
  * projected Jacobi update). */
-rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out)
+rc_status rcn_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out)
 {
     const rc_law *l = &w->laws[c->law];
     if (l->closed_form) {
         const double mu = l->def.mu;
         p_out[0] = p[0] - rho * (u[0] + mu * fabs(u[1]));
         p_out[1] = p[1] - rho * u[1];
-        rc_fc2d_project(mu, p_out);
+        rcm_fc2d_project(mu, p_out);
         return RC_OK;
     }
     rc_law_ctx ctx;
-    rc_law_context(w, c, &ctx);
+    rcn_law_context(w, c, &ctx);
     double xi[2], x[2];
     RC_CHECK(checked_xi(l, &ctx, c->aux->state, u, c->aux->uk, xi));
     x[0] = p[0] - rho * xi[0];

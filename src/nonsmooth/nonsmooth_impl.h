@@ -12,12 +12,12 @@
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {
     if (c->gap >= 0) {
-        rc_gap_dot(w, c, V, u);
+        rcm_gap_dot(w, c, V, u);
         u[0] += c->shift[0];
         u[1] += c->shift[1];
         return;
     }
-    /* H from n and Hr (rc_contact_jacobian): the same products */
+    /* H from n and Hr (rcm_contact_jacobian): the same products */
     const double *vb = V + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
     u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2] + c->shift[0];
     u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2] + c->shift[1];
@@ -31,8 +31,8 @@ static inline void local_velocity(const rc_world *w, const rc_contact *c, const 
 /* V += kappa Mhat^-1 H^T dp for the bodies of c. */
 static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
 {
-    if (c->gap >= 0) { rc_gap_apply(w, c, V, dp); return; }
-    rc_contact_apply(w, c, V, dp);
+    if (c->gap >= 0) { rcm_gap_apply(w, c, V, dp); return; }
+    rcm_contact_apply(w, c, V, dp);
 }
 
 /* Joint j's row velocity H V + dg/dt. */
@@ -68,9 +68,9 @@ static inline void joint_solve(rc_world *w, rc_joint *j)
 
 /* nsgs.c: the natural-map residual of the active contacts and the joints
  * (their local velocities from w->V), its worst row. */
-rc_status rc_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res);
+rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res);
 /* nsgs.c: the world frees and measures the sweep orders (and leaves the
  * OpenMP team) through the solver's part. */
-void rc_nsgs_attach(rc_world *w);
+void rcn_nsgs_attach(rc_world *w);
 
 #endif /* RC_NONSMOOTH_IMPL_H */

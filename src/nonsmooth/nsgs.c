@@ -80,13 +80,13 @@ static void residual_sum(rc_world *w, double norm_b, int *worst, double *res)
                                              : sqrt(sum) / (1.0 + norm_b);
 }
 
-rc_status rc_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
+rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 {
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
         double u[2];
         local_velocity(w, c, w->V, u);
-        RC_CHECK(rc_law_residual2(w, c, u, &c->res));
+        RC_CHECK(rcn_law_residual2(w, c, u, &c->res));
     }
     residual_sum(w, norm_b, worst, res);
     return RC_OK;
@@ -101,11 +101,11 @@ static inline rc_status solve_contact(rc_world *w, rc_contact *c, double omega)
     /* b_alpha = u - W_aa p_alpha: the local velocity without c's own impulse */
     bl[0] = u[0] - (c->W[0][0] * c->p[0] + c->W[0][1] * c->p[1]);
     bl[1] = u[1] - (c->W[1][0] * c->p[0] + c->W[1][1] * c->p[1]);
-    RC_CHECK(rc_law_local_solve(w, c, bl, p));
+    RC_CHECK(rcn_law_local_solve(w, c, bl, p));
     if (omega != 1.0 && w->laws[c->law].closed_form) {   /* over/under-relaxation */
         p[0] = omega * p[0] + (1.0 - omega) * c->p[0];
         p[1] = omega * p[1] + (1.0 - omega) * c->p[1];
-        rc_fc2d_project(w->laws[c->law].def.mu, p);
+        rcm_fc2d_project(w->laws[c->law].def.mu, p);
     }
     double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
     if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
@@ -162,8 +162,8 @@ static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double o
 static void nsgs_free(rc_world *w)
 {
     team_leave(w);
-    rc_free(w->sweep); rc_free(w->sort_items); rc_free(w->colour); rc_free(w->colour_start);
-    rc_free(w->body_colours); rc_free(w->body_top);
+    rcb_free(w->sweep); rcb_free(w->sort_items); rcb_free(w->colour); rcb_free(w->colour_start);
+    rcb_free(w->body_colours); rcb_free(w->body_top);
 }
 
 static size_t nsgs_memory(const rc_world *w)
@@ -175,9 +175,9 @@ static size_t nsgs_memory(const rc_world *w)
 /* The world frees and measures the sweep orders through this table. */
 static const rc_part nsgs_part = { nsgs_free, nsgs_memory, NULL };
 
-void rc_nsgs_attach(rc_world *w)
+void rcn_nsgs_attach(rc_world *w)
 {
-    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
+    rcm_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
 }
 
 static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y)
@@ -194,8 +194,8 @@ static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc
 static rc_status position_order(rc_world *w)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
-    RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
-    RC_CHECK(rc_reserve((void **)&w->sort_items, &w->cap_sort_items, 2 * cap, sizeof(rc_sort_item)));
+    RC_CHECK(rcb_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->sort_items, &w->cap_sort_items, 2 * cap, sizeof(rc_sort_item)));
     if (n == 0) return RC_OK;   /* (no arithmetic on the arrays, NULL while no contact was ever detected) */
     const double *g = w->def.gravity;
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
@@ -232,11 +232,11 @@ static rc_status colour_order(rc_world *w, int *closed)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
     if (n == 0) return RC_OK;   /* (and no arithmetic on the arrays, NULL when nothing was ever detected) */
-    RC_CHECK(rc_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
-    RC_CHECK(rc_reserve((void **)&w->colour, &w->cap_colour, cap, sizeof(int)));
-    RC_CHECK(rc_reserve((void **)&w->colour_start, &w->cap_colour_start, cap + 1, sizeof(int)));
-    RC_CHECK(rc_reserve((void **)&w->body_colours, &w->cap_body_colours, w->nbodies, sizeof(uint64_t)));
-    RC_CHECK(rc_reserve((void **)&w->body_top, &w->cap_body_top, w->nbodies, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->colour, &w->cap_colour, cap, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->colour_start, &w->cap_colour_start, cap + 1, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&w->body_colours, &w->cap_body_colours, w->nbodies, sizeof(uint64_t)));
+    RC_CHECK(rcb_reserve((void **)&w->body_top, &w->cap_body_top, w->nbodies, sizeof(int)));
     uint64_t *mask = w->body_colours;
     int *top = w->body_top;
     int all_closed = 1;
@@ -284,11 +284,11 @@ static rc_status colour_order(rc_world *w, int *closed)
  * such colours in one go): a colour shared between threads costs a barrier,
  * about a microsecond, the time of some 20 local solves. Does not change the
  * result. Internal, tests set it to 0 to share every colour. */
-int rc_nsgs_parallel_min = 512;
+int rcn_nsgs_parallel_min = 512;
 /* Adaptive threads keep the team while a team sweep takes less than this
  * times the step's one-thread sweep (per contact update). Internal, tests
  * set it tiny to make every team stop mid-step. */
-double rc_nsgs_team_margin = 1.0;
+double rcn_nsgs_team_margin = 1.0;
 
 static double wall_s(void)
 {
@@ -320,7 +320,7 @@ static void closed_residuals(rc_world *w)
         rc_contact *c = &w->contacts[active[k]];
         double u[2];
         local_velocity(w, c, w->V, u);
-        c->res = rc_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
+        c->res = rcn_fc2d_residual2(u, c->p, w->laws[c->law].def.mu);
     }
 }
 
@@ -339,9 +339,9 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
 {
     const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
     const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
-    const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rc_nsgs_parallel_min;
+    const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rcn_nsgs_parallel_min;
     const int timed = w->sim.solver.threads > 1 && w->sim.solver.adaptive_threads;
-    const double margin = rc_nsgs_team_margin;
+    const double margin = rcn_nsgs_team_margin;
     const int *sweep = w->sweep, *start = w->colour_start;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
            shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start))
@@ -452,9 +452,9 @@ static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *re
     return nt > 1 && (st.team_sweeps > 0 || !w->sim.solver.adaptive_threads);
 }
 
-rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
+rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
-    rc_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
+    rcm_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
@@ -476,7 +476,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         if (closed && w->nactive > 0) {
             int nt = rc_openmp() ? w->sim.solver.threads : 1, shared_colour = 0;
             for (int k = 0; k < w->ncolours && !shared_colour; k++)
-                shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rc_nsgs_parallel_min;
+                shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rcn_nsgs_parallel_min;
             if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
             if (nt > 1 && w->sim.solver.adaptive_threads && w->step < w->par_off_until)
                 nt = 1;   /* backing off: the threads did not pay lately */
@@ -487,7 +487,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         }
         sweep = w->sweep;   /* a law with callbacks: the same order on this thread */
     }
-    s = rc_nsgs_residual(w, nb, worst, &res);
+    s = rcn_nsgs_residual(w, nb, worst, &res);
     const double omega = w->sim.solver.relax;
     uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
@@ -507,7 +507,7 @@ rc_status rc_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         }
         it++;
         if (s == RC_OK && (it % w->sim.solver.check_every == 0 || it == w->sim.solver.max_iter))
-            s = rc_nsgs_residual(w, nb, worst, &res);
+            s = rcn_nsgs_residual(w, nb, worst, &res);
     }
 done:
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */

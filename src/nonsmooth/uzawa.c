@@ -73,9 +73,9 @@ static double uzawa_lambda_max(rc_world *w)
  * pi^2 / 40^2) 200 000 iterations leave 6e-10; the accelerated one needs
  * about sqrt(kappa), 4 008 iterations there. w->V holds V(p_k) (the residual is evaluated there),
  * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
-rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
+rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
 {
-    rc_nsgs_attach(w);
+    rcn_nsgs_attach(w);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
@@ -86,7 +86,7 @@ rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
     const int accel = w->sim.solver.accelerate && w->njoints == 0;
     double *Vy = w->vfree, *Y = NULL, tk = 1.0;
     if (accel) {
-        RC_CHECK(rc_reserve((void **)&w->uz_y, &w->cap_uz_y, 2 * w->ncontacts, sizeof(double)));
+        RC_CHECK(rcb_reserve((void **)&w->uz_y, &w->cap_uz_y, 2 * w->ncontacts, sizeof(double)));
         Y = w->uz_y;
         memcpy(Vy, w->V, (size_t)w->nv * sizeof(double));
         for (int k = 0; k < w->nactive; k++) {
@@ -98,14 +98,14 @@ rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
 
     double res;
     int it = 0;
-    rc_status s = rc_nsgs_residual(w, nb, worst, &res);
+    rc_status s = rcn_nsgs_residual(w, nb, worst, &res);
     while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive && s == RC_OK; k++) {   /* Jacobi: every p from the same V */
             rc_contact *c = &w->contacts[w->active[k]];
             double u[2];
             local_velocity(w, c, accel ? Vy : w->V, u);
-            s = rc_law_prox(w, c, accel ? Y + 2 * k : c->p, u, rho, c->u);   /* the new p, kept in c->u */
+            s = rcn_law_prox(w, c, accel ? Y + 2 * k : c->p, u, rho, c->u);   /* the new p, kept in c->u */
         }
         double beta = 0.0;
         if (accel && s == RC_OK) {   /* momentum, or a restart when the step turned back */
@@ -133,7 +133,7 @@ rc_status rc_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
             c->p[1] = c->u[1];
         }
         it++;
-        if (s == RC_OK) s = rc_nsgs_residual(w, nb, worst, &res);
+        if (s == RC_OK) s = rcn_nsgs_residual(w, nb, worst, &res);
     }
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];

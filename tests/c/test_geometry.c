@@ -122,13 +122,13 @@ static void add_rule(rc_world *w, rc_rule_kind kind, int a, int b, int law, cons
 
 static void detect(rc_world *w, int *failed)
 {
-    rc_collide_update_shapes(w);
-    CHECK_OK(rc_collide_detect(w));
+    rcc_update_shapes(w);
+    CHECK_OK(rcc_detect(w));
 }
 
 static const rc_contact *find(const rc_world *w, int sa, int sb, int feature)
 {
-    uint64_t key = rc_contact_key(sa, sb, feature);
+    uint64_t key = rcm_contact_key(sa, sb, feature);
     for (int i = 0; i < w->ncontacts; i++)
         if (w->contacts[i].key == key) return &w->contacts[i];
     return NULL;
@@ -163,16 +163,16 @@ static void check_structure(const rc_world *w, int *failed)
         const rc_contact *c = &w->contacts[k];
         const rc_shape *a = &w->shapes[c->shape_a], *b = &w->shapes[c->shape_b];
         if (k > 0) CHECK(w->contacts[k - 1].key < c->key);
-        CHECK(c->key == rc_contact_key(c->shape_a, c->shape_b, c->feature));
+        CHECK(c->key == rcm_contact_key(c->shape_a, c->shape_b, c->feature));
         CHECK(c->body_a == a->body && c->body_b == b->body);
         CHECK(c->body_b != RC_GROUND && c->body_a != c->body_b);
         CHECK(c->body_a == RC_GROUND || c->shape_a < c->shape_b);
-        CHECK(c->feature >= 0 && c->feature < rc_shape_feature_count(a, b));
+        CHECK(c->feature >= 0 && c->feature < rcm_shape_feature_count(a, b));
         CHECK(c->law >= 0 && c->law < w->nlaws);
         CHECK_NEAR(hypot(c->n[0], c->n[1]), 1.0, 1e-12);
         double t[2], Ha[2][3], Hb[2][3];   /* the stored n, Hr and the rows built from them */
-        rc_contact_tangent(c, t);
-        rc_contact_jacobian(c, Ha, Hb);
+        rcm_contact_tangent(c, t);
+        rcm_contact_jacobian(c, Ha, Hb);
         CHECK(t[0] == c->n[1] && t[1] == -c->n[0]);
         CHECK(c->id == 0 && c->active == 0 && c->p[0] == 0.0 && c->p[1] == 0.0);
         if (c->body_a == RC_GROUND) {
@@ -208,8 +208,8 @@ static void check_jacobians(rc_world *w, int *failed)
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &c0[k];
         double Ha[2][3], Hb[2][3], t[2];   /* H rebuilt from n and Hr */
-        rc_contact_jacobian(c, Ha, Hb);
-        rc_contact_tangent(c, t);
+        rcm_contact_jacobian(c, Ha, Hb);
+        rcm_contact_tangent(c, t);
         for (int side = 0; side < 2; side++) {
             int body = side ? c->body_b : c->body_a;
             double (*H)[3] = side ? Hb : Ha;
@@ -344,7 +344,7 @@ RC_TEST(disk_disk)
     add_disk(w, b, 1.0, 0, 0); add_disk(w, b, 1.0, 0.5, 0);
     detect(w, failed);
     CHECK(w->ncontacts == 0);
-    CHECK(rc_shape_feature_count(&w->shapes[0], &w->shapes[1]) == 0);
+    CHECK(rcm_shape_feature_count(&w->shapes[0], &w->shapes[1]) == 0);
     rc_world_destroy(w);
 }
 
@@ -430,7 +430,7 @@ RC_TEST(polygon_halfplane)
     }
     set_q(w, b, 0.5, 0.3, 0.2);   /* two vertices below the floor */
     check_jacobians(w, failed);
-    CHECK(rc_shape_feature_count(&w->shapes[hp], &w->shapes[p]) == 4);
+    CHECK(rcm_shape_feature_count(&w->shapes[hp], &w->shapes[p]) == 4);
     rc_world_destroy(w);
 }
 
@@ -439,7 +439,7 @@ RC_TEST(polygon_segment)
     rc_world *w = mk_world(0.01);
     int b = add_body(w, 0.0, 1.5, 0.0), p = add_box(w, b, 1, 1, 0, 0);
     int sg = add_seg(w, -3.0, 0.0, 3.0, 0.0, 0.2);
-    CHECK(rc_shape_feature_count(&w->shapes[sg], &w->shapes[p]) == 6);
+    CHECK(rcm_shape_feature_count(&w->shapes[sg], &w->shapes[p]) == 6);
     detect(w, failed);
     CHECK(w->ncontacts == 0);
     add_rule(w, RC_RULE_BODIES, RC_GROUND, b, 0, "seg");
@@ -509,7 +509,7 @@ RC_TEST(polygon_polygon)
         int p1 = add_ngon(w, b1, 3 + k % 4, 1.0, urand(0, 1)), p2 = add_ngon(w, b2, 4 + k % 3, 0.8, urand(0, 1));
         add_rule(w, RC_RULE_BODIES, b1, b2, 0, "pp");
         check_jacobians(w, failed);
-        CHECK(w->ncontacts == rc_shape_feature_count(&w->shapes[p1], &w->shapes[p2]));
+        CHECK(w->ncontacts == rcm_shape_feature_count(&w->shapes[p1], &w->shapes[p2]));
         CHECK(w->ncontacts == w->nslots);
         rc_world_destroy(w);
     }
@@ -606,16 +606,16 @@ RC_TEST(feature_counts)
     int d = add_disk(w, b1, 1, 0, 0), pt = add_point(w, b2, 0, 0), p5 = add_ngon(w, b2, 5, 1, 0);
     int p3 = add_ngon(w, b1, 3, 1, 0), hp = add_half(w, 0, 0, 0, 1), sg = add_seg(w, 0, 0, 1, 0, 0);
     const rc_shape *S = w->shapes;
-    CHECK(rc_shape_feature_count(&S[d], &S[pt]) == 1);
-    CHECK(rc_shape_feature_count(&S[d], &S[p5]) == 1);
-    CHECK(rc_shape_feature_count(&S[p5], &S[d]) == 1);
-    CHECK(rc_shape_feature_count(&S[hp], &S[d]) == 1);
-    CHECK(rc_shape_feature_count(&S[sg], &S[pt]) == 1);
-    CHECK(rc_shape_feature_count(&S[hp], &S[p5]) == 5);
-    CHECK(rc_shape_feature_count(&S[p5], &S[sg]) == 7);
-    CHECK(rc_shape_feature_count(&S[p3], &S[p5]) == 8);
-    CHECK(rc_shape_feature_count(&S[p3], &S[d]) == 0);     /* same body */
-    CHECK(rc_shape_feature_count(&S[hp], &S[sg]) == 0);    /* ground-ground */
+    CHECK(rcm_shape_feature_count(&S[d], &S[pt]) == 1);
+    CHECK(rcm_shape_feature_count(&S[d], &S[p5]) == 1);
+    CHECK(rcm_shape_feature_count(&S[p5], &S[d]) == 1);
+    CHECK(rcm_shape_feature_count(&S[hp], &S[d]) == 1);
+    CHECK(rcm_shape_feature_count(&S[sg], &S[pt]) == 1);
+    CHECK(rcm_shape_feature_count(&S[hp], &S[p5]) == 5);
+    CHECK(rcm_shape_feature_count(&S[p5], &S[sg]) == 7);
+    CHECK(rcm_shape_feature_count(&S[p3], &S[p5]) == 8);
+    CHECK(rcm_shape_feature_count(&S[p3], &S[d]) == 0);     /* same body */
+    CHECK(rcm_shape_feature_count(&S[hp], &S[sg]) == 0);    /* ground-ground */
     rc_world_destroy(w);
 }
 
@@ -730,17 +730,17 @@ static void brute_disks(rc_world *w, int nd, int hp, int sg, int *failed)
         if (S[i].type != RC_SHAPE_DISK) continue;
         const double *ci = w->q + w->bodies[S[i].body].iq, ri = S[i].radius;
         double gh = (ci[1] - H->point[1]) - ri;                 /* floor y = point_y, normal (0,1) */
-        if (gh <= m && nb < cap) { keys[nb] = rc_contact_key(hp, i, 0); gaps[nb++] = gh; }
+        if (gh <= m && nb < cap) { keys[nb] = rcm_contact_key(hp, i, 0); gaps[nb++] = gh; }
         double ex = G->b[0] - G->a[0], ey = G->b[1] - G->a[1];
         double s = ((ci[0] - G->a[0]) * ex + (ci[1] - G->a[1]) * ey) / (ex * ex + ey * ey);
         s = fmin(1.0, fmax(0.0, s));
         double gs = hypot(ci[0] - G->a[0] - s * ex, ci[1] - G->a[1] - s * ey) - ri - G->radius;
-        if (gs <= m && nb < cap) { keys[nb] = rc_contact_key(sg, i, 0); gaps[nb++] = gs; }
+        if (gs <= m && nb < cap) { keys[nb] = rcm_contact_key(sg, i, 0); gaps[nb++] = gs; }
         for (int j = i + 1; j < w->nshapes; j++) {
             if (S[j].type != RC_SHAPE_DISK) continue;
             const double *cj = w->q + w->bodies[S[j].body].iq;
             double g = hypot(cj[0] - ci[0], cj[1] - ci[1]) - ri - S[j].radius;
-            if (g <= m && nb < cap) { keys[nb] = rc_contact_key(i, j, 0); gaps[nb++] = g; }
+            if (g <= m && nb < cap) { keys[nb] = rcm_contact_key(i, j, 0); gaps[nb++] = g; }
         }
     }
     CHECK(nb < cap);
@@ -813,7 +813,7 @@ RC_TEST(broadphase_mixed)
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
             const rc_shape *a = &w->shapes[i], *b = &w->shapes[j];
-            if (rc_shape_feature_count(a, b) == 0) continue;
+            if (rcm_shape_feature_count(a, b) == 0) continue;
             rc_world *v = mk_world(0.05);
             int ids[2] = { i, j }, loc[2];
             for (int k = 0; k < 2; k++) {
@@ -827,8 +827,8 @@ RC_TEST(broadphase_mixed)
                 rc_shape_get_def(w, ids[k], NULL, &d);
                 loc[k] = add_shape(v, body, &d);
             }
-            rc_collide_update_shapes(v);
-            CHECK_OK(rc_collide_detect(v));
+            rcc_update_shapes(v);
+            CHECK_OK(rcc_detect(v));
             total += v->ncontacts;
             int sa = a->body == RC_GROUND || b->body != RC_GROUND ? i : j, sb = sa == i ? j : i;
             if (count_pair(w, sa, sb) != v->ncontacts) mismatch++;
@@ -880,7 +880,7 @@ static int brute_force_all(rc_world *w, int skip, int *failed)
     const rc_shape *S = w->shapes;
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
-            if (i == skip || j == skip || rc_shape_feature_count(&S[i], &S[j]) == 0) continue;
+            if (i == skip || j == skip || rcm_shape_feature_count(&S[i], &S[j]) == 0) continue;
             int ids[2] = { i, j };
             const rc_shape *g = S[i].body == RC_GROUND ? &S[i] : S[j].body == RC_GROUND ? &S[j] : NULL;
             const rc_shape *o = g == &S[i] ? &S[j] : &S[i];
@@ -903,13 +903,13 @@ static int brute_force_all(rc_world *w, int skip, int *failed)
                 rc_shape_get_def(w, ids[k], NULL, &d);
                 loc[k] = add_shape(v, body, &d);
             }
-            rc_collide_update_shapes(v);
-            CHECK_OK(rc_collide_detect(v));
+            rcc_update_shapes(v);
+            CHECK_OK(rcc_detect(v));
             for (int k = 0; k < v->ncontacts; k++) {
                 const rc_contact *c = &v->contacts[k];
                 int sa = c->shape_a == loc[0] ? i : j, sb = sa == i ? j : i;
                 if (nr == cap) { cap *= 2; ref = realloc(ref, (size_t)cap * sizeof *ref); }
-                ref_contact r = { rc_contact_key(sa, sb, c->feature), c->gN, { c->n[0], c->n[1] },
+                ref_contact r = { rcm_contact_key(sa, sb, c->feature), c->gN, { c->n[0], c->n[1] },
                                   { c->point[0], c->point[1] }, c->law };
                 ref[nr++] = r;
             }

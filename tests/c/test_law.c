@@ -13,14 +13,14 @@ static void check_solution(int *failed, const double W[4], const double b[2], do
     CHECK(fabs(p[1]) <= mu * p[0] + 1e-12 * scale);
     CHECK(mu * fabs(wt[1]) <= wt[0] + 1e-12 * scale);          /* w~ in K* */
     CHECK_NEAR(p[0] * wt[0] + p[1] * wt[1], 0.0, 1e-12 * scale * scale);
-    CHECK(rc_fc2d_residual(w, p, mu) <= 1e-12 * scale);
+    CHECK(rcn_fc2d_residual(w, p, mu) <= 1e-12 * scale);
 }
 
 RC_TEST(take_off)
 {
     const double W[4] = { 2.0, 0.3, 0.3, 1.5 }, b[2] = { 0.4, -3.0 };
     double p[2];
-    CHECK(rc_fc2d_local_solve(W, b, 0.5, p) == 0);
+    CHECK(rcn_fc2d_local_solve(W, b, 0.5, p) == 0);
     CHECK(p[0] == 0.0 && p[1] == 0.0);
     check_solution(failed, W, b, 0.5, p);
 }
@@ -30,7 +30,7 @@ RC_TEST(stick)
     /* approaching slowly with little tangential slip: friction holds */
     const double W[4] = { 2.0, 0.3, 0.3, 1.5 }, b[2] = { -1.0, 0.1 };
     double p[2];
-    CHECK(rc_fc2d_local_solve(W, b, 0.5, p) == 1);
+    CHECK(rcn_fc2d_local_solve(W, b, 0.5, p) == 1);
     double w[2] = { W[0] * p[0] + W[1] * p[1] + b[0], W[2] * p[0] + W[3] * p[1] + b[1] };
     CHECK_NEAR(w[0], 0.0, 1e-14);
     CHECK_NEAR(w[1], 0.0, 1e-14);
@@ -43,7 +43,7 @@ RC_TEST(slide)
     for (int sgn = -1; sgn <= 1; sgn += 2) {
         const double b[2] = { -1.0, 3.0 * sgn };
         double p[2];
-        CHECK(rc_fc2d_local_solve(W, b, 0.2, p) == 2);
+        CHECK(rcn_fc2d_local_solve(W, b, 0.2, p) == 2);
         CHECK_NEAR(fabs(p[1]), 0.2 * p[0], 1e-14);
         CHECK(p[1] * sgn < 0.0);    /* friction opposes sliding */
         double w[2] = { W[0] * p[0] + W[1] * p[1] + b[0], W[2] * p[0] + W[3] * p[1] + b[1] };
@@ -57,7 +57,7 @@ RC_TEST(frictionless)
 {
     const double W[4] = { 2.0, 0.3, 0.3, 1.5 }, b[2] = { -1.0, 3.0 };
     double p[2];
-    rc_fc2d_local_solve(W, b, 0.0, p);
+    rcn_fc2d_local_solve(W, b, 0.0, p);
     CHECK_NEAR(p[0], 0.5, 1e-15);
     CHECK(p[1] == 0.0);
     check_solution(failed, W, b, 0.0, p);
@@ -75,7 +75,7 @@ RC_TEST(random_problems)
         const double b[2] = { (r[3] - 0.7) * 4, (r[4] - 0.5) * 4 };
         double mu = r[5];
         double p[2];
-        rc_fc2d_local_solve(W, b, mu, p);
+        rcn_fc2d_local_solve(W, b, mu, p);
         check_solution(failed, W, b, mu, p);
         if (*failed) { fprintf(stderr, "  problem %d\n", k); return; }
     }
@@ -84,17 +84,17 @@ RC_TEST(random_problems)
 RC_TEST(projection)
 {
     double p[2] = { 1.0, 5.0 };
-    rc_fc2d_project(0.5, p);       /* onto the boundary ray (1, 0.5)/|.| */
+    rcm_fc2d_project(0.5, p);       /* onto the boundary ray (1, 0.5)/|.| */
     CHECK_NEAR(p[0], (1.0 + 2.5) / 1.25, 1e-15);
     CHECK_NEAR(p[1], 0.5 * p[0], 1e-15);
     double q[2] = { -3.0, 1.0 };   /* in the polar cone */
-    rc_fc2d_project(0.5, q);
+    rcm_fc2d_project(0.5, q);
     CHECK(q[0] == 0.0 && q[1] == 0.0);
     double m[2] = { -3.35, 0.0 };  /* frictionless cone, negative normal: 0 */
-    rc_fc2d_project(0.0, m);
+    rcm_fc2d_project(0.0, m);
     CHECK(m[0] == 0.0 && m[1] == 0.0);
     double r[2] = { 2.0, -0.5 };   /* inside */
-    rc_fc2d_project(0.5, r);
+    rcm_fc2d_project(0.5, r);
     CHECK(r[0] == 2.0 && r[1] == -0.5);
 }
 

@@ -25,8 +25,8 @@ RC_TEST(dense_cholesky_solves)
         for (int j = 0; j < n; j++) b[i] += A[i * n + j] * x[j];
     }
     for (int i = 0; i < n * n; i++) F[i] = A[i];
-    CHECK_OK(rc_chol_factor(n, F));
-    CHECK_OK(rc_chol_solve(n, F, 1, b));
+    CHECK_OK(rcl_chol_factor(n, F));
+    CHECK_OK(rcl_chol_solve(n, F, 1, b));
     for (int i = 0; i < n; i++) CHECK_NEAR(b[i], x[i], 1e-13);
 }
 
@@ -42,15 +42,15 @@ RC_TEST(banded_cholesky_matches_dense)
         b[i] = 0.0;
         for (int j = 0; j < n; j++) b[i] += A[i * n + j] * x[j];
     }
-    CHECK_OK(rc_band_chol_factor(n, kd, ab));
-    CHECK_OK(rc_band_chol_solve(n, kd, ab, 1, b));
+    CHECK_OK(rcl_band_chol_factor(n, kd, ab));
+    CHECK_OK(rcl_band_chol_solve(n, kd, ab, 1, b));
     for (int i = 0; i < n; i++) CHECK_NEAR(b[i], x[i], 1e-12);
 }
 
 RC_TEST(not_positive_definite_is_reported)
 {
     double A[4] = { 1.0, 2.0, 2.0, 1.0 };   /* eigenvalues 3, -1 */
-    CHECK(rc_chol_factor(2, A) == RC_ERR_ARG);
+    CHECK(rcl_chol_factor(2, A) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "not positive definite") != NULL);
 }
 

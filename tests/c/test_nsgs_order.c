@@ -127,7 +127,7 @@ static int colouring_ok(const rc_world *w, int *ncolours)
 
 RC_TEST(colour_order_two_threads_bit_identical_to_one)
 {
-    rc_nsgs_parallel_min = 0;   /* share every colour between the threads, however small */
+    rcn_nsgs_parallel_min = 0;   /* share every colour between the threads, however small */
     pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0, 2 }, o2 = o1;   /* residual every 2 sweeps */
     o2.threads = 2;
     rc_world *a = pile(48, &o1), *b = pile(48, &o2);
@@ -160,7 +160,7 @@ RC_TEST(colour_order_two_threads_bit_identical_to_one)
     else CHECK(sb.parallel_steps == 0);
     rc_world_destroy(a);
     rc_world_destroy(b);
-    rc_nsgs_parallel_min = 512;
+    rcn_nsgs_parallel_min = 512;
 }
 
 RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
@@ -170,13 +170,13 @@ RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
      * goes on on this thread. Make every team look slow (it must beat 1e-9
      * times the one-thread cost) so that every step switches: three ways of
      * sweeping in one step, the numbers of threads = 1. */
-    rc_nsgs_parallel_min = 0;
-    rc_nsgs_team_margin = 1e-9;
+    rcn_nsgs_parallel_min = 0;
+    rcn_nsgs_team_margin = 1e-9;
     pile_opts o1 = { RC_ORDER_COLOUR, 1, 1e-6, 200, 0, 0, 3 }, o2 = o1;
     o2.threads = 2;
     rc_world *a = pile(48, &o1), *b = pile(48, &o2);
     CHECK(a && b);
-    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rc_nsgs_parallel_min = 512; rc_nsgs_team_margin = 1.0; return; }
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rcn_nsgs_parallel_min = 512; rcn_nsgs_team_margin = 1.0; return; }
     rc_sim_def sd;
     rc_world_get_sim_def(b, &sd);
     sd.solver.adaptive_threads = 1;
@@ -199,8 +199,8 @@ RC_TEST(colour_order_team_stopping_mid_step_gives_the_same_numbers)
     CHECK(b->par_backoff >= 16);   /* the fallbacks were recorded */
     rc_world_destroy(a);
     rc_world_destroy(b);
-    rc_nsgs_parallel_min = 512;
-    rc_nsgs_team_margin = 1.0;
+    rcn_nsgs_parallel_min = 512;
+    rcn_nsgs_team_margin = 1.0;
 }
 
 RC_TEST(colour_order_without_closed_form_runs_on_one_thread_same_numbers)
@@ -325,7 +325,7 @@ RC_TEST(orders_allocate_nothing_in_steady_state)
         /* settled: the contact count has stopped growing (the kernel's lists
          * grow by a quarter, so a pile still compacting reallocates them) */
         for (int k = 0; k < 600; k++) CHECK_OK(rc_world_step(w));
-        rc_nsgs_parallel_min = 0;   /* the thread team too */
+        rcn_nsgs_parallel_min = 0;   /* the thread team too */
         CHECK_OK(rc_world_step(w));
         uint64_t a = rc_alloc_count();
         const int *sweep = w->sweep;
@@ -333,7 +333,7 @@ RC_TEST(orders_allocate_nothing_in_steady_state)
         for (int k = 0; k < 100; k++) CHECK_OK(rc_world_step(w));
         CHECK(rc_alloc_count() == a);
         CHECK(w->sweep == sweep && w->cap_sweep == cap && cap >= w->nactive && w->nactive > 40);
-        rc_nsgs_parallel_min = 512;
+        rcn_nsgs_parallel_min = 512;
         rc_world_destroy(w);
     }
 }

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-size_t rc_utf8_seq(const char *s);   /* src/io/files.c (internal) */
+size_t rco_utf8_seq(const char *s);   /* src/io/files.c (internal) */
 
 #define H 1e-3
 
@@ -1052,15 +1052,15 @@ RC_TEST(run_json_without_room_for_a_new_file)
 RC_TEST(names_are_utf8_and_distinct)
 {
     /* the UTF-8 decoder: well-formed sequences and the classic ill-formed ones */
-    CHECK(rc_utf8_seq("a") == 1 && rc_utf8_seq("") == 1);
-    CHECK(rc_utf8_seq("\xc3\xa9") == 2 && rc_utf8_seq("\xe2\x82\xac") == 3);
-    CHECK(rc_utf8_seq("\xf0\x9f\x98\x80") == 4);
-    CHECK(rc_utf8_seq("\xff") == 0 && rc_utf8_seq("\x80") == 0);
-    CHECK(rc_utf8_seq("\xc0\x80") == 0 && rc_utf8_seq("\xc1\xbf") == 0);   /* overlong */
-    CHECK(rc_utf8_seq("\xe0\x80\x80") == 0 && rc_utf8_seq("\xf0\x8f\xbf\xbf") == 0);
-    CHECK(rc_utf8_seq("\xed\xa0\x80") == 0);                                /* surrogate */
-    CHECK(rc_utf8_seq("\xf4\x90\x80\x80") == 0 && rc_utf8_seq("\xf5\x80\x80\x80") == 0);
-    CHECK(rc_utf8_seq("\xe2\x82") == 0 && rc_utf8_seq("\xc3") == 0);         /* cut short */
+    CHECK(rco_utf8_seq("a") == 1 && rco_utf8_seq("") == 1);
+    CHECK(rco_utf8_seq("\xc3\xa9") == 2 && rco_utf8_seq("\xe2\x82\xac") == 3);
+    CHECK(rco_utf8_seq("\xf0\x9f\x98\x80") == 4);
+    CHECK(rco_utf8_seq("\xff") == 0 && rco_utf8_seq("\x80") == 0);
+    CHECK(rco_utf8_seq("\xc0\x80") == 0 && rco_utf8_seq("\xc1\xbf") == 0);   /* overlong */
+    CHECK(rco_utf8_seq("\xe0\x80\x80") == 0 && rco_utf8_seq("\xf0\x8f\xbf\xbf") == 0);
+    CHECK(rco_utf8_seq("\xed\xa0\x80") == 0);                                /* surrogate */
+    CHECK(rco_utf8_seq("\xf4\x90\x80\x80") == 0 && rco_utf8_seq("\xf5\x80\x80\x80") == 0);
+    CHECK(rco_utf8_seq("\xe2\x82") == 0 && rco_utf8_seq("\xc3") == 0);         /* cut short */
 
     char *tmp = make_tmpdir();
     CHECK(tmp != NULL);

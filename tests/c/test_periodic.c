@@ -78,8 +78,8 @@ static int add_half(rc_world *w, double py)
 
 static void detect(rc_world *w, int *failed)
 {
-    rc_collide_update_shapes(w);
-    CHECK_OK(rc_collide_detect(w));
+    rcc_update_shapes(w);
+    CHECK_OK(rcc_detect(w));
 }
 
 typedef struct ref_contact { uint64_t key; double gN, n[2], point[2]; } ref_contact;
@@ -101,7 +101,7 @@ static int brute_force_periodic(rc_world *w, int *failed)
     const rc_shape *S = w->shapes;
     for (int i = 0; i < w->nshapes; i++)
         for (int j = i + 1; j < w->nshapes; j++) {
-            if (rc_shape_feature_count(&S[i], &S[j]) == 0) continue;
+            if (rcm_shape_feature_count(&S[i], &S[j]) == 0) continue;
             /* A: the ground shape, else the lower index; B is moved */
             int sa = S[j].body == RC_GROUND ? j : i, sb = sa == i ? j : i;
             int found = 0;
@@ -127,13 +127,13 @@ static int brute_force_periodic(rc_world *w, int *failed)
                     }
                     must(rc_shape_create(v, body, &sd, NULL));
                 }
-                rc_collide_update_shapes(v);
-                CHECK_OK(rc_collide_detect(v));
+                rcc_update_shapes(v);
+                CHECK_OK(rcc_detect(v));
                 if (v->ncontacts) found++;
                 for (int k = 0; k < v->ncontacts; k++) {
                     const rc_contact *c = &v->contacts[k];
                     if (nr == cap) { cap *= 2; ref = realloc(ref, (size_t)cap * sizeof *ref); }
-                    ref_contact r = { rc_contact_key(sa, sb, c->feature), c->gN, { c->n[0], c->n[1] },
+                    ref_contact r = { rcm_contact_key(sa, sb, c->feature), c->gN, { c->n[0], c->n[1] },
                                       { c->point[0], c->point[1] } };
                     ref[nr++] = r;
                 }
@@ -251,7 +251,7 @@ RC_TEST(periodic_jacobians_across_the_seam)
         const rc_contact *c = &c0[k];
         CHECK(c->gN < 0.05 && c->gN > -0.05);
         double Ha[2][3], Hb[2][3];   /* H rebuilt from n and Hr */
-        rc_contact_jacobian(c, Ha, Hb);
+        rcm_contact_jacobian(c, Ha, Hb);
         for (int side = 0; side < 2; side++) {
             int body = side ? c->body_b : c->body_a;
             double (*H)[3] = side ? Hb : Ha;
@@ -414,8 +414,8 @@ RC_TEST(periodic_errors)
     rc_shape_def sd = rc_default_shape_def();
     sd.type = RC_SHAPE_DISK; sd.radius = 0.3; sd.name = "boulder";
     must(rc_shape_create(w, b, &sd, NULL));
-    rc_collide_update_shapes(w);
-    CHECK(rc_collide_detect(w) == RC_ERR_ARG);
+    rcc_update_shapes(w);
+    CHECK(rcc_detect(w) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "boulder") != NULL && strstr(rc_last_error(), "half the cell") != NULL);
     rc_world_destroy(w);
 }

@@ -61,8 +61,8 @@ RC_TEST(edge_edge_two_points_at_the_ends_of_the_overlap)
     int a = add_body(w, 0.0, 0.0, 1.0, 1.0), b = add_body(w, 0.7, 1.0 - 0.002, 1.0, 1.0);
     add_box(w, a, 0.5, 0.5, 0, 0);    /* top edge y = 0.5, x in [-0.5, 0.5] */
     add_box(w, b, 0.5, 0.5, 0, 0);    /* bottom edge y = 0.498, x in [0.2, 1.2] */
-    rc_collide_update_shapes(w);
-    CHECK_OK(rc_collide_detect(w));
+    rcc_update_shapes(w);
+    CHECK_OK(rcc_detect(w));
     /* common segment x in [0.2, 0.5]: the vertex of B at 0.2, the vertex of A at 0.5 */
     check_two_points(w, 0.2, 0.5, 0.5, -0.002, failed);
     rc_world_destroy(w);
@@ -77,8 +77,8 @@ RC_TEST(edge_edge_on_a_glued_polygon)
     add_box(w, RC_GROUND, 1.0, 0.25, 3.0, -0.25);    /* fixed: top y = 0, x in [2, 4] */
     int b = add_body(w, 1.8, 0.1 + 0.001, 1.0, 1.0);
     add_box(w, b, 0.4, 0.1, 0, 0);                  /* bottom y = 0.001, x in [1.4, 2.2] */
-    rc_collide_update_shapes(w);
-    CHECK_OK(rc_collide_detect(w));
+    rcc_update_shapes(w);
+    CHECK_OK(rcc_detect(w));
     check_two_points(w, 2.0, 2.2, 0.0, 0.001, failed);
     rc_world_destroy(w);
 }

@@ -5,7 +5,7 @@
  * checks below hold in every build. */
 #define _POSIX_C_SOURCE 200809L
 #include "rc_test.h"
-#include "nonsmooth/nonsmooth.h"   /* rc_nsgs_parallel_min: a small pile shares its colours */
+#include "nonsmooth/nonsmooth.h"   /* rcn_nsgs_parallel_min: a small pile shares its colours */
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,7 +111,7 @@ static int process_threads(void)
 static void quiet(void *user, const char *msg) { (void)user; (void)msg; }
 
 /* 48 disks resting on a floor in 8 columns, coloured NSGS on 2 threads,
- * every colour shared (the test sets rc_nsgs_parallel_min = 0). */
+ * every colour shared (the test sets rcn_nsgs_parallel_min = 0). */
 static rc_world *threaded_pile(int *failed)
 {
     rc_world_def wd = rc_default_world_def();
@@ -152,11 +152,11 @@ static rc_world *threaded_pile(int *failed)
 RC_TEST(defect5_the_last_threaded_world_shuts_the_team_down)
 {
     if (!rc_openmp()) return;   /* no team without OpenMP */
-    rc_nsgs_parallel_min = 0;
+    rcn_nsgs_parallel_min = 0;
     const int alone = process_threads();   /* (OpenBLAS may have threads of its own) */
     CHECK(alone >= 1);
     rc_world *a = threaded_pile(failed), *b = threaded_pile(failed);
-    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rc_nsgs_parallel_min = 512; return; }
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); rcn_nsgs_parallel_min = 512; return; }
     for (int i = 0; i < 3; i++) { CHECK_OK(rc_world_step(a)); CHECK_OK(rc_world_step(b)); }
     rc_run_stats st;
     CHECK_OK(rc_world_run_stats(a, &st));
@@ -173,7 +173,7 @@ RC_TEST(defect5_the_last_threaded_world_shuts_the_team_down)
         rc_world_destroy(c);
         CHECK(process_threads() == alone);
     }
-    rc_nsgs_parallel_min = 512;
+    rcn_nsgs_parallel_min = 512;
 }
 
 /* Finite inputs that can only overflow or never end are refused (C API). */
