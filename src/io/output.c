@@ -279,34 +279,12 @@ static void rc_output_free(rc_world *w);
  * step through this table (the step itself writes no file). */
 static const rc_part output_part = { rc_output_free, NULL, rc_output_row };
 
-rc_status rc_output_open(rc_world *w, const rc_output_def *def)
+/* rc_output_open's parts: each frees o and returns the status on failure. */
+
+/* The folder (trailing slashes stripped, "/" kept) and the files' paths,
+ * the scenario and the parameters. */
+static rc_status output_paths(struct rc_output *o, const rc_output_def *def, int params_blank)
 {
-    if (!w) return rc_set_error(RC_ERR_ARG, "rc_output_open: world is NULL");
-    if (!def) return rc_set_error(RC_ERR_ARG, "rc_output_open: def is NULL");
-    if (!def->dir || !def->dir[0])
-        return rc_set_error(RC_ERR_ARG, "rc_output_open: dir must be a non-empty path");
-    if (def->every < 1)
-        return rc_set_error(RC_ERR_ARG, "rc_output_open: every must be >= 1 (got %d)", def->every);
-    int params_blank = 0;
-    if (def->params_json) {
-        int c = rc__check_params(def->params_json);
-        if (c < 0)
-            return rc_set_error(RC_ERR_ARG, "rc_output_open: params_json must be a JSON object");
-        params_blank = c == 1;
-    }
-    if (w->out)
-        return rc_set_error(RC_ERR_STATE, "rc_output_open: the output is already open (%s)",
-                            w->out->dir);
-
-    struct rc_output *o = rcb_malloc(sizeof *o);
-    if (!o) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
-    memset(o, 0, sizeof *o);
-    o->every = def->every;
-    o->io_status = RC_OK;
-    o->fd = -1;
-    o->lock_fd = -1;
-    o->T = NAN;
-
     /* paths: strip trailing slashes (but keep "/") */
     size_t n = strlen(def->dir);
     while (n > 1 && def->dir[n - 1] == '/') n--;
@@ -327,7 +305,13 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     if (!o->csv_path || !o->json_path || !o->json_tmp || !o->lock_path) RC__NOMEM();
     if (def->scenario && !(o->scenario = rcb_strdup(def->scenario))) RC__NOMEM();
     if (def->params_json && !params_blank && !(o->params = rcb_strdup(def->params_json))) RC__NOMEM();
+    return RC_OK;
+}
 
+/* The history's columns: fixed, named bodies, named contacts, named
+ * joints' forces, the joints' work. */
+static rc_status output_columns(struct rc_output *o, rc_world *w)
+{
     /* columns: the named bodies' (a pile's grains have no name) */
     int nb = rc_body_count(w), nnamed = 0;
     for (int id = 0; id < nb; id++) {
@@ -413,8 +397,43 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         if (!(o->cols[o->ncols] = rcb_strdup(i ? "W_proj" : "W_J"))) RC__NOMEM();
         o->ncols++;
     }
+    return RC_OK;
+}
 
-    rc_status s = rc__check_columns(o, w);
+rc_status rc_output_open(rc_world *w, const rc_output_def *def)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_output_open: world is NULL");
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_output_open: def is NULL");
+    if (!def->dir || !def->dir[0])
+        return rc_set_error(RC_ERR_ARG, "rc_output_open: dir must be a non-empty path");
+    if (def->every < 1)
+        return rc_set_error(RC_ERR_ARG, "rc_output_open: every must be >= 1 (got %d)", def->every);
+    int params_blank = 0;
+    if (def->params_json) {
+        int c = rc__check_params(def->params_json);
+        if (c < 0)
+            return rc_set_error(RC_ERR_ARG, "rc_output_open: params_json must be a JSON object");
+        params_blank = c == 1;
+    }
+    if (w->out)
+        return rc_set_error(RC_ERR_STATE, "rc_output_open: the output is already open (%s)",
+                            w->out->dir);
+
+    struct rc_output *o = rcb_malloc(sizeof *o);
+    if (!o) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
+    memset(o, 0, sizeof *o);
+    o->every = def->every;
+    o->io_status = RC_OK;
+    o->fd = -1;
+    o->lock_fd = -1;
+    o->T = NAN;
+
+    rc_status s = output_paths(o, def, params_blank);   /* on failure o is freed */
+    if (s != RC_OK) return s;
+    s = output_columns(o, w);
+    if (s != RC_OK) return s;
+
+    s = rc__check_columns(o, w);
     if (s != RC_OK) { rc__output_destroy(o); return s; }
 
     /* row buffer, also used for the header */

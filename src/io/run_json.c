@@ -122,6 +122,67 @@ static rc_status rc__json_commit(struct rc_output *o, const char *text, size_t l
     return rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->json_tmp, strerror(e));
 }
 
+/* run.json's sections (rco_write_json): the scheme and the solver, with the
+ * solver's figures; the joints. sim is read only when have_sim. */
+static void json_settings(FILE *f, int have_sim, const rc_sim_def *sim, const rc_run_stats *st)
+{
+    rc__json_key(f, 1, "scheme");
+    if (!have_sim) fputs("null", f);
+    else rc__json_str(f, sim->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
+                         : sim->scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
+    fputs(",\n", f);
+    rc__json_key(f, 1, "theta"); rc__json_num(f, have_sim ? sim->theta : NAN); fputs(",\n", f);
+    rc__json_key(f, 1, "h"); rc__json_num(f, have_sim ? sim->h : NAN); fputs(",\n", f);
+    rc__json_key(f, 1, "activation");
+    if (!have_sim) fputs("null", f);
+    else rc__json_str(f, sim->activation == RC_ACTIVATE_ANTICIPATE ? "anticipate" : "gap");
+    fputs(",\n", f);
+    rc__json_key(f, 1, "gamma"); rc__json_num(f, have_sim ? sim->gamma : NAN); fputs(",\n", f);
+
+    rc__json_key(f, 1, "solver"); fputs("{\n", f);
+    rc__json_key(f, 2, "name");
+    if (!have_sim) fputs("null", f);
+    else rc__json_str(f, sim->solver.method == RC_SOLVER_UZAWA ? "uzawa" : "nsgs");
+    fputs(",\n", f);
+    rc__json_key(f, 2, "tol"); rc__json_num(f, have_sim ? sim->solver.tol : NAN); fputs(",\n", f);
+    rc__json_key(f, 2, "max_iter");
+    if (have_sim) fprintf(f, "%d", sim->solver.max_iter); else fputs("null", f);
+    fputs(",\n", f);
+    rc__json_key(f, 2, "on_fail");
+    if (!have_sim) fputs("null", f);
+    else rc__json_str(f, sim->solver.on_fail == RC_ON_FAIL_ERROR ? "error" : "warn");
+    fputs(",\n", f);
+    rc__json_key(f, 2, "warm_start");
+    fputs(!have_sim ? "null" : sim->solver.warm_start ? "true" : "false", f);
+    fputs(",\n", f);
+    rc__json_key(f, 2, "max_iterations"); fprintf(f, "%d", st->max_iterations); fputs(",\n", f);
+    rc__json_key(f, 2, "max_residual"); rc__json_num(f, st->max_residual); fputs(",\n", f);
+    rc__json_key(f, 2, "failures"); fprintf(f, "%ld", st->failures); fputs(",\n", f);
+    rc__json_key(f, 2, "local_solves"); fprintf(f, "%ld", st->local_solves); fputs(",\n", f);
+    rc__json_key(f, 2, "cpu_s"); rc__json_num(f, st->solver_cpu_s); fputs("\n", f);
+    fputs("  },\n", f);
+}
+
+static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *sim, const rc_run_stats *st)
+{
+    /* the joints: the paper's scheme or the projection, and what it left */
+    rc__json_key(f, 1, "joints"); fputs("{\n", f);
+    rc__json_key(f, 2, "count"); fprintf(f, "%d", rc_joint_count(w)); fputs(",\n", f);
+    rc__json_key(f, 2, "project_joints");
+    fputs(!have_sim ? "null" : sim->project_joints ? "true" : "false", f);
+    fputs(",\n", f);
+    rc__json_key(f, 2, "joint_jacobian");
+    if (!have_sim) fputs("null", f);
+    else {
+        rc_joint_jacobian at = rc_sim_joint_jacobian(sim);
+        rc__json_str(f, at == RC_JOINT_JACOBIAN_START ? "start" : at == RC_JOINT_JACOBIAN_MIDPOINT ? "midpoint" : "end");
+    }
+    fputs(",\n", f);
+    rc__json_key(f, 2, "max_pos_violation"); rc__json_num(f, st->max_joint_pos_violation); fputs(",\n", f);
+    rc__json_key(f, 2, "max_vel_violation"); rc__json_num(f, st->max_joint_vel_violation);
+    fputs("\n  },\n", f);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -177,41 +238,8 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     else fputs("null", f);
     fputs(",\n", f);
 
-    rc__json_key(f, 1, "scheme");
-    if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
-                         : sim.scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
-    fputs(",\n", f);
-    rc__json_key(f, 1, "theta"); rc__json_num(f, have_sim ? sim.theta : NAN); fputs(",\n", f);
-    rc__json_key(f, 1, "h"); rc__json_num(f, have_sim ? sim.h : NAN); fputs(",\n", f);
-    rc__json_key(f, 1, "activation");
-    if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim.activation == RC_ACTIVATE_ANTICIPATE ? "anticipate" : "gap");
-    fputs(",\n", f);
-    rc__json_key(f, 1, "gamma"); rc__json_num(f, have_sim ? sim.gamma : NAN); fputs(",\n", f);
+    json_settings(f, have_sim, &sim, &st);
 
-    rc__json_key(f, 1, "solver"); fputs("{\n", f);
-    rc__json_key(f, 2, "name");
-    if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim.solver.method == RC_SOLVER_UZAWA ? "uzawa" : "nsgs");
-    fputs(",\n", f);
-    rc__json_key(f, 2, "tol"); rc__json_num(f, have_sim ? sim.solver.tol : NAN); fputs(",\n", f);
-    rc__json_key(f, 2, "max_iter");
-    if (have_sim) fprintf(f, "%d", sim.solver.max_iter); else fputs("null", f);
-    fputs(",\n", f);
-    rc__json_key(f, 2, "on_fail");
-    if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim.solver.on_fail == RC_ON_FAIL_ERROR ? "error" : "warn");
-    fputs(",\n", f);
-    rc__json_key(f, 2, "warm_start");
-    fputs(!have_sim ? "null" : sim.solver.warm_start ? "true" : "false", f);
-    fputs(",\n", f);
-    rc__json_key(f, 2, "max_iterations"); fprintf(f, "%d", st.max_iterations); fputs(",\n", f);
-    rc__json_key(f, 2, "max_residual"); rc__json_num(f, st.max_residual); fputs(",\n", f);
-    rc__json_key(f, 2, "failures"); fprintf(f, "%ld", st.failures); fputs(",\n", f);
-    rc__json_key(f, 2, "local_solves"); fprintf(f, "%ld", st.local_solves); fputs(",\n", f);
-    rc__json_key(f, 2, "cpu_s"); rc__json_num(f, st.solver_cpu_s); fputs("\n", f);
-    fputs("  },\n", f);
 
     rc__json_key(f, 1, "steps"); fprintf(f, "%ld", rc_world_step_count(w)); fputs(",\n", f);
     rc__json_key(f, 1, "memory_bytes"); fprintf(f, "%zu", st.memory_bytes); fputs(",\n", f);
@@ -241,22 +269,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase);
     fputs("\n  },\n", f);
 
-    /* the joints: the paper's scheme or the projection, and what it left */
-    rc__json_key(f, 1, "joints"); fputs("{\n", f);
-    rc__json_key(f, 2, "count"); fprintf(f, "%d", rc_joint_count(w)); fputs(",\n", f);
-    rc__json_key(f, 2, "project_joints");
-    fputs(!have_sim ? "null" : sim.project_joints ? "true" : "false", f);
-    fputs(",\n", f);
-    rc__json_key(f, 2, "joint_jacobian");
-    if (!have_sim) fputs("null", f);
-    else {
-        rc_joint_jacobian at = rc_sim_joint_jacobian(&sim);
-        rc__json_str(f, at == RC_JOINT_JACOBIAN_START ? "start" : at == RC_JOINT_JACOBIAN_MIDPOINT ? "midpoint" : "end");
-    }
-    fputs(",\n", f);
-    rc__json_key(f, 2, "max_pos_violation"); rc__json_num(f, st.max_joint_pos_violation); fputs(",\n", f);
-    rc__json_key(f, 2, "max_vel_violation"); rc__json_num(f, st.max_joint_vel_violation);
-    fputs("\n  },\n", f);
+    json_joints(f, w, have_sim, &sim, &st);
 
     rc__json_key(f, 1, "columns"); fputs("[", f);
     for (int i = 0; i < o->ncols; i++) {
