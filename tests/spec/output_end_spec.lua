@@ -1,5 +1,5 @@
 -- output_end_spec.lua -- every way a run can end leaves valid, marked output
--- (src/io/output.c, src/cli/cli.c, lua/ricochet/init.lua, src/io/vtk.c): signals,
+-- (src/io/output.c, src/cli/cli.c, lua/ricochet/program.lua, src/io/vtk.c): signals,
 -- os.exit, write errors, an aborted sim:run, the folder lock, names. The files
 -- are read back afterwards by an independent reader (tests/spec/output_check.py:
 -- Python's json in strict mode, gzip, xml).

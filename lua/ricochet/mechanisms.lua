@@ -1,0 +1,488 @@
+-- ricochet/mechanisms.lua -- part of require "ricochet" (lua/ricochet/init.lua, which
+-- requires it in order): joints, springs, linear bodies and gap contacts (World methods).
+-- The module's shared locals come from ricochet.private, the argument checks
+-- from ricochet.check.
+
+local I = require "ricochet.private"
+local core, rc, check_law, World, Body, new_body = I.core, I.rc, I.check_law, I.World, I.Body, I.new_body
+local Ground, check_self, world_core, law_id = I.Ground, I.check_self, I.world_core, I.law_id
+local type, tostring, pairs, ipairs, setmetatable, getmetatable = type, tostring, pairs, ipairs, setmetatable, getmetatable
+local rawget, mtype, fmt = rawget, math.type, string.format
+local check = require "ricochet.check"
+local fail, isfinite, show, showkey, check_keys, check_table = check.fail, check.isfinite, check.show, check.showkey, check.check_keys, check.check_table
+local REQUIRED, number, integer, positive, nonneg, opt_name = check.REQUIRED, check.number, check.integer, check.positive, check.nonneg, check.opt_name
+local option, vec, check_fn = check.option, check.vec, check.check_fn
+
+-- Reference: docs/mechanisms.md.
+
+local Joint = { __name = "ricochet.joint" }
+Joint.__index = Joint
+rc.Joint = Joint
+function Joint.__tostring(j)
+    return fmt("ricochet.joint %d (%s)%s", j.id, j.type, j.name and (" '" .. j.name .. "'") or "")
+end
+
+local Spring = { __name = "ricochet.spring" }
+Spring.__index = Spring
+rc.Spring = Spring
+function Spring.__tostring(s)
+    return fmt("ricochet.%s %d%s", s.type == "torsional" and "torsion_spring" or "spring", s.id,
+               s.name and (" '" .. s.name .. "'") or "")
+end
+
+local Gap = { __name = "ricochet.gap" }
+Gap.__index = Gap
+rc.Gap = Gap
+function Gap.__tostring(g)
+    return fmt("ricochet.gap %d%s", g.id, g.name and (" '" .. g.name .. "'") or "")
+end
+
+local function describe_body(b)
+    if getmetatable(b) == Ground then return "the ground" end
+    return fmt("%sbody %d%s", b.kind == "linear" and "linear " or "", b.id, b.name and (" '" .. b.name .. "'") or "")
+end
+
+-- Side `which` ("A" or "B", argument [1] or [2]) of a joint or a spring: a
+-- rigid body of this world, or (side A only) the ground.
+local function rigid_side(fname, self, which, x, ground_ok, usage, key)
+    key = key or (which == "A" and "argument [1] (body A)" or "argument [2] (body B)")
+    if x == nil then fail(fname, "%s is required%s", key, usage and (": " .. usage) or "") end
+    local mt = getmetatable(x)
+    if mt ~= Body and mt ~= Ground then
+        fail(fname, "%s must be a body of this world%s (got %s)", key, ground_ok and " or w.ground" or "", show(x))
+    end
+    if rawget(x, "world") ~= self then fail(fname, "%s belongs to another world", key) end
+    if mt == Ground and not ground_ok then
+        if which == "B" and usage then
+            fail(fname, "%s must be a body, not the ground (give the ground as A: %s)", key, usage)
+        end
+        fail(fname, "%s must be a body, not the ground", key)
+    end
+    if mt == Body and x.kind ~= "rigid2d" then
+        fail(fname, "%s must be a rigid body (got the %s; a linear body touches the world through w:gap)",
+             key, describe_body(x))
+    end
+    return x
+end
+
+local function two_sides(fname, self, t, usage)
+    local a = rigid_side(fname, self, "A", t[1], true, usage)
+    local b = rigid_side(fname, self, "B", t[2], false, usage)
+    if a == b then fail(fname, "A and B are the same body (%s): give two different bodies", describe_body(a)) end
+    return a, b
+end
+
+-- Current q of a side ({0, 0, 0} for the ground).
+local function side_q(cw, side)
+    if side.id == core.GROUND then return { 0, 0, 0 } end
+    local q = core.body_state(cw, side.id)
+    return q
+end
+
+-- A world point in the frame of a side with state q.
+local function to_local(q, p)
+    local dx, dy = p[1] - q[1], p[2] - q[2]
+    local cs, sn = math.cos(q[3]), math.sin(q[3])
+    return { cs * dx + sn * dy, -sn * dx + cs * dy }
+end
+
+-- point_a, point_b from 'at' (a world point, both local points computed from
+-- the current state) or from 'point_a'/'point_b' (body frames).
+local function joint_points(fname, cw, t, a, b, required)
+    if t.at ~= nil then
+        if t.point_a ~= nil or t.point_b ~= nil then
+            fail(fname, "give either 'at' (a world point) or 'point_a'/'point_b' (points in A's and B's frames), not both")
+        end
+        local at = vec(fname, "at", t.at, 2, "{x, y}")
+        return to_local(side_q(cw, a), at), to_local(side_q(cw, b), at)
+    end
+    if required and (t.point_a == nil or t.point_b == nil) then
+        fail(fname, "give 'at' (a world point) or both 'point_a' and 'point_b' (points in A's and B's frames)")
+    end
+    return vec(fname, "point_a", t.point_a, 2, "{x, y}", { 0, 0 }), vec(fname, "point_b", t.point_b, 2, "{x, y}", { 0, 0 })
+end
+
+local function unit_axis(fname, v)
+    local ax = vec(fname, "axis", v, 2, "{ax, ay}")
+    local len = math.sqrt(ax[1] * ax[1] + ax[2] * ax[2])
+    if not (len > 0) then fail(fname, "'axis' must be nonzero") end
+    return { ax[1] / len, ax[2] / len }
+end
+
+local function opt_number(fname, key, v)
+    if v == nil then return nil end
+    return number(fname, key, v)
+end
+
+local function make_joint(fname, self, cw, jtype, a, b, rows, def)
+    local name = opt_name(fname, "name", def.name)
+    if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
+    def.type, def.a, def.b, def.name = jtype, a.id, b.id, name
+    local id, msg = core.joint_create(cw, def)
+    if not id then fail(fname, "%s", msg) end
+    local j = setmetatable({ id = id, name = name, type = jtype, a = a, b = b, rows = rows, world = self }, Joint)
+    local js = self._joints
+    js[#js + 1] = j
+    if name then self._joint_names[name] = j end
+    return j
+end
+
+local function world_begin(fname, self, t, example, keys, npos)
+    check_self(fname, self, World, "a world")
+    local cw = world_core(fname, self, true)
+    check_table(fname, t, example)
+    check_keys(fname, t, keys, npos)
+    return cw
+end
+
+function World:revolute(t)
+    local fname = "world:revolute"
+    local usage = "w:revolute{ A, B, at = {x, y} } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:revolute{ w.ground, body, at = {0, 0} }",
+                           { "at", "point_a", "point_b", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local pa, pb = joint_points(fname, cw, t, a, b, true)
+    return make_joint(fname, self, cw, "revolute", a, b, 2, { point_a = pa, point_b = pb, name = t.name })
+end
+
+function World:weld(t)
+    local fname = "world:weld"
+    local usage = "w:weld{ A, B, at = {x, y} } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:weld{ A, B, at = {0, 0} }",
+                           { "at", "point_a", "point_b", "angle", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local pa, pb = joint_points(fname, cw, t, a, b, true)
+    return make_joint(fname, self, cw, "weld", a, b, 3, {
+        point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name })
+end
+
+function World:prismatic(t)
+    local fname = "world:prismatic"
+    local usage = "w:prismatic{ A, B, axis = {1, 0}, at = {x, y} } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:prismatic{ w.ground, slider, axis = {1, 0}, at = {0, 0} }",
+                           { "axis", "at", "point_a", "point_b", "angle", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local axis = unit_axis(fname, t.axis)
+    local pa, pb = joint_points(fname, cw, t, a, b, true)
+    return make_joint(fname, self, cw, "prismatic", a, b, 2, {
+        axis = axis, point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name })
+end
+
+function World:line(t)
+    local fname = "world:line"
+    local usage = "w:line{ A, B, axis = {1, 0}, at = {x, y} } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:line{ w.ground, body, axis = {1, 0}, at = {0, 0} }",
+                           { "axis", "at", "point_a", "point_b", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local axis = unit_axis(fname, t.axis)
+    local pa, pb = joint_points(fname, cw, t, a, b, true)
+    return make_joint(fname, self, cw, "line", a, b, 1, { axis = axis, point_a = pa, point_b = pb, name = t.name })
+end
+
+function World:distance(t)
+    local fname = "world:distance"
+    local usage = "w:distance{ A, B, point_a = {x, y}, point_b = {x, y} } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:distance{ w.ground, bob, point_a = {0, 0}, point_b = {0, 0} }",
+                           { "point_a", "point_b", "length", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local pa, pb = joint_points(fname, cw, t, a, b, false)
+    local len = opt_number(fname, "length", t.length)
+    if len ~= nil then positive(fname, "length", len) end
+    return make_joint(fname, self, cw, "distance", a, b, 1, { point_a = pa, point_b = pb, length = len, name = t.name })
+end
+
+-- Call a user function once at creation with pcall, so that mistakes are
+-- reported at the script line rather than in the middle of a run.
+local function probe_call(fname, key, fn, ...)
+    local r = table.pack(pcall(fn, ...))
+    if not r[1] then fail(fname, "'%s' fails when called with the current state: %s", key, tostring(r[2])) end
+    return r
+end
+
+local function probe_number(fname, key, x, k, tnow)
+    if type(x) ~= "number" or not isfinite(x) then
+        fail(fname, "'%s' must return finite numbers (got %s as value %d at t = %s)", key, show(x), k, show(tnow))
+    end
+end
+
+local function probe_vec(fname, key, what, v, n, tnow)
+    if type(v) ~= "table" or #v ~= n then
+        fail(fname, "'%s' must return %s as a table of %d finite numbers (got %s at t = %s)", key, what, n,
+             type(v) == "table" and fmt("a table of length %d", #v) or show(v), show(tnow))
+    end
+    for i = 1, n do
+        if type(v[i]) ~= "number" or not isfinite(v[i]) then
+            fail(fname, "'%s' must return %s as a table of %d finite numbers (got %s[%d] = %s at t = %s)", key, what, n,
+                 what, i, show(v[i]), show(tnow))
+        end
+    end
+end
+
+local COORDS = { x = 0, y = 1, theta = 2 }
+
+function World:prescribe(t)
+    local fname = "world:prescribe"
+    local cw = world_begin(fname, self, t, "w:prescribe{ body, coord = \"x\", f = function(t) return math.sin(t) end }",
+                           { "coord", "f", "df", "relative_to", "name" }, 1)
+    local usage = "w:prescribe{ body, coord = \"x\", f = function(t) ... end }"
+    if t[1] == nil then fail(fname, "argument [1] (the body) is required: %s", usage) end
+    local b = rigid_side(fname, self, "B", t[1], false, nil, "argument [1] (the body)")
+    local a = self.ground
+    if t.relative_to ~= nil then
+        local mt = getmetatable(t.relative_to)
+        if (mt ~= Body and mt ~= Ground) or rawget(t.relative_to, "world") ~= self then
+            fail(fname, "'relative_to' must be a body of this world or w.ground (got %s)", show(t.relative_to))
+        end
+        if mt == Body and t.relative_to.kind ~= "rigid2d" then
+            fail(fname, "'relative_to' must be a rigid body (got the %s)", describe_body(t.relative_to))
+        end
+        a = t.relative_to
+        if a == b then fail(fname, "'relative_to' is the body itself (%s)", describe_body(b)) end
+    end
+    if t.coord == nil then fail(fname, "'coord' is required (\"x\", \"y\" or \"theta\")") end
+    local coord = COORDS[option(fname, "coord", t.coord, nil, { "x", "y", "theta" })]
+    if type(t.f) ~= "function" then fail(fname, "'f' must be a function of t (got %s)", show(t.f)) end
+    check_fn(fname, "df", t.df)
+    local tnow = core.time(cw)
+    probe_number(fname, "f", probe_call(fname, "f", t.f, tnow)[2], 1, tnow)
+    if t.df then probe_number(fname, "df", probe_call(fname, "df", t.df, tnow)[2], 1, tnow) end
+    return make_joint(fname, self, cw, "prescribed", a, b, 1, { coord = coord, f = t.f, df = t.df, name = t.name })
+end
+
+local function probe_matrix(fname, key, G, rows, tnow)
+    if type(G) ~= "table" or #G ~= rows then
+        fail(fname, "'grad' must return %s as a table of %d rows of 3 numbers (got %s at t = %s)", key, rows,
+             type(G) == "table" and fmt("%d rows", #G) or show(G), show(tnow))
+    end
+    for i = 1, rows do probe_vec(fname, "grad", fmt("%s[%d]", key, i), G[i], 3, tnow) end
+end
+
+function World:constraint(t)
+    local fname = "world:constraint"
+    local usage = "w:constraint{ A, B, rows = 1, g = function(t, qa, qb) ... end } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:constraint{ w.ground, body, rows = 1, g = function(t, qa, qb) return qb[2] end }",
+                           { "rows", "g", "grad", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    if t.rows == nil then fail(fname, "'rows' is required (1, 2 or 3)") end
+    local rows = integer(fname, "rows", t.rows)
+    if rows < 1 or rows > 3 then fail(fname, "'rows' must be 1, 2 or 3 (got %s)", show(t.rows)) end
+    if type(t.g) ~= "function" then fail(fname, "'g' must be a function(t, qa, qb) returning %d values (got %s)", rows, show(t.g)) end
+    check_fn(fname, "grad", t.grad)
+    local tnow = core.time(cw)
+    local function qs()
+        local qa = nil
+        if a.id ~= core.GROUND then qa = side_q(cw, a) end
+        return qa, side_q(cw, b)
+    end
+    local r = probe_call(fname, "g", t.g, tnow, qs())
+    for i = 1, rows do probe_number(fname, "g", r[i + 1], i, tnow) end
+    if r.n - 1 > rows then fail(fname, "'g' returned %d values (rows = %d)", r.n - 1, rows) end
+    if t.grad then
+        r = probe_call(fname, "grad", t.grad, tnow, qs())
+        if a.id ~= core.GROUND then probe_matrix(fname, "Ga", r[2], rows, tnow) end
+        probe_matrix(fname, "Gb", r[3], rows, tnow)
+    end
+    return make_joint(fname, self, cw, "custom", a, b, rows, { rows = rows, g = t.g, grad = t.grad, name = t.name })
+end
+
+function World:joints()
+    check_self("world:joints", self, World, "a world")
+    local r = {}
+    for i, j in ipairs(self._joints) do r[i] = j end
+    return r
+end
+
+function Joint:info()
+    local fname = "joint:info"
+    check_self(fname, self, Joint, "a joint")
+    local cw = world_core(fname, self.world)
+    local info, msg = core.joint_info(cw, self.id)
+    if not info then fail(fname, "%s", msg) end
+    return info
+end
+
+function Joint:force()
+    local fname = "joint:force"
+    check_self(fname, self, Joint, "a joint")
+    local cw = world_core(fname, self.world)
+    local info, msg = core.joint_info(cw, self.id)
+    if not info then fail(fname, "%s", msg) end
+    return info.force
+end
+
+local function make_spring(fname, self, cw, stype, a, b, def)
+    def.type, def.a, def.b = stype, a.id, b.id
+    def.name = opt_name(fname, "name", def.name)
+    local id, msg = core.spring_create(cw, def)
+    if not id then fail(fname, "%s", msg) end
+    for _, side in ipairs{ a, b } do   -- sim:force_set refuses bodies loaded by springs
+        if getmetatable(side) == Body then side._springs = true end   -- (pins the body)
+    end
+    return setmetatable({ id = id, name = def.name, type = stype, a = a, b = b, k = def.k, c = def.c, world = self }, Spring)
+end
+
+function World:spring(t)
+    local fname = "world:spring"
+    local usage = "w:spring{ A, B, k = 100 } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:spring{ w.ground, body, point_a = {0, 1}, k = 100 }",
+                           { "point_a", "point_b", "k", "c", "rest_length", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local pa = vec(fname, "point_a", t.point_a, 2, "{x, y}", { 0, 0 })
+    local pb = vec(fname, "point_b", t.point_b, 2, "{x, y}", { 0, 0 })
+    local k = nonneg(fname, "k", number(fname, "k", t.k, REQUIRED))
+    local c = nonneg(fname, "c", number(fname, "c", t.c, 0))
+    local rest = opt_number(fname, "rest_length", t.rest_length)
+    if rest ~= nil then nonneg(fname, "rest_length", rest) end
+    return make_spring(fname, self, cw, "linear", a, b,
+                       { point_a = pa, point_b = pb, k = k, c = c, rest_length = rest, name = t.name })
+end
+
+function World:torsion_spring(t)
+    local fname = "world:torsion_spring"
+    local usage = "w:torsion_spring{ A, B, k = 10 } with A a body or w.ground"
+    local cw = world_begin(fname, self, t, "w:torsion_spring{ w.ground, body, k = 10 }",
+                           { "k", "c", "rest_angle", "name" }, 2)
+    local a, b = two_sides(fname, self, t, usage)
+    local k = nonneg(fname, "k", number(fname, "k", t.k, REQUIRED))
+    local c = nonneg(fname, "c", number(fname, "c", t.c, 0))
+    return make_spring(fname, self, cw, "torsional", a, b,
+                       { k = k, c = c, rest_angle = opt_number(fname, "rest_angle", t.rest_angle), name = t.name })
+end
+
+-- A square matrix given as a table of rows (n rows of n finite numbers, n =
+-- `n` if given), checked symmetric; returns a copy.
+local function sym_matrix(fname, key, m, n)
+    local example = "a table of rows such as {{2, 0}, {0, 1}}, or rc.read_matrix(path)"
+    if type(m) ~= "table" then fail(fname, "'%s' must be %s (got %s)", key, example, show(m)) end
+    local nr = #m
+    if nr == 0 then fail(fname, "'%s' must be %s (got an empty table)", key, example) end
+    for k in pairs(m) do
+        if not (mtype(k) == "integer" and k >= 1 and k <= nr) then
+            fail(fname, "'%s' must be %s (unexpected entry %s)", key, example, showkey(k))
+        end
+    end
+    if n and nr ~= n then fail(fname, "'%s' must be %d x %d like 'M' (got %d rows)", key, n, n, nr) end
+    n = nr
+    local r, scale = {}, 0
+    for i = 1, n do
+        local row = m[i]
+        if type(row) ~= "table" then fail(fname, "'%s[%d]' must be a row of %d numbers (got %s)", key, i, n, show(row)) end
+        if #row ~= n then
+            fail(fname, "'%s' must be square (%d x %d): row %d has %d entries", key, n, n, i, #row)
+        end
+        for k in pairs(row) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+                fail(fname, "'%s[%d]' must be a row of %d numbers (unexpected entry %s)", key, i, n, showkey(k))
+            end
+        end
+        local ri = {}
+        for j = 1, n do
+            local x = row[j]
+            if type(x) ~= "number" then fail(fname, "'%s[%d][%d]' must be a number (got %s)", key, i, j, show(x)) end
+            if not isfinite(x) then fail(fname, "'%s[%d][%d]' must be a finite number (got %s)", key, i, j, show(x)) end
+            ri[j] = x
+            if math.abs(x) > scale then scale = math.abs(x) end
+        end
+        r[i] = ri
+    end
+    local tol = 1e-12 * scale
+    for i = 1, n do
+        for j = i + 1, n do
+            if math.abs(r[i][j] - r[j][i]) > tol then
+                fail(fname, "'%s' must be symmetric (%s[%d][%d] = %s but %s[%d][%d] = %s)", key, key, i, j,
+                     show(r[i][j]), key, j, i, show(r[j][i]))
+            end
+        end
+    end
+    return r
+end
+
+function World:linear(t)
+    local fname = "world:linear"
+    local cw = world_begin(fname, self, t, "w:linear{ name = \"bar\", M = {{1, 0}, {0, 1}}, K = {{2, -1}, {-1, 2}} }",
+                           { "name", "M", "K", "C", "q0", "v0", "f", "force_fn" })
+    local name = opt_name(fname, "name", t.name)
+    if t.M == nil then fail(fname, "'M' is required (the mass matrix: %s)", "a table of rows, or rc.read_matrix(path)") end
+    local M = sym_matrix(fname, "M", t.M)
+    local n = #M
+    local K = t.K ~= nil and sym_matrix(fname, "K", t.K, n) or nil
+    local C = t.C ~= nil and sym_matrix(fname, "C", t.C, n) or nil
+    local per = "(one per coordinate)"
+    local zeros = {}
+    for i = 1, n do zeros[i] = 0 end
+    local q0 = vec(fname, "q0", t.q0, n, per, zeros)
+    local v0 = vec(fname, "v0", t.v0, n, per, zeros)
+    local f = vec(fname, "f", t.f, n, per, zeros)
+    local force_fn = check_fn(fname, "force_fn", t.force_fn)
+    if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
+    local id, msg = core.linear_create(cw, { name = name, n = n, M = M, K = K, C = C, q0 = q0, v0 = v0, f = f })
+    if not id then fail(fname, "%s", msg) end
+    local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
+    if name then self._by_name[name] = body end
+    if force_fn then
+        local ok, err = core.body_set_force_fn(cw, id, force_fn)
+        if not ok then fail(fname, "%s", err) end
+    end
+    return body
+end
+
+function World:gap(t)
+    local fname = "world:gap"
+    local cw = world_begin(fname, self, t, "w:gap{ body, index = {1}, normal = {1}, g0 = 0.1 }",
+                           { "index", "normal", "tangent", "g0", "gap", "law", "name" }, 1)
+    local b = t[1]
+    if b == nil then fail(fname, "argument [1] (the body) is required: w:gap{ body, index = {...}, normal = {...} }") end
+    local mt = getmetatable(b)
+    if mt == Ground then fail(fname, "argument [1] must be a body (a gap contact is between a body and the static world)") end
+    if mt ~= Body then fail(fname, "argument [1] must be a body of this world (got %s)", show(b)) end
+    if rawget(b, "world") ~= self then fail(fname, "argument [1] belongs to another world") end
+    local nq = b.kind == "linear" and b.n or 3
+    local def = { body = b.id, name = opt_name(fname, "name", t.name) }
+    if t.law ~= nil then def.law = law_id(self, cw, fname, check_law(fname, "law", t.law)) end
+    if t.gap ~= nil then
+        if t.index ~= nil or t.normal ~= nil or t.tangent ~= nil or t.g0 ~= nil then
+            fail(fname, "give either 'gap' (a function) or 'index'/'normal'/'tangent'/'g0' (a linear gap), not both")
+        end
+        if type(t.gap) ~= "function" then fail(fname, "'gap' must be a function(t, q) (got %s)", show(t.gap)) end
+        local tnow = core.time(cw)
+        local r = probe_call(fname, "gap", t.gap, tnow, side_q(cw, b))
+        probe_number(fname, "gap", r[2], 1, tnow)
+        probe_vec(fname, "gap", "grad_n", r[3], nq, tnow)
+        if r[4] ~= nil then probe_vec(fname, "gap", "grad_t", r[4], nq, tnow) end
+        def.gap = t.gap
+    else
+        local idx = t.index
+        if idx == nil then fail(fname, "give 'index' and 'normal' (a linear gap) or 'gap' (a function)") end
+        if type(idx) ~= "table" or #idx == 0 then
+            fail(fname, "'index' must be a non-empty list of coordinate numbers 1..%d (got %s)", nq, show(idx))
+        end
+        local n = #idx
+        for k in pairs(idx) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+                fail(fname, "'index' must be a list of coordinate numbers (unexpected entry %s)", showkey(k))
+            end
+        end
+        local index0, seen = {}, {}
+        for i = 1, n do
+            local k = idx[i]
+            if mtype(k) ~= "integer" and not (type(k) == "number" and math.tointeger(k)) then
+                fail(fname, "'index[%d]' must be an integer (got %s)", i, show(k))
+            end
+            k = math.tointeger(k)
+            if k < 1 or k > nq then
+                fail(fname, "'index[%d]' must be a coordinate number in 1..%d of %s (got %d)", i, nq, describe_body(b), k)
+            end
+            if seen[k] then fail(fname, "'index' lists coordinate %d twice (entries %d and %d)", k, seen[k], i) end
+            seen[k] = i
+            index0[i] = k - 1
+        end
+        def.index = index0
+        local names = fmt("(one per entry of 'index')")
+        def.normal = vec(fname, "normal", t.normal, n, names)
+        if t.tangent ~= nil then def.tangent = vec(fname, "tangent", t.tangent, n, names) end
+        def.g0 = number(fname, "g0", t.g0, 0)
+    end
+    local id, msg = core.gap_create(cw, def)
+    if not id then fail(fname, "%s", msg) end
+    return setmetatable({ id = id, name = def.name, body = b, world = self }, Gap)
+end

@@ -1,0 +1,118 @@
+-- ricochet/program.lua -- part of require "ricochet" (lua/ricochet/init.lua, which
+-- requires it in order): summaries and program support: rc.format_summary, rc.close_outputs, rc._finish.
+-- The module's shared locals come from ricochet.private, the argument checks
+-- from ricochet.check.
+
+local I = require "ricochet.private"
+local core, rc, cli_options, open_outputs, open_vtk = I.core, I.rc, I.cli_options, I.open_outputs, I.open_vtk
+local type, tostring, pairs, ipairs, rawget, fmt = type, tostring, pairs, ipairs, rawget, string.format
+local check = require "ricochet.check"
+local fail, show, check_table, number, integer = check.fail, check.show, check.check_table, check.number, check.integer
+
+-- The summary of a run as aligned text lines.
+function rc.format_summary(s)
+    local fname = "rc.format_summary"
+    check_table(fname, s, "rc.format_summary(sim:run{ T = 1 })")
+    for _, k in ipairs { "scenario", "scheme", "out", "status" } do
+        if s[k] ~= nil and type(s[k]) ~= "string" then fail(fname, "'%s' must be a string (got %s)", k, show(s[k])) end
+    end
+    local function g(x, f)
+        if x == nil then return "-" end
+        return fmt(f or "%.6g", x)
+    end
+    for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
+                         "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings",
+                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation" } do
+        local x = s[k]
+        if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
+        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings")
+           and not math.tointeger(x) then
+            fail(fname, "'%s' must be an integer (got %s)", k, show(x))
+        end
+    end
+    local rows = {}
+    local function row(k, v) rows[#rows + 1] = fmt("  %-9s %s", k, v) end
+    rows[#rows + 1] = "ricochet: run summary"
+    row("scenario", s.scenario or "-")
+    row("scheme", fmt("%s, theta = %s, h = %s", s.scheme or "-", g(s.theta, "%g"), g(s.h, "%g")))
+    row("steps", fmt("%s (t = %s)", g(s.steps, "%d"), g(s.t, "%.10g")))
+    row("energy", fmt("E0 = %s -> E = %s", g(s.E0), g(s.E)))
+    row("solver", fmt("max residual %s, max sweeps %s, failures %s",
+                      g(s.max_residual, "%.3g"), g(s.max_iterations, "%d"), g(s.failures, "%d")))
+    row("balance", fmt("max |defect| %s, largest energy increase in a step %s, largest contact work %s",
+                       g(s.max_abs_balance, "%.3g"), g(s.max_energy_increase, "%.3g"), g(s.max_contact_work, "%.3g")))
+    if s.W_J ~= nil then   -- a world with joints
+        row("joints", fmt("rows at %s, projection %s: largest |g| %s, work W_J %s, W_proj %s (E_proj %s)",
+                          tostring(s.joint_jacobian or "-"), s.project_joints and "on" or "off",
+                          g(s.max_joint_pos_violation, "%.3g"), g(s.W_J, "%.6g"), g(s.W_proj, "%.3g"),
+                          g(s.E_proj, "%.3g")))
+    end
+    row("time", fmt("cpu %s s, wall %s s", g(s.cpu_s, "%.3f"), g(s.wall_s, "%.3f")))
+    row("output", s.out or "none")
+    local st = s.status or "-"
+    if s.warnings and s.warnings > 0 then st = fmt("%s, %d warning%s", st, s.warnings, s.warnings > 1 and "s" or "") end
+    row("status", st)
+    return table.concat(rows, "\n")
+end
+
+-- Close every output still open: status "complete", "error", "interrupted",
+-- "stopped" or "exited" (exit_code: the program's code). VTK series still
+-- being written are marked with the status (unless "complete"; they are
+-- closed as complete when collected). Used by the ricochet program when the
+-- script ends, and by os.exit.
+function rc.close_outputs(status, message, exit_code)
+    local n = 0
+    for w in pairs(open_outputs) do
+        local c = rawget(w, "_c")
+        if core.is_open(c) and core.output_is_open(c) then
+            core.output_close(c, status, message, exit_code)
+            n = n + 1
+        end
+        open_outputs[w] = nil
+    end
+    if status ~= "complete" then
+        for _, v in pairs(open_vtk) do
+            if not v.ended or status == "exited" then
+                pcall(core.vtk_mark, v.writer, status, message)
+                v.ended = status
+            end
+        end
+    end
+    return n
+end
+
+-- os.exit(code, close) closes the outputs first: status "exited", run.json
+-- "exit_code" = the code (true: 0, false: 1), VTK series marked "exited".
+-- Loading the module wraps os.exit (in the program and in plain lua5.4 alike;
+-- not in a sandbox, where os.exit is refused).
+do
+    local exit = os.exit
+    if type(exit) == "function" and not core.sandboxed() then
+        os.exit = function(code, close)
+            local n
+            if code == nil or code == true then n = 0
+            elseif code == false then n = 1
+            else n = math.tointeger(code) end
+            if n then   -- else os.exit raises its own error and nothing is closed
+                local shown = code == nil and "" or tostring(code)
+                pcall(rc.close_outputs, "exited", fmt("the script called os.exit(%s)", shown), n)
+            end
+            return exit(code, close)
+        end
+    end
+end
+
+-- Called by the ricochet program after the script: closes open outputs,
+-- warns about --set names never read, prints the summary unless quiet.
+-- outcome: "complete", "error" or "interrupted".
+function rc._finish(outcome, message, quiet)
+    rc.close_outputs(outcome, message)
+    for _, name in ipairs(rc.unused_overrides()) do
+        io.stderr:write(fmt("ricochet: warning: --set %s=%s was never read by the script (rc.param)\n",
+                            name, cli_options().set[name]))
+    end
+    if not quiet and rc.last_summary then
+        io.stdout:write(rc.format_summary(rc.last_summary), "\n")
+    end
+    io.stdout:flush()
+end

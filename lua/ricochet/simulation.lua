@@ -1,0 +1,699 @@
+-- ricochet/simulation.lua -- part of require "ricochet" (lua/ricochet/init.lua, which
+-- requires it in order): the simulation object: settings, steps, callbacks, output, VTK, the run loop (Sim).
+-- The module's shared locals come from ricochet.private, the argument checks
+-- from ricochet.check.
+
+local I = require "ricochet.private"
+local core, rc, cli_options, World, body_object, Sim = I.core, I.rc, I.cli_options, I.World, I.body_object, I.Sim
+local open_outputs, open_vtk, written_dirs, check_self, world_core = I.open_outputs, I.open_vtk, I.written_dirs, I.check_self, I.world_core
+local type, tostring, pairs, ipairs, setmetatable, getmetatable = type, tostring, pairs, ipairs, setmetatable, getmetatable
+local rawget, rawset, floor, mtype, fmt = rawget, rawset, math.floor, math.type, string.format
+local check = require "ricochet.check"
+local raise, fail, show, showkey, check_keys, check_table = check.raise, check.fail, check.show, check.showkey, check.check_keys, check.check_table
+local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.number, check.integer, check.positive, check.nonneg, check.in01
+local boolean, opt_name, option, check_fn = check.boolean, check.opt_name, check.option, check.check_fn
+
+local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter" }
+local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury" }
+
+function World:simulation(t)
+    local fname = "world:simulation"
+    check_self(fname, self, World, "a world")
+    local c = world_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "w:simulation{ h = 1e-3, theta = 0.5 }")
+    check_keys(fname, t, SIM_KEYS)
+    local def = {
+        scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
+        theta = in01(fname, "theta", number(fname, "theta", t.theta, t.scheme == "maury" and 1 or 0.5)),
+        h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
+        activation = option(fname, "activation", t.activation, "anticipate", { "gap", "anticipate" }),
+        gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
+        persist_tol = nonneg(fname, "persist_tol", number(fname, "persist_tol", t.persist_tol, 1e-9)),
+    }
+    local s = t.solver
+    if s == nil then s = {} end
+    if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
+    local sname = "world:simulation: solver"
+    check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
+                           "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
+                           "accelerate" }, 1)
+    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
+        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
+    end
+    def.solver = s[1] or "nsgs"
+    def.relax = number(sname, "relax", s.relax, 1)
+    if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
+    def.threads = integer(sname, "threads", s.threads, 1)
+    if def.threads < 1 then fail(sname, "'threads' must be >= 1 (got %s)", show(s.threads)) end
+    def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, true)
+    def.norm = option(sname, "norm", s.norm, "l2", { "l2", "max" })
+    def.accelerate = boolean(sname, "accelerate", s.accelerate, true)
+    if def.solver == "uzawa" and def.accelerate and def.relax > 1 then
+        fail(sname, "'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)", show(s.relax))
+    end
+    -- threads > 1 sweeps colour by colour: that order is then the default
+    def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or "fixed",
+                       { "fixed", "random", "position", "colour", "color" })
+    if def.order == "color" then def.order = "colour" end
+    if def.threads > 1 and def.order ~= "colour" then
+        fail(sname, "'threads' = %d needs order = \"colour\" (the %s order is sequential)", def.threads, def.order)
+    end
+    if def.threads > 1 and def.solver ~= "nsgs" then
+        fail(sname, "'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)", def.threads)
+    end
+    def.seed = integer(sname, "seed", s.seed, 1)
+    def.check_every = integer(sname, "check_every", s.check_every, 1)
+    if def.check_every < 1 then fail(sname, "'check_every' must be >= 1 (got %s)", show(s.check_every)) end
+    def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
+    def.max_iter = integer(sname, "max_iter", s.max_iter, 1000)
+    if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end
+    def.on_fail = option(sname, "on_fail", s.on_fail, "warn", { "warn", "error" })
+    def.warm_start = boolean(sname, "warm_start", s.warm_start, true)
+    def.local_tol = nonneg(sname, "local_tol", number(sname, "local_tol", s.local_tol, 0))
+    def.local_max_iter = integer(sname, "local_max_iter", s.local_max_iter, 200)
+    if def.local_max_iter < 1 then fail(sname, "'local_max_iter' must be >= 1 (got %s)", show(s.local_max_iter)) end
+    def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })
+    def.work_tol = nonneg(fname, "work_tol", number(fname, "work_tol", t.work_tol, 1e-12))
+    def.project_joints = boolean(fname, "project_joints", t.project_joints, false)
+    -- the joints' rows at q* = q_k + s h v_k (rc_sim_joint_jacobian): by default
+    -- (no projection, the paper's scheme) the end of the step for Moreau--Jean
+    -- with theta < 3/4 (Bruls et al. 2014 eq. 50c), the midpoint otherwise
+    -- (where the leading drift cancels); with the projection (an option) the
+    -- start (the rows then do no work)
+    local jac_default = def.project_joints and "start"
+                        or ((def.scheme == "moreau-jean" and def.theta < 0.75) and "end" or "midpoint")
+    def.joint_jacobian = option(fname, "joint_jacobian", t.joint_jacobian, jac_default, { "start", "midpoint", "end" })
+    def.project_tol = positive(fname, "project_tol", number(fname, "project_tol", t.project_tol, 1e-12))
+    def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, 50)
+    if def.project_max_iter < 1 then
+        fail(fname, "'project_max_iter' must be >= 1 (got %s)", show(t.project_max_iter))
+    end
+    if def.h < rc.MIN_H then
+        fail(fname, "'h' = %s is below the limit of %g (runs would not end; forces = impulses / h would overflow)",
+             show(def.h), rc.MIN_H)
+    elseif def.h > rc.MAX_H then
+        fail(fname, "'h' = %s is above the limit of %g (positions and velocities would overflow)", show(def.h), rc.MAX_H)
+    end
+    if def.scheme == "moreau-jean-fremond" and def.theta == 0 then
+        fail(fname, "'theta' must be > 0 for moreau-jean-fremond (got 0)")
+    end
+    local ok, msg = core.configure(c, def)
+    if not ok then fail(fname, "%s", msg) end
+    local sim = { world = self, def = def, _before = {}, _after = {}, _stop = false }
+    for k, v in pairs(def) do sim[k] = v end
+    setmetatable(sim, Sim)
+    rawset(self, "_sim", sim)
+    return sim
+end
+
+function Sim.__index(self, k)
+    if k == "t" then return core.time(world_core("sim.t", rawget(self, "world"))) end
+    if k == "steps" then return core.step_count(world_core("sim.steps", rawget(self, "world"))) end
+    return Sim[k]
+end
+
+function Sim.__newindex(self, k, v)
+    if k == "t" or k == "steps" then fail("simulation", "sim.%s is read-only", k) end
+    rawset(self, k, v)
+end
+
+function Sim.__tostring(s)
+    return fmt("ricochet.simulation (%s, theta = %s, h = %s)", s.scheme, show(s.theta), show(s.h))
+end
+
+local function sim_core(fname, self, idle)
+    check_self(fname, self, Sim, "a simulation")
+    return world_core(fname, rawget(self, "world"), idle)
+end
+
+function Sim:before_step(fn)
+    sim_core("sim:before_step", self)
+    check_fn("sim:before_step", "fn", fn)
+    if fn == nil then fail("sim:before_step", "'fn' must be a function (got nil)") end
+    local l = self._before
+    l[#l + 1] = fn
+    return self
+end
+
+function Sim:after_step(fn)
+    sim_core("sim:after_step", self)
+    check_fn("sim:after_step", "fn", fn)
+    if fn == nil then fail("sim:after_step", "'fn' must be a function (got nil)") end
+    local l = self._after
+    l[#l + 1] = fn
+    return self
+end
+
+-- sim:explore{ guess = "zero" | "random" | "warm", scale = s, order = "random" | "cyclic" | "fixed", seed = n }
+-- solves the current one-step problem again from another start and/or sweep
+-- order without advancing (Moreau 2004 section 3.1) and returns its contacts
+-- with their impulses: { pN, pT, point, normal, tangent, body_a, body_b, id, active }.
+function Sim:explore(t)
+    local fname = "sim:explore"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:explore{ guess = \"random\", scale = 0.1, order = \"random\", seed = 1 }")
+    check_keys(fname, t, { "guess", "scale", "order", "seed" })
+    local guess = option(fname, "guess", t.guess, "zero", { "zero", "random", "warm" })
+    local order = option(fname, "order", t.order, "random", { "random", "cyclic", "fixed" })
+    -- scale: one number, or a list of numbers by contact (the problem's contact order, as returned)
+    local scale, scales = 0, nil
+    if type(t.scale) == "table" and getmetatable(t.scale) == nil then
+        local n = #t.scale
+        for k in pairs(t.scale) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+                fail(fname, "'scale' must be a number or a list of numbers by contact (unexpected entry %s)", showkey(k))
+            end
+        end
+        scales = {}
+        for i = 1, n do
+            scales[i] = nonneg(fname, fmt("scale[%d]", i), number(fname, fmt("scale[%d]", i), t.scale[i]))
+            if scales[i] > scale then scale = scales[i] end
+        end
+        if guess ~= "random" then fail(fname, "a list of scales needs guess = \"random\"") end
+    else
+        scale = nonneg(fname, "scale", number(fname, "scale", t.scale, 0))
+    end
+    if guess == "random" and scale == 0 then fail(fname, "'scale' (> 0) is required with guess = \"random\"") end
+    local res, msg = core.explore(c, { random_guess = guess == "random", zero_guess = guess == "zero",
+                                       guess_scale = scales and 0 or scale, guess_scales = scales,
+                                       random_order = order == "random" or order == "cyclic",
+                                       cyclic_order = order == "cyclic",
+                                       seed = integer(fname, "seed", t.seed, 1) })
+    if not res then fail(fname, "%s", msg) end
+    return res, msg   -- msg: { iterations, residual, converged } of that solve
+end
+
+-- sim:force_set{ contact = k | {k1, k2, ...} | "all", directions = 64, problem = "step" | "explore",
+--                tol = 1e-6, refine = true, max_lp = 1000 }
+-- The exact set of the impulses that contact k can carry in a static packing
+-- (Moreau 2004 section 3.1): the projection onto (p_N, p_T) of C n A (the
+-- Coulomb cones n the balance of every body), by linear programming
+-- (lua/ricochet/force_set.lua, ricochet.lp). The problem is the last step's
+-- (contacts of sim:contacts(), which must be a step from rest to rest) or the
+-- one sim:explore solves (the current state, at rest). Returns a force set
+-- (a list of them for a list of contacts, a table by contact index for "all").
+local FORCE_SET_KEYS = { "contact", "directions", "problem", "tol", "refine", "max_lp" }
+
+function Sim:force_set(t)
+    local fname = "sim:force_set"
+    local c = sim_core(fname, self, true)
+    check_table(fname, t, "sim:force_set{ contact = 1, directions = 64 }")
+    check_keys(fname, t, FORCE_SET_KEYS)
+    local directions = integer(fname, "directions", t.directions, 64)
+    if directions < 4 or directions > 100000 then
+        fail(fname, "'directions' must be in [4, 100000] (got %s)", show(t.directions))
+    end
+    local problem = option(fname, "problem", t.problem, "step", { "step", "explore" })
+    local tol = positive(fname, "tol", number(fname, "tol", t.tol, 1e-6))
+    local refine = boolean(fname, "refine", t.refine, true)
+    local max_lp = integer(fname, "max_lp", t.max_lp, 1000)
+    if max_lp < 1 then fail(fname, "'max_lp' must be >= 1 (got %s)", show(t.max_lp)) end
+    local sel = t.contact
+    if sel == nil then
+        fail(fname, "'contact' is required: an index into the problem's contacts (1 = the first of sim:contacts() "
+                    .. "or sim:explore()), a list of indices, or \"all\"")
+    end
+    local world = rawget(self, "world")
+    local def = core.sim_def(c)
+    if def.scheme == "maury" then
+        fail(fname, "the scheme 'maury' is not supported (its contacts are constrained with their gaps): "
+                    .. "use \"moreau-jean\" or \"moreau-jean-fremond\"")
+    end
+    local h = def.h
+
+    -- the contacts of the problem
+    local list, msg
+    if problem == "step" then
+        if core.step_count(c) == 0 then
+            fail(fname, "no step has been done: step once from rest, or use problem = \"explore\" (the current state)")
+        end
+        list, msg = core.contacts(c)
+    else
+        list, msg = core.explore(c, { zero_guess = true, random_order = false, seed = 1 })
+    end
+    if not list then fail(fname, "%s", msg) end
+    local where = problem == "step" and "the last step" or "the explored problem"
+
+    -- which contacts
+    local targets, shape = {}, "one"
+    local function target(key, k)
+        if mtype(k) ~= "integer" then fail(fname, "'%s' must be a contact index (an integer) (got %s)", key, show(k)) end
+        if k < 1 or k > #list then
+            fail(fname, "'%s' = %d is not a contact of %s (it has %d contacts)", key, k, where, #list)
+        end
+        if not list[k].active then
+            fail(fname, "'%s' = %d: contact %d of %s is not active (within the margin, no impulse): its set is {0}",
+                 key, k, k, where)
+        end
+        targets[#targets + 1] = k
+    end
+    if sel == "all" then
+        shape = "all"
+        for k, ct in ipairs(list) do
+            if ct.active then targets[#targets + 1] = k end
+        end
+    elseif type(sel) == "table" then
+        shape = "list"
+        if #sel == 0 then fail(fname, "'contact' must not be an empty list") end
+        for k in pairs(sel) do
+            if not (mtype(k) == "integer" and k >= 1 and k <= #sel) then
+                fail(fname, "'contact' must be a list of contact indices (unexpected entry %s)", showkey(k))
+            end
+        end
+        for i, k in ipairs(sel) do target(fmt("contact[%d]", i), k) end
+    elseif type(sel) == "string" then
+        fail(fname, "'contact' must be a contact index, a list of them or \"all\" (got %s)", show(sel))
+    else
+        target("contact", sel)
+    end
+
+    -- the laws: built-in Coulomb cones only
+    local laws = {}
+    for k, ct in ipairs(list) do
+        if ct.active then
+            local law = laws[ct.law]
+            if not law then
+                local e, mu, ltype = core.law_def(c, ct.law)
+                if not e then fail(fname, "%s", mu) end
+                law = { mu = mu, type = ltype }
+                laws[ct.law] = law
+            end
+            if law.type == "custom" then
+                fail(fname, "contact %d of %s has a law written in Lua: only the built-in Coulomb laws "
+                            .. "(newton, moreau, fremond) are supported", k, where)
+            end
+            ct.mu = law.mu
+        end
+    end
+
+    -- the bodies: rigid, loaded by gravity and a constant force, at rest
+    local g = world.gravity
+    local bodies, involved, nb, W0 = {}, {}, 0, 0
+    for _, ct in ipairs(list) do
+        if ct.active then
+            for _, id in ipairs{ ct.body_a, ct.body_b } do
+                if id ~= core.GROUND and not involved[id] then
+                    local b = body_object(world, id)
+                    local name = tostring(b)
+                    if b.kind ~= "rigid2d" then
+                        fail(fname, "%s is a linear body: only rigid bodies are supported", name)
+                    end
+                    if rawget(b, "_force_fn") then
+                        fail(fname, "%s has a force function: the load must be gravity and a constant force "
+                                    .. "(body:set_force)", name)
+                    end
+                    if rawget(b, "_springs") then
+                        fail(fname, "%s is attached to a spring: the load must be gravity and a constant force", name)
+                    end
+                    local m = core.body_mass(c, id)
+                    local q, v = core.body_state(c, id)
+                    local f = core.body_force(c, id)
+                    local load = { m * g[1] + f[1], m * g[2] + f[2], f[3] }
+                    involved[id] = true
+                    nb = nb + 1
+                    bodies[id] = { q = q, v = v, m = m, load = load, name = name }
+                    W0 = W0 + math.sqrt(load[1] ^ 2 + load[2] ^ 2)
+                end
+            end
+        end
+    end
+    for _, j in ipairs(world._joints) do
+        for _, side in ipairs{ j.a, j.b } do
+            if side.id ~= core.GROUND and involved[side.id] then
+                fail(fname, "%s is held by %s: joints are not supported", tostring(side), tostring(j))
+            end
+        end
+    end
+    W0 = nb > 0 and W0 / nb or 0
+    if not (W0 > 0) then W0 = 1 end
+    -- at rest: no velocity above tol x (the velocity one step of the load gives)
+    local periodic = rawget(world, "periodic")
+    local period = periodic and (periodic[2] - periodic[1]) or nil
+    local arm = {}
+    for _, ct in ipairs(list) do
+        if ct.active then
+            for _, id in ipairs{ ct.body_a, ct.body_b } do
+                if id ~= core.GROUND then
+                    local q = bodies[id].q
+                    local rx, ry = ct.point[1] - q[1], ct.point[2] - q[2]
+                    if period then rx = rx - period * floor(rx / period + 0.5) end
+                    arm[id] = math.max(arm[id] or 0, math.sqrt(rx * rx + ry * ry))
+                end
+            end
+        end
+    end
+    for id, b in pairs(bodies) do
+        local vtol = tol * h * math.max(math.sqrt(b.load[1] ^ 2 + b.load[2] ^ 2), W0) / b.m
+        local speed = math.max(math.abs(b.v[1]), math.abs(b.v[2]), math.abs(b.v[3]) * arm[id])
+        if speed > vtol then
+            fail(fname, "%s moves (speed %.3g > %.3g = tol h |load| / m): the set is that of a static packing, "
+                        .. "at rest (set its velocity to zero with body:set_state{ v = {0, 0, 0} } or raise 'tol')",
+                 b.name, speed, vtol)
+        end
+    end
+    if problem == "step" then
+        -- the last step must have started at rest too: its impulses balance the loads
+        local res = {}
+        for id in pairs(bodies) do res[id] = { bodies[id].load[1], bodies[id].load[2], bodies[id].load[3] } end
+        for _, ct in ipairs(list) do
+            if ct.active then
+                local fx = (ct.pN * ct.normal[1] + ct.pT * ct.tangent[1]) / h
+                local fy = (ct.pN * ct.normal[2] + ct.pT * ct.tangent[2]) / h
+                for side, id in ipairs{ ct.body_a, ct.body_b } do
+                    if id ~= core.GROUND then
+                        local sg = side == 1 and -1 or 1
+                        local q = bodies[id].q
+                        local rx, ry = ct.point[1] - q[1], ct.point[2] - q[2]
+                        if period then rx = rx - period * floor(rx / period + 0.5) end
+                        local r = res[id]
+                        r[1], r[2] = r[1] + sg * fx, r[2] + sg * fy
+                        r[3] = r[3] + sg * (rx * fy - ry * fx)
+                    end
+                end
+            end
+        end
+        for id, r in pairs(res) do
+            local b = bodies[id]
+            local W = math.max(math.sqrt(b.load[1] ^ 2 + b.load[2] ^ 2), W0)
+            local e = math.max(math.abs(r[1]), math.abs(r[2]), math.abs(r[3]) / math.max(arm[id], 1e-300)) / W
+            if e > tol then
+                fail(fname, "the last step did not start from rest: its impulses balance the load of %s only to "
+                            .. "%.3g of it (tol %g); step once more at rest, or use problem = \"explore\"", b.name, e, tol)
+            end
+        end
+    end
+
+    if #targets == 0 then   -- (the LP would have no variable)
+        fail(fname, "contact = \"all\": no contact of %s is active (%d contact%s within the margin, none in the "
+                    .. "index set): there is no force set to compute", where, #list, #list == 1 and "" or "s")
+    end
+    local fs = require "ricochet.force_set"
+    local ok, sets = pcall(fs.compute, { h = h, W0 = W0, contacts = list, bodies = bodies, period = period },
+                           targets, { directions = directions, refine = refine, max_lp = max_lp })
+    if not ok then   -- in the user's words: no position inside the library, no internal function name
+        local m = tostring(sets):gsub("^.-force_set: ", ""):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("^lp%.%a+: ", "")
+        fail(fname, "%s", m)
+    end
+    for i, s in ipairs(sets) do
+        local ct = list[targets[i]]
+        s.impulse = { ct.pN, ct.pT }
+        s.problem = problem
+    end
+    if shape == "one" then return sets[1] end
+    if shape == "list" then return sets end
+    local byk = {}
+    for i, k in ipairs(targets) do byk[k] = sets[i] end
+    return byk
+end
+
+function Sim:stop()
+    check_self("sim:stop", self, Sim, "a simulation")
+    rawset(self, "_stop", true)
+end
+
+-- One step with callbacks. Returns false when a before_step callback asked
+-- to stop (and `honour_stop` is set): the step is then not done.
+local function step_once(self, c, fname, honour_stop)
+    for _, fn in ipairs(self._before) do fn(self) end
+    if honour_stop and self._stop then return false end
+    if not core.is_open(c) then fail(fname, "the world has been closed") end
+    local ok, msg, status = core.step(c)
+    if not ok then
+        rawset(self, "_last_status", status)
+        fail(fname, "%s", msg)
+    end
+    for _, fn in ipairs(self._after) do fn(self) end
+    return true
+end
+
+function Sim:step()
+    local c = sim_core("sim:step", self, true)
+    step_once(self, c, "sim:step", false)
+    return self
+end
+
+local function open_output(fname, self, c, dir, every)
+    if core.output_is_open(c) then
+        fail(fname, "an output is already open (close it with sim:close_output first)")
+    end
+    local o = cli_options()
+    -- registered first: an interrupt raised right after the open still finds it
+    open_outputs[rawget(self, "world")] = true
+    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
+    if not ok then
+        open_outputs[rawget(self, "world")] = nil
+        fail(fname, "%s", msg)   -- (a folder locked by another output is refused here)
+    end
+    if written_dirs[dir] then
+        io.stderr:write(fmt("ricochet: warning: output folder '%s' is written a second time (its contents are replaced)\n", dir))
+    end
+    written_dirs[dir] = true
+end
+
+function Sim:output(t)
+    local fname = "sim:output"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:output{ dir = \"out\", every = 10 }")
+    check_keys(fname, t, { "dir", "every" })
+    local dir = opt_name(fname, "dir", t.dir) or "out"
+    local every = positive(fname, "every", integer(fname, "every", t.every, 1))
+    open_output(fname, self, c, dir, every)
+    return self
+end
+
+local CLOSE_STATUS = { "complete", "error", "interrupted", "stopped" }
+
+function Sim:close_output(status, message)
+    local fname = "sim:close_output"
+    local c = sim_core(fname, self, true)
+    status = option(fname, "status", status, "complete", CLOSE_STATUS)
+    if message ~= nil and type(message) ~= "string" then
+        fail(fname, "'message' must be a string (got %s)", show(message))
+    end
+    local ok, msg = core.output_close(c, status, message)
+    open_outputs[rawget(self, "world")] = nil
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+-- VTK PolyData series (docs/output-vtk.md): a frame now and after every
+-- `every`-th step (step count divisible by every), written by ricochet.core.
+function Sim:vtk(t)
+    local fname = "sim:vtk"
+    local c = sim_core(fname, self, true)
+    if t == nil then t = {} end
+    check_table(fname, t, "sim:vtk{ dir = \"out/vtk\", every = 10 }")
+    check_keys(fname, t, { "dir", "every" })
+    local dir = opt_name(fname, "dir", t.dir) or "out/vtk"
+    local every = positive(fname, "every", integer(fname, "every", t.every, 1))
+    local cur = rawget(self, "_vtk")
+    if cur then
+        fail(fname, "a VTK series is already being written to '%s' (stop it with sim:close_vtk() first)", cur.dir)
+    end
+    local writer, msg = core.vtk_open(dir)
+    if not writer then fail(fname, "%s", msg) end
+    local ok, fmsg = core.vtk_frame(writer, c)
+    if not ok then
+        core.vtk_close(writer)
+        fail(fname, "%s", fmsg)
+    end
+    local v = { writer = writer, dir = dir, every = every, last = core.step_count(c) }
+    v.fn = function()
+        local n = core.step_count(c)
+        if n % every ~= 0 or n == v.last then return end
+        local wok, wmsg = core.vtk_frame(writer, c)
+        if not wok then fail(fname, "%s", wmsg) end
+        v.last = n
+    end
+    rawset(self, "_vtk", v)
+    open_vtk[self] = v
+    local l = self._after
+    l[#l + 1] = v.fn
+    return self
+end
+
+-- Stop the VTK series (its .pvd files are complete after every frame).
+-- Returns the number of frames written (0 if no series was being written).
+function Sim:close_vtk()
+    local fname = "sim:close_vtk"
+    sim_core(fname, self)
+    local v = rawget(self, "_vtk")
+    if not v then return 0 end
+    rawset(self, "_vtk", nil)
+    open_vtk[self] = nil
+    local l = self._after
+    for i = #l, 1, -1 do
+        if l[i] == v.fn then table.remove(l, i) end
+    end
+    local n = core.vtk_frames(v.writer)
+    local ok, msg = core.vtk_close(v.writer)
+    if not ok then fail(fname, "%s", msg) end
+    return n
+end
+
+function Sim:info()
+    local c = sim_core("sim:info", self)
+    local info, msg = core.step_info(c)
+    if not info then fail("sim:info", "%s", msg) end
+    return info
+end
+
+function Sim:stats()
+    local c = sim_core("sim:stats", self)
+    local st, msg = core.run_stats(c)
+    if not st then fail("sim:stats", "%s", msg) end
+    return st
+end
+
+function Sim:energy()
+    local c = sim_core("sim:energy", self)
+    local k, p = core.energy(c)
+    if not k then fail("sim:energy", "%s", p) end
+    return { kinetic = k, potential = p, total = k + p }
+end
+
+function Sim:contacts()
+    local c = sim_core("sim:contacts", self)
+    local l, msg = core.contacts(c)
+    if not l then fail("sim:contacts", "%s", msg) end
+    return l
+end
+
+function Sim:contact_names()
+    local c = sim_core("sim:contact_names", self)
+    return core.named_contact_names(c)
+end
+
+function Sim:contact(name)
+    local fname = "sim:contact"
+    local c = sim_core(fname, self)
+    if type(name) ~= "string" then fail(fname, "'name' must be a string (got %s)", show(name)) end
+    local names = core.named_contact_names(c)
+    for i, n in ipairs(names) do
+        if n == name then
+            local info, msg = core.named_contact(c, i - 1)
+            if not info then fail(fname, "%s", msg) end
+            return info
+        end
+    end
+    if #names == 0 then
+        fail(fname, "unknown contact name '%s' (no named contacts: give name = \"...\" in w:contact)", name)
+    end
+    fail(fname, "unknown contact name '%s' (known: %s)", name, table.concat(names, ", "))
+end
+
+rc.last_summary = nil
+
+function Sim:run(t)
+    local fname = "sim:run"
+    local c = sim_core(fname, self, true)
+    check_table(fname, t, "sim:run{ T = 1.0 }")
+    check_keys(fname, t, { "T", "out", "every", "quiet" })
+    local T = nonneg(fname, "T", number(fname, "T", t.T, REQUIRED))
+    local o = cli_options()
+    local out = opt_name(fname, "out", t.out)
+    -- the program's --out, unless an output is already open (sim:output)
+    if out == nil and type(o.out) == "string" and o.out ~= "" and not core.output_is_open(c) then
+        out = o.out
+    end
+    local every = t.every
+    if every == nil and out == o.out then every = o.every end
+    every = positive(fname, "every", integer(fname, "every", every, 1))
+    local quiet = boolean(fname, "quiet", t.quiet, true)
+
+    local def = core.sim_def(c)
+    local h = def.h
+    local steps0 = core.step_count(c)
+    if T / h > rc.MAX_RUN_STEPS then
+        fail(fname, "T / h = %s / %s = %s steps is beyond the limit of %g steps per run (the run would not end)",
+             show(T), show(h), show(T / h), rc.MAX_RUN_STEPS)
+    end
+    local n = floor((T - core.time(c)) / h + 0.5)   -- t is t0 + k h (kernel): no drift
+    local k0, p0 = core.energy(c)
+    local E0 = k0 + p0
+    local warnings0 = core.warnings(c)
+    local cpu0, wall0 = os.clock(), core.wall_time()
+
+    if out then open_output(fname, self, c, out, every) end
+    if core.output_is_open(c) then core.output_set_end_time(c, T) end   -- run.json "T"
+    rawset(self, "_stop", false)
+    rawset(self, "_last_status", nil)
+
+    local ok, err = pcall(function()
+        for _ = 1, n do
+            if not step_once(self, c, fname, true) or self._stop then break end
+        end
+    end)
+
+    local status, message
+    if ok then
+        status = self._stop and "stopped" or "complete"
+    else
+        message = tostring(err)
+        if self._last_status == "RC_ERR_INTERRUPTED" or core.interrupt_requested() then
+            status = "interrupted"
+        elseif not core.is_open(c) then
+            status = "aborted"   -- the world was closed inside a callback (its output: "aborted")
+        else
+            status = "error"
+        end
+    end
+    local v = rawget(self, "_vtk")
+    if v and status ~= "complete" then   -- the series ends early: say so in its .pvd files
+        core.vtk_mark(v.writer, status, message)
+        v.ended = status
+    elseif v and v.ended then            -- an earlier run's mark no longer holds
+        core.vtk_mark(v.writer, "running")
+        v.ended = nil
+    end
+    local close_error
+    if core.is_open(c) and core.output_is_open(c) and (out or not ok) then
+        local cok, cmsg = core.output_close(c, status, message)
+        open_outputs[rawget(self, "world")] = nil
+        if not cok and ok then
+            status, message, close_error = "error", cmsg, cmsg
+        end
+    end
+
+    local summary = { status = status, message = message, out = out, T = T,
+                      scheme = def.scheme, theta = def.theta, h = def.h,
+                      scenario = o.script }
+    if core.is_open(c) then
+        local k, p = core.energy(c)
+        local st = core.run_stats(c)
+        summary.steps = core.step_count(c)
+        summary.steps_run = summary.steps - steps0
+        summary.t = core.time(c)
+        summary.E0 = E0
+        summary.E = k + p
+        summary.max_iterations = st.max_iterations
+        summary.max_residual = st.max_residual
+        summary.failures = st.failures
+        summary.max_abs_balance = st.max_abs_balance
+        summary.max_energy_increase = st.max_energy_increase
+        summary.max_contact_work = st.max_contact_work
+        summary.max_joint_pos_violation = st.max_joint_pos_violation
+        summary.max_joint_vel_violation = st.max_joint_vel_violation
+        if core.joint_count(c) > 0 then   -- the joints' work, and the projection's (an option)
+            local info = summary.steps > 0 and core.step_info(c) or nil
+            summary.W_J = info and info.W_J_total or 0
+            summary.W_proj = info and info.W_proj_total or 0
+            summary.E_proj = info and info.E_proj_total or 0
+            summary.project_joints = self.project_joints
+            summary.joint_jacobian = self.joint_jacobian
+        end
+        summary.warnings = core.warnings(c) - warnings0
+    end
+    summary.cpu_s = os.clock() - cpu0
+    summary.wall_s = core.wall_time() - wall0
+    rawset(self, "summary", summary)
+    rc.last_summary = summary
+    if not ok then error(err, 0) end -- errors of callbacks keep their own position
+    if close_error then fail(fname, "%s", close_error) end
+    if not quiet then io.stdout:write(rc.format_summary(summary), "\n") end
+    return summary
+end
