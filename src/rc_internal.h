@@ -382,8 +382,11 @@ static inline const char *rc_body_name_of(const rc_world *w, int b)
     return x ? x->name : NULL;
 }
 
-/* linear.c */
-rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
+/* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
+ * scheme's coefficients (a term whose coefficient is 0 is not computed):
+ *   Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k */
+typedef struct rc_linear_rhs { double a_C, a_K, a_F, a_KV[2]; } rc_linear_rhs;
+rc_status rc_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0);
 void rc_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
 void rc_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
 void rc_linear_free(rc_world *w);
@@ -477,6 +480,20 @@ rc_status rc_law_local_solve(rc_world *w, rc_contact *c, const double *bl, doubl
 rc_status rc_law_residual2(rc_world *w, rc_contact *c, const double *u, double *r2);
 /* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
 rc_status rc_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out);
+
+/* solver.c: the solvers' table. A solver updates w->V, the active contacts'
+ * p and the joints' lambda, and reports; it fails only when a law's callback
+ * fails. */
+typedef struct rcn_report {
+    int iterations;
+    double residual;
+    int worst;              /* contact index, -2 - joint, or -1 */
+} rcn_report;
+typedef struct rcn_solver {
+    const char *name;       /* as in run.json and solver = { "..." } */
+    rc_status (*solve)(rc_world *w, rcn_report *report);
+} rcn_solver;
+const rcn_solver *rcn_solver_of(rc_solver_method method);
 
 /* nsgs.c: a contact's place in the position order (height, then key). */
 typedef struct rc_sort_item { double height; int contact; } rc_sort_item;

@@ -1,0 +1,84 @@
+/* contacts_state.c -- the contacts a step leaves (w->rec, the state) and how
+ * the next step's detected contacts inherit from them: persistent ids,
+ * warm-start impulses, the laws' per-contact state (matched by key).
+ */
+#include "step.h"
+
+#include <string.h>
+
+/* Laws without a closed form (custom laws, the generic local solver) keep
+ * per-contact data in w->aux (rc_contact_aux). */
+static int has_custom_law(const rc_world *w)
+{
+    for (int i = 0; i < w->nlaws; i++)
+        if (!w->laws[i].closed_form) return 1;
+    return 0;
+}
+
+/* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
+ * persistent ids, warm-start impulses, law state. */
+rc_status rci_match_contacts(rc_world *w)
+{
+    const int custom = has_custom_law(w);
+    if (custom) RC_CHECK(rc_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
+    int j = 0;
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        c->aux = custom ? &w->aux[i] : NULL;
+        while (j < w->nrec && w->rec[j].key < c->key) j++;
+        if (j < w->nrec && w->rec[j].key == c->key) {
+            c->id = w->rec[j].id;
+            c->p[0] = w->rec[j].p[0];
+            c->p[1] = w->rec[j].p[1];
+            if (!custom) continue;
+            if (w->rec_has_state)
+                memcpy(c->aux->state, w->rec_state + (size_t)j * RC_LAW_MAX_STATE, sizeof c->aux->state);
+            else   /* the state was left when every law had a closed form: theirs is zero */
+                memset(c->aux->state, 0, sizeof c->aux->state);
+        } else {
+            c->id = w->next_contact_id++;
+            c->p[0] = c->p[1] = 0.0;
+            if (custom) memcpy(c->aux->state, w->laws[c->law].ops.state0, sizeof c->aux->state);
+        }
+    }
+    return RC_OK;
+}
+
+/* The accepted step's contacts become the state (w->rec): what the API
+ * reports and the next step matches. Called once nothing can fail. */
+rc_status rci_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
+{
+    const int n = w->ncontacts;
+    RC_CHECK(rc_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
+    if (n > 0 && w->contacts[0].aux)
+        RC_CHECK(rc_reserve((void **)&w->rec_state, &w->cap_rec_state, n * RC_LAW_MAX_STATE, sizeof(double)));
+    return RC_OK;
+}
+
+void rci_save_contacts(rc_world *w)
+{
+    const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
+    for (int i = 0; i < n; i++) {
+        const rc_contact *c = &w->contacts[i];
+        rc_contact_rec *r = &w->rec[i];
+        r->key = c->key;
+        r->id = c->id;
+        r->law = (unsigned)c->law;
+        r->active = c->active != 0;
+        r->point[0] = c->point[0]; r->point[1] = c->point[1];
+        r->n[0] = c->n[0]; r->n[1] = c->n[1];
+        r->gN = c->gN;
+        r->u[0] = c->u[0]; r->u[1] = c->u[1];
+        r->p[0] = c->p[0]; r->p[1] = c->p[1];
+        r->WN = r->WT = 0.0;
+        if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
+            double uth[2];
+            rci_contact_dot(w, c, w->V, uth);
+            r->WN = uth[0] * c->p[0];
+            r->WT = uth[1] * c->p[1];
+        }
+        if (custom) memcpy(w->rec_state + (size_t)i * RC_LAW_MAX_STATE, c->aux->state, sizeof c->aux->state);
+    }
+    w->nrec = n;
+    w->rec_has_state = custom;
+}
