@@ -1865,8 +1865,7 @@ static int l_sim_def(lua_State *L)
     rc_status s = rc_world_get_sim_def(lw->w, &d);
     if (s != RC_OK) return push_fail(L, s);
     lua_newtable(L);
-    lua_pushstring(L, d.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
-                      : d.scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
+    lua_pushstring(L, rc_scheme_name(d.scheme));
     lua_setfield(L, -2, "scheme");
     set_num(L, "theta", d.theta);
     set_num(L, "h", d.h);

@@ -291,6 +291,7 @@ struct rc_world {
     /* simulation settings */
     rc_sim_def sim;
     double kappa;           /* the step's factor of Mhat^-1 H^T: 1, or theta (MJF) */
+    rc_unknown unknown;     /* the step's: what the laws' u is (the scheme's)       */
     int configured;
 
     /* state */

@@ -617,6 +617,11 @@ rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
  * except RC_ERR_IO: the step was done but its history row could not be
  * written (the output is then closed as "error" by rc_output_close). */
 rc_status rc_world_step(rc_world *w);
+/* The name of a scheme and of a solver, as in run.json and the Lua API
+ * ("moreau-jean", "moreau-jean-fremond", "maury"; "nsgs", "uzawa"); NULL for
+ * a value that is none. */
+const char *rc_scheme_name(rc_scheme scheme);
+const char *rc_solver_name(rc_solver_method method);
 /* Indetermination explorer (Moreau 2004, section 3.1): solve the one-step
  * problem of the current state again from another initial impulse and/or
  * another sweep order, without advancing. Fills p_out[2i], p_out[2i+1] with

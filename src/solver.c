@@ -24,3 +24,9 @@ const rcn_solver *rcn_solver_of(rc_solver_method method)
 {
     return method == RC_SOLVER_UZAWA ? &solvers[1] : &solvers[0];
 }
+
+const char *rc_solver_name(rc_solver_method method)
+{
+    if (method != RC_SOLVER_NSGS && method != RC_SOLVER_UZAWA) return NULL;
+    return rcn_solver_of(method)->name;
+}

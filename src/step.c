@@ -37,6 +37,13 @@ const rci_scheme *rci_scheme_of(rc_scheme type)
     }
 }
 
+const char *rc_scheme_name(rc_scheme scheme)
+{
+    if (scheme != RC_SCHEME_MOREAU_JEAN && scheme != RC_SCHEME_MOREAU_JEAN_FREMOND && scheme != RC_SCHEME_MAURY)
+        return NULL;
+    return rci_scheme_of(scheme)->name;
+}
+
 /* ---------------------------------------------------------------- stages */
 
 rc_status rci_stage_begin(rci_step *st, rc_world *w)
@@ -59,6 +66,7 @@ rc_status rci_stage_begin(rci_step *st, rc_world *w)
     st->t_next = rc_time_at(w, 1.0);
     st->kappa = st->scheme->kappa(&w->sim);
     w->kappa = st->kappa;
+    w->unknown = st->scheme->unknown;
     st->worst = -1;
 
     /* periodic boundary: bodies moved by the user back into the cell */
