@@ -2,6 +2,7 @@
  * cli.c -- the ricochet program: runs a Lua scenario script.
  *
  *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--quiet]
+ *                [--restart FILE] [--checkpoint-every N]
  *                [--sandbox] [--max-instructions N] [--max-callback-instructions N]
  *                [--max-seconds S] [--max-memory SIZE] [ARGS...]
  *   ricochet version | --version
@@ -12,7 +13,8 @@
  * lua/ricochet/NAME.lua are found through package.path without any
  * environment, limits and the sandbox, docs/security.md). Scripts are
  * always loaded as text (a precompiled chunk is refused). The options reach the Lua side as
- * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args },
+ * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args,
+ * restart, checkpoint_every },
  * read by rc.param and sim:run.
  *
  * Exit codes: 0 success, 1 error in the script, 2 usage error, 3 a limit
@@ -63,6 +65,10 @@ static void usage(FILE *f)
             "                     may be repeated\n"
             "  --every N          write every N-th step to the history (default 1)\n"
             "  --quiet            do not print the run summary\n"
+            "  --restart FILE     the script builds the world, its first sim:run then goes on\n"
+            "                     from the checkpoint FILE's state up to its T (docs/checkpoint.md)\n"
+            "  --checkpoint-every N\n"
+            "                     write OUT/checkpoint.rcc after every N-th step (atomically)\n"
             "  --sandbox          run an untrusted script: no os.execute, io.popen, C modules,\n"
             "                     debug, binary chunks; files are written only under --out and\n"
             "                     read only there and in the script's folder; --max-memory 1G\n"
@@ -292,6 +298,8 @@ typedef struct options {
     const char *script;
     const char *out;
     long every;          /* 0: not given */
+    const char *restart; /* --restart FILE, or NULL */
+    long checkpoint_every;   /* 0: not given */
     int quiet;
     int nset;
     const char **set;    /* "name=value" */
@@ -387,7 +395,8 @@ static int parse_run(int argc, char **argv, options *o)
             size_t klen = eq ? (size_t)(eq - a) : strlen(a);
 #define OPT(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
             int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--max-instructions")
-                        || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory");
+                        || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory")
+                        || OPT("--restart") || OPT("--checkpoint-every");
             if (takes) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -404,6 +413,12 @@ static int parse_run(int argc, char **argv, options *o)
             } else if (OPT("--every")) {
                 if (!parse_every(val, &o->every))
                     return usage_error("--every needs a positive integer (got '%s')", val);
+            } else if (OPT("--restart")) {
+                if (!*val) return usage_error("option --restart needs a checkpoint file%s", "");
+                o->restart = val;
+            } else if (OPT("--checkpoint-every")) {
+                if (!parse_every(val, &o->checkpoint_every))
+                    return usage_error("--checkpoint-every needs a positive integer (got '%s')", val);
             } else if (OPT("--quiet") || OPT("-q")) {
                 o->quiet = 1;
             } else if (OPT("--sandbox")) {
@@ -456,6 +471,14 @@ static int push_options(lua_State *L)
     }
     lua_pushboolean(L, o->quiet);
     lua_setfield(L, -2, "quiet");
+    if (o->restart) {
+        lua_pushstring(L, o->restart);
+        lua_setfield(L, -2, "restart");
+    }
+    if (o->checkpoint_every > 0) {
+        lua_pushinteger(L, o->checkpoint_every);
+        lua_setfield(L, -2, "checkpoint_every");
+    }
     lua_newtable(L);
     for (int i = 0; i < o->nset; i++) {
         const char *eq = strchr(o->set[i], '=');

@@ -2090,6 +2090,28 @@ static int l_output_open(lua_State *L)
     return 1;
 }
 
+/* checkpoint_save(world, path) / checkpoint_restore(world, path) -> true | nil, msg, status
+ * (docs/checkpoint.md) */
+static int l_checkpoint_save(lua_State *L)
+{
+    lrc_world *lw = check_idle(L, 1);
+    rc_status s = rc_sim_save(lw->w, luaL_checkstring(L, 2));
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_checkpoint_restore(lua_State *L)
+{
+    lrc_world *lw = check_idle(L, 1);
+    lrc_saved sv = enter_kernel(lw, L);   /* (a version warning reaches the warning function) */
+    rc_status s = rc_sim_restore(lw->w, luaL_checkstring(L, 2));
+    leave_kernel(L, lw, sv);
+    if (s != RC_OK) return push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* output_close(world [, status [, message [, exit_code]]]): "exited" (the
  * program is exiting) is allowed inside a force function too. */
 static int l_output_close(lua_State *L)
@@ -2390,6 +2412,8 @@ static const luaL_Reg core_funcs[] = {
     { "named_contact_names", l_named_contact_names },
     { "named_contact", l_named_contact },
     { "output_open", l_output_open },
+    { "checkpoint_save", l_checkpoint_save },
+    { "checkpoint_restore", l_checkpoint_restore },
     { "output_close", l_output_close },
     { "output_is_open", l_output_is_open },
     { "output_set_end_time", l_output_set_end_time },

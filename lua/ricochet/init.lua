@@ -250,7 +250,8 @@ end
 ------------------------------------------------------------------ options from the command line
 
 -- The ricochet program stores its options in package.loaded["ricochet.cli"]:
--- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" } }.
+-- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" },
+--   restart = checkpoint path, checkpoint_every = n }.
 local NO_OPTIONS = { set = {} }
 
 local function cli_options()
@@ -270,7 +271,7 @@ function rc.set_options(o)
         return
     end
     check_table(fname, o)
-    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args" })
+    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args", "restart", "checkpoint_every" })
     local set = o.set or {}
     if type(set) ~= "table" then fail(fname, "'set' must be a table of name = \"value\" strings (got %s)", show(set)) end
     for k, v in pairs(set) do
@@ -281,6 +282,8 @@ function rc.set_options(o)
     if o.out ~= nil then opt_name(fname, "out", o.out) end
     if o.every ~= nil then positive(fname, "every", integer(fname, "every", o.every)) end
     if o.script ~= nil then opt_name(fname, "script", o.script) end
+    if o.restart ~= nil then opt_name(fname, "restart", o.restart) end
+    if o.checkpoint_every ~= nil then positive(fname, "checkpoint_every", integer(fname, "checkpoint_every", o.checkpoint_every)) end
     boolean(fname, "quiet", o.quiet, false)
     local copy = {}
     for k, v in pairs(o) do copy[k] = v end
@@ -2424,6 +2427,26 @@ function Sim:contact(name)
     fail(fname, "unknown contact name '%s' (known: %s)", name, table.concat(names, ", "))
 end
 
+-- Checkpoint and restart (docs/checkpoint.md): the state of the run to a
+-- file, and back into a world built by the same script.
+function Sim:save(path)
+    local fname = "sim:save"
+    local c = sim_core(fname, self, true)
+    if type(path) ~= "string" or path == "" then fail(fname, "'path' must be a non-empty string (got %s)", show(path)) end
+    local ok, msg = core.checkpoint_save(c, path)
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
+function Sim:restore(path)
+    local fname = "sim:restore"
+    local c = sim_core(fname, self, true)
+    if type(path) ~= "string" or path == "" then fail(fname, "'path' must be a non-empty string (got %s)", show(path)) end
+    local ok, msg = core.checkpoint_restore(c, path)
+    if not ok then fail(fname, "%s", msg) end
+    return self
+end
+
 rc.last_summary = nil
 
 function Sim:run(t)
@@ -2442,6 +2465,24 @@ function Sim:run(t)
     if every == nil and out == o.out then every = o.every end
     every = positive(fname, "every", integer(fname, "every", every, 1))
     local quiet = boolean(fname, "quiet", t.quiet, true)
+
+    -- ricochet run --restart FILE: the program's first sim:run continues from
+    -- the checkpoint (the script has built the world; docs/checkpoint.md)
+    local restart
+    if type(o.restart) == "string" and not rawget(o, "_restarted") then
+        rawset(o, "_restarted", true)
+        local rok, rmsg = core.checkpoint_restore(c, o.restart)
+        if not rok then fail(fname, "--restart: %s", rmsg) end
+        restart = o.restart
+    end
+    -- --checkpoint-every N: OUT/checkpoint.rcc after every step whose count N divides
+    local ck_every, ck_path = o.checkpoint_every, nil
+    if ck_every ~= nil then
+        if out == nil then
+            fail(fname, "--checkpoint-every needs an output folder for its checkpoint.rcc (--out DIR, or sim:run{ out = ... })")
+        end
+        ck_path = out .. "/checkpoint.rcc"
+    end
 
     local def = core.sim_def(c)
     local h = def.h
@@ -2463,7 +2504,12 @@ function Sim:run(t)
 
     local ok, err = pcall(function()
         for _ = 1, n do
-            if not step_once(self, c, fname, true) or self._stop then break end
+            if not step_once(self, c, fname, true) then break end
+            if ck_path and core.step_count(c) % ck_every == 0 then
+                local sok, smsg = core.checkpoint_save(c, ck_path)
+                if not sok then fail(fname, "%s", smsg) end
+            end
+            if self._stop then break end
         end
     end)
 
@@ -2499,7 +2545,7 @@ function Sim:run(t)
 
     local summary = { status = status, message = message, out = out, T = T,
                       scheme = def.scheme, theta = def.theta, h = def.h,
-                      scenario = o.script }
+                      scenario = o.script, restart = restart }
     if core.is_open(c) then
         local k, p = core.energy(c)
         local st = core.run_stats(c)
