@@ -33,6 +33,7 @@
 #include <lualib.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,10 +247,20 @@ static int file_exists(const char *path)
     return 1;
 }
 
+#ifdef RC_BUILD_DIR
+/* 1 if the folders a and b are the same one */
+static int same_dir(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+#endif
+
 /* Where ricochet's Lua files are, as package.path templates:
  * $RICOCHET_LUA_DIR (':'-separated) ; <prefix>/share/lua/5.4 (if the program
- * runs from an installation) ; RC_LUA_DIR. NULL if out of memory; the
- * caller frees. */
+ * runs from an installation) ; RC_LUA_DIR only for the program of the build
+ * tree (RC_BUILD_DIR), so that an installed one never reads the source tree.
+ * NULL if out of memory; the caller frees. */
 static char *lua_path(void)
 {
     sbuf b = { NULL, 0, 0 };
@@ -266,12 +277,16 @@ static char *lua_path(void)
         }
     }
     char exe[4096];
+    int in_build = 1;   /* the build tree's program (or no /proc): the source tree's lua/ */
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
     if (ok && n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
+#ifdef RC_BUILD_DIR
+            in_build = same_dir(exe, RC_BUILD_DIR);
+#endif
             slash = strrchr(exe, '/'); /* <prefix>/bin -> <prefix> */
             if (slash) {
                 *slash = '\0';
@@ -283,7 +298,7 @@ static char *lua_path(void)
             }
         }
     }
-    if (ok) ok = add_dir(&b, RC_LUA_DIR, strlen(RC_LUA_DIR));
+    if (ok && in_build) ok = add_dir(&b, RC_LUA_DIR, strlen(RC_LUA_DIR));
     if (!ok) {
         free(b.p);
         return NULL;
@@ -679,6 +694,15 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "%s: unknown command '%s'\n", progname, cmd);
+    size_t len = strlen(cmd);
+    struct stat st;
+    if ((len > 4 && strcmp(cmd + len - 4, ".lua") == 0) || (stat(cmd, &st) == 0 && S_ISREG(st.st_mode))) {
+        /* a script given without the command */
+        fprintf(stderr, "%s: to run the script: %s run", progname, progname);
+        for (int i = 1; i < argc; i++) fprintf(stderr, " %s", argv[i]);
+        fputc('\n', stderr);
+        return 2;
+    }
     usage(stderr);
     return 2;
 }

@@ -339,6 +339,7 @@ end
 ------------------------------------------------------------------ parameters
 
 local params, param_order = {}, {}
+local params_read = {}   -- names rc.param was asked for (also when --set gave a bad value)
 
 local PARAM_CHECKS = { min = true, max = true, above = true, below = true, one_of = true }
 
@@ -395,6 +396,7 @@ function rc.param(name, default, check)
     local value = default
     local set = cli_options().set
     local s = type(set) == "table" and set[name] or nil
+    params_read[name] = true
     if s ~= nil then
         if dt == "number" then
             local x = tonumber(s)
@@ -431,7 +433,7 @@ function rc.params()
 end
 
 function rc.reset_params()
-    params, param_order = {}, {}
+    params, param_order, params_read = {}, {}, {}
 end
 
 -- Names given with --set that the script never read (typos).
@@ -440,7 +442,7 @@ function rc.unused_overrides()
     local set = cli_options().set
     if type(set) == "table" then
         for k in pairs(set) do
-            if params[k] == nil then r[#r + 1] = k end
+            if params[k] == nil and not params_read[k] then r[#r + 1] = k end
         end
     end
     table.sort(r)
