@@ -9,6 +9,7 @@
  *   frames_close(writer [, status [, msg]])  -> true | nil, msg, status (idempotent)
  *   read_gz(path)                            -> text, complete | nil, msg
  *       (complete: false when the stream ends early, e.g. a killed run)
+ *   base64(bytes)                            -> text (RFC 4648, for view.html)
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -129,7 +130,41 @@ static int l_read_gz(lua_State *L)
     return 2;
 }
 
+static int l_base64(lua_State *L)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n;
+    const unsigned char *s = (const unsigned char *)luaL_checklstring(L, 1, &n);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    size_t i = 0;
+    while (i < n) {
+        size_t chunk = n - i < 49152 ? n - i : 49152;   /* a multiple of 3 */
+        char *p = luaL_prepbuffsize(&b, chunk / 3 * 4 + 4), *p0 = p;
+        size_t end = i + chunk;
+        for (; i + 3 <= end; i += 3) {
+            unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
+            *p++ = tab[v >> 18];
+            *p++ = tab[(v >> 12) & 63];
+            *p++ = tab[(v >> 6) & 63];
+            *p++ = tab[v & 63];
+        }
+        if (i < end) {   /* the last 1 or 2 bytes */
+            unsigned v = (unsigned)s[i] << 16 | (i + 1 < end ? (unsigned)s[i + 1] << 8 : 0u);
+            *p++ = tab[v >> 18];
+            *p++ = tab[(v >> 12) & 63];
+            *p++ = i + 1 < end ? tab[(v >> 6) & 63] : '=';
+            *p++ = '=';
+            i = end;
+        }
+        luaL_addsize(&b, (size_t)(p - p0));
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 static const luaL_Reg frames_funcs[] = {
+    { "base64", l_base64 },
     { "frames_open", l_frames_open },
     { "frames_write", l_frames_write },
     { "frames_count", l_frames_count },
