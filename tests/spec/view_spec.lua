@@ -230,6 +230,13 @@ describe("ricochet view", function()
                 assert.near(f.q[i][2] - f.q[1][2], dy, 1e-3)
             end
         end
+        -- zoomed out: the disks (radius < 5 px) are written as pixels, in the fill colour
+        -- at their centres (the box, a polygon, is still a path)
+        for i = 2, 4 do
+            local b = r.small[i]
+            assert.is_true(b.r < 5, "radius " .. b.r)
+            assert.are.same({ 0x8f, 0xb4, 0xe8 }, b.rgb)
+        end
         -- the disks moved between the first and the last frame checked (the slider works)
         assert.is_true(math.abs(r.checks[3].bodies[4].y - r.checks[1].bodies[4].y) > 50)
         -- the plots: the energy terms, each a polyline of every history row, axes holding the data
@@ -260,5 +267,31 @@ describe("ricochet view", function()
         assert.are.equal("box.x", r.plots_ticked[3].series[1].name)
         assert.matches("namebox", r.info, 1, true)
         assert.matches("kindrigid", r.info, 1, true)
+    end)
+end)
+
+describe("docs/viewing.md", function()
+    it("its Lua examples run as written and write the page and the figures", function()
+        local f = assert(io.open(ROOT .. "/docs/viewing.md"))
+        local text = f:read("a")
+        f:close()
+        local blocks = {}
+        for code in text:gmatch("```lua\n(.-)```") do blocks[#blocks + 1] = code end
+        assert.are.equal(2, #blocks)
+        local d = tmpdir()
+        write_file(d .. "/doc.lua", table.concat(blocks, "\ndo end\n"))
+        local code, o, e = sh("cd " .. q(d) .. " && " .. q(BIN) .. " run doc.lua --quiet")
+        assert.are.equal(0, code, e)
+        assert.are.equal("out/viewing/view.html\tout/viewing/plot.svg\n", o)
+        for _, name in ipairs { "view.html", "plot.svg", "damped.svg", "disk1.svg", "frames.rcf" } do
+            assert.is_truthy(read_file(d .. "/out/viewing/" .. name), name)
+        end
+        local F = frames_of(d .. "/out/viewing/frames.rcf")
+        assert.are.equal(76, #F.frames)
+        assert.are.equal("complete", F["end"])
+        -- the commands of the page's first block
+        code, o, e = sh("cd " .. q(d) .. " && " .. q(BIN) .. " plot out/viewing E_kin W_N --out out/viewing/kin.svg")
+        assert.are.equal(0, code, e)
+        assert.are.equal("ricochet plot: wrote out/viewing/kin.svg (E_kin, W_N)\n", o)
     end)
 end)
