@@ -5,6 +5,8 @@
  *                [--restart FILE] [--checkpoint-every N]
  *                [--sandbox] [--max-instructions N] [--max-callback-instructions N]
  *                [--max-seconds S] [--max-memory SIZE] [ARGS...]
+ *   ricochet view OUT [--out FILE]       (ricochet.view: OUT/view.html)
+ *   ricochet plot OUT [COLUMNS...] [--out FILE]   (ricochet.plot: OUT/plot.svg)
  *   ricochet version | --version
  *   ricochet help | --help
  *
@@ -54,6 +56,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s run SCRIPT [options] [ARGS...]\n"
+            "       %s view OUT [--out FILE]\n"
+            "       %s plot OUT [COLUMNS...] [--out FILE]\n"
             "       %s version | --version\n"
             "       %s help | --help\n"
             "\n"
@@ -65,6 +69,7 @@ static void usage(FILE *f)
             "  --set NAME=VALUE   override the script parameter rc.param(\"NAME\", default);\n"
             "                     may be repeated\n"
             "  --every N          write every N-th step to the history (default 1)\n"
+            "  --frames N         write OUT/frames.rcf every N-th step, for 'ricochet view'\n"
             "  --quiet            do not print the run summary\n"
             "  --restart FILE     the script builds the world, its first sim:run then goes on\n"
             "                     from the checkpoint FILE's state up to its T (docs/checkpoint.md)\n"
@@ -84,10 +89,14 @@ static void usage(FILE *f)
             "                     than SIZE bytes (suffixes K, M, G: 2^10, 2^20, 2^30; 0: none)\n"
             "  --                 end of options: what follows goes to the script's arg table\n"
             "\n"
+            "view OUT writes OUT/view.html (open it in a browser: the motion, contact forces\n"
+            "and plots of the history); plot OUT writes OUT/plot.svg of the energy terms, or of\n"
+            "the history COLUMNS named (docs/viewing.md)\n"
+            "\n"
             "exit status: 0 success, 1 error in the script, 2 usage error, 3 a limit (--max-*)\n"
             "ended the run, 128 + N when interrupted by signal N (130 SIGINT, 143 SIGTERM,\n"
             "129 SIGHUP); os.exit(code): code\n",
-            progname, progname, progname);
+            progname, progname, progname, progname, progname);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -315,6 +324,7 @@ typedef struct options {
     long every;          /* 0: not given */
     const char *restart; /* --restart FILE, or NULL */
     long checkpoint_every;   /* 0: not given */
+    long frames;         /* 0: not given */
     int quiet;
     int nset;
     const char **set;    /* "name=value" */
@@ -409,7 +419,7 @@ static int parse_run(int argc, char **argv, options *o)
             const char *eq = strchr(a, '=');
             size_t klen = eq ? (size_t)(eq - a) : strlen(a);
 #define OPT(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
-            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--max-instructions")
+            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--frames") || OPT("--max-instructions")
                         || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory")
                         || OPT("--restart") || OPT("--checkpoint-every");
             if (takes) {
@@ -434,6 +444,9 @@ static int parse_run(int argc, char **argv, options *o)
             } else if (OPT("--checkpoint-every")) {
                 if (!parse_every(val, &o->checkpoint_every))
                     return usage_error("--checkpoint-every needs a positive integer (got '%s')", val);
+            } else if (OPT("--frames")) {
+                if (!parse_every(val, &o->frames))
+                    return usage_error("--frames needs a positive integer (got '%s')", val);
             } else if (OPT("--quiet") || OPT("-q")) {
                 o->quiet = 1;
             } else if (OPT("--sandbox")) {
@@ -483,6 +496,10 @@ static int push_options(lua_State *L)
     if (o->every > 0) {
         lua_pushinteger(L, o->every);
         lua_setfield(L, -2, "every");
+    }
+    if (o->frames > 0) {
+        lua_pushinteger(L, o->frames);
+        lua_setfield(L, -2, "frames");
     }
     lua_pushboolean(L, o->quiet);
     lua_setfield(L, -2, "quiet");
@@ -677,6 +694,36 @@ static int run(int argc, char **argv)
     return failed ? 1 : 0;
 }
 
+/* ricochet view|plot ARGS...: require("ricochet.view" | "ricochet.plot").main(ARGS...)
+ * in a plain state (no sandbox, no limits); its result is the exit code. */
+static int tool(const char *module, int argc, char **argv)
+{
+    rc_lua_def def = rc_lua_default_def();
+    char *path = lua_path();
+    def.lua_path = path;
+    lua_State *L = NULL;
+    if (!path || rc_lua_open(&def, &L) != RC_OK) {
+        fprintf(stderr, "%s: error: cannot create the Lua state: %s\n", progname, path ? rc_last_error() : "out of memory");
+        free(path);
+        return 1;
+    }
+    free(path);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, module);
+    int code = 1;
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+        lua_getfield(L, -1, "main");
+        for (int i = 2; i < argc; i++) lua_pushstring(L, argv[i]);
+        if (lua_pcall(L, argc - 2, 1, 0) == LUA_OK) code = (int)luaL_optinteger(L, -1, 0);
+        else fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+    } else {
+        fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+    }
+    fflush(stdout);
+    rc_lua_close(L);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -685,6 +732,8 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return run(argc, argv);
+    if (strcmp(cmd, "view") == 0) return tool("ricochet.view", argc, argv);
+    if (strcmp(cmd, "plot") == 0) return tool("ricochet.plot", argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("ricochet %s (%s)\n", RC_VERSION, LUA_RELEASE);
         return 0;

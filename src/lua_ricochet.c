@@ -29,6 +29,7 @@
 
 #include "ricochet.h"
 #include "ricochet_lua.h"   /* rc_lua_callback_enter/leave: the per-callback limit */
+#include "lua_frames.h"     /* frames_*, read_gz (lua_frames.c) */
 
 #define LRC_WORLD "ricochet.core.world"
 #define LRC_MAX_WARNINGS_PRINTED 20
@@ -2240,6 +2241,12 @@ static int l_vtk_close(lua_State *L)
     return 1;
 }
 
+/* for lua_frames.c */
+rc_world *rc__lua_idle_world(lua_State *L, int idx)
+{
+    return check_idle(L, idx)->w;
+}
+
 /* ---------------------------------------------------------------- misc */
 
 static int l_request_interrupt(lua_State *L)
@@ -2452,6 +2459,7 @@ int luaopen_ricochet_core(lua_State *L)
     }
     lua_pop(L, 1);
     luaL_newlib(L, core_funcs);
+    rc__lua_frames_register(L);
     lua_pushliteral(L, RC_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, RC_GROUND);

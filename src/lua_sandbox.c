@@ -321,6 +321,19 @@ static int sb_checkpoint_restore(lua_State *L)
     return rc__lua_call_original(L);
 }
 static int sb_vtk_open(lua_State *L) { return sb_core_write(L, 1); }
+static int sb_frames_open(lua_State *L) { return sb_core_write(L, 1); }
+
+/* read_gz(path): reading in the sandbox's folders only */
+static int sb_read_gz(lua_State *L)
+{
+    char why[PATH_MAX + 200];
+    if (!allowed(sandbox_box(L), luaL_checkstring(L, 1), ACCESS_READ, why, sizeof why)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    return rc__lua_call_original(L);
+}
 
 /* package.preload["ricochet.core"] */
 int rc__lua_preload_core(lua_State *L)
@@ -333,6 +346,8 @@ int rc__lua_preload_core(lua_State *L)
         rc__lua_wrap_field(L, -1, "vtk_open", sb_vtk_open);
         rc__lua_wrap_field(L, -1, "checkpoint_save", sb_checkpoint_save);
         rc__lua_wrap_field(L, -1, "checkpoint_restore", sb_checkpoint_restore);
+        rc__lua_wrap_field(L, -1, "frames_open", sb_frames_open);
+        rc__lua_wrap_field(L, -1, "read_gz", sb_read_gz);
         set_refusal(L, -1, "clear_interrupt", "ricochet.core.clear_interrupt", NULL);
     }
     return 1;

@@ -2455,7 +2455,7 @@ function Sim:run(t)
     local fname = "sim:run"
     local c = sim_core(fname, self, true)
     check_table(fname, t, "sim:run{ T = 1.0 }")
-    check_keys(fname, t, { "T", "out", "every", "quiet" })
+    check_keys(fname, t, { "T", "out", "every", "quiet", "frames" })
     local T = nonneg(fname, "T", number(fname, "T", t.T, REQUIRED))
     local o = cli_options()
     local out = opt_name(fname, "out", t.out)
@@ -2467,6 +2467,12 @@ function Sim:run(t)
     if every == nil and out == o.out then every = o.every end
     every = positive(fname, "every", integer(fname, "every", every, 1))
     local quiet = boolean(fname, "quiet", t.quiet, true)
+    local frames = t.frames   -- a frame file for `ricochet view` (ricochet.frames)
+    if frames == nil and out ~= nil and out == o.out then frames = o.frames end
+    if frames ~= nil then frames = positive(fname, "frames", integer(fname, "frames", frames, 1)) end
+    if frames and not out then
+        fail(fname, "'frames' needs an output folder: give out = \"DIR\" (or run with --out DIR)")
+    end
 
     -- ricochet run --restart FILE: the program's first sim:run continues from
     -- the checkpoint (the script has built the world; docs/checkpoint.md)
@@ -2501,6 +2507,13 @@ function Sim:run(t)
 
     if out then open_output(fname, self, c, out, every) end
     if core.output_is_open(c) then core.output_set_end_time(c, T) end   -- run.json "T"
+    local fr
+    if frames then
+        local fmsg
+        fr, fmsg = require("ricochet.frames").start(c, out, frames)
+        if not fr then fail(fname, "%s", fmsg) end
+        self._after[#self._after + 1] = fr.fn
+    end
     rawset(self, "_stop", false)
     rawset(self, "_last_status", nil)
 
@@ -2528,6 +2541,14 @@ function Sim:run(t)
             status = "error"
         end
     end
+    if fr then   -- the frame file ends with the run's status
+        for i = #self._after, 1, -1 do
+            if self._after[i] == fr.fn then table.remove(self._after, i) end
+        end
+        local nfr, fmsg = require("ricochet.frames").finish(fr, status, message)
+        if not nfr and ok then status, message = "error", fmsg end
+        fr.count = nfr
+    end
     local v = rawget(self, "_vtk")
     if v and status ~= "complete" then   -- the series ends early: say so in its .pvd files
         core.vtk_mark(v.writer, status, message)
@@ -2547,7 +2568,8 @@ function Sim:run(t)
 
     local summary = { status = status, message = message, out = out, T = T,
                       scheme = def.scheme, theta = def.theta, h = def.h,
-                      scenario = o.script, restart = restart }
+                      scenario = o.script, restart = restart,
+                      frames = fr and fr.count }
     if core.is_open(c) then
         local k, p = core.energy(c)
         local st = core.run_stats(c)
@@ -2599,10 +2621,10 @@ function rc.format_summary(s)
     end
     for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
                          "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings",
-                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation" } do
+                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation", "frames" } do
         local x = s[k]
         if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
-        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings")
+        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings" or k == "frames")
            and not math.tointeger(x) then
             fail(fname, "'%s' must be an integer (got %s)", k, show(x))
         end
@@ -2629,6 +2651,11 @@ function rc.format_summary(s)
     local st = s.status or "-"
     if s.warnings and s.warnings > 0 then st = fmt("%s, %d warning%s", st, s.warnings, s.warnings > 1 and "s" or "") end
     row("status", st)
+    if s.out then   -- the last line: how to look at the run (ricochet.view)
+        local q = s.out:find("^[%w%._/%-]+$") and s.out or "'" .. s.out:gsub("'", "'\\''") .. "'"
+        row("view", fmt("ricochet view %s%s", q, s.frames and s.frames > 0 and ""
+            or "   (plots only: run with --frames N to see the motion)"))
+    end
     return table.concat(rows, "\n")
 end
 
