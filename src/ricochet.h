@@ -626,6 +626,11 @@ RC_API rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
  * except RC_ERR_IO: the step was done but its history row could not be
  * written (the output is then closed as "error" by rc_output_close). */
 RC_API rc_status rc_world_step(rc_world *w);
+/* The name of a scheme and of a solver, as in run.json and the Lua API
+ * ("moreau-jean", "moreau-jean-fremond", "maury"; "nsgs", "uzawa"); NULL for
+ * a value that is none. */
+RC_API const char *rc_scheme_name(rc_scheme scheme);
+RC_API const char *rc_solver_name(rc_solver_method method);
 /* Indetermination explorer (Moreau 2004, section 3.1): solve the one-step
  * problem of the current state again from another initial impulse and/or
  * another sweep order, without advancing. Fills p_out[2i], p_out[2i+1] with
@@ -758,6 +763,26 @@ RC_API int rc_named_contact_count(const rc_world *w);
 RC_API const char *rc_named_contact_name(const rc_world *w, int index);
 /* info->id = -1 when the contact is not currently detected (values then NaN). */
 RC_API rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info);
+
+/* ---------------------------------------------------------------- checkpoint and restart */
+
+/* A checkpoint (docs/checkpoint.md) is the state of a run -- t, the step
+ * count, q, v, the contacts of the last step with their impulses and law
+ * states, the joints' multipliers, the step info's totals, the run
+ * statistics, and the forces and built-in laws' coefficients that callbacks
+ * may set between steps -- with a fingerprint of the model, zlib-compressed
+ * behind a versioned header, with a CRC-32. rc_sim_save writes it to
+ * path.tmp, then renames that to path (a crash never leaves a half-written
+ * checkpoint at path). rc_sim_restore puts it into a world built and
+ * configured as the one that wrote it (by the same script): steps then go on
+ * bit for bit as they would have in the first world. A refused file
+ * (RC_ERR_ARG: not a checkpoint, another format version, truncated,
+ * corrupted, a checkpoint of another model -- the message says which) or a
+ * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
+ * is not configured, or (restore) an output is open. */
+#define RC_CHECKPOINT_FORMAT 1
+RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
+RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 
 /* ---------------------------------------------------------------- output */
 

@@ -65,7 +65,8 @@ local boolean, opt_name, option, vec, check_fn = check.boolean, check.opt_name, 
 ------------------------------------------------------------------ options from the command line
 
 -- The ricochet program stores its options in package.loaded["ricochet.cli"]:
--- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" } }.
+-- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" },
+--   restart = checkpoint path, checkpoint_every = n }.
 local NO_OPTIONS = { set = {} }
 
 local function cli_options()
@@ -85,7 +86,7 @@ function rc.set_options(o)
         return
     end
     check_table(fname, o)
-    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args" })
+    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args", "restart", "checkpoint_every" })
     local set = o.set or {}
     if type(set) ~= "table" then fail(fname, "'set' must be a table of name = \"value\" strings (got %s)", show(set)) end
     for k, v in pairs(set) do
@@ -96,6 +97,8 @@ function rc.set_options(o)
     if o.out ~= nil then opt_name(fname, "out", o.out) end
     if o.every ~= nil then positive(fname, "every", integer(fname, "every", o.every)) end
     if o.script ~= nil then opt_name(fname, "script", o.script) end
+    if o.restart ~= nil then opt_name(fname, "restart", o.restart) end
+    if o.checkpoint_every ~= nil then positive(fname, "checkpoint_every", integer(fname, "checkpoint_every", o.checkpoint_every)) end
     boolean(fname, "quiet", o.quiet, false)
     local copy = {}
     for k, v in pairs(o) do copy[k] = v end
@@ -151,6 +154,7 @@ end
 ------------------------------------------------------------------ parameters
 
 local params, param_order = {}, {}
+local params_read = {}   -- names rc.param was asked for (also when --set gave a bad value)
 
 local PARAM_CHECKS = { min = true, max = true, above = true, below = true, one_of = true }
 
@@ -207,6 +211,7 @@ function rc.param(name, default, check)
     local value = default
     local set = cli_options().set
     local s = type(set) == "table" and set[name] or nil
+    params_read[name] = true
     if s ~= nil then
         if dt == "number" then
             local x = tonumber(s)
@@ -243,7 +248,7 @@ function rc.params()
 end
 
 function rc.reset_params()
-    params, param_order = {}, {}
+    params, param_order, params_read = {}, {}, {}
 end
 
 -- Names given with --set that the script never read (typos).
@@ -252,39 +257,11 @@ function rc.unused_overrides()
     local set = cli_options().set
     if type(set) == "table" then
         for k in pairs(set) do
-            if params[k] == nil then r[#r + 1] = k end
+            if params[k] == nil and not params_read[k] then r[#r + 1] = k end
         end
     end
     table.sort(r)
     return r
-end
-
-local function json_string(s)
-    return '"' .. s:gsub('[%c"\\]', function(c)
-        if c == '"' then return '\\"' end
-        if c == "\\" then return "\\\\" end
-        if c == "\n" then return "\\n" end
-        if c == "\t" then return "\\t" end
-        return fmt("\\u%04x", c:byte())
-    end) .. '"'
-end
-
-local function json_value(v)
-    if type(v) == "string" then return json_string(v) end
-    if type(v) == "boolean" then return tostring(v) end
-    if mtype(v) == "integer" then return fmt("%d", v) end
-    if not isfinite(v) then return "null" end
-    return show(v)
-end
-
--- rc.params() as a JSON object (keys sorted).
-function rc.params_json()
-    local keys = {}
-    for k in pairs(params) do keys[#keys + 1] = k end
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = json_string(k) .. ": " .. json_value(params[k]) end
-    return "{" .. table.concat(parts, ", ") .. "}"
 end
 
 ------------------------------------------------------------------ shape descriptors (ricochet/shape_defs.lua)
@@ -688,6 +665,7 @@ part "ricochet.body"
 
 I.cli_options, I.body_object, I.Sim, I.open_outputs, I.open_vtk, I.written_dirs = cli_options, body_object, Sim, open_outputs, open_vtk, written_dirs
 part "ricochet.simulation"
+part "ricochet.sim_explore"
 
 ------------------------------------------------------------------ summaries, program support (ricochet/program.lua)
 

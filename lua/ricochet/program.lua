@@ -8,6 +8,38 @@ local core, rc, cli_options, open_outputs, open_vtk = I.core, I.rc, I.cli_option
 local type, tostring, pairs, ipairs, rawget, fmt = type, tostring, pairs, ipairs, rawget, string.format
 local check = require "ricochet.check"
 local fail, show, check_table, number, integer = check.fail, check.show, check.check_table, check.number, check.integer
+local mtype = math.type
+local isfinite = check.isfinite
+
+local function json_string(s)
+    return '"' .. s:gsub('[%c"\\]', function(c)
+        if c == '"' then return '\\"' end
+        if c == "\\" then return "\\\\" end
+        if c == "\n" then return "\\n" end
+        if c == "\t" then return "\\t" end
+        return fmt("\\u%04x", c:byte())
+    end) .. '"'
+end
+
+local function json_value(v)
+    if type(v) == "string" then return json_string(v) end
+    if type(v) == "boolean" then return tostring(v) end
+    if mtype(v) == "integer" then return fmt("%d", v) end
+    if not isfinite(v) then return "null" end
+    return show(v)
+end
+
+-- rc.params() as a JSON object (keys sorted).
+function rc.params_json()
+    local keys = {}
+    local params = rc.params()
+    for k in pairs(params) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do parts[#parts + 1] = json_string(k) .. ": " .. json_value(params[k]) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+end
+
 
 -- The summary of a run as aligned text lines.
 function rc.format_summary(s)
@@ -22,10 +54,10 @@ function rc.format_summary(s)
     end
     for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
                          "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings",
-                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation" } do
+                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation", "frames" } do
         local x = s[k]
         if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
-        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings")
+        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings" or k == "frames")
            and not math.tointeger(x) then
             fail(fname, "'%s' must be an integer (got %s)", k, show(x))
         end
@@ -52,6 +84,11 @@ function rc.format_summary(s)
     local st = s.status or "-"
     if s.warnings and s.warnings > 0 then st = fmt("%s, %d warning%s", st, s.warnings, s.warnings > 1 and "s" or "") end
     row("status", st)
+    if s.out then   -- the last line: how to look at the run (ricochet.view)
+        local q = s.out:find("^[%w%._/%-]+$") and s.out or "'" .. s.out:gsub("'", "'\\''") .. "'"
+        row("view", fmt("ricochet view %s%s", q, s.frames and s.frames > 0 and ""
+            or "   (plots only: run with --frames N to see the motion)"))
+    end
     return table.concat(rows, "\n")
 end
 

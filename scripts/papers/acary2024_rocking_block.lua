@@ -13,7 +13,7 @@
 -- t = (1, 0) on the ground; the paper's code uses t = (-1, 0), so u_T and p_T
 -- have the opposite sign of the paper's figures.
 --
---   build/ricochet run scripts/papers/acary2024_rocking_block.lua --out out/rb
+--   build/ricochet run scripts/papers/acary2024_rocking_block.lua --out out/rb   (+ out/rb/figure.svg)
 --   ... --set scheme=moreau-jean-fremond --set theta=1 --set h=1e-3 --set T=2
 --   ... --set law=moreau --set e_t=1      (Moreau's law, eq. 58: Fremond for e_t = 1)
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"),
@@ -47,4 +47,17 @@ local sim = w:simulation{
   scheme = scheme, theta = theta, h = h,
   solver = { "nsgs", tol = tol, max_iter = 1000 },
 }
-return sim:run{ T = T }
+local summary = sim:run{ T = T }
+-- the figure beside the history (with --out): the block's height and angle, the bottom
+-- corners' impulses, the energy (ricochet.plot, docs/viewing.md)
+if summary.out then
+  local plot = require "ricochet.plot"
+  local hc = plot.read_history(summary.out).cols
+  local function s(name) return { name = name, y = hc[name] } end
+  plot.svg{ file = summary.out .. "/figure.svg", x = hc.t, xlabel = "t [s]",
+            title = string.format("rocking block (Acary & Collins-Craft 2024), %s, h = %g", scheme, h),
+            panels = { { title = "block", series = { s("block.y"), s("block.theta") }, ylabel = "y [m], theta [rad]" },
+                       { title = "bottom corners", series = { s("C1.pN"), s("C2.pN") }, ylabel = "impulse [N s]" },
+                       { title = "energy", series = { s("E"), s("E_kin"), s("E_pot") }, ylabel = "energy [J]" } } }
+end
+return summary

@@ -27,7 +27,7 @@
 -- joint and rescales v to give the energy back; E_proj is what it would have
 -- changed otherwise, W_proj what it changed after all).
 --
---   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum
+--   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum   (+ figure.svg)
 -- Parameters (each checked): h (1e-3, > 0), theta (1/1.8, in [0, 1]), T (7,
 -- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean" or "moreau-jean-fremond"),
 -- project (false), joint_jacobian ("" for the kernel's default, "start",
@@ -87,6 +87,18 @@ io.write(string.format(
   "joint work W_J %.4e J, E at the end %.6f J (at rest on the obstacle: -7.071068)\n",
   sim.joint_jacobian, project and "on" or "off", first_impulse or 0 / 0, impacts, last_impact or 0 / 0, still, t_rest or 0 / 0,
   c.pN / h, f[1], f[2], max_drift, penetration, info.E_proj_total, info.W_proj_total, info.W_J_total, info.E))
+-- the figure beside the history (with --out): the angle, the obstacle's impulse, the energy E
+-- and the joint work W_J (ricochet.plot, docs/viewing.md)
+if summary.out then
+  local plot = require "ricochet.plot"
+  local hc = plot.read_history(summary.out).cols
+  local function s(name) return { name = name, y = hc[name] } end
+  plot.svg{ file = summary.out .. "/figure.svg", x = hc.t, xlabel = "t [s]",
+            title = string.format("pendulum on an obstacle (Bruls et al. 2014), h = %g", h),
+            panels = { { title = "angle", series = { s("bob.theta") }, ylabel = "theta [rad]" },
+                       { title = "obstacle", series = { s("C.pN") }, ylabel = "impulse [N s]" },
+                       { title = "energy", series = { s("E"), s("W_J") }, ylabel = "energy, work [J]" } } }
+end
 return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact, t_rest = t_rest,
          contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, penetration = penetration, summary = summary,
          E_proj = info.E_proj_total, W_proj = info.W_proj_total, W_J = info.W_J_total, E = info.E }

@@ -2,8 +2,11 @@
  * cli.c -- the ricochet program: runs a Lua scenario script.
  *
  *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--quiet]
+ *                [--restart FILE] [--checkpoint-every N]
  *                [--sandbox] [--max-instructions N] [--max-callback-instructions N]
  *                [--max-seconds S] [--max-memory SIZE] [ARGS...]
+ *   ricochet view OUT [--out FILE]       (ricochet.view: OUT/view.html)
+ *   ricochet plot OUT [COLUMNS...] [--out FILE]   (ricochet.plot: OUT/plot.svg)
  *   ricochet version | --version
  *   ricochet help | --help
  *
@@ -12,7 +15,8 @@
  * lua/ricochet/NAME.lua are found through package.path without any
  * environment, limits and the sandbox, docs/security.md). Scripts are
  * always loaded as text (a precompiled chunk is refused). The options reach the Lua side as
- * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args },
+ * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args,
+ * restart, checkpoint_every },
  * read by rc.param and sim:run.
  *
  * Exit codes: 0 success, 1 error in the script, 2 usage error, 3 a limit
@@ -31,6 +35,7 @@
 #include <lualib.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,7 @@
 
 #include "ricochet.h"
 #include "ricochet_lua.h"
+#include "cli/cli.h"
 
 #ifndef RC_LUA_DIR
 #define RC_LUA_DIR "lua"
@@ -51,6 +57,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s run SCRIPT [options] [ARGS...]\n"
+            "       %s view OUT [--out FILE]\n"
+            "       %s plot OUT [COLUMNS...] [--out FILE]\n"
             "       %s version | --version\n"
             "       %s help | --help\n"
             "\n"
@@ -62,7 +70,12 @@ static void usage(FILE *f)
             "  --set NAME=VALUE   override the script parameter rc.param(\"NAME\", default);\n"
             "                     may be repeated\n"
             "  --every N          write every N-th step to the history (default 1)\n"
+            "  --frames N         write OUT/frames.rcf every N-th step, for 'ricochet view'\n"
             "  --quiet            do not print the run summary\n"
+            "  --restart FILE     the script builds the world, its first sim:run then goes on\n"
+            "                     from the checkpoint FILE's state up to its T (docs/checkpoint.md)\n"
+            "  --checkpoint-every N\n"
+            "                     write OUT/checkpoint.rcc after every N-th step (atomically)\n"
             "  --sandbox          run an untrusted script: no os.execute, io.popen, C modules,\n"
             "                     debug, binary chunks; files are written only under --out and\n"
             "                     read only there and in the script's folder; --max-memory 1G\n"
@@ -77,10 +90,14 @@ static void usage(FILE *f)
             "                     than SIZE bytes (suffixes K, M, G: 2^10, 2^20, 2^30; 0: none)\n"
             "  --                 end of options: what follows goes to the script's arg table\n"
             "\n"
+            "view OUT writes OUT/view.html (open it in a browser: the motion, contact forces\n"
+            "and plots of the history); plot OUT writes OUT/plot.svg of the energy terms, or of\n"
+            "the history COLUMNS named (docs/viewing.md)\n"
+            "\n"
             "exit status: 0 success, 1 error in the script, 2 usage error, 3 a limit (--max-*)\n"
             "ended the run, 128 + N when interrupted by signal N (130 SIGINT, 143 SIGTERM,\n"
             "129 SIGHUP); os.exit(code): code\n",
-            progname, progname, progname);
+            progname, progname, progname, progname, progname);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -204,94 +221,15 @@ static void install_signals(void)
     sigaction(SIGXFSZ, &ign, NULL);
 }
 
-/* ---------------------------------------------------------------- paths */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static int sbuf_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = 2 * (b->n + n + 1) + 256;
-        char *p = realloc(b->p, cap);
-        if (!p) return 0;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return 1;
-}
-
-static int add_dir(sbuf *b, const char *dir, size_t n)
-{
-    return sbuf_add(b, dir, n) && sbuf_add(b, "/?.lua;", 7) && sbuf_add(b, dir, n)
-        && sbuf_add(b, "/?/init.lua;", 12);
-}
-
-static int file_exists(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    fclose(f);
-    return 1;
-}
-
-/* Where ricochet's Lua files are, as package.path templates:
- * $RICOCHET_LUA_DIR (':'-separated) ; <prefix>/share/lua/5.4 (if the program
- * runs from an installation) ; RC_LUA_DIR. NULL if out of memory; the
- * caller frees. */
-static char *lua_path(void)
-{
-    sbuf b = { NULL, 0, 0 };
-    int ok = 1;
-    const char *env = getenv("RICOCHET_LUA_DIR");
-    if (env) {
-        const char *p = env;
-        while (*p && ok) {
-            const char *e = strchr(p, ':');
-            size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (n > 0) ok = add_dir(&b, p, n);
-            if (!e) break;
-            p = e + 1;
-        }
-    }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
-    if (ok && n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            slash = strrchr(exe, '/'); /* <prefix>/bin -> <prefix> */
-            if (slash) {
-                *slash = '\0';
-                char share[4200];
-                snprintf(share, sizeof share, "%s/share/lua/5.4", exe);
-                char probe[4300];
-                snprintf(probe, sizeof probe, "%s/ricochet/init.lua", share);
-                if (file_exists(probe)) ok = add_dir(&b, share, strlen(share));
-            }
-        }
-    }
-    if (ok) ok = add_dir(&b, RC_LUA_DIR, strlen(RC_LUA_DIR));
-    if (!ok) {
-        free(b.p);
-        return NULL;
-    }
-    b.p[b.n - 1] = '\0';   /* the last ';' */
-    return b.p;
-}
-
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
     const char *script;
     const char *out;
     long every;          /* 0: not given */
+    const char *restart; /* --restart FILE, or NULL */
+    long checkpoint_every;   /* 0: not given */
+    long frames;         /* 0: not given */
     int quiet;
     int nset;
     const char **set;    /* "name=value" */
@@ -386,8 +324,9 @@ static int parse_run(int argc, char **argv, options *o)
             const char *eq = strchr(a, '=');
             size_t klen = eq ? (size_t)(eq - a) : strlen(a);
 #define OPT(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
-            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--max-instructions")
-                        || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory");
+            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--frames") || OPT("--max-instructions")
+                        || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory")
+                        || OPT("--restart") || OPT("--checkpoint-every");
             if (takes) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -404,6 +343,15 @@ static int parse_run(int argc, char **argv, options *o)
             } else if (OPT("--every")) {
                 if (!parse_every(val, &o->every))
                     return usage_error("--every needs a positive integer (got '%s')", val);
+            } else if (OPT("--restart")) {
+                if (!*val) return usage_error("option --restart needs a checkpoint file%s", "");
+                o->restart = val;
+            } else if (OPT("--checkpoint-every")) {
+                if (!parse_every(val, &o->checkpoint_every))
+                    return usage_error("--checkpoint-every needs a positive integer (got '%s')", val);
+            } else if (OPT("--frames")) {
+                if (!parse_every(val, &o->frames))
+                    return usage_error("--frames needs a positive integer (got '%s')", val);
             } else if (OPT("--quiet") || OPT("-q")) {
                 o->quiet = 1;
             } else if (OPT("--sandbox")) {
@@ -454,8 +402,20 @@ static int push_options(lua_State *L)
         lua_pushinteger(L, o->every);
         lua_setfield(L, -2, "every");
     }
+    if (o->frames > 0) {
+        lua_pushinteger(L, o->frames);
+        lua_setfield(L, -2, "frames");
+    }
     lua_pushboolean(L, o->quiet);
     lua_setfield(L, -2, "quiet");
+    if (o->restart) {
+        lua_pushstring(L, o->restart);
+        lua_setfield(L, -2, "restart");
+    }
+    if (o->checkpoint_every > 0) {
+        lua_pushinteger(L, o->checkpoint_every);
+        lua_setfield(L, -2, "checkpoint_every");
+    }
     lua_newtable(L);
     for (int i = 0; i < o->nset; i++) {
         const char *eq = strchr(o->set[i], '=');
@@ -563,7 +523,7 @@ static int run(int argc, char **argv)
     def.limits = o.limits;
     def.host_clock = 1;   /* set_alarm */
     if (o.sandbox && !o.memory_opt) def.limits.max_memory = (size_t)1 << 30;
-    char *path = lua_path();
+    char *path = rc_cli_lua_path();
     char *dir = script_dir(o.script);
     def.lua_path = path;
     def.out_dir = o.out;
@@ -639,6 +599,36 @@ static int run(int argc, char **argv)
     return failed ? 1 : 0;
 }
 
+/* ricochet view|plot ARGS...: require("ricochet.view" | "ricochet.plot").main(ARGS...)
+ * in a plain state (no sandbox, no limits); its result is the exit code. */
+static int tool(const char *module, int argc, char **argv)
+{
+    rc_lua_def def = rc_lua_default_def();
+    char *path = rc_cli_lua_path();
+    def.lua_path = path;
+    lua_State *L = NULL;
+    if (!path || rc_lua_open(&def, &L) != RC_OK) {
+        fprintf(stderr, "%s: error: cannot create the Lua state: %s\n", progname, path ? rc_last_error() : "out of memory");
+        free(path);
+        return 1;
+    }
+    free(path);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, module);
+    int code = 1;
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+        lua_getfield(L, -1, "main");
+        for (int i = 2; i < argc; i++) lua_pushstring(L, argv[i]);
+        if (lua_pcall(L, argc - 2, 1, 0) == LUA_OK) code = (int)luaL_optinteger(L, -1, 0);
+        else fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+    } else {
+        fprintf(stderr, "%s: error: %s\n", progname, error_text(L, -1));
+    }
+    fflush(stdout);
+    rc_lua_close(L);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -647,6 +637,8 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return run(argc, argv);
+    if (strcmp(cmd, "view") == 0) return tool("ricochet.view", argc, argv);
+    if (strcmp(cmd, "plot") == 0) return tool("ricochet.plot", argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("ricochet %s (%s)\n", RC_VERSION, LUA_RELEASE);
         return 0;
@@ -656,6 +648,15 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "%s: unknown command '%s'\n", progname, cmd);
+    size_t len = strlen(cmd);
+    struct stat st;
+    if ((len > 4 && strcmp(cmd + len - 4, ".lua") == 0) || (stat(cmd, &st) == 0 && S_ISREG(st.st_mode))) {
+        /* a script given without the command */
+        fprintf(stderr, "%s: to run the script: %s run", progname, progname);
+        for (int i = 1; i < argc; i++) fprintf(stderr, " %s", argv[i]);
+        fputc('\n', stderr);
+        return 2;
+    }
     usage(stderr);
     return 2;
 }

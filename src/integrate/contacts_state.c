@@ -1,9 +1,9 @@
-/* contacts_state.c -- the contacts as state across steps: this step's
- * detected contacts matched with the last step's (ids, warm start, law
- * state), and the accepted step's contacts saved as the state (w->rec). */
+/* contacts_state.c -- the contacts a step leaves (w->rec, the state) and how
+ * the next step's detected contacts inherit from them: persistent ids,
+ * warm-start impulses, the laws' per-contact state (matched by key).
+ */
 #include "integrate/integrate.h"
 
-#include <math.h>
 #include <string.h>
 
 /* Laws without a closed form (custom laws, the generic local solver) keep
@@ -17,7 +17,7 @@ static int has_custom_law(const rc_world *w)
 
 /* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
  * persistent ids, warm-start impulses, law state. */
-rc_status rci_step_match_contacts(rc_world *w)
+rc_status rci_match_contacts(rc_world *w)
 {
     const int custom = has_custom_law(w);
     if (custom) RC_CHECK(rcb_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
@@ -46,7 +46,7 @@ rc_status rci_step_match_contacts(rc_world *w)
 
 /* The accepted step's contacts become the state (w->rec): what the API
  * reports and the next step matches. Called once nothing can fail. */
-rc_status rci_step_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
+rc_status rci_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
 {
     const int n = w->ncontacts;
     RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, n, sizeof(rc_contact_rec)));
@@ -55,7 +55,7 @@ rc_status rci_step_reserve_state(rc_world *w)   /* room for save_contacts, reser
     return RC_OK;
 }
 
-void rci_step_save_contacts(rc_world *w)
+void rci_save_contacts(rc_world *w)
 {
     const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
     for (int i = 0; i < n; i++) {
@@ -73,7 +73,7 @@ void rci_step_save_contacts(rc_world *w)
         r->WN = r->WT = 0.0;
         if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
             double uth[2];
-            body_velocity_dot(w, c, w->V, uth);
+            rci_contact_dot(w, c, w->V, uth);
             r->WN = uth[0] * c->p[0];
             r->WT = uth[1] * c->p[1];
         }

@@ -1,10 +1,69 @@
-/* explore.c -- the explorer (rc_world_explore): the step's one-step problem
- * solved from chosen guesses and orders without advancing the run; its
- * solver figures and contacts. */
+/* explore.c -- the force explorer (Moreau 2004, section 7: friction
+ * indetermination): the one-step problem of the current state assembled as a
+ * step would, solved from chosen initial guesses (zero, random in the cone)
+ * and sweep orders, the impulses reported, the state left untouched. Rods
+ * wedged between walls and granular samples have many solutions: repeated
+ * explorations sample the set.
+ */
 #include "integrate/integrate.h"
 
-#include <math.h>
 #include <string.h>
+
+static double explore_uniform(rc_world *w)   /* xorshift64, per world */
+{
+    uint64_t x = w->explore_rng;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    w->explore_rng = x;
+    return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* The explorer's initial guess of the active contacts' impulses, instead of
+ * the warm start: zero, or random in the Coulomb cone (scaled per contact). */
+static void explore_guess(rc_world *w, const rc_explore_def *ed)
+{
+    if (!ed->zero_guess && !ed->random_guess) return;
+    for (int k = 0; k < w->nactive; k++) {
+        const int i = w->active[k];
+        rc_contact *c = &w->contacts[i];
+        const rc_law *law = &w->laws[c->law];
+        c->p[0] = c->p[1] = 0.0;
+        if (ed->random_guess && law->closed_form) {   /* a random start */
+            double r1 = explore_uniform(w), r2 = explore_uniform(w);
+            c->p[0] = r1 * (i < ed->nguess_scales ? ed->guess_scales[i] : ed->guess_scale);
+            c->p[1] = (2.0 * r2 - 1.0) * law->def.mu * c->p[0];
+            rcm_fc2d_project(law->def.mu, c->p);
+        }
+    }
+}
+
+/* assemble -> guess -> solve: the stages of a step up to the solve, the
+ * impulses and the solver's figures reported, the state left as it was */
+static rc_status explore(rc_world *w)
+{
+    rci_step st;
+    RC_CHECK(rci_stage_begin(&st, w));
+    RC_CHECK(rci_stage_forces(&st));
+    RC_CHECK(rci_stage_detect(&st));
+    RC_CHECK(rci_stage_free_velocity(&st));
+    RC_CHECK(rci_stage_index_set(&st));
+    explore_guess(w, w->explore);
+    RC_CHECK(rci_stage_joints(&st));
+    rci_stage_warm_start(&st);
+    RC_CHECK(rci_stage_solve(&st));
+    RC_CHECK(rci_stage_converged(&st));
+    int n = w->ncontacts < w->explore_cap ? w->ncontacts : w->explore_cap;
+    for (int i = 0; i < n; i++) {
+        w->explore_out[2 * i] = w->contacts[i].p[0];
+        w->explore_out[2 * i + 1] = w->contacts[i].p[1];
+    }
+    w->explore_iters = st.iters;
+    w->explore_res = st.res;
+    w->explore_converged = st.converged;
+    for (int i = 0; i < w->ncontacts; i++)   /* the solution's relative velocities, H V */
+        rci_contact_dot(w, &w->contacts[i], w->V, w->contacts[i].u);
+    w->explore_n = w->ncontacts;   /* the state (w->rec) is untouched */
+    return RC_OK;
+}
 
 rc_explore_def rc_default_explore_def(void)
 {
@@ -37,7 +96,7 @@ rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out
     w->explore_cap = cap;
     w->explore_n = 0;
     rc_run_stats st = w->stats;
-    rc_status s = rc_world_step(w);
+    rc_status s = explore(w);
     w->stats = st;            /* an exploration is not a step of the run */
     w->explore = NULL;
     w->sim = saved;
@@ -77,3 +136,4 @@ rc_status rc_explore_contact(const rc_world *w, int index, rc_contact_info *info
     info->law = c->law;
     return RC_OK;
 }
+

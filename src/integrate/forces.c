@@ -1,12 +1,15 @@
-/* forces.c -- the applied forces F_{k+theta} of a step: bodies' constant
- * forces and force functions, linear bodies' forces, springs. */
+/* forces.c -- the applied forces F_{k+theta} of a step into w->f: constant
+ * forces, force functions (C callbacks or Lua), linear bodies' constant
+ * force, springs (explicit, at (q_k, v_k)). Gravity is not in w->f: it is in
+ * E_pot and added by the free velocity.
+ */
 #include "integrate/integrate.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Applied forces F_{k+theta} (gravity separately: it is in E_pot). */
-rc_status rci_step_forces(rc_world *w, double t_theta)
+rc_status rci_forces(rc_world *w, double t_theta)
 {
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];

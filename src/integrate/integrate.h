@@ -1,7 +1,14 @@
 /*
- * integrate/integrate.h -- the time step (not public): rc_world_step and the
- * explorer are public; the step reaches collide and nonsmooth. Includes the
- * layers below.
+ * integrate/integrate.h -- the time step as a fixed list of stages over a step context, and
+ * the scheme table (integrate layer; not public).
+ *
+ * One step (step.c):
+ *   begin -> forces -> detect -> free velocity -> index set and local problems
+ *   -> joints' rows -> warm start -> solve -> check -> update -> audit -> commit
+ * Everything a scheme changes is in its rci_scheme table (one file each:
+ * scheme_moreau_jean.c for Moreau--Jean and Moreau--Jean--Fremond,
+ * scheme_maury.c); the stages call it and hold no scheme flag. The explorer
+ * (explore.c) runs the stages up to the solve with its own initial guess.
  */
 #ifndef RC_INTEGRATE_H
 #define RC_INTEGRATE_H
@@ -9,18 +16,83 @@
 #include "collide/collide.h"
 #include "nonsmooth/nonsmooth.h"
 
-/* The step's parts (scheme.c runs them): */
-/* contacts_state.c: ids, warm start and law state from the last step's contacts */
-rc_status rci_step_match_contacts(rc_world *w);
-/* contacts_state.c: room for the state's contacts (before the update), then
- * the accepted step's contacts become the state (once nothing can fail) */
-rc_status rci_step_reserve_state(rc_world *w);
-void rci_step_save_contacts(rc_world *w);
-/* forces.c: applied forces F at t_theta into w->f */
-rc_status rci_step_forces(rc_world *w, double t_theta);
+struct rci_scheme;
 
-/* u = H v (rigid pairs: H from n and Hr, the products of rcm_contact_jacobian) */
-static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
+/* What one step computes and hands from stage to stage. */
+typedef struct rci_step {
+    rc_world *w;
+    const struct rci_scheme *scheme;
+    double h, theta, kappa;   /* kappa: the factor of Mhat^-1 H^T in W (scheme->kappa) */
+    double t_next;            /* t_{k+1} */
+    int keep;                 /* q_k, v_k copied to w->q0, w->v0 (rcm_world_keeps_state) */
+    int have_f;               /* applied forces in w->f (rcm_world_has_forces) */
+    const double *vk;         /* v_k until the update */
+    double band;              /* the persistence band of this step */
+    /* the solve */
+    double res;
+    int iters, worst, converged;
+    /* the audit */
+    double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
+} rci_step;
+
+/* A scheme: the functions and figures that differ between schemes. */
+typedef struct rci_scheme {
+    const char *name;         /* as in run.json and sim.scheme */
+    rc_scheme type;
+    rc_unknown unknown;       /* what the laws' u is: u_{k+1} or u_{k+theta} */
+    double (*kappa)(const rc_sim_def *sim);
+    /* a rigid body's V_0 from v_k and v_free = v_k + h M^-1 F (eq. 92 / 97) */
+    void (*free_rigid)(const rci_step *st, const double *v, const double *vf, double *V0);
+    void (*linear_rhs)(const rci_step *st, rc_linear_rhs *r);
+    /* index set: whether contact c, not in the rule of eq. (64) (trigger > 0
+     * or u_N,k > 0), stays in the set; every_pair: Maury's scheme */
+    int every_pair;
+    /* the affine term of contact c (c->shift) for its law; ul: the pre-impact
+     * velocity a built-in law sees, extra: the persistence closing term */
+    void (*affine)(const rci_step *st, rc_contact *c, const rc_law *law, const double ul[2], double extra);
+    /* the pre-impact velocity a built-in impact law sees (in place) */
+    void (*preimpact)(const rci_step *st, const rc_law *law, double ul[2]);
+    /* v_{k+1}, q_{k+1} = q_k + h v_{k+theta}; w->V becomes v_{k+theta};
+     * Ek0, Ep0 (the energy at t_k) and the rigid part of W_theta */
+    rc_status (*update)(rci_step *st);
+    /* the velocity the laws' update and the work W_N, W_T are taken at */
+    int work_at_theta;        /* 1: u_{k+theta} (MJF), 0: u_{k+1} */
+} rci_scheme;
+
+extern const rci_scheme rci_scheme_moreau_jean;
+extern const rci_scheme rci_scheme_moreau_jean_fremond;
+extern const rci_scheme rci_scheme_maury;
+/* The table entry of a configured scheme (never NULL for a valid rc_scheme). */
+const rci_scheme *rci_scheme_of(rc_scheme type);
+
+/* Moreau--Jean's parts that Maury's scheme shares (scheme_moreau_jean.c). */
+double rci_mj_kappa(const rc_sim_def *sim);
+void rci_mj_free_rigid(const rci_step *st, const double *v, const double *vf, double *V0);
+void rci_mj_linear_rhs(const rci_step *st, rc_linear_rhs *r);
+rc_status rci_mj_update(rci_step *st);
+/* q_{k+1} = q_k + h vth over every body, from w->q0 (keep), then the energy
+ * at t_k into st->Ek0, st->Ep0 */
+void rci_update_positions(rci_step *st, const double *vth);
+
+/* ---- the stages (step.c); explore.c runs the first ones */
+rc_status rci_stage_begin(rci_step *st, rc_world *w);
+rc_status rci_stage_forces(rci_step *st);
+rc_status rci_stage_detect(rci_step *st);
+rc_status rci_stage_free_velocity(rci_step *st);
+rc_status rci_stage_index_set(rci_step *st);
+rc_status rci_stage_joints(rci_step *st);
+void rci_stage_warm_start(rci_step *st);
+rc_status rci_stage_solve(rci_step *st);
+rc_status rci_stage_converged(rci_step *st);
+
+/* ---- contacts of the state (contacts_state.c) */
+rc_status rci_match_contacts(rc_world *w);
+rc_status rci_reserve_state(rc_world *w);
+void rci_save_contacts(rc_world *w);
+
+/* u = H v of contact c (rigid pairs: H from n and Hr, the products of
+ * rcm_contact_jacobian; gap contacts: rcm_gap_dot) */
+static inline void rci_contact_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
 {
     if (c->gap >= 0) { rcm_gap_dot(w, c, v, u); return; }
     const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
@@ -32,5 +104,16 @@ static inline void body_velocity_dot(const rc_world *w, const rc_contact *c, con
         u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
     }
 }
+
+/* ---- forces (forces.c): applied forces F_{k+theta} into w->f */
+rc_status rci_forces(rc_world *w, double t_theta);
+
+/* ---- diagnostics (step_check.c) */
+const char *rci_body_label(const rc_world *w, int b, char *buf, size_t n);
+void rci_describe_contact(const rc_world *w, int ci, char *buf, size_t n);
+rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x);
+rc_status rci_check_solution(rc_world *w, int worst, double res, int iters);
+int rci_first_nonfinite(const double *x, int n);
+void rci_warn_initial_overlaps(rc_world *w);
 
 #endif /* RC_INTEGRATE_H */

@@ -128,8 +128,7 @@ static void json_settings(FILE *f, int have_sim, const rc_sim_def *sim, const rc
 {
     rc__json_key(f, 1, "scheme");
     if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
-                         : sim->scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
+    else rc__json_str(f, rc_scheme_name(sim->scheme));
     fputs(",\n", f);
     rc__json_key(f, 1, "theta"); rc__json_num(f, have_sim ? sim->theta : NAN); fputs(",\n", f);
     rc__json_key(f, 1, "h"); rc__json_num(f, have_sim ? sim->h : NAN); fputs(",\n", f);
@@ -142,7 +141,7 @@ static void json_settings(FILE *f, int have_sim, const rc_sim_def *sim, const rc
     rc__json_key(f, 1, "solver"); fputs("{\n", f);
     rc__json_key(f, 2, "name");
     if (!have_sim) fputs("null", f);
-    else rc__json_str(f, sim->solver.method == RC_SOLVER_UZAWA ? "uzawa" : "nsgs");
+    else rc__json_str(f, rc_solver_name(sim->solver.method));
     fputs(",\n", f);
     rc__json_key(f, 2, "tol"); rc__json_num(f, have_sim ? sim->solver.tol : NAN); fputs(",\n", f);
     rc__json_key(f, 2, "max_iter");

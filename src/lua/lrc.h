@@ -210,6 +210,8 @@ int lrc_contacts(lua_State *L);
 int lrc_named_contact_names(lua_State *L);
 int lrc_named_contact(lua_State *L);
 int lrc_output_open(lua_State *L);
+int lrc_checkpoint_save(lua_State *L);
+int lrc_checkpoint_restore(lua_State *L);
 int lrc_output_close(lua_State *L);
 int lrc_output_set_end_time(lua_State *L);
 int lrc_output_is_open(lua_State *L);

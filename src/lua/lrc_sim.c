@@ -1,6 +1,7 @@
 /* lrc_sim.c -- ricochet.core: simulation settings, the step, contacts, the history output, VTK, interrupts and misc
  * (lua_ricochet.c has the overview). */
 #include "lrc.h"
+#include "lua_frames.h"     /* rc__lua_idle_world */
 
 /* ---------------------------------------------------------------- simulation */
 
@@ -96,8 +97,7 @@ int lrc_sim_def(lua_State *L)
     rc_status s = rc_world_get_sim_def(lw->w, &d);
     if (s != RC_OK) return lrc_push_fail(L, s);
     lua_newtable(L);
-    lua_pushstring(L, d.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? "moreau-jean-fremond"
-                      : d.scheme == RC_SCHEME_MAURY ? "maury" : "moreau-jean");
+    lua_pushstring(L, rc_scheme_name(d.scheme));
     lua_setfield(L, -2, "scheme");
     lrc_set_num(L, "theta", d.theta);
     lrc_set_num(L, "h", d.h);
@@ -320,6 +320,34 @@ int lrc_output_open(lua_State *L)
     if (s != RC_OK) return lrc_push_fail(L, s);
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* checkpoint_save(world, path) / checkpoint_restore(world, path) -> true | nil, msg, status
+ * (docs/checkpoint.md) */
+int lrc_checkpoint_save(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    rc_status s = rc_sim_save(lw->w, luaL_checkstring(L, 2));
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+int lrc_checkpoint_restore(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    lrc_saved sv = lrc_enter_kernel(lw, L);   /* (a version warning reaches the warning function) */
+    rc_status s = rc_sim_restore(lw->w, luaL_checkstring(L, 2));
+    lrc_leave_kernel(L, lw, sv);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* for lua_frames.c */
+rc_world *rc__lua_idle_world(lua_State *L, int idx)
+{
+    return lrc_check_idle(L, idx)->w;
 }
 
 /* output_close(world [, status [, message [, exit_code]]]): "exited" (the

@@ -20,6 +20,7 @@
  * tables and luaopen_ricochet_core.
  */
 #include "lrc.h"
+#include "lua_frames.h"     /* frames_*, read_gz (lua_frames.c) */
 
 static const luaL_Reg world_meta[] = {
     { "__gc", lrc_world_gc },
@@ -72,6 +73,8 @@ static const luaL_Reg core_funcs[] = {
     { "named_contact_names", lrc_named_contact_names },
     { "named_contact", lrc_named_contact },
     { "output_open", lrc_output_open },
+    { "checkpoint_save", lrc_checkpoint_save },
+    { "checkpoint_restore", lrc_checkpoint_restore },
     { "output_close", lrc_output_close },
     { "output_is_open", lrc_output_is_open },
     { "output_set_end_time", lrc_output_set_end_time },
@@ -110,6 +113,7 @@ int luaopen_ricochet_core(lua_State *L)
     }
     lua_pop(L, 1);
     luaL_newlib(L, core_funcs);
+    rc__lua_frames_register(L);
     lua_pushliteral(L, RC_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, RC_GROUND);

@@ -305,7 +305,35 @@ static int sb_core_write(lua_State *L, int arg)
 }
 
 static int sb_output_open(lua_State *L) { return sb_core_write(L, 2); }
+static int sb_checkpoint_save(lua_State *L) { return sb_core_write(L, 2); }
+
+/* checkpoint_restore(world, path) reads path: the script's or the output folder */
+static int sb_checkpoint_restore(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 2);
+    char why[PATH_MAX + 200];
+    if (!allowed(sandbox_box(L), path, ACCESS_READ, why, sizeof why)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        lua_pushliteral(L, "RC_ERR_ARG");
+        return 3;
+    }
+    return rc__lua_call_original(L);
+}
 static int sb_vtk_open(lua_State *L) { return sb_core_write(L, 1); }
+static int sb_frames_open(lua_State *L) { return sb_core_write(L, 1); }
+
+/* read_gz(path): reading in the sandbox's folders only */
+static int sb_read_gz(lua_State *L)
+{
+    char why[PATH_MAX + 200];
+    if (!allowed(sandbox_box(L), luaL_checkstring(L, 1), ACCESS_READ, why, sizeof why)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    return rc__lua_call_original(L);
+}
 
 /* package.preload["ricochet.core"] */
 int rc__lua_preload_core(lua_State *L)
@@ -316,6 +344,10 @@ int rc__lua_preload_core(lua_State *L)
     if (b && b->sandbox && lua_istable(L, -1)) {
         rc__lua_wrap_field(L, -1, "output_open", sb_output_open);
         rc__lua_wrap_field(L, -1, "vtk_open", sb_vtk_open);
+        rc__lua_wrap_field(L, -1, "checkpoint_save", sb_checkpoint_save);
+        rc__lua_wrap_field(L, -1, "checkpoint_restore", sb_checkpoint_restore);
+        rc__lua_wrap_field(L, -1, "frames_open", sb_frames_open);
+        rc__lua_wrap_field(L, -1, "read_gz", sb_read_gz);
         set_refusal(L, -1, "clear_interrupt", "ricochet.core.clear_interrupt", NULL);
     }
     return 1;

@@ -244,24 +244,29 @@ static rc_status solve(rc_linear *L, double *x, int nrhs)
     return RC_OK;
 }
 
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0)
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0)
 {
     RC_CHECK(factor(w, L));
     const int n = L->n;
     const rc_body *b = &w->bodies[L->body];
     const double *q = w->q0 + b->iq, *v = w->v0 + b->iv;
-    const double h = w->sim.h, th = w->sim.theta;
+    const double h = w->sim.h;
     double *Mv = L->work, *Kq = L->work + n, *t = L->work + 2 * n;
     matvec(L->M, n, L->kd, v, Mv);
     matvec(L->K, n, L->kd, q, Kq);
-    if (fremond) {   /* eq. (97): M v_k - h theta K q_k + h theta F */
-        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * th * Kq[i] + h * th * F[i];
-    } else {         /* eq. (92): (M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F */
+    /* eq. (92): (M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F (Moreau--Jean),
+     * eq. (97): M v_k - h theta K q_k + h theta F (Moreau--Jean--Fremond) */
+    if (r->a_C != 0.0) {
         double *Cv = t;
         matvec(L->C, n, L->kd, v, Cv);
-        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * (1.0 - th) * Cv[i] - h * Kq[i] + h * F[i];
-        matvec(L->K, n, L->kd, v, Cv);
-        for (int i = 0; i < n; i++) V0[i] -= h * h * th * (1.0 - th) * Cv[i];
+        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * r->a_C * Cv[i] - h * r->a_K * Kq[i] + h * r->a_F * F[i];
+    } else {
+        for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * r->a_K * Kq[i] + h * r->a_F * F[i];
+    }
+    if (r->a_KV[0] != 0.0 && r->a_KV[1] != 0.0) {
+        double *Kv = t;
+        matvec(L->K, n, L->kd, v, Kv);
+        for (int i = 0; i < n; i++) V0[i] -= h * h * r->a_KV[0] * r->a_KV[1] * Kv[i];
     }
     return solve(L, V0, 1);
 }

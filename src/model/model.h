@@ -302,6 +302,7 @@ struct rc_world {
     /* simulation settings */
     rc_sim_def sim;
     double kappa;           /* the step's factor of Mhat^-1 H^T: 1, or theta (MJF) */
+    rc_unknown unknown;     /* the step's: what the laws' u is (the scheme's)       */
     int configured;
 
     /* state */
@@ -394,8 +395,11 @@ static inline const char *rcm_body_name_of(const rc_world *w, int b)
     return x ? x->name : NULL;
 }
 
-/* linear.c */
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, int fremond, const double *F, double *V0);
+/* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
+ * scheme's coefficients (a term whose coefficient is 0 is not computed):
+ *   Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k */
+typedef struct rc_linear_rhs { double a_C, a_K, a_F, a_KV[2]; } rc_linear_rhs;
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0);
 void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
 void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
 void rcm_linear_free(rc_world *w);

@@ -63,7 +63,7 @@ void rcn_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx)
     ctx->t = w->t;
     ctx->h = w->sim.h;
     ctx->theta = w->sim.theta;
-    ctx->unknown = w->sim.scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? RC_UNKNOWN_THETA : RC_UNKNOWN_END;
+    ctx->unknown = w->unknown;   /* set by the step from its scheme */
     ctx->contact = c->id;
     ctx->gN = c->gN;
     ctx->normal[0] = c->n[0]; ctx->normal[1] = c->n[1];

@@ -40,6 +40,20 @@ rc_status rcn_law_residual2(rc_world *w, rc_contact *c, const double *u, double 
 /* p_out = proj_C(p - rho xi(u)) for contact c (Uzawa step). */
 rc_status rcn_law_prox(rc_world *w, rc_contact *c, const double *p, const double *u, double rho, double *p_out);
 
+/* solver.c: the solvers' table. A solver updates w->V, the active contacts'
+ * p and the joints' lambda, and reports; it fails only when a law's callback
+ * fails. */
+typedef struct rcn_report {
+    int iterations;
+    double residual;
+    int worst;              /* contact index, -2 - joint, or -1 */
+} rcn_report;
+typedef struct rcn_solver {
+    const char *name;       /* as in run.json and solver = { "..." } */
+    rc_status (*solve)(rc_world *w, rcn_report *report);
+} rcn_solver;
+const rcn_solver *rcn_solver_of(rc_solver_method method);
+
 /* nsgs.c: a contact's place in the position order (height, then key). */
 typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
 

@@ -1,0 +1,13 @@
+/* cli/cli.h -- the ricochet program's parts (not public). */
+#ifndef RC_CLI_H
+#define RC_CLI_H
+
+#ifndef RC_LUA_DIR
+#define RC_LUA_DIR "lua"
+#endif
+
+/* package.path templates for ricochet's Lua files; NULL if out of memory
+ * (the caller frees) -- cli_path.c */
+char *rc_cli_lua_path(void);
+
+#endif /* RC_CLI_H */

@@ -1,0 +1,594 @@
+/* step.c -- one time step as a fixed list of stages (Acary & Collins-Craft
+ * 2024, section 4: the schemes of eqs. 61 and 72-73 share everything but the
+ * problem assembly):
+ *
+ *   begin          checks, work arrays, the periodic wrap, q_k and v_k kept
+ *   forces         F_{k+theta}                                  (forces.c)
+ *   detect         contacts at q_k; ids, warm start, law state from the last step
+ *   free velocity  V_0 per body, from the scheme (eq. 92 / 97)
+ *   index set      eq. (64) or its anticipated form, persistence; the local
+ *                  problems: W = H kappa Mhat^-1 H^T (eq. 94 / 99), the
+ *                  scheme's affine term (eq. 96 / 101, Maury's eq. 14)
+ *   joints         the equality rows at the predicted q* (eq. 61, Bruls et al.
+ *                  2014 eq. 50c)
+ *   warm start     V = V_0 + kappa Mhat^-1 H^T p_prev
+ *   solve          the solver of the table (nsgs.c), its report, checks
+ *   update         the scheme's v_{k+1}, q_{k+1} = q_k + h v_{k+theta} (eq. 61b)
+ *   audit          eqs. (65)-(68), the joints' drift and projection, laws' state
+ *   commit         the contacts become the state, t = t0 + (k + 1) h, statistics
+ *
+ * The step writes no file: the caller's observer writes the history row
+ * (rc_world_step_observe). The explorer (explore.c) runs begin .. solve with
+ * its own guess and leaves the state as it was.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "integrate/integrate.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+const rci_scheme *rci_scheme_of(rc_scheme type)
+{
+    switch (type) {
+    case RC_SCHEME_MOREAU_JEAN_FREMOND: return &rci_scheme_moreau_jean_fremond;
+    case RC_SCHEME_MAURY: return &rci_scheme_maury;
+    default: return &rci_scheme_moreau_jean;
+    }
+}
+
+const char *rc_scheme_name(rc_scheme scheme)
+{
+    if (scheme != RC_SCHEME_MOREAU_JEAN && scheme != RC_SCHEME_MOREAU_JEAN_FREMOND && scheme != RC_SCHEME_MAURY)
+        return NULL;
+    return rci_scheme_of(scheme)->name;
+}
+
+/* ---------------------------------------------------------------- stages */
+
+rc_status rci_stage_begin(rci_step *st, rc_world *w)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_step: world is NULL");
+    if (!w->configured) return rc_set_error(RC_ERR_STATE, "rc_world_step: call rc_world_configure first");
+    if (rc_interrupt_requested()) {
+        const char *sig = rc_signal_name(rc_interrupt_signal());
+        return rc_set_error(RC_ERR_INTERRUPTED, "interrupted%s%s at t = %.17g (step %ld)",
+                            sig ? " by " : "", sig ? sig : "", w->t, w->step);
+    }
+    RC_CHECK(rcm_world_reserve_dofs(w));
+    rcm_world_trim_model(w);
+
+    memset(st, 0, sizeof *st);
+    st->w = w;
+    st->scheme = rci_scheme_of(w->sim.scheme);
+    st->h = w->sim.h;
+    st->theta = w->sim.theta;
+    st->t_next = rcm_time_at(w, 1.0);
+    st->kappa = st->scheme->kappa(&w->sim);
+    w->kappa = st->kappa;
+    w->unknown = st->scheme->unknown;
+    st->worst = -1;
+
+    /* periodic boundary: bodies moved by the user back into the cell */
+    rcc_wrap(w);
+    /* state at t_k: copied when something after the update may fail (so that
+     * a failed step leaves it untouched) or reads it; otherwise q and v are
+     * q_k, v_k until the update, which overwrites them in place */
+    st->keep = rcm_world_keeps_state(w);
+    if (st->keep && w->nv > 0) {   /* (a world without bodies has no arrays: no memcpy from NULL) */
+        memcpy(w->q0, w->q, (size_t)w->nq * sizeof(double));
+        memcpy(w->v0, w->v, (size_t)w->nv * sizeof(double));
+    }
+    st->vk = st->keep ? w->v0 : w->v;
+    st->have_f = rcm_world_has_forces(w);
+    return RC_OK;
+}
+
+/* smooth forces at t_{k+theta} (none: w->f is not used) */
+rc_status rci_stage_forces(rci_step *st)
+{
+    return st->have_f ? rci_forces(st->w, rcm_time_at(st->w, st->theta)) : RC_OK;
+}
+
+/* The anticipating index set activates a contact whose gap is up to
+ * gamma h |u_N,k|: detection must reach that far. |u_N| of a pair is at most
+ * the sum of the speeds of its two shapes' points, |v| + |omega| bound each. */
+static double detection_margin(const rci_step *st)
+{
+    const rc_world *w = st->w;
+    double m = w->def.contact_margin, s = 0.0;
+    if (w->sim.activation != RC_ACTIVATE_ANTICIPATE || st->scheme->every_pair) return m;
+    for (int i = 0; i < w->nshapes; i++) {
+        const rc_shape *sh = &w->shapes[i];
+        if (sh->body == RC_GROUND || w->bodies[sh->body].kind != RC_BODY_RIGID2D) continue;
+        const double *v = w->v + w->bodies[sh->body].iv;
+        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound);
+    }
+    const double a = w->sim.gamma * w->sim.h * 2.0 * s;
+    return a > m ? a : m;
+}
+
+/* contact detection at q_k; ids and warm start from the last step */
+rc_status rci_stage_detect(rci_step *st)
+{
+    rc_world *w = st->w;
+    w->detect_margin = detection_margin(st);
+    rcc_update_shapes(w);
+    RC_CHECK(rcc_detect(w));
+    RC_CHECK(rcm_gaps_detect(w));
+    RC_CHECK(rci_match_contacts(w));
+    return rci_reserve_state(w);
+}
+
+/* free velocity (rigid: Mhat = M) and the solver's starting velocity */
+rc_status rci_stage_free_velocity(rci_step *st)
+{
+    rc_world *w = st->w;
+    const double h = st->h, *g = w->def.gravity;
+    rc_linear_rhs rhs;
+    st->scheme->linear_rhs(st, &rhs);
+    for (int b = 0; b < w->nbodies; b++) {
+        static const double zero3[3];
+        const rc_body *bd = &w->bodies[b];
+        const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
+        double *V0 = w->V + bd->iv;
+        if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
+            RC_CHECK(rcm_linear_free_velocity(w, &w->linears[bd->linear], &rhs, f, V0));
+            continue;
+        }
+        const double m = rcm_body_mass(w, bd);
+        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + m * g[0]),
+                         v[1] + h * bd->inv_mass * (f[1] + m * g[1]),
+                         v[2] + h * bd->inv_inertia * f[2] };
+        st->scheme->free_rigid(st, v, vf, V0);
+    }
+    return RC_OK;
+}
+
+/* W = H kappa M^-1 H^T (eq. 94 / 99) of a rigid pair, M diagonal */
+static void rigid_delassus(const rci_step *st, rc_contact *c)
+{
+    const rc_world *w = st->w;
+    const double kappa = st->kappa;
+    const rc_body *bb = &w->bodies[c->body_b];
+    const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
+    double ma[3] = { 0.0, 0.0, 0.0 };
+    if (c->body_a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[c->body_a];
+        ma[0] = ma[1] = kappa * ba->inv_mass;
+        ma[2] = kappa * ba->inv_inertia;
+    }
+    double Ha[2][3], Hb[2][3];
+    rcm_contact_jacobian(c, Ha, Hb);
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++) {
+            double sum = 0.0;
+            for (int j = 0; j < 3; j++) sum += Hb[r][j] * mb[j] * Hb[k][j] + Ha[r][j] * ma[j] * Ha[k][j];
+            c->W[r][k] = sum;
+        }
+}
+
+/* index set (eq. 64) and the local problems; the warm-start impulses are the
+ * last step's (the explorer replaces them afterwards) */
+rc_status rci_stage_index_set(rci_step *st)
+{
+    rc_world *w = st->w;
+    const rci_scheme *sc = st->scheme;
+    const double h = st->h;
+    RC_CHECK(rcb_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int)));
+    w->nactive = 0;
+    w->contact_b2 = 0.0;
+    /* the persistence band: what a resting contact can open in one step at the
+     * solver's tolerance (the last step's residual if it stopped short of it),
+     * |u_N| <= max(tol, r) (1 + |b|) by the residual's definition, so h |u_N|
+     * of gap and gamma h |u_N| more in the anticipated trigger; never below
+     * persist_tol (round-off) */
+    st->band = fmax(w->sim.persist_tol, w->persist_band);
+    const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        double uk[2];
+        rci_contact_dot(w, c, st->vk, uk);
+        /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
+         * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
+         * ("anticipate": no sign condition, so that round-off in u_N,k does
+         * not drop an overlapping contact); a contact that carried a normal
+         * impulse in the last step (a resting or sliding contact) stays in
+         * it while the same trigger is <= band, even if u_N,k > 0 by
+         * the solver tolerance or g_N > 0 by round-off: resting contacts do
+         * not flicker. Maury's scheme: every detected pair (g_N(q_k) + h u_N >= 0). */
+        const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
+        const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
+        const int persisting = !in_rule && !sc->every_pair && c->p[0] != 0.0 && trigger <= st->band;
+        c->active = in_rule || persisting || sc->every_pair;
+        c->res = 0.0;
+        /* What a built-in impact law sees (the scheme's preimpact) and the
+         * closing term of a persisting contact: a persisting contact (in the
+         * index set only by the persistence rule) with g_N > 0 may also close
+         * its gap, and no more: its shift gets g_N / h (on u_{k+theta} under
+         * MJF: closed in one step; on u_{k+1} under MJ: in two at e = 0), so
+         * that resting contacts opened by the solver's tolerance close again
+         * instead of the openings accumulating; the extra work -g_N p_N / h
+         * is <= 0. */
+        double ul[2] = { uk[0], uk[1] }, extra = 0.0;
+        const rc_law *law = &w->laws[c->law];
+        if (c->active && !sc->every_pair && law->def.type != RC_LAW_CUSTOM) {
+            if (sc->preimpact) sc->preimpact(st, law, ul);
+            if (persisting && c->gN > 0.0) extra = c->gN / h;
+        }
+        if (c->aux) {
+            c->aux->uk[0] = ul[0]; c->aux->uk[1] = ul[1];
+            c->aux->jvalid = 0;
+        }
+        if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
+        w->active[w->nactive++] = i;
+        if (c->gap >= 0) RC_CHECK(rcm_gap_assemble(w, c, st->kappa));
+        else rigid_delassus(st, c);
+        sc->affine(st, c, law, ul, extra);
+        double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
+        rci_contact_dot(w, c, w->V, u0);
+        const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
+        w->contact_b2 += b0 * b0 + b1 * b1;
+        if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = 0.0;
+        if (law->closed_form) rcm_fc2d_project(law->def.mu, c->p);
+        else if (law->ops.dim == 1) c->p[1] = 0.0;
+    }
+    return RC_OK;
+}
+
+/* the joints' equality rows, assembled at the predicted q* with V_0 (eq. 61
+ * with bilateral rows; Bruls et al. 2014 eq. 50c), and their warm start */
+rc_status rci_stage_joints(rci_step *st)
+{
+    rc_world *w = st->w;
+    RC_CHECK(rcm_joints_assemble(w, st->kappa));
+    for (int i = 0; i < w->njoints; i++) {
+        const rc_joint *j = &w->joints[i];
+        double *vb = w->V + w->bodies[j->def.body_b].iv;
+        double *va = j->def.body_a == RC_GROUND ? NULL : w->V + w->bodies[j->def.body_a].iv;
+        for (int r = 0; r < j->rows; r++)
+            for (int c = 0; c < 3; c++) {
+                vb[c] += j->MHb[r][c] * j->lambda[r];
+                if (va) va[c] += j->MHa[r][c] * j->lambda[r];
+            }
+    }
+    return RC_OK;
+}
+
+/* warm start: V = V_0 + kappa Mhat^-1 H^T p_prev */
+void rci_stage_warm_start(rci_step *st)
+{
+    rc_world *w = st->w;
+    for (int k = 0; k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
+        if (c->gap >= 0) { rcm_gap_apply(w, c, w->V, c->p); continue; }
+        rcm_contact_apply(w, c, w->V, c->p);
+    }
+}
+
+/* the solver of the table, its report and the checks of its solution */
+rc_status rci_stage_solve(rci_step *st)
+{
+    rc_world *w = st->w;
+    st->res = 0.0;
+    st->worst = -1;
+    st->iters = 0;
+    if (w->nactive || w->njoints) {
+        const rcn_solver *solver = rcn_solver_of(w->sim.solver.method);
+        rcn_report rep;
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+        rc_status s = solver->solve(w, &rep);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+        w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        if (s != RC_OK) return s;
+        st->res = rep.residual;
+        st->worst = rep.worst;
+        st->iters = rep.iterations;
+        /* the solvers stop sweeping on an interrupt (a long solve is not
+         * waited for): the step fails as on a solver failure, before the update */
+        if (rc_interrupt_requested())
+            return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the solver after %d sweeps)",
+                                w->t, w->step + 1, st->iters);
+    }
+    RC_CHECK(rci_check_solution(w, st->worst, st->res, st->iters));
+    st->converged = st->res <= w->sim.solver.tol;
+    return RC_OK;
+}
+
+/* a solve that stopped short of the tolerance: an error or a warning */
+rc_status rci_stage_converged(rci_step *st)
+{
+    rc_world *w = st->w;
+    if (st->converged) return RC_OK;
+    char cd[256];
+    rci_describe_contact(w, st->worst, cd, sizeof cd);
+    if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR)
+        return rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+                            st->t_next, w->step + 1, st->res, w->sim.solver.tol, st->iters, cd);
+    rcm_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+                  st->t_next, w->step + 1, st->res, w->sim.solver.tol, st->iters, cd);
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- audit */
+
+/* The step's terms of eqs. (65)-(68), the joints' drift (and projection),
+ * the laws' per-contact state; fills w->info's step fields. Fails (the state
+ * goes back to t_k) on a projection or law failure or with work_check "error". */
+typedef struct audit_terms {
+    double W_J, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
+    double W_N, W_T, max_cw, E0;
+    int have_cw, max_cw_id;
+    long positive;
+} audit_terms;
+
+static double joints_work(rc_world *w, const double *vth)
+{
+    double W_J = 0.0;
+    for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
+        rc_joint *j = &w->joints[i];
+        const double *vb = vth + w->bodies[j->def.body_b].iv;
+        const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
+        j->work = j->wstart;   /* the start's impulse (rcm_joints_start), then u_{k+theta}^T lambda */
+        for (int r = 0; r < j->rows; r++) {
+            double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
+            if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
+            j->work += u * j->lambda[r];
+        }
+        W_J += j->work;
+    }
+    return W_J;
+}
+
+/* the joints' position drift, projected away (its energy change is W_proj) */
+static rc_status joints_drift(rci_step *st, audit_terms *a)
+{
+    rc_world *w = st->w;
+    if (!w->njoints) return RC_OK;
+    if (w->sim.project_joints) {
+        int pit;
+        rcm_joints_energy_before(w);
+        RC_CHECK(rcm_joints_project(w, st->t_next, &pit));
+        RC_CHECK(rcm_joints_project_velocity(w, st->t_next));
+        double Ek2, Ep2;
+        rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+        a->E_proj += (Ek2 + Ep2) - (st->Ek1 + st->Ep1);   /* before the rescaling gives it back */
+        rcm_joints_restore_energy(w);
+        rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+        a->W_proj += (Ek2 + Ep2) - (st->Ek1 + st->Ep1);
+        st->Ek1 = Ek2;
+        st->Ep1 = Ep2;
+    }
+    return rcm_joints_report(w, st->t_next, &a->pos_viol, &a->vel_viol);
+}
+
+/* eq. (68) per contact, the laws' state after the accepted step, the
+ * thermodynamic admissibility check (eqs. 51, 86-89) */
+static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
+{
+    rc_world *w = st->w;
+    const double work_tol = w->sim.work_tol * (1.0 + fabs(a->E0));
+    for (int i = 0; i < w->ncontacts; i++) {
+        rc_contact *c = &w->contacts[i];
+        double uth[2];
+        rci_contact_dot(w, c, w->v, c->u);
+        rci_contact_dot(w, c, vth, uth);
+        const rc_law *law = &w->laws[c->law];
+        if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
+            rc_law_ctx ctx;
+            rcn_law_context(w, c, &ctx);
+            rc_status s = law->ops.update(law->ops.user, &ctx, c->aux->state, st->scheme->work_at_theta ? uth : c->u,
+                                          c->aux->uk, c->p);
+            for (int j = 0; s == RC_OK && j < law->ops.nstate; j++)
+                if (!rcb_finite(c->aux->state[j]))
+                    s = rc_set_error(RC_ERR_CALLBACK, "law '%s': update left state[%d] non-finite for contact %d at t = %.17g",
+                                     law->name ? law->name : "(unnamed)", j + 1, c->id, w->t);
+            if (s != RC_OK) return s;
+        }
+        if (!c->active) continue;
+        const double WN = uth[0] * c->p[0];   /* eq. (68), normal part (rci_save_contacts keeps it) */
+        const double WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
+        a->W_N += WN;
+        a->W_T += WT;
+        double cw = WN + WT;
+        if (!a->have_cw || cw > a->max_cw) { a->max_cw = cw; a->have_cw = 1; a->max_cw_id = c->id; }
+        if (cw > work_tol) {         /* thermodynamic admissibility (eqs. 51, 86-89) */
+            a->positive++;
+            if (w->sim.work_check != RC_WORK_RECORD) {
+                char cd[256];
+                rci_describe_contact(w, i, cd, sizeof cd);
+                if (w->sim.work_check == RC_WORK_ERROR)
+                    return rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                                        cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+                rcm_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                              cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+            }
+        }
+    }
+    return RC_OK;
+}
+
+/* audit, eqs. (65)-(68) */
+static rc_status stage_audit(rci_step *st, audit_terms *a)
+{
+    rc_world *w = st->w;
+    const double *vth = w->V;   /* v_{k+theta} after the update */
+    const double h = st->h, theta = st->theta;
+    rcm_energy(w, w->q, w->v, &st->Ek1, &st->Ep1, &st->E_el);
+    a->W_J = joints_work(w, vth);
+    if (w->nsprings) rcm_springs_forces(w, NULL, &a->E_spring);
+    if (st->have_f)
+        for (int i = 0; i < w->nv; i++) a->W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
+    for (int b = 0; st->keep && b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
+            double norms, wd;
+            rcm_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
+            st->W_theta += norms;
+            a->W_damp += wd;
+            continue;
+        }
+        for (int j = 0; j < 3; j++) {
+            double dv = w->v[bd->iv + j] - w->v0[bd->iv + j];
+            st->W_theta += w->mass_diag[bd->iv + j] * dv * dv;
+        }
+    }
+    st->W_theta *= 0.5 - theta;
+    a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */
+    RC_CHECK(joints_drift(st, a));
+    a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
+    for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
+    RC_CHECK(contacts_work(st, vth, a));
+    if (st->keep) {   /* q_{k+1}, v_{k+1} (after the joints' projection): finite, or back to t_k */
+        int i = rci_first_nonfinite(w->v, w->nv);
+        if (i >= 0) return rci_nonfinite_state(w, i, 0, w->v[i]);
+        i = rci_first_nonfinite(w->q, w->nq);
+        if (i >= 0) return rci_nonfinite_state(w, i, 1, w->q[i]);
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- commit */
+
+static void commit_info(rci_step *st, const audit_terms *a)
+{
+    rc_world *w = st->w;
+    rc_step_info *in = &w->info;
+    in->t = w->t;
+    in->step = w->step;
+    in->iterations = st->iters;
+    in->residual = st->res;
+    in->converged = st->converged;
+    in->worst_contact = st->worst >= 0 ? w->contacts[st->worst].id : -1;   /* joints: see the warning text */
+    in->ncontacts = w->ncontacts;
+    in->nactive = w->nactive;
+    in->E_kin = st->Ek1;
+    in->E_pot = st->Ep1;
+    in->E = st->Ek1 + st->Ep1;
+    in->W_ext = a->W_ext;
+    in->W_N = a->W_N;
+    in->W_T = a->W_T;
+    in->W_theta = st->W_theta;
+    in->W_J = a->W_J;
+    in->W_proj = a->W_proj;
+    in->W_J_total += a->W_J;
+    in->W_proj_total += a->W_proj;
+    in->persist_band = st->band;
+    in->E_proj = a->E_proj;
+    in->E_proj_total += a->E_proj;
+    in->E_spring = a->E_spring;
+    in->E_elastic = st->E_el;   /* the joint projection moves rigid bodies only */
+    in->joint_pos_violation = a->pos_viol;
+    in->joint_vel_violation = a->vel_viol;
+    in->W_damp = a->W_damp;
+    in->W_damp_total += a->W_damp;
+    in->balance = (in->E - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J + a->W_damp + st->W_theta + a->W_proj);
+    in->W_ext_total += a->W_ext;
+    in->W_N_total += a->W_N;
+    in->W_T_total += a->W_T;
+    in->W_theta_total += st->W_theta;
+    in->max_contact_work = a->have_cw ? a->max_cw : 0.0;
+}
+
+static void commit_stats(rci_step *st, const audit_terms *a)
+{
+    rc_world *w = st->w;
+    const rc_step_info *in = &w->info;
+    rc_run_stats *s = &w->stats;
+    s->steps = w->step;
+    if (st->iters > s->max_iterations) s->max_iterations = st->iters;
+    if (!(st->res <= s->max_residual)) s->max_residual = st->res;   /* (a NaN is kept, never lost) */
+    if (!st->converged) s->failures++;
+    if (!(fabs(in->balance) <= s->max_abs_balance)) s->max_abs_balance = fabs(in->balance);
+    if (s->steps == 1 || in->E - a->E0 > s->max_energy_increase) {
+        s->max_energy_increase = in->E - a->E0;
+        s->t_max_energy_increase = w->t;
+    }
+    if (a->have_cw && a->max_cw > s->max_contact_work) {
+        s->max_contact_work = a->max_cw;
+        s->t_max_contact_work = w->t;
+        s->contact_max_contact_work = a->max_cw_id;
+    }
+    s->positive_work_events += a->positive;
+    if (a->pos_viol > s->max_joint_pos_violation) s->max_joint_pos_violation = a->pos_viol;
+    if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
+}
+
+/* the accepted step's contacts become the state; t = t_origin + t_steps h */
+static void stage_commit(rci_step *st, const audit_terms *a)
+{
+    rc_world *w = st->w;
+    rci_save_contacts(w);
+    w->persist_band = 2.0 * st->h * fmax(w->sim.solver.tol, st->res) * (1.0 + sqrt(w->contact_b2));
+    w->t_steps++;
+    w->t = st->t_next;
+    w->step++;
+    commit_info(st, a);
+    commit_stats(st, a);
+    rcc_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
+}
+
+/* ---------------------------------------------------------------- the step */
+
+static rc_status world_step(rc_world *w)
+{
+    rci_step st;
+    RC_CHECK(rci_stage_begin(&st, w));
+    RC_CHECK(rci_stage_forces(&st));
+    RC_CHECK(rci_stage_detect(&st));
+    if (w->step == 0) rci_warn_initial_overlaps(w);
+    RC_CHECK(rci_stage_free_velocity(&st));
+    RC_CHECK(rci_stage_index_set(&st));
+    RC_CHECK(rci_stage_joints(&st));
+    rci_stage_warm_start(&st);
+    RC_CHECK(rci_stage_solve(&st));
+    RC_CHECK(rci_stage_converged(&st));
+    RC_CHECK(st.scheme->update(&st));
+    audit_terms a;
+    memset(&a, 0, sizeof a);
+    rc_status s = stage_audit(&st, &a);
+    if (s != RC_OK) {   /* a failure after the update: back to the state at t_k (keep is
+                           set: only joints, laws' updates and work_check "error" come here;
+                           the contacts of the state, w->rec, were not touched) */
+        if (w->nv > 0) {
+            memcpy(w->q, w->q0, (size_t)w->nq * sizeof(double));
+            memcpy(w->v, w->v0, (size_t)w->nv * sizeof(double));
+        }
+        return s;
+    }
+    stage_commit(&st, &a);
+    return rcm_world_after_step(w);   /* the observers: the history row (io/output.c) */
+}
+
+/* One step; with joints, the state is first moved onto them when it was set
+ * from outside (rcm_joints_start), and put back if the step then fails. */
+rc_status rc_world_step(rc_world *w)
+{
+    if (!w || !w->njoints) return world_step(w);
+    for (int i = 0; i < w->njoints; i++) {   /* this step's projection impulses and start work */
+        memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
+        w->joints[i].wstart = 0.0;
+    }
+    w->start_W_q = 0.0;
+    if (!w->joints_fresh || !w->configured || rc_interrupt_requested()) return world_step(w);
+    RC_CHECK(rcm_world_reserve_dofs(w));
+    memcpy(w->qpre, w->q, (size_t)w->nq * sizeof(double));
+    memcpy(w->vpre, w->v, (size_t)w->nv * sizeof(double));
+    const long step = w->step;
+    rc_status s = rcm_joints_start(w, &w->start_W_q);
+    if (s == RC_OK) s = world_step(w);
+    if (w->step == step) {   /* failed (RC_ERR_IO comes after the step: kept) */
+        memcpy(w->q, w->qpre, (size_t)w->nq * sizeof(double));
+        memcpy(w->v, w->vpre, (size_t)w->nv * sizeof(double));
+        for (int i = 0; i < w->njoints; i++) {
+            memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
+            w->joints[i].wstart = 0.0;
+        }
+        w->start_W_q = 0.0;
+        return s;
+    }
+    w->joints_fresh = 0;
+    return s;
+}

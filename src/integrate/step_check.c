@@ -1,0 +1,125 @@
+/* step_check.c -- what a step says when something is wrong: the names of
+ * bodies and contacts in messages, non-finite states and solutions (the step
+ * fails and leaves the state at t_k), initial overlaps.
+ */
+#include "integrate/integrate.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *rci_body_label(const rc_world *w, int b, char *buf, size_t n)
+{
+    if (b == RC_GROUND) snprintf(buf, n, "ground");
+    else if (rcm_body_name_of(w, b)) snprintf(buf, n, "%s", rcm_body_name_of(w, b));
+    else snprintf(buf, n, "body %d", b);
+    return buf;
+}
+
+void rci_describe_contact(const rc_world *w, int ci, char *buf, size_t n)
+{
+    if (ci <= -2) {
+        const rc_joint *j = &w->joints[-2 - ci];
+        snprintf(buf, n, "joint %d%s%s%s (residual %.3e)", -2 - ci, j->name ? " '" : "", j->name ? j->name : "",
+                 j->name ? "'" : "", j->res);
+        return;
+    }
+    if (ci < 0) { snprintf(buf, n, "none"); return; }
+    const rc_contact *c = &w->contacts[ci];
+    char a[64], b[64];
+    snprintf(buf, n, "contact %d (%s / %s, feature %d, residual %.3e)", c->id,
+             rci_body_label(w, c->body_a, a, sizeof a), rci_body_label(w, c->body_b, b, sizeof b), c->feature, c->res);
+}
+
+/* The body whose coordinates (position: iq, nq; velocity: iv, nv) hold
+ * index i of q or v; k: the coordinate within the body. */
+static int body_of_index(const rc_world *w, int i, int position, int *k)
+{
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        const int i0 = position ? bd->iq : bd->iv, n = position ? bd->nq : bd->nv;
+        if (i >= i0 && i < i0 + n) { *k = i - i0; return b; }
+    }
+    *k = i;
+    return -1;
+}
+
+/* "step diverged ...: non-finite velocity v[k] of body B (...)": the step fails
+ * (the caller leaves or restores the state of t_k) */
+rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x)
+{
+    int k, b = body_of_index(w, i, position, &k);
+    char name[64];
+    return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite %s %s[%d] = %g of %s; the state is left at t = %.17g",
+                        w->t + w->sim.h, w->step + 1, position ? "position" : "velocity", position ? "q" : "v", k + 1, x,
+                        b >= 0 ? rci_body_label(w, b, name, sizeof name) : "(no body)", w->t);
+}
+
+/* The solution of step 5: every impulse, joint multiplier and velocity finite,
+ * and the residual a number (a NaN residual would pass for converged nowhere
+ * and be lost in the statistics). */
+rc_status rci_check_solution(rc_world *w, int worst, double res, int iters)
+{
+    for (int k = 0; k < w->nactive; k++) {
+        const int i = w->active[k];
+        const rc_contact *c = &w->contacts[i];
+        if (rcb_finite(c->p[0]) && rcb_finite(c->p[1])) continue;
+        char cd[256];
+        rci_describe_contact(w, i, cd, sizeof cd);
+        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse (pN = %g, pT = %g) at %s; the state is left at t = %.17g",
+                            w->t + w->sim.h, w->step + 1, c->p[0], c->p[1], cd, w->t);
+    }
+    for (int j = 0; j < w->njoints; j++)
+        for (int r = 0; r < w->joints[j].rows; r++)
+            if (!rcb_finite(w->joints[j].lambda[r])) {
+                char cd[256];
+                rci_describe_contact(w, -2 - j, cd, sizeof cd);
+                return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse at %s; the state is left at t = %.17g",
+                                    w->t + w->sim.h, w->step + 1, cd, w->t);
+            }
+    for (int i = 0; i < w->nv; i++)
+        if (!rcb_finite(w->V[i])) {
+            char cd[256];
+            rci_describe_contact(w, worst, cd, sizeof cd);
+            int k, b = body_of_index(w, i, 0, &k);
+            char name[64];
+            return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite velocity v[%d] = %g of %s; worst %s; solver residual %.3e after %d sweeps; the state is left at t = %.17g",
+                                w->t + w->sim.h, w->step + 1, k + 1, w->V[i], b >= 0 ? rci_body_label(w, b, name, sizeof name) : "(no body)",
+                                cd, res, iters, w->t);
+        }
+    if (!rcb_finite(res)) {
+        char cd[256];
+        rci_describe_contact(w, worst, cd, sizeof cd);
+        return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): solver residual %g after %d sweeps; worst %s; the state is left at t = %.17g",
+                            w->t + w->sim.h, w->step + 1, res, iters, cd, w->t);
+    }
+    return RC_OK;
+}
+
+/* The first index of q (position = 1) or v (0) that is not finite, or -1:
+ * one branch-free pass (inf - inf and NaN - NaN are NaN). */
+int rci_first_nonfinite(const double *x, int n)
+{
+    double acc = 0.0;
+    for (int i = 0; i < n; i++) acc += x[i] - x[i];
+    if (acc == 0.0) return -1;
+    for (int i = 0; i < n; i++) if (!rcb_finite(x[i])) return i;
+    return -1;
+}
+
+/* grains placed overlapping at the first step: say which (ten at most) */
+void rci_warn_initial_overlaps(rc_world *w)
+{
+    int reported = 0;
+    for (int i = 0; i < w->ncontacts && reported < 10; i++) {
+        const rc_contact *c = &w->contacts[i];
+        if (c->gap >= 0 || c->body_a == RC_GROUND) continue;
+        double size = fmin(w->shapes[c->shape_a].bound, w->shapes[c->shape_b].bound);
+        if (c->gN < -1e-3 * size) {
+            char a[64], b[64];
+            rcm_world_warn(w, "initial overlap: %s and %s overlap by %.3g (shapes %d and %d)",
+                          rci_body_label(w, c->body_a, a, sizeof a), rci_body_label(w, c->body_b, b, sizeof b),
+                          -c->gN, c->shape_a, c->shape_b);
+            reported++;
+        }
+    }
+}
