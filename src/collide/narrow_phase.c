@@ -185,7 +185,10 @@ static int segment_crosses(const rc_shape *P, const double a[2], const double b[
  * extent from L are inside it, gN = sigma nL.(x_i - a) - s < 0 with n = sigma nL,
  * sigma the side of its larger extent (the way out).
  * Features nvert, nvert+1, end point a, b vs the polygon's edge lines:
- * gN = max_e N_e.(a - x_e) - s, n = -N_e, point = a + s n (on the capsule). */
+ * gN = max_e N_e.(a - x_e) - s, n = -N_e, point = a + s n (on the capsule);
+ * kept when the end projects onto that edge (within the margin) or lies
+ * inside the polygon (a sliver's nearest edge line may belong to an edge
+ * the end does not face: its depth is still the penetration). */
 static void poly_seg(pair_ctx *p)
 {
     const rc_shape *S = p->A, *P = p->B;
@@ -217,7 +220,7 @@ static void poly_seg(pair_ctx *p)
         int e;
         double s;
         int within = vertex_edge(P, ends[j], p->m, &e, &s);
-        if (!p->all && !within) continue;
+        if (!p->all && !within && s > 0.0) continue;   /* an end inside the polygon: always */
         double n[2] = { -P->wnorm[e][0], -P->wnorm[e][1] };
         double pt[2] = { ends[j][0] + S->radius * n[0], ends[j][1] + S->radius * n[1] };
         emit(p, P->nvert + j, s - S->radius, n, pt);
