@@ -287,13 +287,8 @@ static double poly_separation(const rc_shape *P, const rc_shape *Q, int *edge)
  * corner), which vertex-edge tests both ways give, do not occur: they would
  * double the friction cone there and stall Gauss--Seidel on the
  * indeterminate split. */
-static void poly_poly(pair_ctx *p)
+static void poly_poly_face(pair_ctx *p, int ea, int eb, int flip, int missed)
 {
-    if (p->all) { poly_poly_all(p); return; }
-    int ea, eb;
-    const double sa = poly_separation(p->A, p->B, &ea), sb = poly_separation(p->B, p->A, &eb);
-    if ((sa > sb ? sa : sb) > p->m) return;
-    const int flip = sb > sa + 1e-3 * p->m;
     const rc_shape *R = flip ? p->B : p->A, *I = flip ? p->A : p->B;
     const int er = flip ? eb : ea, fR = flip ? p->A->nvert : 0, fI = flip ? 0 : p->A->nvert;
     const double *N = R->wnorm[er], *r1 = R->wvert[er], *r2 = R->wvert[(er + 1) % R->nvert];
@@ -324,7 +319,6 @@ static void poly_poly(pair_ctx *p)
     const double sg = flip ? -1.0 : 1.0, *xd = I->wvert[deep];
     const double n_face[2] = { sg * N[0], sg * N[1] };
     const double g_deep = N[0] * (xd[0] - r1[0]) + N[1] * (xd[1] - r1[1]);
-    const int missed = (sa > sb ? sa : sb) < -1e-9 * fmax(R->bound, I->bound) && (sb > sa) == flip;
     /* beside the face: a corner passing a corner, a contact once they overlap
      * and the axis of largest separation changes -- or, when it is already
      * that axis (a short reference face between two nearly parallel edges of
@@ -368,6 +362,35 @@ static void poly_poly(pair_ctx *p)
             emit(p, feat[k], g[k], n, R->wvert[feat[k] - fR]);
         }
     }
+}
+
+/* The reference face is the edge of largest separation, kept on A's side
+ * while B's is not larger by 1e-3 of the margin (no flicker between the two
+ * faces of boxes resting flush). 'missed' (poly_poly_face): the polygons
+ * overlap (the separation is negative along every axis, below -1e-9 of
+ * their size: not round-off, as boxes resting flush in a stack; not only the
+ * face's line crossed, as a box tilted by 1e-5 on a box with its corner
+ * beyond the face's end) with the face of largest separation itself (not one
+ * kept by the hysteresis: that one gives way to the other axis once the
+ * overlap exceeds it). When the two axes are equally deep (a sliver's short
+ * face and the other polygon's face at one depth, 1e-13 apart: the kept
+ * face never gives way) and the kept face gives no penetrating contact, the
+ * other face is the reference. */
+static void poly_poly(pair_ctx *p)
+{
+    if (p->all) { poly_poly_all(p); return; }
+    int ea, eb;
+    const double sa = poly_separation(p->A, p->B, &ea), sb = poly_separation(p->B, p->A, &eb);
+    if ((sa > sb ? sa : sb) > p->m) return;
+    const int flip = sb > sa + 1e-3 * p->m, exact = (sb > sa) == flip;
+    const int overlap = (sa > sb ? sa : sb) < -1e-9 * fmax(p->A->bound, p->B->bound);
+    const int n0 = p->w->ncontacts;
+    poly_poly_face(p, ea, eb, flip, overlap && exact);
+    if (!overlap || exact || p->st != RC_OK) return;
+    for (int i = n0; i < p->w->ncontacts; i++)
+        if (p->w->contacts[i].gN < 0.0) return;
+    p->w->ncontacts = n0;   /* none penetrates: the other face */
+    poly_poly_face(p, ea, eb, !flip, 1);
 }
 
 static void narrow(pair_ctx *p)

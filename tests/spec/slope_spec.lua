@@ -50,7 +50,8 @@ describe("the slope flow of polygons (Moreau 2004, section 3.2)", function()
     -- of the mean velocity) is no test for a flow of 72 grains: solving two steps less
     -- tightly flips it (max_iter 10 000: steady; 2 000: not)
     assert.is_true(r.nfit >= 5)
-    assert.is_true(r.vmean > 0.1)                              -- flowing
+    assert.is_true(r.vmean > 0.05)                             -- flowing (0.099 m/s; 0.12 before a
+                                                               -- missed polygon contact was fixed)
     assert.is_true(math.abs(r.accel) <= 0.15 * r.driving)       -- neither accelerating like sliding nor stopping
     local last = r.profiles[#r.profiles]
     local sv, sn = 0, 0
