@@ -120,27 +120,18 @@ rc_status rci_stage_detect(rci_step *st)
     return rci_reserve_state(w);
 }
 
-/* free velocity (rigid: Mhat = M) and the solver's starting velocity */
+/* free velocity (per body kind, with the scheme's coefficients) and the
+ * solver's starting velocity */
 rc_status rci_stage_free_velocity(rci_step *st)
 {
     rc_world *w = st->w;
-    const double h = st->h, *g = w->def.gravity;
-    rc_linear_rhs rhs;
-    st->scheme->linear_rhs(st, &rhs);
+    rcm_free_coef fc;
+    st->scheme->free_coef(st, &fc);
     for (int b = 0; b < w->nbodies; b++) {
-        static const double zero3[3];
+        static const double zero3[3];   /* no applied forces (linear bodies always have w->f) */
         const rc_body *bd = &w->bodies[b];
         const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
-        double *V0 = w->V + bd->iv;
-        if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
-            RC_CHECK(rcm_linear_free_velocity(w, &w->linears[bd->linear], &rhs, f, V0));
-            continue;
-        }
-        const double m = rcm_body_mass(w, bd);
-        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + m * g[0]),
-                         v[1] + h * bd->inv_mass * (f[1] + m * g[1]),
-                         v[2] + h * bd->inv_inertia * f[2] };
-        st->scheme->free_rigid(st, v, vf, V0);
+        RC_CHECK(rcm_body_ops_of(bd)->free_velocity(w, bd, &fc, v, f, w->V + bd->iv));
     }
     return RC_OK;
 }
@@ -421,19 +412,9 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     if (w->nsprings) rcm_springs_forces(w, NULL, &a->E_spring);
     if (st->have_f)
         for (int i = 0; i < w->nv; i++) a->W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
-    for (int b = 0; st->keep && b < w->nbodies; b++) {
+    for (int b = 0; st->keep && b < w->nbodies; b++) {   /* ||dv||_M^2 (+ ||dq||_K^2), eq. (67) */
         const rc_body *bd = &w->bodies[b];
-        if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
-            double norms, wd;
-            rcm_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
-            st->W_theta += norms;
-            a->W_damp += wd;
-            continue;
-        }
-        for (int j = 0; j < 3; j++) {
-            double dv = w->v[bd->iv + j] - w->v0[bd->iv + j];
-            st->W_theta += w->mass_diag[bd->iv + j] * dv * dv;
-        }
+        rcm_body_ops_of(bd)->step_terms(w, bd, vth, &st->W_theta, &a->W_damp);
     }
     st->W_theta *= 0.5 - theta;
     a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */

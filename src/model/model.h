@@ -395,11 +395,48 @@ static inline const char *rcm_body_name_of(const rc_world *w, int b)
     return x ? x->name : NULL;
 }
 
+/* ---------------------------------------------------------------- body kinds */
+
+/* The scheme's free-velocity coefficients (integrate/scheme_*.c fill them):
+ *   linear bodies, eqs. (92) / (97) (a term whose coefficient is 0 is not computed):
+ *     Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k
+ *   rigid bodies (K = C = 0, Mhat = M diagonal): v_free = v_k + h M^-1 (F + m g),
+ *     V_0 = v_free, or with mix: V_0 = (1 - theta) v_k + theta v_free (MJF). */
+typedef struct rcm_free_coef {
+    double a_C, a_K, a_F, a_KV[2];
+    int mix;
+    double theta;
+} rcm_free_coef;
+
+/* A body kind's operations (body_kinds.c), looked up by rc_body.kind in
+ * rcm_body_kinds. v, f, V0 point at the body's own velocities (offset iv);
+ * q, v of energy are the world's flat arrays. */
+typedef struct rcm_body_ops {
+    const char *name;
+    int nq, nv;             /* coordinates and velocities (0: the body's own, a linear body's n) */
+    /* V_0 (eq. 92 / 97) from v_k, the applied force F_{k+theta} and the scheme's coefficients */
+    rc_status (*free_velocity)(rc_world *w, const rc_body *bd, const rcm_free_coef *fc, const double *v,
+                               const double *f, double *V0);
+    /* rows (nrows x nv, by rows: the columns of H^T) <- Mhat^-1 rows; the caller
+     * multiplies by kappa (kappa Mhat^-1 H^T of a gap contact) */
+    rc_status (*solve_mass)(rc_world *w, const rc_body *bd, double *rows, int nrows);
+    /* acc[0] += 2 E_kin, acc[1] += E_pot (gravity, elastic), acc[2] += E_elastic */
+    void (*energy)(const rc_world *w, const rc_body *bd, const double *q, const double *v, double acc[3]);
+    /* the position map q_{k+1} = q_k + h T(q_k) v (identity for the planar kinds) */
+    void (*position)(const rc_body *bd, const double *q0, const double *v, double h, double *q);
+    /* audit: *W_theta += ||v_{k+1} - v_k||_M^2 (+ ||dq||_K^2), *W_damp += eq. (67) */
+    void (*step_terms)(const rc_world *w, const rc_body *bd, const double *vth, double *W_theta, double *W_damp);
+    /* the constant applied force (NULL: zero) */
+    const double *(*constant_force)(const rc_world *w, const rc_body *bd);
+} rcm_body_ops;
+extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
+extern const rcm_body_ops *const rcm_body_kinds[RC_BODY_LINEAR + 1];
+static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rcm_body_kinds[bd->kind]; }
+
 /* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
- * scheme's coefficients (a term whose coefficient is 0 is not computed):
- *   Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k */
-typedef struct rc_linear_rhs { double a_C, a_K, a_F, a_KV[2]; } rc_linear_rhs;
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0);
+ * scheme's coefficients; x <- Mhat^-1 x (nrhs right-hand sides of n, by rows) */
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coef *r, const double *F, double *V0);
+rc_status rcm_linear_solve(rc_world *w, rc_linear *L, double *x, int nrhs);
 void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
 void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
 void rcm_linear_free(rc_world *w);
