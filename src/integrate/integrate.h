@@ -89,21 +89,6 @@ rc_status rci_match_contacts(rc_world *w);
 rc_status rci_reserve_state(rc_world *w);
 void rci_save_contacts(rc_world *w);
 
-/* u = H v of contact c (rigid pairs: H from n and Hr, the products of
- * rcm_contact_jacobian; gap contacts: rcm_gap_dot) */
-static inline void rci_contact_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
-{
-    if (c->gap >= 0) { rcm_gap_dot(w, c, v, u); return; }
-    const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
-    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
-    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];
-    if (c->body_a != RC_GROUND) {
-        const double *va = v + w->bodies[c->body_a].iv;
-        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
-        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
-    }
-}
-
 /* ---- forces (forces.c): applied forces F_{k+theta} into w->f */
 rc_status rci_forces(rc_world *w, double t_theta);
 

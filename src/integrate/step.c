@@ -179,7 +179,7 @@ rc_status rci_stage_index_set(rci_step *st)
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uk[2];
-        rci_contact_dot(w, c, st->vk, uk);
+        rcm_contact_dot(w, c, st->vk, NULL, uk);
         /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
          * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
          * ("anticipate": no sign condition, so that round-off in u_N,k does
@@ -217,7 +217,7 @@ rc_status rci_stage_index_set(rci_step *st)
         else rigid_delassus(st, c);
         sc->affine(st, c, law, ul, extra);
         double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
-        rci_contact_dot(w, c, w->V, u0);
+        rcm_contact_dot(w, c, w->V, NULL, u0);
         const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
         w->contact_b2 += b0 * b0 + b1 * b1;
         if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = 0.0;
@@ -235,13 +235,7 @@ rc_status rci_stage_joints(rci_step *st)
     RC_CHECK(rcm_joints_assemble(w, st->kappa));
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
-        double *vb = w->V + w->bodies[j->def.body_b].iv;
-        double *va = j->def.body_a == RC_GROUND ? NULL : w->V + w->bodies[j->def.body_a].iv;
-        for (int r = 0; r < j->rows; r++)
-            for (int c = 0; c < 3; c++) {
-                vb[c] += j->MHb[r][c] * j->lambda[r];
-                if (va) va[c] += j->MHa[r][c] * j->lambda[r];
-            }
+        rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], w->V, 0, j->lambda);
     }
     return RC_OK;
 }
@@ -253,7 +247,6 @@ void rci_stage_warm_start(rci_step *st)
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
-        if (c->gap >= 0) { rcm_gap_apply(w, c, w->V, c->p); continue; }
         rcm_contact_apply(w, c, w->V, c->p);
     }
 }
@@ -320,14 +313,10 @@ static double joints_work(rc_world *w, const double *vth)
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
-        const double *vb = vth + w->bodies[j->def.body_b].iv;
-        const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
+        double u[3];
+        rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], vth, NULL, RCM_SUM_BY_SIDE, u);
         j->work = j->wstart;   /* the start's impulse (rcm_joints_start), then u_{k+theta}^T lambda */
-        for (int r = 0; r < j->rows; r++) {
-            double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
-            if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
-            j->work += u * j->lambda[r];
-        }
+        for (int r = 0; r < j->rows; r++) j->work += u[r] * j->lambda[r];
         W_J += j->work;
     }
     return W_J;
@@ -364,8 +353,8 @@ static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uth[2];
-        rci_contact_dot(w, c, w->v, c->u);
-        rci_contact_dot(w, c, vth, uth);
+        rcm_contact_dot(w, c, w->v, NULL, c->u);
+        rcm_contact_dot(w, c, vth, NULL, uth);
         const rc_law *law = &w->laws[c->law];
         if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
             rc_law_ctx ctx;
