@@ -73,7 +73,7 @@ void rci_save_contacts(rc_world *w)
         r->WN = r->WT = 0.0;
         if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
             double uth[2];
-            rci_contact_dot(w, c, w->V, uth);
+            rcm_contact_dot(w, c, w->V, NULL, uth);
             r->WN = uth[0] * c->p[0];
             r->WT = uth[1] * c->p[1];
         }

@@ -60,7 +60,7 @@ static rc_status explore(rc_world *w)
     w->explore_res = st.res;
     w->explore_converged = st.converged;
     for (int i = 0; i < w->ncontacts; i++)   /* the solution's relative velocities, H V */
-        rci_contact_dot(w, &w->contacts[i], w->V, w->contacts[i].u);
+        rcm_contact_dot(w, &w->contacts[i], w->V, NULL, w->contacts[i].u);
     w->explore_n = w->ncontacts;   /* the state (w->rec) is untouched */
     return RC_OK;
 }

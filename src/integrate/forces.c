@@ -15,11 +15,9 @@ rc_status rci_forces(rc_world *w, double t_theta)
         const rc_body *bd = &w->bodies[b];
         double *f = w->f + bd->iv;
         const rc_body_ext *x = rcm_body_ext_of(w, b);
-        if (bd->kind == RC_BODY_LINEAR) {
-            const double *f0 = w->linears[bd->linear].f;
+        const double *f0 = rcm_body_ops_of(bd)->constant_force(w, bd);
+        if (f0) {
             for (int j = 0; j < bd->nv; j++) f[j] = f0[j];
-        } else if (x) {
-            for (int j = 0; j < bd->nv; j++) f[j] = x->force[j];
         } else {   /* no rc_body_ext: a zero force, no function */
             for (int j = 0; j < bd->nv; j++) f[j] = 0.0;
             continue;

@@ -41,9 +41,9 @@ typedef struct rci_scheme {
     rc_scheme type;
     rc_unknown unknown;       /* what the laws' u is: u_{k+1} or u_{k+theta} */
     double (*kappa)(const rc_sim_def *sim);
-    /* a rigid body's V_0 from v_k and v_free = v_k + h M^-1 F (eq. 92 / 97) */
-    void (*free_rigid)(const rci_step *st, const double *v, const double *vf, double *V0);
-    void (*linear_rhs)(const rci_step *st, rc_linear_rhs *r);
+    /* the free velocity's coefficients (eq. 92 / 97) that every body kind's
+     * free_velocity reads (model.h, rcm_free_coef) */
+    void (*free_coef)(const rci_step *st, rcm_free_coef *fc);
     /* index set: whether contact c, not in the rule of eq. (64) (trigger > 0
      * or u_N,k > 0), stays in the set; every_pair: Maury's scheme */
     int every_pair;
@@ -67,11 +67,10 @@ const rci_scheme *rci_scheme_of(rc_scheme type);
 
 /* Moreau--Jean's parts that Maury's scheme shares (scheme_moreau_jean.c). */
 double rci_mj_kappa(const rc_sim_def *sim);
-void rci_mj_free_rigid(const rci_step *st, const double *v, const double *vf, double *V0);
-void rci_mj_linear_rhs(const rci_step *st, rc_linear_rhs *r);
+void rci_mj_free_coef(const rci_step *st, rcm_free_coef *fc);
 rc_status rci_mj_update(rci_step *st);
-/* q_{k+1} = q_k + h vth over every body, from w->q0 (keep), then the energy
- * at t_k into st->Ek0, st->Ep0 */
+/* q_{k+1} = q_k + h T(q_k) vth over every body (its kind's position map),
+ * from w->q0 (keep), then the energy at t_k into st->Ek0, st->Ep0 */
 void rci_update_positions(rci_step *st, const double *vth);
 
 /* ---- the stages (step.c); explore.c runs the first ones */
@@ -89,21 +88,6 @@ rc_status rci_stage_converged(rci_step *st);
 rc_status rci_match_contacts(rc_world *w);
 rc_status rci_reserve_state(rc_world *w);
 void rci_save_contacts(rc_world *w);
-
-/* u = H v of contact c (rigid pairs: H from n and Hr, the products of
- * rcm_contact_jacobian; gap contacts: rcm_gap_dot) */
-static inline void rci_contact_dot(const rc_world *w, const rc_contact *c, const double *v, double u[2])
-{
-    if (c->gap >= 0) { rcm_gap_dot(w, c, v, u); return; }
-    const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
-    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
-    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];
-    if (c->body_a != RC_GROUND) {
-        const double *va = v + w->bodies[c->body_a].iv;
-        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
-        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
-    }
-}
 
 /* ---- forces (forces.c): applied forces F_{k+theta} into w->f */
 rc_status rci_forces(rc_world *w, double t_theta);

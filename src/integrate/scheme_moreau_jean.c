@@ -21,19 +21,15 @@
 
 double rci_mj_kappa(const rc_sim_def *sim) { (void)sim; return 1.0; }
 
-void rci_mj_free_rigid(const rci_step *st, const double *v, const double *vf, double *V0)
+void rci_mj_free_coef(const rci_step *st, rcm_free_coef *fc)   /* eq. (92): V_0 = v_free for rigid bodies */
 {
-    (void)st; (void)v;
-    for (int j = 0; j < 3; j++) V0[j] = vf[j];
-}
-
-void rci_mj_linear_rhs(const rci_step *st, rc_linear_rhs *r)   /* eq. (92) */
-{
-    r->a_C = 1.0 - st->theta;
-    r->a_K = 1.0;
-    r->a_F = 1.0;
-    r->a_KV[0] = st->theta;
-    r->a_KV[1] = 1.0 - st->theta;
+    fc->a_C = 1.0 - st->theta;
+    fc->a_K = 1.0;
+    fc->a_F = 1.0;
+    fc->a_KV[0] = st->theta;
+    fc->a_KV[1] = 1.0 - st->theta;
+    fc->mix = 0;
+    fc->theta = st->theta;
 }
 
 /* eq. (96): a built-in law's shift e u_N,k (Newton), e_T u_T,k (Moreau); a
@@ -54,7 +50,7 @@ void rci_update_positions(rci_step *st, const double *vth)
     rc_world *w = st->w;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
-        for (int j = 0; j < bd->nq; j++) w->q[bd->iq + j] = w->q0[bd->iq + j] + st->h * vth[bd->iv + j];
+        rcm_body_ops_of(bd)->position(bd, w->q0 + bd->iq, vth + bd->iv, st->h, w->q + bd->iq);
     }
     rcm_energy(w, w->q0, w->v0, &st->Ek0, &st->Ep0, NULL);
 }
@@ -76,6 +72,8 @@ rc_status rci_mj_update(rci_step *st)
         return RC_OK;
     }
     /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same
+     * order (the fast path of the rigid kind's position map and step terms,
+     * body_kinds.c, over the flat arrays);
      * order; first a pass that only checks: a non-finite v_{k+1} or q_{k+1}
      * fails the step, q_k and v_k untouched */
     double acc = 0.0;
@@ -109,8 +107,7 @@ const rci_scheme rci_scheme_moreau_jean = {
     .type = RC_SCHEME_MOREAU_JEAN,
     .unknown = RC_UNKNOWN_END,
     .kappa = rci_mj_kappa,
-    .free_rigid = rci_mj_free_rigid,
-    .linear_rhs = rci_mj_linear_rhs,
+    .free_coef = rci_mj_free_coef,
     .every_pair = 0,
     .affine = mj_affine,
     .preimpact = NULL,
@@ -122,18 +119,15 @@ const rci_scheme rci_scheme_moreau_jean = {
 
 static double mjf_kappa(const rc_sim_def *sim) { return sim->theta; }
 
-static void mjf_free_rigid(const rci_step *st, const double *v, const double *vf, double *V0)
+/* eq. (97): rigid bodies V_0 = (1 - theta) v_k + theta v_free */
+static void mjf_free_coef(const rci_step *st, rcm_free_coef *fc)
 {
-    const double theta = st->theta;
-    for (int j = 0; j < 3; j++) V0[j] = (1.0 - theta) * v[j] + theta * vf[j];
-}
-
-static void mjf_linear_rhs(const rci_step *st, rc_linear_rhs *r)   /* eq. (97) */
-{
-    r->a_C = 0.0;
-    r->a_K = st->theta;
-    r->a_F = st->theta;
-    r->a_KV[0] = r->a_KV[1] = 0.0;
+    fc->a_C = 0.0;
+    fc->a_K = st->theta;
+    fc->a_F = st->theta;
+    fc->a_KV[0] = fc->a_KV[1] = 0.0;
+    fc->mix = 1;
+    fc->theta = st->theta;
 }
 
 /* What a built-in impact law sees (ours, not in the papers): a separating
@@ -206,8 +200,7 @@ const rci_scheme rci_scheme_moreau_jean_fremond = {
     .type = RC_SCHEME_MOREAU_JEAN_FREMOND,
     .unknown = RC_UNKNOWN_THETA,
     .kappa = mjf_kappa,
-    .free_rigid = mjf_free_rigid,
-    .linear_rhs = mjf_linear_rhs,
+    .free_coef = mjf_free_coef,
     .every_pair = 0,
     .affine = mjf_affine,
     .preimpact = mjf_preimpact,

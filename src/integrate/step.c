@@ -120,27 +120,18 @@ rc_status rci_stage_detect(rci_step *st)
     return rci_reserve_state(w);
 }
 
-/* free velocity (rigid: Mhat = M) and the solver's starting velocity */
+/* free velocity (per body kind, with the scheme's coefficients) and the
+ * solver's starting velocity */
 rc_status rci_stage_free_velocity(rci_step *st)
 {
     rc_world *w = st->w;
-    const double h = st->h, *g = w->def.gravity;
-    rc_linear_rhs rhs;
-    st->scheme->linear_rhs(st, &rhs);
+    rcm_free_coef fc;
+    st->scheme->free_coef(st, &fc);
     for (int b = 0; b < w->nbodies; b++) {
-        static const double zero3[3];
+        static const double zero3[3];   /* no applied forces (linear bodies always have w->f) */
         const rc_body *bd = &w->bodies[b];
         const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
-        double *V0 = w->V + bd->iv;
-        if (bd->kind == RC_BODY_LINEAR) {   /* eqs. (92)-(95) / (97)-(100) with the factor of Mhat */
-            RC_CHECK(rcm_linear_free_velocity(w, &w->linears[bd->linear], &rhs, f, V0));
-            continue;
-        }
-        const double m = rcm_body_mass(w, bd);
-        double vf[3] = { v[0] + h * bd->inv_mass * (f[0] + m * g[0]),
-                         v[1] + h * bd->inv_mass * (f[1] + m * g[1]),
-                         v[2] + h * bd->inv_inertia * f[2] };
-        st->scheme->free_rigid(st, v, vf, V0);
+        RC_CHECK(rcm_body_ops_of(bd)->free_velocity(w, bd, &fc, v, f, w->V + bd->iv));
     }
     return RC_OK;
 }
@@ -188,7 +179,7 @@ rc_status rci_stage_index_set(rci_step *st)
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uk[2];
-        rci_contact_dot(w, c, st->vk, uk);
+        rcm_contact_dot(w, c, st->vk, NULL, uk);
         /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
          * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
          * ("anticipate": no sign condition, so that round-off in u_N,k does
@@ -226,7 +217,7 @@ rc_status rci_stage_index_set(rci_step *st)
         else rigid_delassus(st, c);
         sc->affine(st, c, law, ul, extra);
         double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
-        rci_contact_dot(w, c, w->V, u0);
+        rcm_contact_dot(w, c, w->V, NULL, u0);
         const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
         w->contact_b2 += b0 * b0 + b1 * b1;
         if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = 0.0;
@@ -244,13 +235,7 @@ rc_status rci_stage_joints(rci_step *st)
     RC_CHECK(rcm_joints_assemble(w, st->kappa));
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
-        double *vb = w->V + w->bodies[j->def.body_b].iv;
-        double *va = j->def.body_a == RC_GROUND ? NULL : w->V + w->bodies[j->def.body_a].iv;
-        for (int r = 0; r < j->rows; r++)
-            for (int c = 0; c < 3; c++) {
-                vb[c] += j->MHb[r][c] * j->lambda[r];
-                if (va) va[c] += j->MHa[r][c] * j->lambda[r];
-            }
+        rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], w->V, 0, j->lambda);
     }
     return RC_OK;
 }
@@ -262,7 +247,6 @@ void rci_stage_warm_start(rci_step *st)
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->p[0] == 0.0 && c->p[1] == 0.0) continue;
-        if (c->gap >= 0) { rcm_gap_apply(w, c, w->V, c->p); continue; }
         rcm_contact_apply(w, c, w->V, c->p);
     }
 }
@@ -329,14 +313,10 @@ static double joints_work(rc_world *w, const double *vth)
     double W_J = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
-        const double *vb = vth + w->bodies[j->def.body_b].iv;
-        const double *va = j->def.body_a == RC_GROUND ? NULL : vth + w->bodies[j->def.body_a].iv;
+        double u[3];
+        rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], vth, NULL, RCM_SUM_BY_SIDE, u);
         j->work = j->wstart;   /* the start's impulse (rcm_joints_start), then u_{k+theta}^T lambda */
-        for (int r = 0; r < j->rows; r++) {
-            double u = j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
-            if (va) u += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
-            j->work += u * j->lambda[r];
-        }
+        for (int r = 0; r < j->rows; r++) j->work += u[r] * j->lambda[r];
         W_J += j->work;
     }
     return W_J;
@@ -373,8 +353,8 @@ static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uth[2];
-        rci_contact_dot(w, c, w->v, c->u);
-        rci_contact_dot(w, c, vth, uth);
+        rcm_contact_dot(w, c, w->v, NULL, c->u);
+        rcm_contact_dot(w, c, vth, NULL, uth);
         const rc_law *law = &w->laws[c->law];
         if (law->ops.update) {   /* the law's per-contact state, after the accepted step */
             rc_law_ctx ctx;
@@ -421,19 +401,9 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     if (w->nsprings) rcm_springs_forces(w, NULL, &a->E_spring);
     if (st->have_f)
         for (int i = 0; i < w->nv; i++) a->W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
-    for (int b = 0; st->keep && b < w->nbodies; b++) {
+    for (int b = 0; st->keep && b < w->nbodies; b++) {   /* ||dv||_M^2 (+ ||dq||_K^2), eq. (67) */
         const rc_body *bd = &w->bodies[b];
-        if (bd->kind == RC_BODY_LINEAR) {   /* ||dv||_M^2 + ||dq||_K^2 and eq. (67) */
-            double norms, wd;
-            rcm_linear_step_terms(w, &w->linears[bd->linear], vth, &norms, &wd);
-            st->W_theta += norms;
-            a->W_damp += wd;
-            continue;
-        }
-        for (int j = 0; j < 3; j++) {
-            double dv = w->v[bd->iv + j] - w->v0[bd->iv + j];
-            st->W_theta += w->mass_diag[bd->iv + j] * dv * dv;
-        }
+        rcm_body_ops_of(bd)->step_terms(w, bd, vth, &st->W_theta, &a->W_damp);
     }
     st->W_theta *= 0.5 - theta;
     a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */

@@ -39,7 +39,7 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
             return rc_set_error(RC_ERR_ARG, "body: 'name' \"%s\" is already used by body %d", def->name, dup);
     }
     RC_CHECK(rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
-    int nq = 3, nv = 3;
+    int nq = rcm_body_rigid2d.nq, nv = rcm_body_rigid2d.nv;
     RC_CHECK(rcm_world_grow_dofs(w, nq, nv));
     double *md = w->mass_diag;
 

@@ -443,12 +443,7 @@ rc_status rcm_joints_assemble(rc_world *w, double kappa)
         for (int r = 0; r < 3; r++) j->shift[r] = r < j->rows ? gt[r] : 0.0;
         delassus(w, j, kappa);
         /* b = H V_0 + dg/dt (w->V holds V_0: called before the warm start) */
-        const double *vb = w->V + w->bodies[j->def.body_b].iv;
-        const double *va = j->def.body_a == RC_GROUND ? zero3 : w->V + w->bodies[j->def.body_a].iv;
-        for (int r = 0; r < j->rows; r++) {
-            j->b[r] = j->shift[r];
-            for (int c = 0; c < 3; c++) j->b[r] += j->Hb[r][c] * vb[c] + j->Ha[r][c] * va[c];
-        }
+        rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], w->V, j->shift, RCM_SUM_BY_COORDINATE, j->b);
         if (!invert(j->rows, (const double (*)[3])j->W, j->Winv))
             return rc_set_error(RC_ERR_NUMERIC, "joint '%s': its rows are singular (redundant constraint or degenerate geometry) at t = %.17g",
                                 joint_label(j), w->t);
@@ -474,18 +469,7 @@ static rc_status correct(rc_world *w, rc_joint *j, double Ha[3][3], double Hb[3]
         mu[k] = 0.0;
         for (int l = 0; l < j->rows; l++) mu[k] -= Wi[k][l] * r[l];
     }
-    const rc_body *bb = &w->bodies[j->def.body_b];
-    double *xb = x + (by_iq ? bb->iq : bb->iv);
-    double *xa = NULL;
-    if (j->def.body_a != RC_GROUND) {
-        const rc_body *ba = &w->bodies[j->def.body_a];
-        xa = x + (by_iq ? ba->iq : ba->iv);
-    }
-    for (int c = 0; c < 3; c++)
-        for (int k = 0; k < j->rows; k++) {
-            xb[c] += tmp.MHb[k][c] * mu[k];
-            if (xa) xa[c] += tmp.MHa[k][c] * mu[k];
-        }
+    rcm_joint_apply(w, j, &tmp.MHa[0][0], &tmp.MHb[0][0], x, by_iq, mu);
     return RC_OK;
 }
 
@@ -504,14 +488,9 @@ static rc_status project(rc_world *w, double t, int velocity, int *iters, int wo
             rc_joint *j = &w->joints[i];
             double g[3], gt[3], Ha[3][3], Hb[3][3], r[3], mu[3], rmax = 0.0;
             RC_CHECK(rcm_joint_eval(w, j, w->q, t, g, Ha, Hb, velocity ? gt : NULL));
-            const double *vb = w->v + w->bodies[j->def.body_b].iv;
-            const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
+            if (velocity) rcm_joint_dot(w, j, &Ha[0][0], &Hb[0][0], w->v, gt, RCM_SUM_BY_COORDINATE, r);
             for (int k = 0; k < j->rows; k++) {
-                r[k] = g[k];
-                if (velocity) {
-                    r[k] = gt[k];
-                    for (int c = 0; c < 3; c++) r[k] += Hb[k][c] * vb[c] + Ha[k][c] * va[c];
-                }
+                if (!velocity) r[k] = g[k];
                 rmax = fmax(rmax, fabs(r[k]));
             }
             worst = fmax(worst, rmax);
@@ -571,11 +550,10 @@ rc_status rcm_joints_report(rc_world *w, double t, double *pos_violation, double
         rc_joint *j = &w->joints[i];
         double g[3], gt[3], Ha[3][3], Hb[3][3];
         RC_CHECK(rcm_joint_eval(w, j, w->q, t, g, Ha, Hb, gt));
-        const double *vb = w->v + w->bodies[j->def.body_b].iv;
-        const double *va = j->def.body_a == RC_GROUND ? zero3 : w->v + w->bodies[j->def.body_a].iv;
+        double ur[3];
+        rcm_joint_dot(w, j, &Ha[0][0], &Hb[0][0], w->v, gt, RCM_SUM_BY_COORDINATE, ur);
         for (int r = 0; r < j->rows; r++) {
-            double u = gt[r];
-            for (int c = 0; c < 3; c++) u += Hb[r][c] * vb[c] + Ha[r][c] * va[c];
+            const double u = ur[r];
             j->g_end[r] = g[r];
             j->gdot_end[r] = u;
             pv = fmax(pv, fabs(g[r]));

@@ -244,7 +244,13 @@ static rc_status solve(rc_linear *L, double *x, int nrhs)
     return RC_OK;
 }
 
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0)
+rc_status rcm_linear_solve(rc_world *w, rc_linear *L, double *x, int nrhs)
+{
+    RC_CHECK(factor(w, L));
+    return solve(L, x, nrhs);
+}
+
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coef *r, const double *F, double *V0)
 {
     RC_CHECK(factor(w, L));
     const int n = L->n;
@@ -434,15 +440,7 @@ rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa)
             MH[g->idx[k]] = g->nrm[k];
             MH[nv + g->idx[k]] = g->tng[k];
         }
-        if (b->kind == RC_BODY_LINEAR) {
-            rc_linear *L = &w->linears[b->linear];
-            RC_CHECK(factor(w, L));
-            RC_CHECK(solve(L, MH, 2));
-        } else {
-            const double m[3] = { b->inv_mass, b->inv_mass, b->inv_inertia };
-            for (int r = 0; r < 2; r++)
-                for (int j = 0; j < nv; j++) MH[r * nv + j] *= m[j];
-        }
+        RC_CHECK(rcm_body_ops_of(b)->solve_mass(w, b, MH, 2));   /* Mhat^-1 H^T */
         for (int j = 0; j < 2 * nv; j++) MH[j] *= kappa;
         g->kappa = kappa;
         g->mh_valid = 1;

@@ -169,7 +169,7 @@ typedef struct rc_contact {
     double n[2];            /* unit normal, from A to B               */
     double Hr[2][2];        /* rotational column of H: [side A, B][row N, T] */
     /* per-step solver data (valid when active); kappa Mhat^-1 H^T is not
-     * stored for rigid pairs: M is diagonal (rcm_contact_apply) */
+     * stored for rigid pairs: M is diagonal (rcm_contact_apply_rigid) */
     double W[2][2];         /* local Delassus block                    */
     double shift[2];        /* law's affine term added to u (eq. 96/101) */
     double p[2];            /* impulse p_{k+1}                        */
@@ -395,11 +395,48 @@ static inline const char *rcm_body_name_of(const rc_world *w, int b)
     return x ? x->name : NULL;
 }
 
+/* ---------------------------------------------------------------- body kinds */
+
+/* The scheme's free-velocity coefficients (integrate/scheme_*.c fill them):
+ *   linear bodies, eqs. (92) / (97) (a term whose coefficient is 0 is not computed):
+ *     Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k
+ *   rigid bodies (K = C = 0, Mhat = M diagonal): v_free = v_k + h M^-1 (F + m g),
+ *     V_0 = v_free, or with mix: V_0 = (1 - theta) v_k + theta v_free (MJF). */
+typedef struct rcm_free_coef {
+    double a_C, a_K, a_F, a_KV[2];
+    int mix;
+    double theta;
+} rcm_free_coef;
+
+/* A body kind's operations (body_kinds.c), looked up by rc_body.kind in
+ * rcm_body_kinds. v, f, V0 point at the body's own velocities (offset iv);
+ * q, v of energy are the world's flat arrays. */
+typedef struct rcm_body_ops {
+    const char *name;
+    int nq, nv;             /* coordinates and velocities (0: the body's own, a linear body's n) */
+    /* V_0 (eq. 92 / 97) from v_k, the applied force F_{k+theta} and the scheme's coefficients */
+    rc_status (*free_velocity)(rc_world *w, const rc_body *bd, const rcm_free_coef *fc, const double *v,
+                               const double *f, double *V0);
+    /* rows (nrows x nv, by rows: the columns of H^T) <- Mhat^-1 rows; the caller
+     * multiplies by kappa (kappa Mhat^-1 H^T of a gap contact) */
+    rc_status (*solve_mass)(rc_world *w, const rc_body *bd, double *rows, int nrows);
+    /* acc[0] += 2 E_kin, acc[1] += E_pot (gravity, elastic), acc[2] += E_elastic */
+    void (*energy)(const rc_world *w, const rc_body *bd, const double *q, const double *v, double acc[3]);
+    /* the position map q_{k+1} = q_k + h T(q_k) v (identity for the planar kinds) */
+    void (*position)(const rc_body *bd, const double *q0, const double *v, double h, double *q);
+    /* audit: *W_theta += ||v_{k+1} - v_k||_M^2 (+ ||dq||_K^2), *W_damp += eq. (67) */
+    void (*step_terms)(const rc_world *w, const rc_body *bd, const double *vth, double *W_theta, double *W_damp);
+    /* the constant applied force (NULL: zero) */
+    const double *(*constant_force)(const rc_world *w, const rc_body *bd);
+} rcm_body_ops;
+extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
+extern const rcm_body_ops *const rcm_body_kinds[RC_BODY_LINEAR + 1];
+static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rcm_body_kinds[bd->kind]; }
+
 /* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
- * scheme's coefficients (a term whose coefficient is 0 is not computed):
- *   Mhat V_0 = M v_k - h a_C C v_k - h a_K K q_k + h a_F F - h^2 a_KV[0] a_KV[1] K v_k */
-typedef struct rc_linear_rhs { double a_C, a_K, a_F, a_KV[2]; } rc_linear_rhs;
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rc_linear_rhs *r, const double *F, double *V0);
+ * scheme's coefficients; x <- Mhat^-1 x (nrhs right-hand sides of n, by rows) */
+rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coef *r, const double *F, double *V0);
+rc_status rcm_linear_solve(rc_world *w, rc_linear *L, double *x, int nrhs);
 void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
 void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
 void rcm_linear_free(rc_world *w);
@@ -453,9 +490,44 @@ void rcm_law_init_builtin(rc_law *l);
 /* The affine shift of a built-in law: xi = u + shift + (mu|u_T + shift_T|, 0). */
 void rcm_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
 
-/* V += kappa Mhat^-1 H^T dp for a rigid pair (diagonal M); gap contacts use
- * rcm_gap_apply. H from n and Hr (rcm_contact_jacobian): the same products. */
-static inline void rcm_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+/* ---------------------------------------------------------------- H v and H^T p
+ *
+ * The only products with a contact's or a joint's rows: the step's stages,
+ * the audit, the solvers and the joints' projections all call these, so that
+ * a new row kind (a spatial contact, a node-to-surface contact) changes one
+ * routine. Each keeps the operation order of the code it replaced. */
+
+/* u = H v (+ shift) of contact c: a geometric contact (H from n and Hr, the
+ * products of rcm_contact_jacobian) or a gap-function contact (rcm_gap_dot);
+ * shift NULL: none (a constant NULL folds the branch away). */
+static inline void rcm_contact_dot(const rc_world *w, const rc_contact *c, const double *v, const double *shift,
+                                   double u[2])
+{
+    if (c->gap >= 0) {
+        rcm_gap_dot(w, c, v, u);
+        if (shift) {
+            u[0] += shift[0];
+            u[1] += shift[1];
+        }
+        return;
+    }
+    const double *vb = v + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
+    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2];
+    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2];
+    if (shift) {
+        u[0] += shift[0];
+        u[1] += shift[1];
+    }
+    if (c->body_a != RC_GROUND) {
+        const double *va = v + w->bodies[c->body_a].iv;
+        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
+        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
+    }
+}
+
+/* V += kappa Mhat^-1 H^T dp of a geometric contact: the rigid kind's
+ * diagonal M (rcm_body_rigid2d), H from n and Hr (rcm_contact_jacobian). */
+static inline void rcm_contact_apply_rigid(const rc_world *w, const rc_contact *c, double *V, const double *dp)
 {
     const rc_body *bb = &w->bodies[c->body_b];
     double *vb = V + bb->iv;
@@ -470,6 +542,63 @@ static inline void rcm_contact_apply(const rc_world *w, const rc_contact *c, dou
         va[1] += k * ba->inv_mass * (-ny * dp[0] + nx * dp[1]);
         va[2] += k * ba->inv_inertia * (c->Hr[0][0] * dp[0] + c->Hr[0][1] * dp[1]);
     }
+}
+
+/* V += kappa Mhat^-1 H^T dp of contact c, geometric or gap-function (its
+ * kappa Mhat^-1 H^T assembled by rcm_gap_assemble). */
+static inline void rcm_contact_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp)
+{
+    if (c->gap >= 0) { rcm_gap_apply(w, c, V, dp); return; }
+    rcm_contact_apply_rigid(w, c, V, dp);
+}
+
+/* u = H v (+ shift) of joint j's rows Ha, Hb (3 x 3 by rows, &j->Ha[0][0];
+ * 3 columns per side: joints hold
+ * rigid bodies). Two summation orders are in use and kept (each is another
+ * round-off): RCM_SUM_BY_SIDE, the solvers' and the audit's
+ *     u = shift + Hb vb (+ Ha va),
+ * and RCM_SUM_BY_COORDINATE, the joints' assembly and projections
+ *     u = shift + sum_c (Hb_c vb_c + Ha_c va_c)   (the ground: va = 0);
+ * shift NULL: none (RCM_SUM_BY_SIDE only). */
+enum { RCM_SUM_BY_SIDE, RCM_SUM_BY_COORDINATE };
+static inline void rcm_joint_dot(const rc_world *w, const rc_joint *j, const double *Ha, const double *Hb,
+                                 const double *v, const double *shift, int order, double *u)
+{
+    static const double zero3[3];
+    const double *vb = v + w->bodies[j->def.body_b].iv;
+    const double *va = j->def.body_a == RC_GROUND ? NULL : v + w->bodies[j->def.body_a].iv;
+    for (int r = 0; r < j->rows; r++) {
+        if (order == RCM_SUM_BY_COORDINATE) {
+            const double *vz = va ? va : zero3;
+            u[r] = shift[r];
+            for (int c = 0; c < 3; c++) u[r] += Hb[3 * r + c] * vb[c] + Ha[3 * r + c] * vz[c];
+            continue;
+        }
+        const double *hb = Hb + 3 * r, *ha = Ha + 3 * r;
+        if (shift) u[r] = shift[r] + hb[0] * vb[0] + hb[1] * vb[1] + hb[2] * vb[2];
+        else u[r] = hb[0] * vb[0] + hb[1] * vb[1] + hb[2] * vb[2];
+        if (va) u[r] += ha[0] * va[0] + ha[1] * va[1] + ha[2] * va[2];
+    }
+}
+
+/* x += MH^T dl over joint j's bodies, MHa, MHb = kappa M^-1 H^T by rows
+ * (each entry gets its rows' terms in row order); x is indexed by the
+ * bodies' velocity offsets, or by their coordinate offsets (by_iq: the
+ * position projection). */
+static inline void rcm_joint_apply(const rc_world *w, const rc_joint *j, const double *MHa, const double *MHb,
+                                   double *x, int by_iq, const double *dl)
+{
+    const rc_body *bb = &w->bodies[j->def.body_b];
+    double *xb = x + (by_iq ? bb->iq : bb->iv), *xa = NULL;
+    if (j->def.body_a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[j->def.body_a];
+        xa = x + (by_iq ? ba->iq : ba->iv);
+    }
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < j->rows; r++) {
+            xb[c] += MHb[3 * r + c] * dl[r];
+            if (xa) xa[c] += MHa[3 * r + c] * dl[r];
+        }
 }
 
 /* energy.c */

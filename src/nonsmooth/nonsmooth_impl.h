@@ -1,7 +1,7 @@
 /*
  * nonsmooth/nonsmooth_impl.h -- what the solvers' files share (not public,
- * not for other layers): H V, V += kappa Mhat^-1 H^T dp and the joint blocks
- * (nsgs.c, uzawa.c).
+ * not for other layers): the local velocities (model.h's rcm_contact_dot,
+ * rcm_joint_dot with the rows' shift) and the joint blocks (nsgs.c, uzawa.c).
  */
 #ifndef RC_NONSMOOTH_IMPL_H
 #define RC_NONSMOOTH_IMPL_H
@@ -11,39 +11,13 @@
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {
-    if (c->gap >= 0) {
-        rcm_gap_dot(w, c, V, u);
-        u[0] += c->shift[0];
-        u[1] += c->shift[1];
-        return;
-    }
-    /* H from n and Hr (rcm_contact_jacobian): the same products */
-    const double *vb = V + w->bodies[c->body_b].iv, nx = c->n[0], ny = c->n[1];
-    u[0] = nx * vb[0] + ny * vb[1] + c->Hr[1][0] * vb[2] + c->shift[0];
-    u[1] = ny * vb[0] + -nx * vb[1] + c->Hr[1][1] * vb[2] + c->shift[1];
-    if (c->body_a != RC_GROUND) {
-        const double *va = V + w->bodies[c->body_a].iv;
-        u[0] += -nx * va[0] + -ny * va[1] + c->Hr[0][0] * va[2];
-        u[1] += -ny * va[0] + nx * va[1] + c->Hr[0][1] * va[2];
-    }
-}
-
-/* V += kappa Mhat^-1 H^T dp for the bodies of c. */
-static inline void apply_impulse(const rc_world *w, const rc_contact *c, double *V, const double dp[2])
-{
-    if (c->gap >= 0) { rcm_gap_apply(w, c, V, dp); return; }
-    rcm_contact_apply(w, c, V, dp);
+    rcm_contact_dot(w, c, V, c->shift, u);
 }
 
 /* Joint j's row velocity H V + dg/dt. */
 static inline void joint_velocity(const rc_world *w, const rc_joint *j, const double *V, double *u)
 {
-    const double *vb = V + w->bodies[j->def.body_b].iv;
-    const double *va = j->def.body_a == RC_GROUND ? NULL : V + w->bodies[j->def.body_a].iv;
-    for (int r = 0; r < j->rows; r++) {
-        u[r] = j->shift[r] + j->Hb[r][0] * vb[0] + j->Hb[r][1] * vb[1] + j->Hb[r][2] * vb[2];
-        if (va) u[r] += j->Ha[r][0] * va[0] + j->Ha[r][1] * va[1] + j->Ha[r][2] * va[2];
-    }
+    rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], V, j->shift, RCM_SUM_BY_SIDE, u);
 }
 
 /* An equality block is solved exactly: lambda += -W^-1 (H V + dg/dt). */
@@ -56,14 +30,7 @@ static inline void joint_solve(rc_world *w, rc_joint *j)
         for (int k = 0; k < j->rows; k++) dl[r] -= j->Winv[r][k] * u[k];
         j->lambda[r] += dl[r];
     }
-    double *vb = w->V + w->bodies[j->def.body_b].iv;
-    for (int c = 0; c < 3; c++)
-        for (int r = 0; r < j->rows; r++) vb[c] += j->MHb[r][c] * dl[r];
-    if (j->def.body_a != RC_GROUND) {
-        double *va = w->V + w->bodies[j->def.body_a].iv;
-        for (int c = 0; c < 3; c++)
-            for (int r = 0; r < j->rows; r++) va[c] += j->MHa[r][c] * dl[r];
-    }
+    rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], w->V, 0, dl);
 }
 
 /* nsgs.c: the natural-map residual of the active contacts and the joints

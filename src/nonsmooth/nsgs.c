@@ -108,7 +108,7 @@ static inline rc_status solve_contact(rc_world *w, rc_contact *c, double omega)
         rcm_fc2d_project(w->laws[c->law].def.mu, p);
     }
     double dp[2] = { p[0] - c->p[0], p[1] - c->p[1] };
-    if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
+    if (dp[0] != 0.0 || dp[1] != 0.0) rcm_contact_apply(w, c, w->V, dp);
     c->p[0] = p[0];
     c->p[1] = p[1];
     return RC_OK;

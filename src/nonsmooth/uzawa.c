@@ -31,7 +31,7 @@ static double uzawa_lambda_max(rc_world *w)
     }
     for (int pit = 0; pit < 500 && w->nactive; pit++) {
         memset(S, 0, (size_t)w->nv * sizeof(double));
-        for (int k = 0; k < w->nactive; k++) apply_impulse(w, &w->contacts[w->active[k]], S, w->contacts[w->active[k]].u);
+        for (int k = 0; k < w->nactive; k++) rcm_contact_apply(w, &w->contacts[w->active[k]], S, w->contacts[w->active[k]].u);
         double norm = 0.0;
         for (int k = 0; k < w->nactive; k++) {
             rc_contact *c = &w->contacts[w->active[k]];
@@ -121,11 +121,11 @@ rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
         for (int k = 0; k < w->nactive && s == RC_OK; k++) {
             rc_contact *c = &w->contacts[w->active[k]];
             double dp[2] = { c->u[0] - c->p[0], c->u[1] - c->p[1] };
-            if (dp[0] != 0.0 || dp[1] != 0.0) apply_impulse(w, c, w->V, dp);
+            if (dp[0] != 0.0 || dp[1] != 0.0) rcm_contact_apply(w, c, w->V, dp);
             if (accel) {   /* y = p_new + beta (p_new - p_old), V(y) follows */
                 const double y0 = c->u[0] + beta * dp[0], y1 = c->u[1] + beta * dp[1];
                 double dy[2] = { y0 - Y[2 * k], y1 - Y[2 * k + 1] };
-                if (dy[0] != 0.0 || dy[1] != 0.0) apply_impulse(w, c, Vy, dy);
+                if (dy[0] != 0.0 || dy[1] != 0.0) rcm_contact_apply(w, c, Vy, dy);
                 Y[2 * k] = y0;
                 Y[2 * k + 1] = y1;
             }
