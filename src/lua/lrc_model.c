@@ -62,6 +62,9 @@ int lrc_world_gc(lua_State *L)
     if (lw->stepping) return 0; /* cannot happen: the stepping world is on the stack */
     if (rc_interrupt_requested())   /* the program is ending on a signal */
         close_world(L, lw, "interrupted", "interrupted; the world was garbage-collected before its output was closed");
+    else if (rc_lua_limit_hit(L) != RC_LUA_LIMIT_NONE)   /* collected while a limit's error unwinds
+                                                           (the memory limit's emergency collection) */
+        close_world(L, lw, "error", rc_lua_limit_error(L));
     else
         close_world(L, lw, "error", "the world was garbage-collected before its output was closed");
     return 0;
