@@ -5,6 +5,7 @@
 #include "integrate/integrate.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 const char *rci_body_label(const rc_world *w, int b, char *buf, size_t n)
@@ -122,4 +123,23 @@ void rci_warn_initial_overlaps(rc_world *w)
             reported++;
         }
     }
+}
+
+/* A solve that stopped at its sweep cap, under on_fail = "warn": the first
+ * RC_UNCONVERGED_DETAILS steps of a run are warned about with their details,
+ * the others are counted (rc_run_stats.failures, rc_progress.capped) and
+ * summed up once at the end of the run (rc_world_progress_end). */
+void rci_warn_unconverged(rc_world *w, const char *fmt, ...)
+{
+    if (w->unconverged_warned >= RC_UNCONVERGED_DETAILS) return;
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (++w->unconverged_warned < RC_UNCONVERGED_DETAILS) {
+        rcm_world_warn(w, "%s", buf);
+        return;
+    }
+    rcm_world_warn(w, "%s (further unconverged steps are counted, not reported: see the run's summary)", buf);
 }

@@ -182,6 +182,20 @@ static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *si
     fputs("\n  },\n", f);
 }
 
+/* the run's steps at the solver's sweep cap (rc_world_progress_*): the
+ * summary's sentence "N of M steps hit the sweep cap; largest residual ..." */
+static void json_sweep_cap(FILE *f, rc_world *w)
+{
+    rc_progress p;
+    if (rc_world_progress_get(w, &p, NULL) != RC_OK) return;
+    rc__json_key(f, 1, "sweep_cap"); fputs("{\n", f);
+    rc__json_key(f, 2, "steps"); fprintf(f, "%ld", p.capped); fputs(",\n", f);
+    rc__json_key(f, 2, "of"); fprintf(f, "%ld", p.steps); fputs(",\n", f);
+    rc__json_key(f, 2, "max_residual"); rc__json_num(f, p.steps > 0 ? p.max_residual : NAN); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_residual"); rc__json_num(f, p.t_max_residual);
+    fputs("\n  },\n", f);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -238,6 +252,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     fputs(",\n", f);
 
     json_settings(f, have_sim, &sim, &st);
+    json_sweep_cap(f, w);
 
 
     rc__json_key(f, 1, "steps"); fprintf(f, "%ld", rc_world_step_count(w)); fputs(",\n", f);
