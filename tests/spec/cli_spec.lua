@@ -174,7 +174,8 @@ w:simulation{ h = 0.01 }:run{ T = 0.02 }
             local cols = {}
             for i = 1, n do cols[#cols + 1] = "bar.q" .. i end
             for i = 1, n do cols[#cols + 1] = "bar.v" .. i end
-            assert.are.equal("t,E,E_kin,E_pot,W_ext,W_N,W_T," .. table.concat(cols, ",") .. ",b.x,b.y,b.theta,b.vx,b.vy,b.omega\n", hist)
+            assert.are.equal("t,E,E_kin,E_pot,W_ext,W_N,W_T," .. table.concat(cols, ",") .. ",b.x,b.y,b.theta,b.vx,b.vy,b.omega"
+                               .. ",W_J,W_proj,W_theta,W_damp,E_spring,E_elastic\n", hist)
             os.execute("rm -rf " .. q(dir))
         end
     end)
