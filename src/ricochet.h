@@ -729,6 +729,40 @@ typedef struct rc_run_stats {
 } rc_run_stats;
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
+/* Progress of a run (docs/c-api.md#progress). rc_world_progress_begin(w, T)
+ * starts counting a run that will go to time T; after every step the world
+ * updates the figures and, every interval_s seconds of wall clock (0: after
+ * every step), calls the progress function, if one is set; the last call of
+ * a run comes from rc_world_progress_end (final = 1), which also warns once
+ * with the count of unconverged steps when there were any. A solve that
+ * stops short of the tolerance is warned about in detail for the first
+ * RC_UNCONVERGED_DETAILS steps of a run, then only counted (capped). */
+#define RC_UNCONVERGED_DETAILS 5
+typedef struct rc_progress {
+    double t;               /* time now                                        */
+    double t_end;           /* the run's end time T                            */
+    long step;              /* steps of the world since its start              */
+    long steps;             /* steps of this run so far                        */
+    long steps_total;       /* steps the run makes to reach T                  */
+    long capped;            /* steps of this run whose solver stopped at its
+                               sweep cap above the tolerance (not converged)    */
+    double residual;        /* the last step's residual                        */
+    double max_residual;    /* largest residual of a step of this run          */
+    double t_max_residual;  /* the time at the end of that step (NaN: none)    */
+    double wall_s;          /* wall-clock seconds since rc_world_progress_begin */
+    double steps_per_s;     /* steps / wall_s (0 before the first step)        */
+    double eta_s;           /* wall seconds left at that rate (-1: unknown)    */
+    int final;              /* 1 on the run's last report                      */
+} rc_progress;
+typedef void (*rc_progress_fn)(void *user, const rc_progress *p);
+/* fn may be NULL (figures only); interval_s >= 0 (default 0.25). */
+RC_API rc_status rc_world_set_progress_fn(rc_world *w, rc_progress_fn fn, void *user, double interval_s);
+RC_API rc_status rc_world_progress_begin(rc_world *w, double T);
+RC_API rc_status rc_world_progress_end(rc_world *w);
+/* The current figures; *due (optional) is set to 1 when a report fell due
+ * since the last call that asked (and cleared), for hosts that poll. */
+RC_API rc_status rc_world_progress_get(rc_world *w, rc_progress *p, int *due);
+
 /* ---------------------------------------------------------------- contacts */
 
 typedef struct rc_contact_info {

@@ -351,8 +351,18 @@ function M.history(dir, opts)
         panels[1] = { series = series(drawn) }
     else
         local energy, works = {}, {}
-        for _, n in ipairs { "E", "E_kin", "E_pot", "E_spring" } do if h.cols[n] then energy[#energy + 1] = n end end
-        for _, n in ipairs(h.names) do if n:match("^W_") then works[#works + 1] = n end end
+        -- the audit's columns every history carries (W_J, W_proj, W_theta, W_damp,
+        -- E_spring) are drawn when they are not all zero
+        local always = { E = true, E_kin = true, E_pot = true, W_ext = true, W_N = true, W_T = true }
+        local function shown(n)
+            if always[n] then return true end
+            for _, x in ipairs(h.cols[n]) do if x ~= 0 then return true end end
+            return false
+        end
+        for _, n in ipairs { "E", "E_kin", "E_pot", "E_spring" } do
+            if h.cols[n] and shown(n) then energy[#energy + 1] = n end
+        end
+        for _, n in ipairs(h.names) do if n:match("^W_") and shown(n) then works[#works + 1] = n end end
         if #energy > 0 then panels[#panels + 1] = { title = "energy", series = series(energy), ylabel = "energy [J]" } end
         if #works > 0 then panels[#panels + 1] = { title = "works", series = series(works), ylabel = "work [J]" } end
         local d = M.defect(h)

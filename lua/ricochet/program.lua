@@ -54,10 +54,12 @@ function rc.format_summary(s)
     end
     for _, k in ipairs { "theta", "h", "steps", "t", "E0", "E", "max_residual", "max_iterations", "failures",
                          "max_abs_balance", "max_energy_increase", "max_contact_work", "cpu_s", "wall_s", "warnings",
-                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation", "frames" } do
+                         "W_J", "W_proj", "E_proj", "max_joint_pos_violation", "frames", "capped",
+                         "steps_run", "run_max_residual", "t_max_residual" } do
         local x = s[k]
         if x ~= nil and type(x) ~= "number" then fail(fname, "'%s' must be a number (got %s)", k, show(x)) end
-        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings" or k == "frames")
+        if x ~= nil and (k == "steps" or k == "max_iterations" or k == "failures" or k == "warnings" or k == "frames"
+                         or k == "capped" or k == "steps_run")
            and not math.tointeger(x) then
             fail(fname, "'%s' must be an integer (got %s)", k, show(x))
         end
@@ -71,6 +73,9 @@ function rc.format_summary(s)
     row("energy", fmt("E0 = %s -> E = %s", g(s.E0), g(s.E)))
     row("solver", fmt("max residual %s, max sweeps %s, failures %s",
                       g(s.max_residual, "%.3g"), g(s.max_iterations, "%d"), g(s.failures, "%d")))
+    local capped = require("ricochet.progress").capped_sentence(s.capped, s.steps_run or s.steps,
+                                                                s.run_max_residual, s.t_max_residual)
+    if capped then row("sweep cap", capped) end
     row("balance", fmt("max |defect| %s, largest energy increase in a step %s, largest contact work %s",
                        g(s.max_abs_balance, "%.3g"), g(s.max_energy_increase, "%.3g"), g(s.max_contact_work, "%.3g")))
     if s.W_J ~= nil then   -- a world with joints

@@ -147,6 +147,25 @@ function Sim:after_step(fn)
     return self
 end
 
+-- sim:on_progress(fn, interval): fn(p) during sim:run every `interval`
+-- seconds of wall clock (default 0.25; 0: after every step) and once at the
+-- end of the run (p.final = true); p: t, T, step, steps, steps_total, capped,
+-- residual, max_residual, t_max_residual, wall_s, steps_per_s, eta_s, final
+-- (rc_world_progress_get).
+function Sim:on_progress(fn, interval)
+    local fname = "sim:on_progress"
+    sim_core(fname, self)
+    check_fn(fname, "fn", fn)
+    if fn == nil then fail(fname, "'fn' must be a function (got nil)") end
+    interval = nonneg(fname, "interval", number(fname, "interval", interval, 0.25))
+    local l = rawget(self, "_progress")
+    if not l then l = {}; rawset(self, "_progress", l) end
+    l[#l + 1] = fn
+    local cur = rawget(self, "_progress_interval")
+    if cur == nil or interval < cur then rawset(self, "_progress_interval", interval) end
+    return self
+end
+
 function Sim:stop()
     check_self("sim:stop", self, Sim, "a simulation")
     rawset(self, "_stop", true)
@@ -350,7 +369,7 @@ function Sim:run(t)
     local fname = "sim:run"
     local c = sim_core(fname, self, true)
     check_table(fname, t, "sim:run{ T = 1.0 }")
-    check_keys(fname, t, { "T", "out", "every", "quiet", "frames" })
+    check_keys(fname, t, { "T", "out", "every", "quiet", "frames", "progress" })
     local T = nonneg(fname, "T", number(fname, "T", t.T, REQUIRED))
     local o = cli_options()
     local out = opt_name(fname, "out", t.out)
@@ -411,10 +430,28 @@ function Sim:run(t)
     end
     rawset(self, "_stop", false)
     rawset(self, "_last_status", nil)
+    -- progress (ricochet/progress.lua): a line on a terminal, sim:on_progress
+    rawset(self, "_progress_final", nil)
+    local pfns = rawget(self, "_progress") or {}
+    local pline = boolean(fname, "progress", t.progress, true) and not o.quiet and o.script ~= nil
+                  and core.stderr_is_tty()
+    local pinterval = rawget(self, "_progress_interval") or 0.25
+    if pline and pinterval > 0.25 then pinterval = 0.25 end
+    local pok, pmsg = core.progress_begin(c, T, pinterval)
+    if not pok then fail(fname, "%s", pmsg) end
+    local progress = require "ricochet.progress"
+    local polled = pline or #pfns > 0
 
     local ok, err = pcall(function()
         for _ = 1, n do
             if not step_once(self, c, fname, true) then break end
+            if polled then
+                local p = core.progress(c, true)
+                if p then
+                    if pline then progress.draw(p) end
+                    for _, fn in ipairs(pfns) do fn(p) end
+                end
+            end
             if ck_path and core.step_count(c) % ck_every == 0 then
                 local sok, smsg = core.checkpoint_save(c, ck_path)
                 if not sok then fail(fname, "%s", smsg) end
@@ -423,6 +460,17 @@ function Sim:run(t)
         end
     end)
 
+    if core.is_open(c) then   -- the final figures; the count of unconverged steps warned once
+        core.progress_end(c)
+        local p = core.progress(c)
+        rawset(self, "_progress_final", p)
+        if pline then progress.clear() end
+        if ok then
+            ok, err = pcall(function() for _, fn in ipairs(pfns) do fn(p) end end)
+        end
+    elseif pline then
+        progress.clear()
+    end
     local status, message
     if ok then
         status = self._stop and "stopped" or "complete"
@@ -476,6 +524,12 @@ function Sim:run(t)
         summary.max_iterations = st.max_iterations
         summary.max_residual = st.max_residual
         summary.failures = st.failures
+        local p = rawget(self, "_progress_final")
+        if p then   -- this run's steps at the solver's sweep cap (ricochet/progress.lua)
+            summary.capped = p.capped
+            summary.t_max_residual = p.t_max_residual
+            summary.run_max_residual = p.max_residual
+        end
         summary.max_abs_balance = st.max_abs_balance
         summary.max_energy_increase = st.max_energy_increase
         summary.max_contact_work = st.max_contact_work

@@ -291,7 +291,7 @@ rc_status rci_stage_converged(rci_step *st)
     if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR)
         return rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                             st->t_next, w->step + 1, st->res, w->sim.solver.tol, st->iters, cd);
-    rcm_world_warn(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
+    rci_warn_unconverged(w, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                   st->t_next, w->step + 1, st->res, w->sim.solver.tol, st->iters, cd);
     return RC_OK;
 }

@@ -5,6 +5,7 @@
 #include "integrate/integrate.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 const char *rci_body_label(const rc_world *w, int b, char *buf, size_t n)
@@ -106,20 +107,49 @@ int rci_first_nonfinite(const double *x, int n)
     return -1;
 }
 
-/* grains placed overlapping at the first step: say which (ten at most) */
+/* bodies placed overlapping each other or an obstacle (a shape of the
+ * ground) at the first step: say which (ten at most); the size that scales
+ * the threshold is the smaller shape's (a body's against an obstacle, whose
+ * bound may be unbounded: a half-plane) */
 void rci_warn_initial_overlaps(rc_world *w)
 {
     int reported = 0;
     for (int i = 0; i < w->ncontacts && reported < 10; i++) {
         const rc_contact *c = &w->contacts[i];
-        if (c->gap >= 0 || c->body_a == RC_GROUND) continue;
-        double size = fmin(w->shapes[c->shape_a].bound, w->shapes[c->shape_b].bound);
-        if (c->gN < -1e-3 * size) {
+        if (c->gap >= 0) continue;
+        /* one line per shape pair (a box on the ground touches it at two
+         * corners), with the pair's deepest point; a pair's contacts are adjacent (key order) */
+        double depth = -c->gN;
+        while (i + 1 < w->ncontacts && w->contacts[i + 1].gap < 0 && w->contacts[i + 1].shape_a == c->shape_a
+               && w->contacts[i + 1].shape_b == c->shape_b)
+            depth = fmax(depth, -w->contacts[++i].gN);
+        const double bb = w->shapes[c->shape_b].bound;
+        double size = c->body_a == RC_GROUND ? bb : fmin(w->shapes[c->shape_a].bound, bb);
+        if (depth > 1e-3 * size) {
             char a[64], b[64];
             rcm_world_warn(w, "initial overlap: %s and %s overlap by %.3g (shapes %d and %d)",
                           rci_body_label(w, c->body_a, a, sizeof a), rci_body_label(w, c->body_b, b, sizeof b),
-                          -c->gN, c->shape_a, c->shape_b);
+                          depth, c->shape_a, c->shape_b);
             reported++;
         }
     }
+}
+
+/* A solve that stopped at its sweep cap, under on_fail = "warn": the first
+ * RC_UNCONVERGED_DETAILS steps of a run are warned about with their details,
+ * the others are counted (rc_run_stats.failures, rc_progress.capped) and
+ * summed up once at the end of the run (rc_world_progress_end). */
+void rci_warn_unconverged(rc_world *w, const char *fmt, ...)
+{
+    if (w->unconverged_warned >= RC_UNCONVERGED_DETAILS) return;
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (++w->unconverged_warned < RC_UNCONVERGED_DETAILS) {
+        rcm_world_warn(w, "%s", buf);
+        return;
+    }
+    rcm_world_warn(w, "%s (further unconverged steps are counted, not reported: see the run's summary)", buf);
 }

@@ -7,7 +7,9 @@
  *     NAME.q1..qn,NAME.v1..vn                                (named linear bodies, n <= 6)
  *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
- *     W_J,W_proj      (worlds with joints: the joints' work and the projection's, totals)
+ *     W_J,W_proj,W_theta,W_damp   (the rest of the balance, eq. 65, totals: the joints'
+ *                     work, the projection's, the (1/2 - theta) term, damping of linear bodies)
+ *     E_spring,E_elastic          (springs' potential, not in E; 1/2 q^T K q, in E_pot)
  * then one row for the state at open and one after every n-th step. Numbers
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
  * sync-flushed every RC_OUT_FLUSH_ROWS rows so that a killed run leaves a
@@ -112,16 +114,22 @@ static rc_status rc__write_row(rc_world *w)
             p += rco_fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
         }
     }
-    if (o->joint_work) {   /* the joints' work and the projection's energy change, totals */
-        double wj = 0.0, wp = 0.0;
+    if (o->joint_work) {   /* the rest of the balance (eq. 65), totals; the energies E leaves out or holds */
+        double a[RC_OUT_NAUDIT] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
         if (rc_world_step_count(w) > 0) {
-            if (rc_world_step_info(w, &info) == RC_OK) { wj = info.W_J_total; wp = info.W_proj_total; }
-            else wj = wp = NAN;
+            if (rc_world_step_info(w, &info) == RC_OK) {
+                a[0] = info.W_J_total; a[1] = info.W_proj_total; a[2] = info.W_theta_total; a[3] = info.W_damp_total;
+            } else {
+                a[0] = a[1] = a[2] = a[3] = NAN;
+            }
         }
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), wj);
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), wp);
+        double k, pe;
+        if (w->nsprings) rcm_springs_forces(w, NULL, &a[4]);   /* the state's, not added to f */
+        rcm_energy(w, w->q, w->v, &k, &pe, &a[5]);
+        for (int i = 0; i < RC_OUT_NAUDIT; i++) {
+            *p++ = ',';
+            p += rco_fmt_num(p, (size_t)(end - p), a[i]);
+        }
     }
     *p++ = '\n';
 
@@ -352,8 +360,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
             jcols += ji.rows;
         }
     }
-    o->joint_work = nj > 0;
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + 2 * o->joint_work;
+    o->joint_work = 1;
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -393,8 +401,9 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
             if (!(o->cols[o->ncols] = rco_join(rc_joint_name(w, o->joint_ids[k]), suffix))) RC__NOMEM();
             o->ncols++;
         }
-    for (int i = 0; i < 2 * o->joint_work; i++) {
-        if (!(o->cols[o->ncols] = rcb_strdup(i ? "W_proj" : "W_J"))) RC__NOMEM();
+    static const char *const audit[RC_OUT_NAUDIT] = { "W_J", "W_proj", "W_theta", "W_damp", "E_spring", "E_elastic" };
+    for (int i = 0; i < RC_OUT_NAUDIT; i++) {
+        if (!(o->cols[o->ncols] = rcb_strdup(audit[i]))) RC__NOMEM();
         o->ncols++;
     }
     return RC_OK;

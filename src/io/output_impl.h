@@ -24,6 +24,7 @@
 #define RC_OUT_FLUSH_ROWS 4096
 #define RC_OUT_NUM_MAX 32      /* room for one "%.15g" number and a separator */
 #define RC_OUT_NFIXED 7        /* t, E, E_kin, E_pot, W_ext, W_N, W_T */
+#define RC_OUT_NAUDIT 6        /* last: W_J, W_proj, W_theta, W_damp (totals), E_spring, E_elastic */
 #define RC_OUT_JSON_RESERVE 8192   /* blanks after the "running" run.json */
 
 struct rc_output {
@@ -42,7 +43,7 @@ struct rc_output {
     int *body_nq, *body_nv;
     int ncontacts;          /* named contacts written */
     int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
-    int joint_work;         /* the world has joints: W_J, W_proj (totals) last */
+    int joint_work;         /* 1: the audit's columns last (W_J, W_proj, W_theta, W_damp, E_spring, E_elastic) */
     int ncols;
     char **cols;
 

@@ -182,6 +182,32 @@ static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *si
     fputs("\n  },\n", f);
 }
 
+/* the run's steps at the solver's sweep cap (rc_world_progress_*): the
+ * summary's sentence "N of M steps hit the sweep cap; largest residual ..." */
+static void json_sweep_cap(FILE *f, rc_world *w)
+{
+    rc_progress p;
+    if (rc_world_progress_get(w, &p, NULL) != RC_OK) return;
+    rc__json_key(f, 1, "sweep_cap"); fputs("{\n", f);
+    rc__json_key(f, 2, "steps"); fprintf(f, "%ld", p.capped); fputs(",\n", f);
+    rc__json_key(f, 2, "of"); fprintf(f, "%ld", p.steps); fputs(",\n", f);
+    rc__json_key(f, 2, "max_residual"); rc__json_num(f, p.steps > 0 ? p.max_residual : NAN); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_residual"); rc__json_num(f, p.t_max_residual);
+    fputs("\n  },\n", f);
+}
+
+/* the final state's springs (not in E: their work is in W_ext) and elastic
+ * energy (in E_pot); E_final - E0 - (every W): the balance's defects summed */
+static void json_balance_rest(FILE *f, rc_world *w, double defect)
+{
+    double es = 0.0, el = 0.0, k, pe;
+    if (w->nsprings) rcm_springs_forces(w, NULL, &es);
+    rcm_energy(w, w->q, w->v, &k, &pe, &el);
+    rc__json_key(f, 2, "E_spring"); rc__json_num(f, es); fputs(",\n", f);
+    rc__json_key(f, 2, "E_elastic"); rc__json_num(f, el); fputs(",\n", f);
+    rc__json_key(f, 2, "balance_total"); rc__json_num(f, defect); fputs(",\n", f);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -198,15 +224,15 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
         st.max_energy_increase = NAN;
         st.t_max_energy_increase = NAN;
     }
-    double wext = 0, wn = 0, wt = 0, wth = 0, wj = 0, wp = 0, eproj = 0;
+    double wext = 0, wn = 0, wt = 0, wth = 0, wj = 0, wp = 0, eproj = 0, wd = 0;
     if (rc_world_step_count(w) > 0) {
         rc_step_info info;
         if (rc_world_step_info(w, &info) == RC_OK) {
             wext = info.W_ext_total; wn = info.W_N_total;
             wt = info.W_T_total; wth = info.W_theta_total;
-            wj = info.W_J_total; wp = info.W_proj_total; eproj = info.E_proj_total;
+            wj = info.W_J_total; wp = info.W_proj_total; eproj = info.E_proj_total; wd = info.W_damp_total;
         } else {
-            wext = wn = wt = wth = wj = wp = eproj = NAN;
+            wext = wn = wt = wth = wj = wp = eproj = wd = NAN;
         }
     }
     double ek = NAN, ep = NAN;
@@ -238,6 +264,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     fputs(",\n", f);
 
     json_settings(f, have_sim, &sim, &st);
+    json_sweep_cap(f, w);
 
 
     rc__json_key(f, 1, "steps"); fprintf(f, "%ld", rc_world_step_count(w)); fputs(",\n", f);
@@ -259,6 +286,8 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "W_J"); rc__json_num(f, wj); fputs(",\n", f);
     rc__json_key(f, 2, "W_proj"); rc__json_num(f, wp); fputs(",\n", f);
     rc__json_key(f, 2, "E_proj"); rc__json_num(f, eproj); fputs(",\n", f);
+    rc__json_key(f, 2, "W_damp"); rc__json_num(f, wd); fputs(",\n", f);
+    json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd));
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);

@@ -228,5 +228,10 @@ int lrc_alloc_count(lua_State *L);
 int lrc_openmp(lua_State *L);
 int lrc_sandboxed(lua_State *L);
 int lrc_wall_time(lua_State *L);
+/* lrc_progress.c */
+int lrc_progress_begin(lua_State *L);
+int lrc_progress_end(lua_State *L);
+int lrc_progress(lua_State *L);
+int lrc_stderr_is_tty(lua_State *L);
 
 #endif /* RC_LRC_H */

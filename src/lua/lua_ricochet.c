@@ -91,6 +91,10 @@ static const luaL_Reg core_funcs[] = {
     { "openmp", lrc_openmp },
     { "sandboxed", lrc_sandboxed },
     { "wall_time", lrc_wall_time },
+    { "progress_begin", lrc_progress_begin },
+    { "progress_end", lrc_progress_end },
+    { "progress", lrc_progress },
+    { "stderr_is_tty", lrc_stderr_is_tty },
     { NULL, NULL }
 };
 

@@ -273,11 +273,12 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 
 struct rc_output;
+struct rc_progress_state;
 
 struct rc_world {
     rc_world_def def;
@@ -371,6 +372,8 @@ struct rc_world {
                                (added to E_pot so that reported energies are continuous) */
 
     struct rc_output *out;
+    struct rc_progress_state *progress;  /* the run's progress figures (io/progress.c) */
+    long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;

@@ -3,6 +3,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- laws */
@@ -181,6 +182,21 @@ rc_status rcm_world_rebuild_slots(rc_world *w)
     return RC_OK;
 }
 
+/* A rigid body named in a contact rule without a shape cannot touch
+ * anything (it would fall through the floor): say so at the rule. */
+static void warn_shapeless(rc_world *w, int b)
+{
+    if (b == RC_GROUND || w->bodies[b].kind != RC_BODY_RIGID2D) return;
+    for (int i = 0; i < w->nshapes; i++)
+        if (w->shapes[i].body == b) return;
+    const char *name = rcm_body_name_of(w, b);
+    char label[80];
+    if (name) snprintf(label, sizeof label, "'%.60s'", name);
+    else snprintf(label, sizeof label, "%d", b);
+    rcm_world_warn(w, "contact: body %s has no shape: the rule cannot make it touch anything "
+                      "(give it a shape: w:body{ ..., shape = ... }, rc_shape_create)", label);
+}
+
 rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_contact_rule: NULL argument");
@@ -211,5 +227,10 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
     if (def->name && !r->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     w->nrules++;
     r->def.name = r->name;
-    return rcm_world_rebuild_slots(w);
+    RC_CHECK(rcm_world_rebuild_slots(w));
+    if (def->kind == RC_RULE_BODIES && def->law != RC_NO_CONTACT) {
+        warn_shapeless(w, def->a);
+        warn_shapeless(w, def->b);
+    }
+    return RC_OK;
 }

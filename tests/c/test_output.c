@@ -343,11 +343,12 @@ RC_TEST(history_and_run_json_complete)
         "C1.gN,C1.uN,C1.uT,C1.pN,C1.pT,"
         "C2.gN,C2.uN,C2.uT,C2.pN,C2.pT,"
         "C3.gN,C3.uN,C3.uT,C3.pN,C3.pT,"
-        "C4.gN,C4.uN,C4.uT,C4.pN,C4.pT";
+        "C4.gN,C4.uN,C4.uT,C4.pN,C4.pT,"
+        "W_J,W_proj,W_theta,W_damp,E_spring,E_elastic";   /* the rest of the balance, last */
     CHECK(nl > 0 && strcmp(lines[0], expect_hdr) == 0);
     if (nl > 0 && strcmp(lines[0], expect_hdr) != 0) fprintf(stderr, "  header: %s\n", lines[0]);
 
-    enum { NC = 33 };
+    enum { NC = 39 };
     char hdrbuf[1024];
     snprintf(hdrbuf, sizeof hdrbuf, "%s", nl > 0 ? lines[0] : "");
     char *hdr[64];
@@ -438,7 +439,7 @@ RC_TEST(history_and_run_json_complete)
         CHECK(strstr(js, "\"max_residual\": ") != NULL);
         CHECK(strstr(js, "\"E0\": ") != NULL && strstr(js, "\"max_abs_balance\": ") != NULL);
         CHECK(strstr(js, "\"columns\": [\"t\", \"E\", \"E_kin\"") != NULL);
-        CHECK(strstr(js, "\"C4.pT\"]") != NULL);
+        CHECK(strstr(js, "\"C4.pT\", \"W_J\", \"W_proj\", \"W_theta\", \"W_damp\", \"E_spring\", \"E_elastic\"]") != NULL);
         CHECK(strstr(js, "\"params\": {\"n\": 3, \"tag\": \"box\"}") != NULL);
         char key[64];
         snprintf(key, sizeof key, "\"max_iterations\": %d,", st.max_iterations);

@@ -490,7 +490,7 @@ describe("step information", function()
         end
         -- the paper's form: the rows' work W_J is what E lost (Moreau--Jean), no projection
         local s, row, json, info, header = pendulum(nil)
-        assert.matches(",pin.f1,pin.f2,W_J,W_proj$", header)
+        assert.matches(",pin.f1,pin.f2,W_J,W_proj,W_theta,W_damp,E_spring,E_elastic$", header)
         assert.is_near(info.W_J_total, row.W_J, 1e-12 * math.abs(info.W_J_total) + 1e-15)
         assert.is_true(row.W_J < -1e-3)
         assert.are.equal(0, row.W_proj)
