@@ -3,10 +3,9 @@
  * faster (glibc's printf formats through multi-precision integers).
  *
  * x (finite, nonzero) = s 10^(e - 14) with s in [1e14, 1e15): s is computed in
- * x87 extended precision (64-bit significand; 10^k for k <= 27 is exact there,
- * 10^k for 27 < k <= 54 is two exact factors), with at most two roundings of
- * relative size 2^-64 each, so |s - s_exact| <= 2^-13 and the fraction of s is
- * known to 2^-13. The 15 digits are s rounded to nearest; whenever the
+ * x87 extended precision (64-bit significand) as |x| times a tabulated
+ * 10^(14 - e), with two roundings of relative size 2^-64 (the power's, the
+ * product's), so |s - s_exact| <= 2^-13 and the fraction of s is known to 2^-13. The 15 digits are s rounded to nearest; whenever the
  * fraction is within 2^-10 of one half (a possible tie or a rounding too
  * close to call: about 2 numbers in 1 000) or 10^(14 - e) is out of that
  * range (|x| outside about [1e-40, 1e68]), or the platform's long double is
@@ -31,23 +30,30 @@ static size_t rc__libc_g15(char *p, size_t room, double x)
 
 #if LDBL_MANT_DIG == 64
 
-static const long double rc__p10[28] = {
-    1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
-    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
-    1e26L, 1e27L
+/* 10^k for k = -54..54, each rounded to the 64-bit significand (exact for
+ * 0 <= k <= 27): a 10^k is one multiplication, two roundings of relative
+ * size 2^-64 */
+static const long double rc__p10[109] = {
+    1e-54L, 1e-53L, 1e-52L, 1e-51L, 1e-50L, 1e-49L, 1e-48L, 1e-47L, 1e-46L,
+    1e-45L, 1e-44L, 1e-43L, 1e-42L, 1e-41L, 1e-40L, 1e-39L, 1e-38L, 1e-37L,
+    1e-36L, 1e-35L, 1e-34L, 1e-33L, 1e-32L, 1e-31L, 1e-30L, 1e-29L, 1e-28L,
+    1e-27L, 1e-26L, 1e-25L, 1e-24L, 1e-23L, 1e-22L, 1e-21L, 1e-20L, 1e-19L,
+    1e-18L, 1e-17L, 1e-16L, 1e-15L, 1e-14L, 1e-13L, 1e-12L, 1e-11L, 1e-10L,
+    1e-9L, 1e-8L, 1e-7L, 1e-6L, 1e-5L, 1e-4L, 1e-3L, 1e-2L, 1e-1L,
+    1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L,
+    1e9L, 1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L,
+    1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L,
+    1e27L, 1e28L, 1e29L, 1e30L, 1e31L, 1e32L, 1e33L, 1e34L, 1e35L,
+    1e36L, 1e37L, 1e38L, 1e39L, 1e40L, 1e41L, 1e42L, 1e43L, 1e44L,
+    1e45L, 1e46L, 1e47L, 1e48L, 1e49L, 1e50L, 1e51L, 1e52L, 1e53L,
+    1e54L,
 };
 
-/* a 10^k for |k| <= 54 (two roundings at most) */
-static long double rc__scale(double a, int k)
+/* floor(n log10 2) for |n| <= 1650 (78913 / 2^18, as Ryu's log10Pow2) */
+static int rc__log10_pow2(int n)
 {
-    long double s = a;
-    if (k >= 0) {
-        if (k > 27) { s *= rc__p10[27]; k -= 27; }
-        return s * rc__p10[k];
-    }
-    k = -k;
-    if (k > 27) { s /= rc__p10[27]; k -= 27; }
-    return s / rc__p10[k];
+    if (n >= 0) return (int)(((uint32_t)n * 78913u) >> 18);
+    return -(int)(((uint32_t)-n * 78913u) >> 18) - 1;   /* n log10 2 is never an integer */
 }
 
 static const char rc__pairs[201] =
@@ -107,12 +113,13 @@ size_t rco_fmt_g15(char *p, size_t room, double x)
         return n;
     }
     double a = fabs(x);
-    int e2;
-    (void)frexp(a, &e2);                                  /* a in [2^(e2-1), 2^e2) */
-    int e = (int)floor((e2 - 1) * 0.30102999566398120);   /* floor(log10 a) or one less */
-    if (14 - e > 54 || 14 - e < -54 + 1) return rc__libc_g15(p, room, x);
-    long double s = rc__scale(a, 14 - e);
-    if (s >= 1e15L) { e++; s = rc__scale(a, 14 - e); }
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int e2 = (int)(bits >> 52) - 1022;      /* a in [2^(e2-1), 2^e2) for a normal a */
+    int e = rc__log10_pow2(e2 - 1);         /* floor(log10 a) or one less */
+    if (14 - e > 54 || 14 - e < -54 + 1) return rc__libc_g15(p, room, x);   /* (subnormals too) */
+    long double s = (long double)a * rc__p10[14 - e + 54];
+    if (s >= 1e15L) { e++; s = (long double)a * rc__p10[14 - e + 54]; }
     if (s < 1e14L || s >= 1e15L) return rc__libc_g15(p, room, x);
     uint64_t d = (uint64_t)s;
     long double f = s - (long double)d;                  /* exact */
