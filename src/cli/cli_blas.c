@@ -4,8 +4,10 @@
  * that worker spins (sched_yield) for about 2^28 cycles before it sleeps, up
  * to a third of the CPU time of a small run, though the kernel's matrices are
  * small and factorised once. Before anything else, main() sets one thread
- * (openblas_set_num_threads(1)) and joins the worker (blas_thread_shutdown_,
- * what OpenBLAS itself runs in a child after fork). Both are looked up with
+ * (openblas_set_num_threads(1)), joins the worker (blas_thread_shutdown_,
+ * what OpenBLAS itself runs in a child after fork) and sets the pool's size
+ * (blas_num_threads) to 1, so that the pool OpenBLAS builds again at its
+ * first buffer allocation has no worker. All three are looked up with
  * dlsym: another BLAS (reference, BLIS, chosen by update-alternatives) has
  * neither, and then nothing is done. An OPENBLAS_NUM_THREADS set in the
  * environment is left as it is (OpenBLAS read it at load). The library does
@@ -26,9 +28,12 @@ void rc_cli_blas_one_thread(void)
     void (*set_fn)(int);
     *(void **)&set_fn = set;   /* (POSIX: a function pointer through a data pointer) */
     set_fn(1);
-    if (stop) {
+    /* the pool is re-created at OpenBLAS's next buffer allocation (the first
+     * factorisation) with blas_num_threads - 1 workers: 1 creates none */
+    int *pool = dlsym(RTLD_DEFAULT, "blas_num_threads");
+    if (stop && pool) {
         int (*stop_fn)(void);
         *(void **)&stop_fn = stop;
-        (void)stop_fn();
+        if (stop_fn() == 0) *pool = 1;
     }
 }
