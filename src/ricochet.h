@@ -883,6 +883,9 @@ typedef struct rc_vtk_def {
     const char *dir;        /* created if missing                              */
     int level;              /* zlib level 0..9 (default 1: fast)               */
     int disk_segments;      /* sides of a disk's outline, 8..1024 (default 32) */
+    int disk_outlines;      /* 1: disks also as outlines (a polygon and a radius line
+                               each) in shapes_*.vtp; 0 (default): disks are the points of
+                               grains_*.vtp with their radius only (ParaView glyphs) */
 } rc_vtk_def;
 
 RC_API rc_vtk_def rc_default_vtk_def(void);

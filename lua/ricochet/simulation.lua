@@ -244,14 +244,15 @@ function Sim:vtk(t)
     local c = sim_core(fname, self, true)
     if t == nil then t = {} end
     check_table(fname, t, "sim:vtk{ dir = \"out/vtk\", every = 10 }")
-    check_keys(fname, t, { "dir", "every" })
+    check_keys(fname, t, { "dir", "every", "disk_outlines" })
     local dir = opt_name(fname, "dir", t.dir) or "out/vtk"
     local every = positive(fname, "every", integer(fname, "every", t.every, 1))
+    local outlines = boolean(fname, "disk_outlines", t.disk_outlines, false)
     local cur = rawget(self, "_vtk")
     if cur then
         fail(fname, "a VTK series is already being written to '%s' (stop it with sim:close_vtk() first)", cur.dir)
     end
-    local writer, msg = core.vtk_open(dir)
+    local writer, msg = core.vtk_open(dir, nil, nil, outlines)
     if not writer then fail(fname, "%s", msg) end
     local ok, fmsg = core.vtk_frame(writer, c)
     if not ok then

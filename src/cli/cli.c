@@ -631,6 +631,7 @@ static int tool(const char *module, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    rc_cli_blas_one_thread();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -10,4 +10,7 @@
  * (the caller frees) -- cli_path.c */
 char *rc_cli_lua_path(void);
 
+/* one BLAS thread, OpenBLAS's idle worker stopped -- cli_blas.c */
+void rc_cli_blas_one_thread(void);
+
 #endif /* RC_CLI_H */

@@ -80,8 +80,7 @@ size_t rco_fmt_num(char *p, size_t room, double x)
         if (x > 0) { memcpy(p, "inf", 4); return 3; }
         memcpy(p, "-inf", 5); return 4;
     }
-    int n = snprintf(p, room, "%.15g", x);
-    return n < 0 ? 0 : (size_t)n;
+    return rco_fmt_g15(p, room, x);   /* the bytes of "%.15g" (fmt_num.c) */
 }
 
 /* mkdir -p */

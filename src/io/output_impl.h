@@ -79,6 +79,8 @@ struct rc_output {
 char *rco_join(const char *a, const char *b);
 void rco_text_escape(char *dst, size_t room, const char *s);
 size_t rco_fmt_num(char *p, size_t room, double x);
+/* snprintf(p, room, "%.15g", x), faster (fmt_num.c) */
+size_t rco_fmt_g15(char *p, size_t room, double x);
 rc_status rco_mkdirs(const char *dir);
 rc_status rco_gz_write(struct rc_output *o, const char *s, size_t n);
 rc_status rco_gz_flush(struct rc_output *o);

@@ -96,6 +96,7 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
     for (int f = 0; f < PVD_N; f++) vw->fd[f] = -1;
     vw->level = def->level;
     vw->segments = def->disk_segments;
+    vw->disk_outlines = def->disk_outlines != 0;
 
     size_t n = strlen(def->dir);
     while (n > 1 && def->dir[n - 1] == '/') n--;

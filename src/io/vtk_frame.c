@@ -252,6 +252,7 @@ rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double 
             rc_shape_def d;
             RC_CHECK(rc_shape_get_def(w, id, &body, &d));
             if (body >= nb || (body >= 0 && K[body] != RC_BODY_RIGID2D)) continue;
+            if (d.type == RC_SHAPE_DISK && !vw->disk_outlines) continue;   /* in grains_*.vtp */
             int32_t info[3] = { body, id, (int32_t)d.type };
             size_t first = vw->npts;
             double p[2], c[2];

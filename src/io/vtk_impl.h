@@ -59,6 +59,7 @@ struct rc_vtk_writer {
     size_t dirlen;
     char *path;             /* DIR/ + a file name: room for the longest name */
     int level, segments;
+    int disk_outlines;      /* rc_vtk_def.disk_outlines */
     long frames;
     int fd[PVD_N];          /* the .pvd files, open for the writer's lifetime */
     off_t tail[PVD_N];      /* offset of their closing tags */

@@ -5,6 +5,7 @@
 
 rc_status rcl_chol_factor(int n, double *a)
 {
+    rcl_blas_one_thread();
     lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, a, n);
     if (info > 0)
         return rc_set_error(RC_ERR_ARG, "matrix is not positive definite (leading minor %d)", (int)info);
@@ -21,6 +22,7 @@ rc_status rcl_chol_solve(int n, const double *factor, int nrhs, double *b)
 
 rc_status rcl_band_chol_factor(int n, int kd, double *ab)
 {
+    rcl_blas_one_thread();
     lapack_int info = LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', n, kd, ab, kd + 1);
     if (info > 0)
         return rc_set_error(RC_ERR_ARG, "banded matrix is not positive definite (leading minor %d)", (int)info);

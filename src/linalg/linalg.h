@@ -14,4 +14,6 @@ rc_status rcl_chol_solve(int n, const double *factor, int nrhs, double *b);
  * (column-major: ab[(kd + i - j) + j*(kd+1)] = A(i,j), max(0,j-kd) <= i <= j). */
 rc_status rcl_band_chol_factor(int n, int kd, double *ab);
 rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b);
+/* One BLAS thread from the first LAPACK call on (blas_threads.c). */
+void rcl_blas_one_thread(void);
 #endif

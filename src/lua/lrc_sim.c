@@ -402,7 +402,7 @@ static int l_vtk_gc(lua_State *L)
     return 0;
 }
 
-/* vtk_open(dir [, level [, disk_segments]]) -> writer | nil, msg, status */
+/* vtk_open(dir [, level [, disk_segments [, disk_outlines]]]) -> writer | nil, msg, status */
 int lrc_vtk_open(lua_State *L)
 {
     rc_vtk_def def = rc_default_vtk_def();
@@ -411,6 +411,7 @@ int lrc_vtk_open(lua_State *L)
     lua_Integer segs = luaL_optinteger(L, 3, def.disk_segments);
     def.level = (level < -1 || level > 99) ? -1 : (int)level;              /* rejected by the kernel */
     def.disk_segments = (segs < 0 || segs > 0x7fffffff) ? 0 : (int)segs;  /* idem */
+    def.disk_outlines = lua_toboolean(L, 4);
     lrc_vtk *v = (lrc_vtk *)lua_newuserdatauv(L, sizeof *v, 0);
     v->vw = NULL;
     if (luaL_newmetatable(L, LRC_VTK)) {

@@ -185,6 +185,7 @@ RC_TEST(writes_the_series)
     snprintf(sub, sizeof sub, "%s/a/vtk/", dir);   /* created, trailing slash */
     rc_vtk_def def = rc_default_vtk_def();
     def.dir = sub;
+    def.disk_outlines = 1;   /* the disks' outlines too (shapes_*.vtp checked below) */
     rc_vtk_writer *vw = NULL;
     CHECK_OK(rc_vtk_open(&def, &vw));
     CHECK(vw != NULL);
@@ -305,6 +306,39 @@ RC_TEST(writes_the_series)
 
     CHECK_OK(rc_vtk_close(vw));
     CHECK_OK(rc_vtk_close(NULL));
+    rc_world_destroy(w);
+    rm_rf(dir);
+}
+
+/* By default a disk is a point of grains_*.vtp with its radius (drawn by a
+ * ParaView glyph), not an outline: shapes_*.vtp holds the point contactor,
+ * the segment, the half-plane and the box only. */
+RC_TEST(disks_are_points_by_default)
+{
+    char *dir = make_tmpdir();
+    CHECK(dir != NULL);
+    if (!dir) return;
+    rc_world *w = make_world(failed);
+    if (!w) { rm_rf(dir); return; }
+    rc_vtk_def def = rc_default_vtk_def();
+    CHECK(def.disk_outlines == 0);
+    def.dir = dir;
+    rc_vtk_writer *vw = NULL;
+    CHECK_OK(rc_vtk_open(&def, &vw));
+    CHECK_OK(rc_world_step(w));
+    CHECK_OK(rc_vtk_frame(vw, w));
+    size_t len = 0;
+    char *sh = slurp_in(dir, "shapes_000000.vtp", &len);
+    /* 1 + 2 + 2 + 4 points: the point contactor, the segment, the half-plane, the box */
+    CHECK(sh && strstr(sh, "NumberOfPoints=\"9\" NumberOfVerts=\"1\" NumberOfLines=\"2\""
+                           " NumberOfStrips=\"0\" NumberOfPolys=\"1\""));
+    free(sh);
+    char *g = slurp_in(dir, "grains_000000.vtp", &len);
+    double rad[8];
+    CHECK(g && read_array(g, len, "<PointData", "radius", rad, sizeof rad) == 8 * rc_body_count(w));
+    for (int i = 0; i < NDISKS && g; i++) CHECK_NEAR(rad[i], 0.1, 1e-15);
+    free(g);
+    CHECK_OK(rc_vtk_close(vw));
     rc_world_destroy(w);
     rm_rf(dir);
 }
@@ -451,5 +485,5 @@ RC_TEST(marks_how_the_series_ends)
     rm_rf(dir);
 }
 
-RC_TEST_MAIN(T(writes_the_series), T(empty_world_and_no_contacts), T(errors_name_the_path),
+RC_TEST_MAIN(T(writes_the_series), T(disks_are_points_by_default), T(empty_world_and_no_contacts), T(errors_name_the_path),
              T(marks_how_the_series_ends))

@@ -228,7 +228,7 @@ describe("sim:vtk", function()
         need_reader()
         local dir = tmpdir()
         local w, sim, bodies, radius = granular()
-        sim:vtk{ dir = dir, every = 25 }
+        sim:vtk{ dir = dir, every = 25, disk_outlines = true }
         sim:run{ T = 0.1 }
         local res = read_back(dir, { "pvd:series.pvd", "pvd:grains.pvd", "pvd:contacts.pvd", "pvd:shapes.pvd",
                                      "grains_000004.vtp", "contacts_000004.vtp", "shapes_000004.vtp",
@@ -352,6 +352,30 @@ describe("sim:vtk", function()
             assert.is_true(close(p[1], qb[1] + cs * v[1] - sn * v[2], 1e-12))
             assert.is_true(close(p[2], qb[2] + sn * v[1] + cs * v[2], 1e-12))
         end
+        w:close()
+        rm_rf(dir)
+    end)
+
+    it("draws disks as points with a radius by default: outlines only with disk_outlines = true", function()
+        need_reader()
+        local dir = tmpdir()
+        local w, sim = granular()
+        sim:vtk{ dir = dir, every = 25 }
+        sim:run{ T = 0.05 }
+        local res = read_back(dir, { "grains_000002.vtp", "shapes_000002.vtp" })
+        -- the grains: one point per body with its bounding radius (the disks' radius 0.1)
+        local g = res.files["grains_000002.vtp"]
+        assert.are.equal(#w:bodies(), g.npoints)
+        for i = 1, 3 do assert.are.equal(0.1, g.PD.radius[i]) end
+        -- the shapes: the floor (a line) and the box and the triangle (polygons), no disk
+        local s = res.files["shapes_000002.vtp"]
+        assert.are.equal(1, s.nlines)
+        assert.are.equal(2, s.npolys)
+        assert.are.same({ 4, 2, 2 }, s.CD.type)
+        assert.are.same({ -1, 3, 4 }, s.CD.body)
+        assert.are.equal(2 + 4 + 3, s.npoints)
+        has("sim:vtk: 'disk_outlines' must be true or false (got 1)",
+            error_of(function() sim:close_vtk(); sim:vtk{ dir = dir, disk_outlines = 1 } end))
         w:close()
         rm_rf(dir)
     end)
