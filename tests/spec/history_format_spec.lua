@@ -52,7 +52,7 @@ describe("the history's numbers", function()
     p:close()
     os.execute("rm -rf " .. dir)
     assert.equal(2 + 2500, #lines)   -- the header, the state at open, 2 500 steps
-    assert.equal(33, select(2, lines[1]:gsub(",", "")) + 1)
+    assert.equal(39, select(2, lines[1]:gsub(",", "")) + 1)   -- with W_J, W_proj, W_theta, W_damp, E_spring, E_elastic
     local fields, mismatched = 0, 0
     for k = 0, 2500 do
       local got = lines[k + 2]
