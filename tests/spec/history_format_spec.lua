@@ -32,6 +32,12 @@ describe("the history's numbers", function()
           local c = s:contact(name)
           for _, k in ipairs{ "gN", "uN", "uT", "pN", "pT" } do f[#f + 1] = g15(c[k]) end
         end
+        -- the rest of the balance: W_J, W_proj, W_theta, W_damp (totals), E_spring, E_elastic
+        for _, k in ipairs{ "W_J_total", "W_proj_total", "W_theta_total", "W_damp_total" } do
+          f[#f + 1] = g15(s.steps > 0 and i[k] or 0)
+        end
+        f[#f + 1] = g15(0)   -- no springs
+        f[#f + 1] = g15(0)   -- no linear bodies
         expected[s.steps] = table.concat(f, ",")
       end
       row(sim)
@@ -66,6 +72,6 @@ describe("the history's numbers", function()
       end
     end
     assert.equal(0, mismatched)
-    assert.equal(2501 * 33, fields)
+    assert.equal(2501 * 39, fields)
   end)
 end)
