@@ -1,7 +1,7 @@
 /* test_nsgs_order.c -- NSGS sweep orders (issue 5): the position order, the
  * coloured order and its OpenMP sweeps (bit-identical whatever the number of
  * threads), their admissibility on a pile, and the option checks. Reads the
- * world's sweep arrays through rc_internal.h to check the orders themselves. */
+ * world's sweep arrays through the internal headers to check the orders themselves. */
 #include "rc_test.h"
 #include "nonsmooth/nonsmooth.h"
 
