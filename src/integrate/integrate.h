@@ -99,6 +99,8 @@ rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x);
 rc_status rci_check_solution(rc_world *w, int worst, double res, int iters);
 int rci_first_nonfinite(const double *x, int n);
 void rci_warn_initial_overlaps(rc_world *w);
+/* once per world: a Newton law with friction sticking under MJF at theta <= 1/2 */
+void rci_warn_mjf_newton_stick(rc_world *w);
 /* the warning of an unconverged step: the first RC_UNCONVERGED_DETAILS of a
  * run (rc_world_progress_begin) in detail, then only counted */
 void rci_warn_unconverged(rc_world *w, const char *fmt, ...);

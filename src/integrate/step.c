@@ -515,6 +515,7 @@ static rc_status world_step(rc_world *w)
     rci_stage_warm_start(&st);
     RC_CHECK(rci_stage_solve(&st));
     RC_CHECK(rci_stage_converged(&st));
+    if (!w->mjf_newton_warned) rci_warn_mjf_newton_stick(w);
     RC_CHECK(st.scheme->update(&st));
     audit_terms a;
     memset(&a, 0, sizeof a);

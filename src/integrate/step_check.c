@@ -135,6 +135,38 @@ void rci_warn_initial_overlaps(rc_world *w)
     }
 }
 
+/* Under Moreau--Jean--Frémond Newton's law puts Coulomb friction on
+ * u_T,k+theta with no tangential shift (eq. 73): a sticking contact has
+ * u_T,k+1 = -((1 - theta) / theta) u_T,k, a tangential restitution
+ * (1 - theta) / theta, 1 at theta = 1/2 (its slip reverses every step, a
+ * period-2 oscillation that never decays) and above 1 below. Said once per
+ * world, the first step where such a contact sticks (|p_T| < mu p_N), unless
+ * the normal restitution e is at least as large. */
+void rci_warn_mjf_newton_stick(rc_world *w)
+{
+    if (w->sim.scheme != RC_SCHEME_MOREAU_JEAN_FREMOND || w->sim.theta > 0.5) return;
+    for (int i = 0; i < w->ncontacts; i++) {
+        const rc_contact *c = &w->contacts[i];
+        const rc_law *l = &w->laws[c->law];
+        /* e >= (1 - theta) / theta (e = 1 at theta = 1/2): the normal restitution is as large,
+         * Fremond's law (fremond.md), on purpose (Corollary 1) */
+        const double theta = w->sim.theta;
+        if (!c->active || l->def.type != RC_LAW_NEWTON_COULOMB || !(l->def.mu > 0)
+            || theta * l->def.e >= 1.0 - theta) continue;
+        if (!(c->p[0] > 0) || fabs(c->p[1]) >= l->def.mu * c->p[0]) continue;
+        char who[96];
+        if (l->name) snprintf(who, sizeof who, "law '%.80s'", l->name);
+        else snprintf(who, sizeof who, "an unnamed law");
+        rcm_world_warn(w, "%s (newton, mu = %g) sticks under moreau-jean-fremond with theta = %g: there Newton's law "
+                       "has tangential restitution (1 - theta) / theta = %g, so a sticking contact reverses its slip "
+                       "every step (a period-2 oscillation that never decays); use rc.moreau{ e_t = 0 } "
+                       "(rc_law_def type RC_LAW_MOREAU) for contacts that must stick (docs/theory/fremond.md)",
+                       who, l->def.mu, theta, (1.0 - theta) / theta);
+        w->mjf_newton_warned = 1;
+        return;
+    }
+}
+
 /* A solve that stopped at its sweep cap, under on_fail = "warn": the first
  * RC_UNCONVERGED_DETAILS steps of a run are warned about with their details,
  * the others are counted (rc_run_stats.failures, rc_progress.capped) and

@@ -374,6 +374,7 @@ struct rc_world {
     struct rc_output *out;
     struct rc_progress_state *progress;  /* the run's progress figures (io/progress.c) */
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
+    int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;
