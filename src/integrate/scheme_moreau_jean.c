@@ -32,12 +32,13 @@ void rci_mj_free_coef(const rci_step *st, rcm_free_coef *fc)   /* eq. (92): V_0 
     fc->theta = st->theta;
 }
 
-/* eq. (96): a built-in law's shift e u_N,k (Newton), e_T u_T,k (Moreau); a
- * custom law keeps its own in xi */
-static void mj_affine(const rci_step *st, rc_contact *c, const rc_law *law, const double ul[2], double extra)
+/* eq. (96) / (101): a built-in law's shift for the scheme's unknown, e u_N,k
+ * (Newton under Moreau--Jean), ((theta - 1) + theta e) u_N,k (under MJF), the
+ * same with e_T for Moreau's law; a custom law keeps its own in xi */
+static void builtin_affine(const rci_step *st, rc_contact *c, const rc_law *law, const double ul[2], double extra)
 {
     if (law->closed_form) {
-        rcm_law_builtin_shift(law, RC_UNKNOWN_END, st->theta, ul, c->shift);
+        rcm_law_builtin_shift(law, st->scheme->unknown, st->theta, ul, c->shift);
         c->shift[0] += extra;
     } else {   /* xi(u + shift, u_old): built-in laws solved generically see the same */
         c->shift[0] = extra;
@@ -109,7 +110,7 @@ const rci_scheme rci_scheme_moreau_jean = {
     .kappa = rci_mj_kappa,
     .free_coef = rci_mj_free_coef,
     .every_pair = 0,
-    .affine = mj_affine,
+    .affine = builtin_affine,
     .preimpact = NULL,
     .update = rci_mj_update,
     .work_at_theta = 0,
@@ -144,18 +145,6 @@ static void mjf_free_coef(const rci_step *st, rcm_free_coef *fc)
 static void mjf_preimpact(const rci_step *st, const rc_law *law, double ul[2])
 {
     if (ul[0] > 0.0 && st->theta * (1.0 + law->def.e) < 1.0) ul[0] = 0.0;
-}
-
-/* eq. (101) */
-static void mjf_affine(const rci_step *st, rc_contact *c, const rc_law *law, const double ul[2], double extra)
-{
-    if (law->closed_form) {
-        rcm_law_builtin_shift(law, RC_UNKNOWN_THETA, st->theta, ul, c->shift);
-        c->shift[0] += extra;
-    } else {
-        c->shift[0] = extra;
-        c->shift[1] = 0.0;
-    }
 }
 
 /* V = v_{k+theta} already; v_{k+1} = (V - (1 - theta) v_k) / theta */
@@ -202,7 +191,7 @@ const rci_scheme rci_scheme_moreau_jean_fremond = {
     .kappa = mjf_kappa,
     .free_coef = mjf_free_coef,
     .every_pair = 0,
-    .affine = mjf_affine,
+    .affine = builtin_affine,
     .preimpact = mjf_preimpact,
     .update = mjf_update,
     .work_at_theta = 1,

@@ -8,31 +8,8 @@ local plot = require "ricochet.plot"
 local BIN = assert(os.getenv("RICOCHET_BIN"), "RICOCHET_BIN is not set")
 local ROOT = os.getenv("RICOCHET_ROOT") or "."
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function tmpdir()
-    local p = os.tmpname()
-    os.remove(p)
-    assert(os.execute("mkdir -p " .. q(p)))
-    return p
-end
-
-local function read_file(path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
-    local s = f:read("a")
-    f:close()
-    return s
-end
-
-local function sh(cmd)
-    local out, err = os.tmpname(), os.tmpname()
-    local _, _, code = os.execute(cmd .. " >" .. q(out) .. " 2>" .. q(err))
-    local o, e = read_file(out), read_file(err)
-    os.remove(out)
-    os.remove(err)
-    return code, o, e
-end
+local H = require "sh_helper"   -- quoting, temporary folders, files, commands
+local q, tmpdir, read_file, write_file, sh = H.q, H.tmpdir, H.read_file, H.write_file, H.sh
 
 local function svg(path)
     local code, o, e = sh("python3 " .. q(ROOT .. "/tests/spec/svg_check.py") .. " " .. q(path))
