@@ -160,7 +160,7 @@ static void poly_half(pair_ctx *p)
     }
 }
 
-/* Does segment a-b cross the inside of convex polygon P, both ends outside?
+/* Does segment a-b cross the inside of convex polygon P, both ends outside (or on its boundary)?
  * (Its part inside the edges' half-planes, t in [t0, t1], is not empty.) */
 static int segment_crosses(const rc_shape *P, const double a[2], const double b[2])
 {
@@ -169,9 +169,11 @@ static int segment_crosses(const rc_shape *P, const double a[2], const double b[
     for (int e = 0; e < P->nvert; e++) {
         const double *N = P->wnorm[e], *x = P->wvert[e];
         const double sa = N[0] * (a[0] - x[0]) + N[1] * (a[1] - x[1]), sb = N[0] * (b[0] - x[0]) + N[1] * (b[1] - x[1]);
-        if (sa > 0.0 && sb > 0.0) return 0;
-        if (sa > 0.0) { a_out = 1; t0 = fmax(t0, sa / (sa - sb)); }            /* enters here */
-        else if (sb > 0.0) { b_out = 1; t1 = fmin(t1, sa / (sa - sb)); }       /* leaves here */
+        /* an end on an edge's line counts as outside (a segment starting on a
+         * polygon's edge and running into it crosses it) */
+        if (sa >= 0.0 && sb >= 0.0) return 0;
+        if (sa >= 0.0) { a_out = 1; t0 = fmax(t0, sa / (sa - sb)); }           /* enters here */
+        else if (sb >= 0.0) { b_out = 1; t1 = fmin(t1, sa / (sa - sb)); }      /* leaves here */
     }
     return a_out && b_out && t0 < t1;
 }
