@@ -11,8 +11,8 @@
 -- angles, density 1000 (2D: kg/m^2), a cell of length 30 d (d = 2 r0), 20
 -- rows of grains (a layer 16 d thick once flowing), h = 5e-4, T = 8 s, NSGS
 -- tol 1e-4 (at most 2000 sweeps; the steps that end at the cap are counted).
--- Over 4-8 s the flow's mean velocity was 0.86 +- 0.12 m/s over five seeds (at 6465877)
--- (scripts/bench/slope_seeds.sh), steady by the 10 % test below for three
+-- Over 4-8 s the flow's mean velocity is 0.84 +- 0.11 m/s over five seeds
+-- (scripts/bench/slope_seeds.sh), steady by the 10 % test below for four
 -- of them (figures in docs/theory/contact-dynamics.md).
 --
 -- Output (with --out DIR): DIR/profile.csv, the along-slope velocity averaged
