@@ -2,39 +2,8 @@
 -- error messages, interrupts.
 local BIN = assert(os.getenv("RICOCHET_BIN"), "RICOCHET_BIN is not set")
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function tmpdir()
-    local p = os.tmpname()
-    os.remove(p)
-    assert(os.execute("mkdir -p " .. q(p)))
-    return p
-end
-
-local function read_file(path)
-    local f = io.open(path, "rb")
-    if not f then return nil end
-    local s = f:read("a")
-    f:close()
-    return s
-end
-
-local function write_file(path, text)
-    local f = assert(io.open(path, "wb"))
-    f:write(text)
-    f:close()
-end
-
--- Run a shell command; return exit code, stdout, stderr.
-local function sh(cmd)
-    local out, err = os.tmpname(), os.tmpname()
-    local _, how, code = os.execute(cmd .. " >" .. q(out) .. " 2>" .. q(err))
-    local o, e = read_file(out), read_file(err)
-    os.remove(out)
-    os.remove(err)
-    if how == "signal" then code = "killed by signal " .. code end
-    return code, o, e
-end
+local H = require "sh_helper"   -- quoting, temporary folders, files, commands
+local q, tmpdir, read_file, write_file, sh = H.q, H.tmpdir, H.read_file, H.write_file, H.sh
 
 -- Write script text into a fresh folder; return its path and the folder.
 local function script(text)

@@ -51,6 +51,12 @@ function M.must(cmd)
     return out, err
 end
 
+function M.exists(path)
+    local f = io.open(path, "rb")
+    if f then f:close() end
+    return f ~= nil
+end
+
 function M.have(program)
     return os.execute("command -v " .. M.q(program) .. " >/dev/null 2>&1") == true
 end
