@@ -145,14 +145,16 @@ void rci_warn_initial_overlaps(rc_world *w)
 void rci_warn_mjf_newton_stick(rc_world *w)
 {
     if (w->sim.scheme != RC_SCHEME_MOREAU_JEAN_FREMOND || w->sim.theta > 0.5) return;
-    for (int i = 0; i < w->ncontacts; i++) {
-        const rc_contact *c = &w->contacts[i];
+    const double theta = w->sim.theta;
+    /* e >= (1 - theta) / theta (e = 1 at theta = 1/2): the normal restitution is as large,
+     * Fremond's law (fremond.md), on purpose (Corollary 1) */
+#define RCI_STICKY_NEWTON(l) ((l)->def.type == RC_LAW_NEWTON_COULOMB && (l)->def.mu > 0 && theta * (l)->def.e < 1.0 - theta)
+    int any = 0;   /* no such law: no pass over the contacts */
+    for (int k = 0; k < w->nlaws && !any; k++) any = RCI_STICKY_NEWTON(&w->laws[k]);
+    for (int k = 0; any && k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
         const rc_law *l = &w->laws[c->law];
-        /* e >= (1 - theta) / theta (e = 1 at theta = 1/2): the normal restitution is as large,
-         * Fremond's law (fremond.md), on purpose (Corollary 1) */
-        const double theta = w->sim.theta;
-        if (!c->active || l->def.type != RC_LAW_NEWTON_COULOMB || !(l->def.mu > 0)
-            || theta * l->def.e >= 1.0 - theta) continue;
+        if (!RCI_STICKY_NEWTON(l)) continue;
         if (!(c->p[0] > 0) || fabs(c->p[1]) >= l->def.mu * c->p[0]) continue;
         char who[96];
         if (l->name) snprintf(who, sizeof who, "law '%.80s'", l->name);
@@ -165,6 +167,7 @@ void rci_warn_mjf_newton_stick(rc_world *w)
         w->mjf_newton_warned = 1;
         return;
     }
+#undef RCI_STICKY_NEWTON
 }
 
 /* A solve that stopped at its sweep cap, under on_fail = "warn": the first
