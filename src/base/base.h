@@ -25,6 +25,23 @@ rc_status rcb_reserve(void **arr, int *cap, int need, size_t elem);
  * reallocation keeps the larger block). */
 void rcb_trim(void **arr, int *cap, int n, size_t elem);
 
+/* arena.c: the work memory of a step (one block, reset at the start of each
+ * step; what does not fit is a counted spill, and the next reset grows the
+ * block to the step's peak). Pointers from it are valid until the next reset. */
+typedef struct rcb_arena {
+    void *base;
+    size_t cap, used;   /* bytes of base; handed out this step from base   */
+    size_t peak;        /* bytes asked for this step (base and spills)     */
+    void **spill;
+    int nspill, cap_spill;
+} rcb_arena;
+rc_status rcb_arena_reset(rcb_arena *a);
+void *rcb_arena_alloc(rcb_arena *a, size_t bytes);   /* 16-byte aligned; NULL: out of memory */
+/* *out = count elements of elem bytes, or an RC_ERR_NOMEM naming what. */
+rc_status rcb_arena_array(rcb_arena *a, void **out, long long count, size_t elem, const char *what);
+size_t rcb_arena_memory(const rcb_arena *a);
+void rcb_arena_free(rcb_arena *a);
+
 #define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
 
 static inline int rcb_finite(double x) { return x - x == 0.0; }

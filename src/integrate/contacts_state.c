@@ -20,7 +20,7 @@ static int has_custom_law(const rc_world *w)
 rc_status rci_match_contacts(rc_world *w)
 {
     const int custom = has_custom_law(w);
-    if (custom) RC_CHECK(rcb_reserve((void **)&w->aux, &w->cap_aux, w->ncontacts, sizeof(rc_contact_aux)));
+    if (custom) RC_CHECK(rcb_arena_array(&w->work, (void **)&w->aux, w->ncontacts, sizeof(rc_contact_aux), "contacts' law data"));
     int j = 0;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];

@@ -41,6 +41,7 @@ static void explore_guess(rc_world *w, const rc_explore_def *ed)
 static rc_status explore(rc_world *w)
 {
     rci_step st;
+    RC_CHECK(rcm_world_work_begin(w));   /* the last step's work arrays are done with */
     RC_CHECK(rci_stage_begin(&st, w));
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));

@@ -166,7 +166,7 @@ rc_status rci_stage_index_set(rci_step *st)
     rc_world *w = st->w;
     const rci_scheme *sc = st->scheme;
     const double h = st->h;
-    RC_CHECK(rcb_reserve((void **)&w->active, &w->cap_active, w->ncontacts, sizeof(int)));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->active, w->ncontacts, sizeof(int), "active contacts"));
     w->nactive = 0;
     w->contact_b2 = 0.0;
     /* the persistence band: what a resting contact can open in one step at the
@@ -537,6 +537,7 @@ static rc_status world_step(rc_world *w)
  * from outside (rcm_joints_start), and put back if the step then fails. */
 rc_status rc_world_step(rc_world *w)
 {
+    if (w && w->configured) RC_CHECK(rcm_world_work_begin(w));   /* the step's work memory */
     if (!w || !w->njoints) return world_step(w);
     for (int i = 0; i < w->njoints; i++) {   /* this step's projection impulses and start work */
         memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
@@ -544,7 +545,6 @@ rc_status rc_world_step(rc_world *w)
     }
     w->start_W_q = 0.0;
     if (!w->joints_fresh || !w->configured || rc_interrupt_requested()) return world_step(w);
-    RC_CHECK(rcm_world_reserve_dofs(w));
     memcpy(w->qpre, w->q, (size_t)w->nq * sizeof(double));
     memcpy(w->vpre, w->v, (size_t)w->nv * sizeof(double));
     const long step = w->step;

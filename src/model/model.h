@@ -314,33 +314,31 @@ struct rc_world {
     double *q, *v;          /* nq, nv                                  */
     int cap_q, cap_v;       /* capacities of q and of v, mass_diag     */
 
-    /* per-step work arrays (capacity grows between steps only; see
-     * rcm_world_reserve_dofs for those that only some worlds have) */
-    int cap_dof, cap_state, cap_f, cap_scratch;
-    double *V;                 /* cap_dof: the solver's velocity, then v_{k+theta}     */
-    double *q0, *v0;           /* cap_state: q_k, v_k (rcm_world_keeps_state), else NULL */
-    double *f;                 /* cap_f: applied forces (rcm_world_has_forces), else NULL */
-    double *vfree;             /* cap_scratch: the Uzawa solver's scratch velocity, else NULL */
-    double *uz_y; int cap_uz_y;   /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
-    int cap_body_scratch;
-    double *qstar;          /* cap_qstar: the joints' q* (worlds with joints only) */
-    int cap_qstar;
-    double *qpre, *vpre;    /* cap_pre: the state before a start's assembly (joints) */
-    int cap_pre;
+    double *V; int cap_dof;    /* the solver's velocity, then v_{k+theta} (kept between steps) */
+    /* The step's work memory: one arena, reset when a step (or an exploration)
+     * starts (rcm_world_work_begin); the arrays below point into it and are
+     * valid until the next reset. NULL where the step does not use them. */
+    rcb_arena work;
+    double *q0, *v0;           /* q_k, v_k (rcm_world_keeps_state)         */
+    double *f;                 /* applied forces (rcm_world_has_forces)    */
+    double *vfree;             /* the Uzawa solver's scratch velocity       */
+    double *uz_y;              /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
+    double *qstar;             /* the joints' q* (worlds with joints only)  */
+    double *qpre, *vpre;       /* the state before a start's assembly (joints) */
     int joints_fresh;       /* the state was set from outside (a joint created,
                                rc_body_set_state): the next step starts by
                                moving it onto the joints (rcm_joints_start) */
     double start_W_q;       /* energy change of that assembly's positions (this step) */
-    double *ebody;          /* per-body scratch (cap_body_scratch; worlds with joints only) */
-    int *comp;              /* per-body scratch: joint-graph components      */
+    double *ebody;          /* per-body scratch (work; worlds with joints only) */
+    int *comp;              /* per-body scratch: joint-graph components (work) */
     rc_contact *contacts;  int ncontacts, cap_contacts;   /* this step's work records */
-    rc_contact_aux *aux;   int cap_aux;   /* contacts' aux data (worlds with a non-closed-form law) */
+    rc_contact_aux *aux;   /* contacts' aux data (work; worlds with a non-closed-form law) */
     /* state: the contacts the last completed step left, sorted by key (a failed
      * step leaves them as they were); their law state when the world has a law
      * without closed form (rec_state, RC_LAW_MAX_STATE doubles per contact) */
     rc_contact_rec *rec;   int nrec, cap_rec;
     double *rec_state;     int cap_rec_state, rec_has_state;
-    int *active;           int nactive, cap_active; /* indices of active contacts */
+    int *active;           int nactive;     /* indices of active contacts (work) */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
                               in w->active order (the solvers' residual scale) */
     double persist_band;   /* the persistence rule's band for the next step, from the
@@ -352,13 +350,13 @@ struct rc_world {
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
     int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
     int next_contact_id;
-    /* NSGS sweep orders (nsgs.c); capacities grow with the active set only */
-    int *sweep;            int cap_sweep;          /* active contacts in sweep order (position, colour) */
-    struct rc_sort_item *sort_items; int cap_sort_items; /* position order: 2 nactive (merge sort) */
-    int *colour;           int cap_colour;         /* colour order: each active contact's colour */
-    int *colour_start;     int ncolours, cap_colour_start; /* sweep[colour_start[k] ..] has colour k */
-    uint64_t *body_colours; int cap_body_colours;  /* per body: colours 0..63 in use      */
-    int *body_top;         int cap_body_top;       /* per body: largest colour in use + 1 */
+    /* NSGS sweep orders (nsgs.c; work) */
+    int *sweep;                 /* active contacts in sweep order (position, colour) */
+    struct rc_sort_item *sort_items; /* position order: 2 nactive (merge sort) */
+    int *colour;                /* colour order: each active contact's colour */
+    int *colour_start;     int ncolours; /* sweep[colour_start[k] ..] has colour k */
+    uint64_t *body_colours;     /* per body: colours 0..63 in use      */
+    int *body_top;              /* per body: largest colour in use + 1 */
     /* threads > 1: whether sharing the colours pays (timed; never changes a result) */
     long par_off_until;    /* sweep on one thread until this step                           */
     int par_backoff;       /* steps of the next fallback (doubles while threads do not pay)  */
@@ -459,6 +457,10 @@ void rcm_world_warn(rc_world *w, const char *fmt, ...)
 int rcm_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rcm_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rcm_world_reserve_dofs(rc_world *w);
+/* Reset the work arena and take from it the dof-sized arrays this step uses
+ * (q0, v0, f, vfree, qstar, qpre, vpre, ebody, comp); the entry points that
+ * run stages (rc_world_step, the explorer) call it first. */
+rc_status rcm_world_work_begin(rc_world *w);
 rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv);
 int rcm_world_keeps_state(const rc_world *w);
 /* Whether some body may have a nonzero applied force: a constant force or a

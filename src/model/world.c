@@ -202,9 +202,8 @@ void rc_world_destroy(rc_world *w)
     for (int i = 0; i < w->nslots; i++) rcb_free(w->slots[i].name);
     rcb_free(w->bodies); rcb_free(w->body_ext); rcb_free(w->shapes); rcb_free(w->laws); rcb_free(w->rules);
     rcb_free(w->slots); rcb_free(w->mass_diag); rcb_free(w->q); rcb_free(w->v);
-    rcb_free(w->q0); rcb_free(w->v0); rcb_free(w->f); rcb_free(w->vfree); rcb_free(w->V); rcb_free(w->uz_y);
-    rcb_free(w->ebody); rcb_free(w->comp); rcb_free(w->qstar); rcb_free(w->qpre); rcb_free(w->vpre);
-    rcb_free(w->contacts); rcb_free(w->aux); rcb_free(w->rec); rcb_free(w->rec_state); rcb_free(w->active);
+    rcb_free(w->V); rcb_arena_free(&w->work);
+    rcb_free(w->contacts); rcb_free(w->rec); rcb_free(w->rec_state);
     rcb_free(w->pairs); rcb_free(w->order);
     rcb_free(w);
 }
@@ -243,46 +242,47 @@ rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv)
     return rcb_reserve((void **)&w->mass_diag, &w->cap_v, w->nv + nv, sizeof(double));
 }
 
-static rc_status reserve_dof_array(double **arr, int *cap, int n)
-{
-    return rcb_reserve((void **)arr, cap, n, sizeof(double));
-}
-
-/* Work arrays sized by the number of dofs: V, grown when bodies are added;
- * the others, reserved at the start of a step, only when the step uses them:
- * q0, v0 (rcm_world_keeps_state), the forces f (rcm_world_has_forces), the
- * Uzawa solver's scratch velocity, the per-body scratch of joints. A pile of
- * plain grains under NSGS needs V only. */
+/* V, sized by the dofs: grown when bodies are added (kept between steps). */
 rc_status rcm_world_reserve_dofs(rc_world *w)
 {
     int n = w->nq > w->nv ? w->nq : w->nv;
     if (n < 8) n = 8;
-    RC_CHECK(reserve_dof_array(&w->V, &w->cap_dof, n));
-    if (!w->configured) return RC_OK;   /* bodies being added: the rest at the first step */
+    return rcb_reserve((void **)&w->V, &w->cap_dof, n, sizeof(double));
+}
+
+static rc_status work_dofs(rc_world *w, double **arr, int n, const char *what)
+{
+    return rcb_arena_array(&w->work, (void **)arr, n, sizeof(double), what);
+}
+
+/* The step's dof-sized work arrays, only those the step uses: q0, v0
+ * (rcm_world_keeps_state), the forces f (rcm_world_has_forces), the Uzawa
+ * solver's scratch velocity, the joints' q* and per-body scratch, the state
+ * before a start's assembly. A pile of plain grains under NSGS needs none. */
+rc_status rcm_world_work_begin(rc_world *w)
+{
+    RC_CHECK(rcb_arena_reset(&w->work));
+    w->q0 = w->v0 = w->f = w->vfree = w->uz_y = w->qstar = w->qpre = w->vpre = w->ebody = NULL;
+    w->comp = NULL; w->active = NULL; w->aux = NULL;
+    w->sweep = w->colour = w->colour_start = w->body_top = NULL;
+    w->sort_items = NULL; w->body_colours = NULL;
+    if (!w->configured) return RC_OK;
+    RC_CHECK(rcm_world_reserve_dofs(w));
+    const int n = w->nq > w->nv ? w->nq : w->nv;
     if (rcm_world_keeps_state(w)) {
-        int c = w->cap_state;
-        RC_CHECK(reserve_dof_array(&w->q0, &c, n));
-        RC_CHECK(reserve_dof_array(&w->v0, &w->cap_state, n));
+        RC_CHECK(work_dofs(w, &w->q0, n, "q_k"));
+        RC_CHECK(work_dofs(w, &w->v0, n, "v_k"));
     }
-    if (rcm_world_has_forces(w)) RC_CHECK(reserve_dof_array(&w->f, &w->cap_f, n));
-    if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(reserve_dof_array(&w->vfree, &w->cap_scratch, n));
-    if (w->njoints) RC_CHECK(reserve_dof_array(&w->qstar, &w->cap_qstar, n));   /* q* of the joints' rows */
-    if (w->njoints && w->joints_fresh) {   /* the state before a start's assembly */
-        int c = w->cap_pre;
-        RC_CHECK(reserve_dof_array(&w->qpre, &c, n));
-        RC_CHECK(reserve_dof_array(&w->vpre, &w->cap_pre, n));
+    if (rcm_world_has_forces(w)) RC_CHECK(work_dofs(w, &w->f, n, "forces"));
+    if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(work_dofs(w, &w->vfree, n, "Uzawa velocity"));
+    if (!w->njoints) return RC_OK;
+    RC_CHECK(work_dofs(w, &w->qstar, n, "joints' q*"));   /* q* of the joints' rows */
+    if (w->joints_fresh) {   /* the state before a start's assembly */
+        RC_CHECK(work_dofs(w, &w->qpre, n, "state before assembly"));
+        RC_CHECK(work_dofs(w, &w->vpre, n, "state before assembly"));
     }
-    if (w->njoints && (w->cap_body_scratch < w->nbodies || w->cap_body_scratch == 0)) {   /* per body: joints only */
-        int n = w->nbodies < 8 ? 8 : w->nbodies;
-        double *e = rcb_realloc(w->ebody, (size_t)n * sizeof(double));
-        if (!e) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        w->ebody = e;
-        int *c = rcb_realloc(w->comp, (size_t)n * sizeof(int));
-        if (!c) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        w->comp = c;
-        w->cap_body_scratch = n;
-    }
-    return RC_OK;
+    RC_CHECK(work_dofs(w, &w->ebody, w->nbodies, "per-body scratch"));
+    return rcb_arena_array(&w->work, (void **)&w->comp, w->nbodies, sizeof(int), "per-body scratch");
 }
 
 /* The model's arrays grow by half while bodies and shapes are added; the
@@ -417,12 +417,10 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->nshapes; i++)   /* polygon blocks: 3 nvert + 2 points */
         if (w->shapes[i].nvert) m += ((size_t)6 * w->shapes[i].nvert + 4) * sizeof(double);
     m += (size_t)(w->nq + 2 * w->nv) * sizeof(double);                  /* q, v, mass diagonal */
-    m += (size_t)(w->cap_dof + 2 * w->cap_state + w->cap_f + w->cap_scratch + w->cap_uz_y + w->cap_qstar
-                  + 2 * w->cap_pre) * sizeof(double);
-    m += (size_t)w->cap_body_scratch * (sizeof(double) + sizeof(int));
-    m += (size_t)w->cap_contacts * sizeof(rc_contact) + (size_t)w->cap_aux * sizeof(rc_contact_aux);
+    m += (size_t)w->cap_dof * sizeof(double) + rcb_arena_memory(&w->work);
+    m += (size_t)w->cap_contacts * sizeof(rc_contact);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
-    m += (size_t)(w->cap_active + w->cap_pairs + w->cap_order) * sizeof(int);
+    m += (size_t)(w->cap_pairs + w->cap_order) * sizeof(int);
     for (int k = 0; k < RC_NPARTS; k++)   /* the solver's sweep orders (nsgs.c) */
         if (w->parts[k] && w->parts[k]->memory) m += w->parts[k]->memory(w);
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);

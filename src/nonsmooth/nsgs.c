@@ -159,21 +159,10 @@ static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double o
     }
 }
 
-static void nsgs_free(rc_world *w)
-{
-    team_leave(w);
-    rcb_free(w->sweep); rcb_free(w->sort_items); rcb_free(w->colour); rcb_free(w->colour_start);
-    rcb_free(w->body_colours); rcb_free(w->body_top);
-}
+/* The sweep orders live in the world's work arena; the part leaves the team. */
+static void nsgs_free(rc_world *w) { team_leave(w); }
 
-static size_t nsgs_memory(const rc_world *w)
-{
-    return (size_t)(w->cap_sweep + w->cap_colour + w->cap_colour_start + w->cap_body_top) * sizeof(int)
-         + (size_t)w->cap_sort_items * sizeof(rc_sort_item) + (size_t)w->cap_body_colours * sizeof(uint64_t);
-}
-
-/* The world frees and measures the sweep orders through this table. */
-static const rc_part nsgs_part = { nsgs_free, nsgs_memory, NULL };
+static const rc_part nsgs_part = { nsgs_free, NULL, NULL };
 
 void rcn_nsgs_attach(rc_world *w)
 {
@@ -194,8 +183,8 @@ static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc
 static rc_status position_order(rc_world *w)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
-    RC_CHECK(rcb_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
-    RC_CHECK(rcb_reserve((void **)&w->sort_items, &w->cap_sort_items, 2 * cap, sizeof(rc_sort_item)));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sort_items, 2LL * cap, sizeof(rc_sort_item), "sweep order"));
     if (n == 0) return RC_OK;   /* (no arithmetic on the arrays, NULL while no contact was ever detected) */
     const double *g = w->def.gravity;
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
@@ -232,11 +221,11 @@ static rc_status colour_order(rc_world *w, int *closed)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
     if (n == 0) return RC_OK;   /* (and no arithmetic on the arrays, NULL when nothing was ever detected) */
-    RC_CHECK(rcb_reserve((void **)&w->sweep, &w->cap_sweep, cap, sizeof(int)));
-    RC_CHECK(rcb_reserve((void **)&w->colour, &w->cap_colour, cap, sizeof(int)));
-    RC_CHECK(rcb_reserve((void **)&w->colour_start, &w->cap_colour_start, cap + 1, sizeof(int)));
-    RC_CHECK(rcb_reserve((void **)&w->body_colours, &w->cap_body_colours, w->nbodies, sizeof(uint64_t)));
-    RC_CHECK(rcb_reserve((void **)&w->body_top, &w->cap_body_top, w->nbodies, sizeof(int)));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, cap + 1LL, sizeof(int), "colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->body_colours, w->nbodies, sizeof(uint64_t), "colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->body_top, w->nbodies, sizeof(int), "colours"));
     uint64_t *mask = w->body_colours;
     int *top = w->body_top;
     int all_closed = 1;

@@ -86,7 +86,7 @@ rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
     const int accel = w->sim.solver.accelerate && w->njoints == 0;
     double *Vy = w->vfree, *Y = NULL, tk = 1.0;
     if (accel) {
-        RC_CHECK(rcb_reserve((void **)&w->uz_y, &w->cap_uz_y, 2 * w->ncontacts, sizeof(double)));
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&w->uz_y, 2LL * w->ncontacts, sizeof(double), "Uzawa extrapolation"));
         Y = w->uz_y;
         memcpy(Vy, w->V, (size_t)w->nv * sizeof(double));
         for (int k = 0; k < w->nactive; k++) {

@@ -328,11 +328,13 @@ RC_TEST(orders_allocate_nothing_in_steady_state)
         rcn_nsgs_parallel_min = 0;   /* the thread team too */
         CHECK_OK(rc_world_step(w));
         uint64_t a = rc_alloc_count();
-        const int *sweep = w->sweep;
-        const int cap = w->cap_sweep;
+        const void *block = w->work.base;
         for (int k = 0; k < 100; k++) CHECK_OK(rc_world_step(w));
         CHECK(rc_alloc_count() == a);
-        CHECK(w->sweep == sweep && w->cap_sweep == cap && cap >= w->nactive && w->nactive > 40);
+        /* the sweep order lives in the step's work arena, which neither grew nor spilled */
+        const char *base = w->work.base, *sw = (const char *)w->sweep;
+        CHECK(w->work.base == block && w->work.nspill == 0 && w->nactive > 40);
+        CHECK(sw >= base && sw + (size_t)w->nactive * sizeof(int) <= base + w->work.used);
         rcn_nsgs_parallel_min = 512;
         rc_world_destroy(w);
     }

@@ -1,0 +1,83 @@
+/* arena.c -- the work memory of a step: one block handed out front to back
+ * and taken back whole at the start of the next step (rcb_arena_reset), in
+ * the spirit of Box2D v3's arena allocator. A request that does not fit
+ * gets a block of its own (a "spill", counted); the next reset frees the
+ * spills and grows the block to the step's peak with a quarter to spare, so
+ * that once a run's sizes settle a step allocates nothing. */
+#include "base/base.h"
+
+#include <stdint.h>
+
+#define ARENA_ALIGN 16
+
+static size_t align_up(size_t n) { return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1); }
+
+static void free_spills(rcb_arena *a)
+{
+    for (int i = 0; i < a->nspill; i++) rcb_free(a->spill[i]);
+    a->nspill = 0;
+}
+
+rc_status rcb_arena_reset(rcb_arena *a)
+{
+    free_spills(a);
+    if (a->peak > a->cap) {
+        size_t want = a->peak + a->peak / 4;
+        rcb_free(a->base);   /* nothing in it outlives a reset: no copy */
+        a->base = rcb_malloc(want);
+        a->cap = a->base ? want : 0;
+        if (!a->base) {
+            a->used = a->peak = 0;
+            return rc_set_error(RC_ERR_NOMEM, "out of memory (the step's work memory, %zu bytes)", want);
+        }
+    }
+    a->used = 0;
+    a->peak = 0;
+    return RC_OK;
+}
+
+void *rcb_arena_alloc(rcb_arena *a, size_t bytes)
+{
+    size_t n = align_up(bytes ? bytes : 1);
+    if (n < bytes) return NULL;   /* overflow */
+    a->peak += n;   /* what this step would have needed in one block */
+    if (a->base && a->cap - a->used >= n) {
+        void *p = (char *)a->base + a->used;
+        a->used += n;
+        return p;
+    }
+    if (a->nspill == a->cap_spill) {
+        int c = a->cap_spill ? 2 * a->cap_spill : 8;
+        void **s = rcb_realloc(a->spill, (size_t)c * sizeof *s);
+        if (!s) return NULL;
+        a->spill = s;
+        a->cap_spill = c;
+    }
+    void *p = rcb_malloc(n);
+    if (p) a->spill[a->nspill++] = p;
+    return p;
+}
+
+rc_status rcb_arena_array(rcb_arena *a, void **out, long long count, size_t elem, const char *what)
+{
+    *out = NULL;
+    if (count < 0 || (elem && (unsigned long long)count > SIZE_MAX / elem))
+        return rc_set_error(RC_ERR_NOMEM, "out of memory (%s: %lld elements)", what, count);
+    *out = rcb_arena_alloc(a, (size_t)count * elem);
+    if (!*out) return rc_set_error(RC_ERR_NOMEM, "out of memory (%s: %lld elements)", what, count);
+    return RC_OK;
+}
+
+size_t rcb_arena_memory(const rcb_arena *a)
+{
+    size_t m = a->cap + (size_t)a->cap_spill * sizeof(void *);
+    return m + (a->used < a->peak ? a->peak - a->used : 0);   /* the spills */
+}
+
+void rcb_arena_free(rcb_arena *a)
+{
+    free_spills(a);
+    rcb_free(a->spill);
+    rcb_free(a->base);
+    memset(a, 0, sizeof *a);
+}
