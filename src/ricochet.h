@@ -726,6 +726,12 @@ typedef struct rc_run_stats {
     double max_joint_pos_violation, max_joint_vel_violation;
     long parallel_steps;        /* steps whose NSGS sweeps ran on more than
                                    one thread (solver.threads > 1)          */
+    double max_overlap;         /* largest overlap -g_N of a detected contact
+                                   over the run (0: none), in the configuration
+                                   at t_max_overlap, at that time's step       */
+    double t_max_overlap;
+    long step_max_overlap;
+    int contact_max_overlap;    /* id of that contact (-1 if none)           */
 } rc_run_stats;
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
@@ -814,7 +820,7 @@ RC_API rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_i
  * corrupted, a checkpoint of another model -- the message says which) or a
  * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
  * is not configured, or (restore) an output is open. */
-#define RC_CHECKPOINT_FORMAT 1
+#define RC_CHECKPOINT_FORMAT 2
 RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
 RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 

@@ -102,7 +102,8 @@ io.write(string.format(
 io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
 local overlap = 0   -- the largest overlap of two grains (or a grain and a wall) at the end
 for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end
-io.write(string.format("disks_in_box: index set %s, largest overlap at the end %.3g\n", activation, overlap))
+io.write(string.format("disks_in_box: index set %s, largest overlap at the end %.3g, over the run %.3g (t = %.4g)\n", activation, overlap,
+  st.max_overlap or 0 / 0, st.t_max_overlap or 0 / 0))
 summary.overlap = overlap
 mem[#mem + 1] = { steps = steps, bytes = st.memory_bytes, contacts = sim:info().ncontacts }
 local parts = {}

@@ -484,6 +484,16 @@ static void commit_stats(rci_step *st, const audit_terms *a)
     s->positive_work_events += a->positive;
     if (a->pos_viol > s->max_joint_pos_violation) s->max_joint_pos_violation = a->pos_viol;
     if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
+    /* the largest overlap: this step's contacts were detected at q_k (t_k, step k) */
+    for (int i = 0; i < w->ncontacts; i++) {
+        const rc_contact *c = &w->contacts[i];
+        if (-c->gN > s->max_overlap) {
+            s->max_overlap = -c->gN;
+            s->t_max_overlap = rcm_time_at(w, -1.0);
+            s->step_max_overlap = w->step - 1;
+            s->contact_max_overlap = c->id;
+        }
+    }
 }
 
 /* the accepted step's contacts become the state; t = t_origin + t_steps h */

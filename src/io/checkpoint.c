@@ -70,6 +70,8 @@ static void put_stats(ck_out *o, const rc_run_stats *s)
     put_f64(o, s->max_energy_increase); put_f64(o, s->t_max_energy_increase); put_i64(o, s->local_solves);
     put_f64(o, s->solver_cpu_s); put_f64(o, s->max_joint_pos_violation); put_f64(o, s->max_joint_vel_violation);
     put_i64(o, s->parallel_steps);
+    put_f64(o, s->max_overlap); put_f64(o, s->t_max_overlap); put_i64(o, s->step_max_overlap);
+    put_i32(o, s->contact_max_overlap);
 }
 
 static void get_stats(ck_in *r, rc_run_stats *s)
@@ -80,6 +82,8 @@ static void get_stats(ck_in *r, rc_run_stats *s)
     s->max_energy_increase = get_f64(r); s->t_max_energy_increase = get_f64(r); s->local_solves = get_i64(r);
     s->solver_cpu_s = get_f64(r); s->max_joint_pos_violation = get_f64(r); s->max_joint_vel_violation = get_f64(r);
     s->parallel_steps = get_i64(r);
+    s->max_overlap = get_f64(r); s->t_max_overlap = get_f64(r); s->step_max_overlap = get_i64(r);
+    s->contact_max_overlap = get_i32(r);
     s->memory_bytes = 0;
 }
 

@@ -223,6 +223,8 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
         st.t_max_contact_work = NAN;
         st.max_energy_increase = NAN;
         st.t_max_energy_increase = NAN;
+        st.max_overlap = st.t_max_overlap = NAN;
+        st.contact_max_overlap = -1;
     }
     double wext = 0, wn = 0, wt = 0, wth = 0, wj = 0, wp = 0, eproj = 0, wd = 0;
     if (rc_world_step_count(w) > 0) {
@@ -294,7 +296,11 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "contact_max_contact_work"); fprintf(f, "%d", st.contact_max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "positive_work_events"); fprintf(f, "%ld", st.positive_work_events); fputs(",\n", f);
     rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st.max_energy_increase); fputs(",\n", f);
-    rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase);
+    rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase); fputs(",\n", f);
+    rc__json_key(f, 2, "max_overlap"); rc__json_num(f, st.max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_overlap"); rc__json_num(f, st.t_max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "step_max_overlap"); fprintf(f, "%ld", st.step_max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "contact_max_overlap"); fprintf(f, "%d", st.contact_max_overlap);
     fputs("\n  },\n", f);
 
     json_joints(f, w, have_sim, &sim, &st);

@@ -210,7 +210,7 @@ int lrc_run_stats(lua_State *L)
     rc_run_stats st;
     rc_status s = rc_world_run_stats(lw->w, &st);
     if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_createtable(L, 0, 16);
+    lua_createtable(L, 0, 22);
     lrc_set_int(L, "steps", st.steps);
     lrc_set_int(L, "max_iterations", st.max_iterations);
     lrc_set_num(L, "max_residual", st.max_residual);
@@ -228,6 +228,10 @@ int lrc_run_stats(lua_State *L)
     lrc_set_int(L, "memory_bytes", (lua_Integer)st.memory_bytes);
     lrc_set_num(L, "max_joint_pos_violation", st.max_joint_pos_violation);
     lrc_set_num(L, "max_joint_vel_violation", st.max_joint_vel_violation);
+    lrc_set_num(L, "max_overlap", st.max_overlap);
+    lrc_set_num(L, "t_max_overlap", st.t_max_overlap);
+    lrc_set_int(L, "step_max_overlap", st.step_max_overlap);
+    lrc_set_int(L, "contact_max_overlap", st.contact_max_overlap);
     return 1;
 }
 

@@ -175,6 +175,7 @@ rc_status rc_world_create(const rc_world_def *def, rc_world **out)
     w->sim = rc_default_sim_def();
     w->info.worst_contact = -1;
     w->stats.contact_max_contact_work = -1;
+    w->stats.contact_max_overlap = -1;
     int law0;
     rc_status s = rc_law_create(w, &ld, &law0);
     if (s != RC_OK) { rc_world_destroy(w); return s; }

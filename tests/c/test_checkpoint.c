@@ -246,11 +246,12 @@ RC_TEST(test_refusals)
     check_msg(failed, rc_sim_restore(w, DIR "/short.rcc"), RC_ERR_ARG, want);
 
     memcpy(bad, good, n);
-    put_u32le(bad + 8, 2);   /* the format version */
-    spit(DIR "/v2.rcc", bad, n);
-    check_msg(failed, rc_sim_restore(w, DIR "/v2.rcc"), RC_ERR_ARG,
-              "checkpoint '" DIR "/v2.rcc' has format version 2 (written by ricochet " RC_VERSION "); this library "
-              "(ricochet " RC_VERSION ") reads format version 1");
+    put_u32le(bad + 8, RC_CHECKPOINT_FORMAT + 1);   /* the format version */
+    spit(DIR "/vnext.rcc", bad, n);
+    char want_v[512];
+    snprintf(want_v, sizeof want_v, "checkpoint '" DIR "/vnext.rcc' has format version %d (written by ricochet " RC_VERSION
+             "); this library (ricochet " RC_VERSION ") reads format version %d", RC_CHECKPOINT_FORMAT + 1, RC_CHECKPOINT_FORMAT);
+    check_msg(failed, rc_sim_restore(w, DIR "/vnext.rcc"), RC_ERR_ARG, want_v);
 
     memcpy(bad, good, n);
     bad[n - 40] ^= 0x10;   /* a bit of the compressed state */

@@ -103,3 +103,46 @@ describe("free fall", function()
     assert.is_near(3, q[3], 1e-12)
   end)
 end)
+
+describe("the largest overlap of a run (sim:stats().max_overlap)", function()
+  -- A disk dropped from 0.5 m onto a half-plane arrives at v = sqrt(2 g 0.5) = 3.13 m/s.
+  -- With the index set of eq. (64) (activation = "gap") a contact acts once g <= 0, so
+  -- the disk sinks by less than h v before it does, and by (1 - theta) h v more in the
+  -- step whose impulse stops it (q_{k+1} = q_k + h ((1 - theta) v_k + theta v_{k+1})):
+  -- below (2 - theta) h v. The anticipating set acts while g > 0: below (1 - theta) h v.
+  local function drop(activation)
+    local w = rc.world{ gravity = { 0, -9.81 }, margin = 0.05 }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    local r = 0.1
+    local ball = w:body{ mass = 1, inertia = 0.5 * r * r, q = { 0, 0.5 + r, 0 }, shape = rc.disk{ radius = r } }
+    w:contact{ w.ground, ball, law = rc.newton{ e = 0, mu = 0.3 } }
+    local h = 1e-3
+    local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+                              solver = { "nsgs", tol = 1e-12 } }
+    local seen, t_seen, step_seen, id_seen = 0, nil, nil, -1
+    sim:after_step(function(s)   -- the contacts the step detected at q_k (t_k)
+      for _, c in ipairs(s:contacts()) do
+        if -c.gN > seen then seen, t_seen, step_seen, id_seen = -c.gN, s.t - h, s.steps - 1, c.id end
+      end
+    end)
+    sim:run{ T = 0.6 }
+    return sim:stats(), seen, t_seen, step_seen, id_seen, h * math.sqrt(2 * 9.81 * 0.5)
+  end
+
+  it("is the largest -g_N of the detected contacts, with its time, step and contact", function()
+    local st, seen, t_seen, step_seen, id_seen, hv = drop("gap")
+    assert.is_true(seen > 0.1 * hv, "the disk sinks before its contact acts: " .. seen)
+    assert.are.equal(seen, st.max_overlap)
+    assert.is_near(t_seen, st.t_max_overlap, 1e-12)
+    assert.are.equal(step_seen, st.step_max_overlap)
+    assert.are.equal(id_seen, st.contact_max_overlap)
+    assert.is_true(st.max_overlap <= 1.5 * hv, st.max_overlap .. " > (2 - theta) h v = " .. 1.5 * hv)
+  end)
+
+  it("is smaller with the anticipating index set: below (1 - theta) h v", function()
+    local gap = drop("gap")
+    local ant, _, _, _, _, hv = drop("anticipate")
+    assert.is_true(ant.max_overlap > 0 and ant.max_overlap <= 0.5 * hv, ant.max_overlap .. " vs " .. 0.5 * hv)
+    assert.is_true(ant.max_overlap < 0.5 * gap.max_overlap, ant.max_overlap .. " vs " .. gap.max_overlap)
+  end)
+end)
