@@ -57,18 +57,30 @@ typedef struct rci_scheme {
     rc_status (*update)(rci_step *st);
     /* the velocity the laws' update and the work W_N, W_T are taken at */
     int work_at_theta;        /* 1: u_{k+theta} (MJF), 0: u_{k+1} */
+    /* optional: the settings this scheme refuses (rc_world_configure calls it
+     * before the checks every scheme shares), with a message naming them */
+    rc_status (*check)(const rc_sim_def *def);
+    /* where the joints' rows are evaluated when joint_jacobian is "auto" and
+     * there is no projection (rc_sim_joint_jacobian), and the time
+     * t* = t_k + s h at which the rates of rheonomic rows are taken */
+    rc_joint_jacobian (*joint_jacobian)(const rc_sim_def *def);
+    double (*joint_rate_time)(const rc_sim_def *def);
+    /* optional: checks after the solve that warn about the scheme's known
+     * pitfalls (once per world) */
+    void (*after_solve)(rc_world *w);
 } rci_scheme;
 
 extern const rci_scheme rci_scheme_moreau_jean;
 extern const rci_scheme rci_scheme_moreau_jean_fremond;
 extern const rci_scheme rci_scheme_maury;
-/* The table entry of a configured scheme (never NULL for a valid rc_scheme). */
+/* The table entry of a scheme; NULL for a value that names none. */
 const rci_scheme *rci_scheme_of(rc_scheme type);
 
 /* Moreau--Jean's parts that Maury's scheme shares (scheme_moreau_jean.c). */
 double rci_mj_kappa(const rc_sim_def *sim);
 void rci_mj_free_coef(const rci_step *st, rcm_free_coef *fc);
 rc_status rci_mj_update(rci_step *st);
+double rci_mj_joint_rate_time(const rc_sim_def *def);
 /* q_{k+1} = q_k + h T(q_k) vth over every body (its kind's position map),
  * from w->q0 (keep), then the energy at t_k into st->Ek0, st->Ep0 */
 void rci_update_positions(rci_step *st, const double *vth);

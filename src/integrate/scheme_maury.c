@@ -14,6 +14,16 @@ static void maury_affine(const rci_step *st, rc_contact *c, const rc_law *law, c
     c->shift[1] = 0.0;
 }
 
+static rc_status maury_check(const rc_sim_def *def)
+{
+    if (def->theta != 1.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
+    return RC_OK;
+}
+
+/* theta = 1: the joints' rows at the midpoint, their rates at t_{k+1/2} */
+static rc_joint_jacobian maury_joint_jacobian(const rc_sim_def *def) { (void)def; return RC_JOINT_JACOBIAN_MIDPOINT; }
+
 const rci_scheme rci_scheme_maury = {
     .name = "maury",
     .type = RC_SCHEME_MAURY,
@@ -25,4 +35,7 @@ const rci_scheme rci_scheme_maury = {
     .preimpact = NULL,
     .update = rci_mj_update,
     .work_at_theta = 0,
+    .check = maury_check,
+    .joint_jacobian = maury_joint_jacobian,
+    .joint_rate_time = rci_mj_joint_rate_time,
 };

@@ -103,6 +103,26 @@ rc_status rci_mj_update(rci_step *st)
     return RC_OK;
 }
 
+/* Where the rate dg/dt of rheonomic rows is taken, t* = t_k + s_t h: where
+ * it cancels the leading position error of a drive. The step moves q by
+ * h v_{k+theta}, which must be h df/dt(t_{k+1/2}) + O(h^3). MJF (V =
+ * v_{k+theta}): s_t = 1/2. Moreau--Jean and Maury (V = v_{k+1}, q moved by
+ * (1 - theta) v_k + theta V with v_k = df/dt(t* - h) from the last step's
+ * rows): (1 - theta)(s_t - 1) + theta s_t = 1/2, s_t = 3/2 - theta (t_{k+1}
+ * at theta = 1/2, t_{k+1/2} at theta = 1): the same condition that puts
+ * the rows at s = 3/2 - theta (mj_joint_jacobian), which time, known
+ * exactly, meets for every theta. */
+double rci_mj_joint_rate_time(const rc_sim_def *def) { return 1.5 - def->theta; }
+static double mjf_joint_rate_time(const rc_sim_def *def) { (void)def; return 0.5; }
+
+/* The joints' rows by default (integrate/configure.c has the whole story):
+ * Moreau--Jean at the predicted end of the step q_k + h v_k (Bruls, Acary &
+ * Cardona 2014 eq. 50c) below theta = 3/4, at the midpoint from there on. */
+static rc_joint_jacobian mj_joint_jacobian(const rc_sim_def *def)
+{
+    return def->theta < 0.75 ? RC_JOINT_JACOBIAN_END : RC_JOINT_JACOBIAN_MIDPOINT;
+}
+
 const rci_scheme rci_scheme_moreau_jean = {
     .name = "moreau-jean",
     .type = RC_SCHEME_MOREAU_JEAN,
@@ -114,6 +134,8 @@ const rci_scheme rci_scheme_moreau_jean = {
     .preimpact = NULL,
     .update = rci_mj_update,
     .work_at_theta = 0,
+    .joint_jacobian = mj_joint_jacobian,
+    .joint_rate_time = rci_mj_joint_rate_time,
 };
 
 /* ---------------------------------------------------------------- Moreau--Jean--Fremond */
@@ -184,6 +206,15 @@ static rc_status mjf_update(rci_step *st)
     return RC_OK;
 }
 
+static rc_status mjf_check(const rc_sim_def *def)
+{
+    if (def->theta == 0.0)
+        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
+    return RC_OK;
+}
+
+static rc_joint_jacobian mjf_joint_jacobian(const rc_sim_def *def) { (void)def; return RC_JOINT_JACOBIAN_MIDPOINT; }
+
 const rci_scheme rci_scheme_moreau_jean_fremond = {
     .name = "moreau-jean-fremond",
     .type = RC_SCHEME_MOREAU_JEAN_FREMOND,
@@ -195,4 +226,8 @@ const rci_scheme rci_scheme_moreau_jean_fremond = {
     .preimpact = mjf_preimpact,
     .update = mjf_update,
     .work_at_theta = 1,
+    .check = mjf_check,
+    .joint_jacobian = mjf_joint_jacobian,   /* on v_{k+theta}: the midpoint */
+    .joint_rate_time = mjf_joint_rate_time,
+    .after_solve = rci_warn_mjf_newton_stick,
 };

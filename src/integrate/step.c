@@ -33,15 +33,15 @@ const rci_scheme *rci_scheme_of(rc_scheme type)
     switch (type) {
     case RC_SCHEME_MOREAU_JEAN_FREMOND: return &rci_scheme_moreau_jean_fremond;
     case RC_SCHEME_MAURY: return &rci_scheme_maury;
-    default: return &rci_scheme_moreau_jean;
+    case RC_SCHEME_MOREAU_JEAN: return &rci_scheme_moreau_jean;
+    default: return NULL;
     }
 }
 
 const char *rc_scheme_name(rc_scheme scheme)
 {
-    if (scheme != RC_SCHEME_MOREAU_JEAN && scheme != RC_SCHEME_MOREAU_JEAN_FREMOND && scheme != RC_SCHEME_MAURY)
-        return NULL;
-    return rci_scheme_of(scheme)->name;
+    const rci_scheme *sc = rci_scheme_of(scheme);
+    return sc ? sc->name : NULL;
 }
 
 /* ---------------------------------------------------------------- stages */
@@ -525,7 +525,7 @@ static rc_status world_step(rc_world *w)
     rci_stage_warm_start(&st);
     RC_CHECK(rci_stage_solve(&st));
     RC_CHECK(rci_stage_converged(&st));
-    if (!w->mjf_newton_warned) rci_warn_mjf_newton_stick(w);
+    if (st.scheme->after_solve) st.scheme->after_solve(w);
     RC_CHECK(st.scheme->update(&st));
     audit_terms a;
     memset(&a, 0, sizeof a);

@@ -144,7 +144,7 @@ void rci_warn_initial_overlaps(rc_world *w)
  * the normal restitution e is at least as large. */
 void rci_warn_mjf_newton_stick(rc_world *w)
 {
-    if (w->sim.scheme != RC_SCHEME_MOREAU_JEAN_FREMOND || w->sim.theta > 0.5) return;
+    if (w->mjf_newton_warned || w->sim.theta > 0.5) return;
     const double theta = w->sim.theta;
     /* e >= (1 - theta) / theta (e = 1 at theta = 1/2): the normal restitution is as large,
      * Fremond's law (fremond.md), on purpose (Corollary 1) */

@@ -8,7 +8,7 @@
  * for the former) its rows read
  *     H(q*) V + dg/dt(t*) = 0,
  * q* = q_k + s h v_k (rc_sim_joint_jacobian), t* = t_k + s_t h
- * (rcm_joint_rate_time), with an unbounded multiplier lambda (an impulse on
+ * (the scheme's joint_rate_time), with an unbounded multiplier lambda (an impulse on
  * B along the rows, the opposite on A). NSGS solves each block exactly:
  * lambda += -W^-1 (H V + dg/dt). That is the default, the paper's scheme:
  * velocity-level rows let the positions drift, by O(h^3) per step where s
@@ -403,28 +403,14 @@ static void predict(rc_world *w, int b, double s)
     for (int c = 0; c < 3; c++) w->qstar[bd->iq + c] = w->q0[bd->iq + c] + s * w->sim.h * w->v0[bd->iv + c];
 }
 
-/* Where the rate dg/dt of rheonomic rows is taken, t* = t_k + s_t h: where
- * it cancels the leading position error of a drive. The step moves q by
- * h v_{k+theta}, which must be h df/dt(t_{k+1/2}) + O(h^3). MJF (V =
- * v_{k+theta}): s_t = 1/2. Moreau--Jean and Maury (V = v_{k+1}, q moved by
- * (1 - theta) v_k + theta V with v_k = df/dt(t* - h) from the last step's
- * rows): (1 - theta)(s_t - 1) + theta s_t = 1/2, s_t = 3/2 - theta (t_{k+1}
- * at theta = 1/2, t_{k+1/2} at theta = 1): the same condition that puts
- * the rows at s = 3/2 - theta (rc_sim_joint_jacobian), which time, known
- * exactly, meets for every theta. */
-double rcm_joint_rate_time(const rc_sim_def *sim)
-{
-    return sim->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND ? 0.5 : 1.5 - sim->theta;
-}
-
 /* The rows at the predicted configuration q* (rc_sim_joint_jacobian: start,
  * midpoint or end of the step, predicted with v_k; Bruls, Acary & Cardona
- * 2014 eq. 50c), the rate dg/dt at t* (rheonomic joints, rcm_joint_rate_time). */
+ * 2014 eq. 50c), the rate dg/dt at t* (rheonomic joints, the scheme's joint_rate_time). */
 rc_status rcm_joints_assemble(rc_world *w, double kappa)
 {
-    const rc_joint_jacobian at = rc_sim_joint_jacobian(&w->sim);
+    const rc_joint_jacobian at = w->joint_at;
     const double s = at == RC_JOINT_JACOBIAN_START ? 0.0 : at == RC_JOINT_JACOBIAN_MIDPOINT ? 0.5 : 1.0;
-    const double t_star = rcm_time_at(w, rcm_joint_rate_time(&w->sim));
+    const double t_star = rcm_time_at(w, w->joint_rate_s);
     for (int i = 0; i < w->njoints; i++) {
         predict(w, w->joints[i].def.body_a, s);
         predict(w, w->joints[i].def.body_b, s);

@@ -249,7 +249,6 @@ typedef struct rc_spring {
 rc_status rcm_joint_eval(rc_world *w, const rc_joint *j, const double *q, double t,
                         double *g, double Ha[3][3], double Hb[3][3], double *gt);
 rc_status rcm_joints_assemble(rc_world *w, double kappa);
-double rcm_joint_rate_time(const rc_sim_def *sim);   /* t* = t_k + (this) h */
 rc_status rcm_joints_project(rc_world *w, double t, int *iters);
 rc_status rcm_joints_project_velocity(rc_world *w, double t);
 rc_status rcm_joints_start(rc_world *w, double *dE_q);
@@ -304,6 +303,9 @@ struct rc_world {
     rc_sim_def sim;
     double kappa;           /* the step's factor of Mhat^-1 H^T: 1, or theta (MJF) */
     rc_unknown unknown;     /* the step's: what the laws' u is (the scheme's)       */
+    rc_joint_jacobian joint_at;  /* where the joints' rows are evaluated (resolved by
+                                    rc_world_configure from the scheme, integrate/configure.c) */
+    double joint_rate_s;    /* the rheonomic rows' rate at t_k + joint_rate_s h (the scheme's) */
     int configured;
 
     /* state */
@@ -457,6 +459,9 @@ void rcm_world_warn(rc_world *w, const char *fmt, ...)
 int rcm_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rcm_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rcm_world_reserve_dofs(rc_world *w);
+/* The settings every scheme shares: checked, then applied (rc_world_configure,
+ * integrate/configure.c, checks the scheme's own first). */
+rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def);
 /* Reset the work arena and take from it the dof-sized arrays this step uses
  * (q0, v0, f, vfree, qstar, qpre, vpre, ebody, comp); the entry points that
  * run stages (rc_world_step, the explorer) call it first. */

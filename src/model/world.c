@@ -96,26 +96,6 @@ rc_sim_def rc_default_sim_def(void)
     return d;
 }
 
-/* The default (no projection: the papers' schemes): Moreau--Jean imposes the
- * rows on v_{k+1}: the Jacobian at the predicted end of the step, q_k + h v_k
- * (eq. 50c of Bruls, Acary & Cardona 2014, explicit), where the leading
- * drift h^2 a (3/2 - s - theta) vanishes for theta = 1/2 and nearly for the
- * paper's 0.5556; from theta = 3/4 on the midpoint cancels more of it (all
- * of it at theta = 1, Maury's scheme included). Moreau--Jean--Fremond
- * imposes them on the velocity that moves the positions (v_{k+theta}): the
- * midpoint, where h^2 a (1/2 - s) vanishes. With the projection (an option),
- * q_k and v_k satisfy the rows at q_k (g = 0, H v = 0): the rows at q_k then
- * do no work (u_{k+theta}^T lambda = 0) and the projection removes the
- * drift; rows at a predicted q* would do (1 - theta) lambda^T H(q*) v_k =
- * O(h^2) of work per step (docs/theory/joints-and-linear-systems.md). */
-rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def)
-{
-    if (!def) return RC_JOINT_JACOBIAN_END;
-    if (def->joint_jacobian != RC_JOINT_JACOBIAN_AUTO) return def->joint_jacobian;
-    if (def->project_joints) return RC_JOINT_JACOBIAN_START;
-    return def->scheme == RC_SCHEME_MOREAU_JEAN && def->theta < 0.75 ? RC_JOINT_JACOBIAN_END
-                                                                    : RC_JOINT_JACOBIAN_MIDPOINT;
-}
 
 /* ---------------------------------------------------------------- world */
 
@@ -298,14 +278,11 @@ void rcm_world_trim_model(rc_world *w)
 
 /* ---------------------------------------------------------------- simulation */
 
-rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
+/* The settings every scheme shares, checked and applied (rc_world_configure,
+ * integrate/configure.c, checks the scheme's own first and resolves what the
+ * scheme decides). */
+rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def)
 {
-    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
-    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
-        && def->scheme != RC_SCHEME_MAURY)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
-    if (def->scheme == RC_SCHEME_MAURY && def->theta != 1.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
     if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)
         return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
     if (!rcb_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
@@ -329,8 +306,6 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
                             : def->solver.order == RC_ORDER_POSITION ? "position" : "fixed");
     if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
-    if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
     if (!rcb_finite(def->h) || def->h <= 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
     if (def->h < RC_MIN_H)

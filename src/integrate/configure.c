@@ -1,0 +1,38 @@
+/* configure.c -- rc_world_configure: the scheme's own checks (its table
+ * entry), then the settings every scheme shares (model/world.c), then what
+ * the scheme decides for the joints' rows (where they are evaluated, when
+ * their rate is taken), resolved once into the world for model/joint.c. */
+#include "integrate/integrate.h"
+
+/* The default (no projection: the papers' schemes): Moreau--Jean imposes the
+ * rows on v_{k+1}: the Jacobian at the predicted end of the step, q_k + h v_k
+ * (eq. 50c of Bruls, Acary & Cardona 2014, explicit), where the leading
+ * drift h^2 a (3/2 - s - theta) vanishes for theta = 1/2 and nearly for the
+ * paper's 0.5556; from theta = 3/4 on the midpoint cancels more of it (all
+ * of it at theta = 1, Maury's scheme included). Moreau--Jean--Fremond
+ * imposes them on the velocity that moves the positions (v_{k+theta}): the
+ * midpoint, where h^2 a (1/2 - s) vanishes. With the projection (an option),
+ * q_k and v_k satisfy the rows at q_k (g = 0, H v = 0): the rows at q_k then
+ * do no work (u_{k+theta}^T lambda = 0) and the projection removes the
+ * drift; rows at a predicted q* would do (1 - theta) lambda^T H(q*) v_k =
+ * O(h^2) of work per step (docs/theory/joints-and-linear-systems.md). */
+rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def)
+{
+    if (!def) return RC_JOINT_JACOBIAN_END;
+    if (def->joint_jacobian != RC_JOINT_JACOBIAN_AUTO) return def->joint_jacobian;
+    if (def->project_joints) return RC_JOINT_JACOBIAN_START;
+    const rci_scheme *sc = rci_scheme_of(def->scheme);
+    return sc ? sc->joint_jacobian(def) : RC_JOINT_JACOBIAN_END;   /* the scheme's default */
+}
+
+rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
+    const rci_scheme *sc = rci_scheme_of(def->scheme);
+    if (!sc) return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
+    if (sc->check) RC_CHECK(sc->check(def));
+    RC_CHECK(rcm_world_configure(w, def));
+    w->joint_at = rc_sim_joint_jacobian(def);
+    w->joint_rate_s = sc->joint_rate_time(def);
+    return RC_OK;
+}
