@@ -293,8 +293,29 @@ typedef struct rc_joint_info {
     double g[3];            /* constraint value at the end of the step          */
     double gdot[3];         /* H(q_{k+1}) v_{k+1} + dg/dt at the end of the step */
     double work;            /* work of the joint's impulse in the last step     */
+    /* motor and limits (revolute and prismatic joints; rc_joint_set_motor) */
+    double coordinate;      /* the joint's coordinate now: revolute theta_b -
+                               theta_a - angle (the angle at creation), prismatic
+                               the translation along the axis                   */
+    double rate;            /* its rate now (rad/s, m/s)                        */
+    double motor_impulse;   /* the motor's impulse of the last step (on B)       */
+    double motor_force;     /* motor_impulse / h: torque (N m) or force (N)      */
+    double motor_work;      /* its work u_{k+theta} lambda in the last step      */
+    double limit_impulse;   /* the limit's impulse of the last step (on B, signed) */
+    int limit;              /* the limit in the index set: -1 lower, 1 upper, 0 none */
 } rc_joint_info;
 RC_API rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
+/* Motor of a revolute (torque) or prismatic (force) joint: a velocity row
+ * H V = speed on the joint's coordinate with an impulse |lambda| <= h
+ * max_force, solved with the joint's rows (docs/mechanisms.md, "Motors and
+ * limits"); its work is rc_step_info.W_motor. enabled = 0 switches it off
+ * (the history keeps the column W_motor). Between steps only. */
+RC_API rc_status rc_joint_set_motor(rc_world *w, int id, int enabled, double speed, double max_force);
+/* Limits lower < upper (-INFINITY, INFINITY: no bound on that side) of the
+ * same coordinate, unilateral rows with Newton's restitution e in [0, 1]
+ * taken into the index set like contacts; their work is part of W_J.
+ * enabled = 0 removes them. Between steps only. */
+RC_API rc_status rc_joint_set_limits(rc_world *w, int id, int enabled, double lower, double upper, double e);
 RC_API const char *rc_joint_name(const rc_world *w, int id);
 
 /* ---------------------------------------------------------------- force elements */
@@ -663,7 +684,7 @@ RC_API long rc_world_step_count(const rc_world *w);
 
 /* What the last step did. W_* are per step; *_total are sums since the
  * start. balance is the defect of the discrete energy balance eq. (65):
- * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_J + W_damp + W_theta + W_proj),
+ * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_J + W_damp + W_theta + W_proj + W_motor),
  * W_theta = (1/2 - theta) (||v_{k+1} - v_k||_M^2 + ||q_{k+1} - q_k||_K^2).
  * E includes 1/2 q^T K q of linear bodies in E_pot; springs are applied
  * forces (their work is in W_ext, their potential in E_spring). */
@@ -699,6 +720,8 @@ typedef struct rc_step_info {
     double E_elastic;       /* 1/2 q^T K q of linear bodies (included in E_pot) */
     double joint_pos_violation; /* largest |g| of a joint after the step        */
     double joint_vel_violation; /* largest |H v + dg/dt| after the step         */
+    double W_motor;         /* work of the joint motors, u_{k+theta} lambda (in the balance) */
+    double W_motor_total;
 } rc_step_info;
 
 RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);

@@ -135,14 +135,100 @@ local function world_begin(fname, self, t, example, keys, npos)
     return cw
 end
 
+-- Motors and limits (revolute, prismatic; docs/mechanisms.md "Motors and limits").
+-- motor = { speed, max_torque | max_force, enabled = true },
+-- limits = { lower, upper, e = 0, enabled = true }; `cur` holds the values set
+-- before (j:set_motor, j:set_limits: missing keys keep them).
+local function motor_args(fname, key, m, maxkey, cur)
+    if type(m) ~= "table" then
+        fail(fname, "'%s' must be a table such as { speed = 2, %s = 5 } (got %s)", key, maxkey, show(m))
+    end
+    check_keys(fname .. ": '" .. key .. "'", m, { "speed", maxkey, "enabled" })
+    local r = {}
+    r.speed = number(fname, key .. ".speed", m.speed, cur and cur.speed or REQUIRED)
+    r.max = nonneg(fname, key .. "." .. maxkey, number(fname, key .. "." .. maxkey, m[maxkey], cur and cur.max or REQUIRED))
+    r.enabled = check.boolean(fname, key .. ".enabled", m.enabled, true)
+    return r
+end
+
+local function limit_args(fname, key, l, cur)
+    if type(l) ~= "table" then
+        fail(fname, "'%s' must be a table such as { lower = -0.5, upper = 0.5, e = 0 } (got %s)", key, show(l))
+    end
+    check_keys(fname .. ": '" .. key .. "'", l, { "lower", "upper", "e", "enabled" })
+    local r = {}
+    r.lower = l.lower ~= nil and number(fname, key .. ".lower", l.lower) or (cur and cur.lower or -math.huge)
+    r.upper = l.upper ~= nil and number(fname, key .. ".upper", l.upper) or (cur and cur.upper or math.huge)
+    r.e = check.in01(fname, key .. ".e", number(fname, key .. ".e", l.e, cur and cur.e or 0))
+    r.enabled = check.boolean(fname, key .. ".enabled", l.enabled, true)
+    if r.lower == -math.huge and r.upper == math.huge then
+        fail(fname, "'%s' needs 'lower' or 'upper' (or both)", key)
+    end
+    if not (r.lower < r.upper) then
+        fail(fname, "'%s.lower' (%s) must be < '%s.upper' (%s)", key, show(r.lower), key, show(r.upper))
+    end
+    return r
+end
+
+local function apply_motor(fname, j, cw, m)
+    local ok, msg = core.joint_set_motor(cw, j.id, m.enabled, m.speed, m.max)
+    if not ok then fail(fname, "%s", msg) end
+    j._motor = m
+end
+
+local function apply_limits(fname, j, cw, l)
+    local ok, msg = core.joint_set_limits(cw, j.id, l.enabled, l.lower, l.upper, l.e)
+    if not ok then fail(fname, "%s", msg) end
+    j._limits = l
+end
+
+-- The motor and limits keys of a joint definition, checked before the joint is made.
+local function motor_keys(fname, t, maxkey)
+    local m = t.motor ~= nil and motor_args(fname, "motor", t.motor, maxkey) or nil
+    local l = t.limits ~= nil and limit_args(fname, "limits", t.limits) or nil
+    return m, l
+end
+
+local function with_motor(fname, j, cw, m, l)
+    if m then apply_motor(fname, j, cw, m) end
+    if l then apply_limits(fname, j, cw, l) end
+    return j
+end
+
+local MAXKEY = { revolute = "max_torque", prismatic = "max_force" }
+
+local function motor_joint(fname, j)
+    check_self(fname, j, Joint, "a joint")
+    local maxkey = MAXKEY[j.type]
+    if not maxkey then
+        fail(fname, "%s is a %s joint: motors and limits are for revolute and prismatic joints",
+             j.name and ("joint '" .. j.name .. "'") or ("joint " .. j.id), j.type)
+    end
+    return world_core(fname, j.world, true), maxkey
+end
+
+function Joint:set_motor(m)
+    local fname = "joint:set_motor"
+    local cw, maxkey = motor_joint(fname, self)
+    apply_motor(fname, self, cw, motor_args(fname, "argument [1]", m, maxkey, self._motor))
+end
+
+function Joint:set_limits(l)
+    local fname = "joint:set_limits"
+    local cw = motor_joint(fname, self)
+    apply_limits(fname, self, cw, limit_args(fname, "argument [1]", l, self._limits))
+end
+
 function World:revolute(t)
     local fname = "world:revolute"
     local usage = "w:revolute{ A, B, at = {x, y} } with A a body or w.ground"
     local cw = world_begin(fname, self, t, "w:revolute{ w.ground, body, at = {0, 0} }",
-                           { "at", "point_a", "point_b", "name" }, 2)
+                           { "at", "point_a", "point_b", "name", "motor", "limits" }, 2)
     local a, b = two_sides(fname, self, t, usage)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
-    return make_joint(fname, self, cw, "revolute", a, b, 2, { point_a = pa, point_b = pb, name = t.name })
+    local m, l = motor_keys(fname, t, "max_torque")
+    return with_motor(fname, make_joint(fname, self, cw, "revolute", a, b, 2, { point_a = pa, point_b = pb, name = t.name }),
+                      cw, m, l)
 end
 
 function World:weld(t)
@@ -160,12 +246,13 @@ function World:prismatic(t)
     local fname = "world:prismatic"
     local usage = "w:prismatic{ A, B, axis = {1, 0}, at = {x, y} } with A a body or w.ground"
     local cw = world_begin(fname, self, t, "w:prismatic{ w.ground, slider, axis = {1, 0}, at = {0, 0} }",
-                           { "axis", "at", "point_a", "point_b", "angle", "name" }, 2)
+                           { "axis", "at", "point_a", "point_b", "angle", "name", "motor", "limits" }, 2)
     local a, b = two_sides(fname, self, t, usage)
     local axis = unit_axis(fname, t.axis)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
-    return make_joint(fname, self, cw, "prismatic", a, b, 2, {
-        axis = axis, point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name })
+    local m, l = motor_keys(fname, t, "max_force")
+    return with_motor(fname, make_joint(fname, self, cw, "prismatic", a, b, 2, {
+        axis = axis, point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name }), cw, m, l)
 end
 
 function World:line(t)

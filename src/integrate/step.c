@@ -236,6 +236,8 @@ rc_status rci_stage_joints(rci_step *st)
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
         rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], w->V, 0, j->lambda);
+        if (rcm_joint_has_x(j))   /* motor and limit (joint_motor.c) */
+            rcm_joint_x_apply(w, j, w->V, j->motor_lambda - j->limit_side * j->limit_lambda);
     }
     return RC_OK;
 }
@@ -302,21 +304,29 @@ rc_status rci_stage_converged(rci_step *st)
  * the laws' per-contact state; fills w->info's step fields. Fails (the state
  * goes back to t_k) on a projection or law failure or with work_check "error". */
 typedef struct audit_terms {
-    double W_J, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
+    double W_J, W_motor, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
     double W_N, W_T, max_cw, E0;
     int have_cw, max_cw_id;
     long positive;
 } audit_terms;
 
-static double joints_work(rc_world *w, const double *vth)
+static double joints_work(rc_world *w, const double *vth, double *W_motor)
 {
     double W_J = 0.0;
+    *W_motor = 0.0;
     for (int i = 0; i < w->njoints; i++) {   /* work of the joint impulses, u_{k+theta}^T lambda */
         rc_joint *j = &w->joints[i];
         double u[3];
         rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], vth, NULL, RCM_SUM_BY_SIDE, u);
         j->work = j->wstart;   /* the start's impulse (rcm_joints_start), then u_{k+theta}^T lambda */
         for (int r = 0; r < j->rows; r++) j->work += u[r] * j->lambda[r];
+        j->motor_work = 0.0;
+        if (rcm_joint_has_x(j)) {   /* the motor's work apart (W_motor), the limit's in W_J */
+            const double ux = rcm_joint_x_dot(w, j, vth);
+            j->motor_work = ux * j->motor_lambda;
+            j->work += ux * -j->limit_side * j->limit_lambda;
+            *W_motor += j->motor_work;
+        }
         W_J += j->work;
     }
     return W_J;
@@ -397,7 +407,7 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     const double *vth = w->V;   /* v_{k+theta} after the update */
     const double h = st->h, theta = st->theta;
     rcm_energy(w, w->q, w->v, &st->Ek1, &st->Ep1, &st->E_el);
-    a->W_J = joints_work(w, vth);
+    a->W_J = joints_work(w, vth, &a->W_motor);
     if (w->nsprings) rcm_springs_forces(w, NULL, &a->E_spring);
     if (st->have_f)
         for (int i = 0; i < w->nv; i++) a->W_ext += h * vth[i] * w->f[i];   /* eq. (66) */
@@ -455,6 +465,9 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->W_damp = a->W_damp;
     in->W_damp_total += a->W_damp;
     in->balance = (in->E - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J + a->W_damp + st->W_theta + a->W_proj);
+    in->W_motor = a->W_motor;
+    if (a->W_motor != 0.0) in->balance -= a->W_motor;   /* (worlds without motors: bit for bit as before) */
+    in->W_motor_total += a->W_motor;
     in->W_ext_total += a->W_ext;
     in->W_N_total += a->W_N;
     in->W_T_total += a->W_T;

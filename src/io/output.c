@@ -130,6 +130,10 @@ static rc_status rc__write_row(rc_world *w)
             *p++ = ',';
             p += rco_fmt_num(p, (size_t)(end - p), a[i]);
         }
+        if (o->motor_work) {   /* the joint motors' work (total) */
+            *p++ = ',';
+            p += rco_fmt_num(p, (size_t)(end - p), rc_world_step_count(w) > 0 ? info.W_motor_total : 0.0);
+        }
     }
     *p++ = '\n';
 
@@ -361,7 +365,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         }
     }
     o->joint_work = 1;
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT;
+    for (int id = 0; id < nj; id++) o->motor_work |= w->joints[id].motor_declared;   /* W_motor, last */
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -402,8 +407,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
             o->ncols++;
         }
     static const char *const audit[RC_OUT_NAUDIT] = { "W_J", "W_proj", "W_theta", "W_damp", "E_spring", "E_elastic" };
-    for (int i = 0; i < RC_OUT_NAUDIT; i++) {
-        if (!(o->cols[o->ncols] = rcb_strdup(audit[i]))) RC__NOMEM();
+    for (int i = 0; i < RC_OUT_NAUDIT + o->motor_work; i++) {
+        if (!(o->cols[o->ncols] = rcb_strdup(i < RC_OUT_NAUDIT ? audit[i] : "W_motor"))) RC__NOMEM();
         o->ncols++;
     }
     return RC_OK;

@@ -289,7 +289,13 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "W_proj"); rc__json_num(f, wp); fputs(",\n", f);
     rc__json_key(f, 2, "E_proj"); rc__json_num(f, eproj); fputs(",\n", f);
     rc__json_key(f, 2, "W_damp"); rc__json_num(f, wd); fputs(",\n", f);
-    json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd));
+    double wm = 0.0;   /* the joint motors' work, when the history has it (output.c) */
+    if (o->motor_work) {
+        rc_step_info info;
+        if (rc_world_step_count(w) > 0) wm = rc_world_step_info(w, &info) == RC_OK ? info.W_motor_total : NAN;
+        rc__json_key(f, 2, "W_motor"); rc__json_num(f, wm); fputs(",\n", f);
+    }
+    json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);

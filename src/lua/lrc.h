@@ -192,6 +192,8 @@ int lrc_joint_create(lua_State *L);
 int lrc_joint_count(lua_State *L);
 int lrc_joint_name(lua_State *L);
 int lrc_joint_info(lua_State *L);
+int lrc_joint_set_motor(lua_State *L);
+int lrc_joint_set_limits(lua_State *L);
 int lrc_spring_create(lua_State *L);
 int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);

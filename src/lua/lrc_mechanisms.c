@@ -407,6 +407,44 @@ int lrc_joint_info(lua_State *L)
     lrc_set_vec(L, "g", in.g, m);
     lrc_set_vec(L, "gdot", in.gdot, m);
     lrc_set_num(L, "work", in.work);
+    {   /* motor and limits: revolute and prismatic joints (0 for the others) */
+        lrc_set_num(L, "coordinate", in.coordinate);
+        lrc_set_num(L, "rate", in.rate);
+        lrc_set_num(L, "motor_impulse", in.motor_impulse);
+        lrc_set_num(L, "motor_force", in.motor_force);
+        lrc_set_num(L, "motor_work", in.motor_work);
+        lrc_set_num(L, "limit_impulse", in.limit_impulse);
+        if (in.limit) {
+            lua_pushstring(L, in.limit < 0 ? "lower" : "upper");
+            lua_setfield(L, -2, "limit");
+        }
+    }
+    return 1;
+}
+
+/* joint_set_motor(world, id, enabled, speed, max_force) -> true | nil, msg, status
+ * (the Lua side has checked the values) */
+int lrc_joint_set_motor(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, id >= 0 && id < 0x7fffffff, 2, "joint id out of range");
+    rc_status s = rc_joint_set_motor(lw->w, (int)id, lua_toboolean(L, 3), luaL_checknumber(L, 4), luaL_checknumber(L, 5));
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* joint_set_limits(world, id, enabled, lower, upper, e) -> true | nil, msg, status */
+int lrc_joint_set_limits(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, id >= 0 && id < 0x7fffffff, 2, "joint id out of range");
+    rc_status s = rc_joint_set_limits(lw->w, (int)id, lua_toboolean(L, 3), luaL_checknumber(L, 4),
+                                      luaL_checknumber(L, 5), luaL_checknumber(L, 6));
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
     return 1;
 }
 

@@ -183,6 +183,8 @@ int lrc_step_info(lua_State *L)
     lrc_set_num(L, "W_J_total", in.W_J_total);
     lrc_set_num(L, "W_damp_total", in.W_damp_total);
     lrc_set_num(L, "W_proj_total", in.W_proj_total);
+    lrc_set_num(L, "W_motor", in.W_motor);
+    lrc_set_num(L, "W_motor_total", in.W_motor_total);
     lrc_set_num(L, "E_proj", in.E_proj);
     lrc_set_num(L, "E_proj_total", in.E_proj_total);
     lrc_set_num(L, "persist_band", in.persist_band);

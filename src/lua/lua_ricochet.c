@@ -48,6 +48,8 @@ static const luaL_Reg core_funcs[] = {
     { "joint_count", lrc_joint_count },
     { "joint_name", lrc_joint_name },
     { "joint_info", lrc_joint_info },
+    { "joint_set_motor", lrc_joint_set_motor },
+    { "joint_set_limits", lrc_joint_set_limits },
     { "spring_create", lrc_spring_create },
     { "linear_create", lrc_linear_create },
     { "linear_energy", lrc_linear_energy },

@@ -261,7 +261,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     const double *q = w->q;
     double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
     double thb = body_q(w, def->body_b, q)[2];
-    if (def->type == RC_JOINT_WELD || def->type == RC_JOINT_PRISMATIC) {
+    if (def->type == RC_JOINT_WELD || def->type == RC_JOINT_PRISMATIC || def->type == RC_JOINT_REVOLUTE) {
         if (def->angle != def->angle) j.angle = thb - tha;
         else if (!rcb_finite(def->angle)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'angle' must be finite", what);
         else j.angle = def->angle;
@@ -322,6 +322,7 @@ rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info)
         info->gdot[r] = j->gdot_end[r];
     }
     info->work = j->work;
+    rcm_joint_x_info(w, j, info);
     return RC_OK;
 }
 
@@ -434,6 +435,7 @@ rc_status rcm_joints_assemble(rc_world *w, double kappa)
             return rc_set_error(RC_ERR_NUMERIC, "joint '%s': its rows are singular (redundant constraint or degenerate geometry) at t = %.17g",
                                 joint_label(j), w->t);
         if (!w->sim.solver.warm_start) memset(j->lambda, 0, sizeof j->lambda);
+        RC_CHECK(rcm_joint_x_assemble(w, j, kappa, s));   /* motor and limits (joint_motor.c) */
     }
     return RC_OK;
 }

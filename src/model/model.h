@@ -237,6 +237,18 @@ typedef struct rc_joint {
     double res;
     /* reported at the end of the step */
     double g_end[3], gdot_end[3], work;
+    /* motor and limits (joint_motor.c): one scalar row on the joint's
+     * coordinate x (revolute: theta_b - theta_a - angle; prismatic: the
+     * translation along the axis), at q* like the other rows */
+    int motor, motor_declared, limits, limit_side;   /* limit_side: this step's, -1 lower, 1 upper, 0 */
+    double motor_speed, motor_max, lower, upper, limit_e;
+    double motor_target;        /* this step's target of H V (joint_motor.c)     */
+    double xa[3], xb[3];        /* dx/dq_A, dx/dq_B at q*                        */
+    double xMa[3], xMb[3];      /* kappa M^-1 H^T of that row                    */
+    double xW;                  /* H kappa M^-1 H^T                              */
+    double limit_shift;         /* the impact law's shift (and closing term)     */
+    double motor_lambda, limit_lambda;   /* impulses: the motor's, the limit's (>= 0, along its side) */
+    double motor_work;
 } rc_joint;
 
 typedef struct rc_spring {
@@ -258,6 +270,11 @@ void rcm_joints_energy_before(rc_world *w);
 void rcm_joints_restore_energy(rc_world *w);
 rc_status rcm_joints_report(rc_world *w, double t, double *pos_violation, double *vel_violation);
 void rcm_springs_forces(rc_world *w, double *f, double *E_spring);
+/* joint_motor.c: the motor and limit rows, assembled at q* (called by
+ * rcm_joints_assemble), their coordinate for rc_joint_get */
+rc_status rcm_joint_x_assemble(rc_world *w, rc_joint *j, double kappa, double s);
+void rcm_joint_x_info(const rc_world *w, const rc_joint *j, rc_joint_info *info);
+static inline int rcm_joint_has_x(const rc_joint *j) { return j->motor || j->limit_side; }
 void rcm_joints_free(rc_world *w);
 
 /* ---------------------------------------------------------------- parts */
@@ -610,6 +627,28 @@ static inline void rcm_joint_apply(const rc_world *w, const rc_joint *j, const d
             xb[c] += MHb[3 * r + c] * dl[r];
             if (xa) xa[c] += MHa[3 * r + c] * dl[r];
         }
+}
+
+/* The motor and limit row of joint j: x' = H v, and V += kappa M^-1 H^T dl. */
+static inline double rcm_joint_x_dot(const rc_world *w, const rc_joint *j, const double *v)
+{
+    const double *vb = v + w->bodies[j->def.body_b].iv;
+    double u = j->xb[0] * vb[0] + j->xb[1] * vb[1] + j->xb[2] * vb[2];
+    if (j->def.body_a != RC_GROUND) {
+        const double *va = v + w->bodies[j->def.body_a].iv;
+        u += j->xa[0] * va[0] + j->xa[1] * va[1] + j->xa[2] * va[2];
+    }
+    return u;
+}
+
+static inline void rcm_joint_x_apply(const rc_world *w, const rc_joint *j, double *V, double dl)
+{
+    double *vb = V + w->bodies[j->def.body_b].iv;
+    for (int c = 0; c < 3; c++) vb[c] += j->xMb[c] * dl;
+    if (j->def.body_a != RC_GROUND) {
+        double *va = V + w->bodies[j->def.body_a].iv;
+        for (int c = 0; c < 3; c++) va[c] += j->xMa[c] * dl;
+    }
 }
 
 /* energy.c */

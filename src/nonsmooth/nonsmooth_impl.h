@@ -20,6 +20,48 @@ static inline void joint_velocity(const rc_world *w, const rc_joint *j, const do
     rcm_joint_dot(w, j, &j->Ha[0][0], &j->Hb[0][0], V, j->shift, RCM_SUM_BY_SIDE, u);
 }
 
+/* The motor row, box-constrained: lambda = clamp(lambda - (H V - target) / W,
+ * -h F, h F); then the limit row, unilateral with the impact law's shift:
+ * lambda = max(0, lambda - (u_n + shift) / W), u_n = -side H V
+ * (joint_motor.c has the overview). */
+static inline void joint_x_solve(rc_world *w, rc_joint *j)
+{
+    if (j->motor) {
+        const double m = w->sim.h * j->motor_max;
+        double l = j->motor_lambda - (rcm_joint_x_dot(w, j, w->V) - j->motor_target) / j->xW;
+        l = l < -m ? -m : l > m ? m : l;
+        const double dl = l - j->motor_lambda;
+        if (dl != 0.0) rcm_joint_x_apply(w, j, w->V, dl);
+        j->motor_lambda = l;
+    }
+    if (j->limit_side) {
+        const double s = -(double)j->limit_side;
+        double l = j->limit_lambda - (s * rcm_joint_x_dot(w, j, w->V) + j->limit_shift) / j->xW;
+        if (l < 0.0) l = 0.0;
+        const double dl = l - j->limit_lambda;
+        if (dl != 0.0) rcm_joint_x_apply(w, j, w->V, s * dl);
+        j->limit_lambda = l;
+    }
+}
+
+/* The natural-map residual of those rows, squared. */
+static inline double joint_x_residual2(const rc_world *w, const rc_joint *j)
+{
+    double r2 = 0.0;
+    if (j->motor) {
+        const double m = w->sim.h * j->motor_max;
+        double l = j->motor_lambda - (rcm_joint_x_dot(w, j, w->V) - j->motor_target);
+        l = l < -m ? -m : l > m ? m : l;
+        r2 += (l - j->motor_lambda) * (l - j->motor_lambda);
+    }
+    if (j->limit_side) {
+        double l = j->limit_lambda - (-(double)j->limit_side * rcm_joint_x_dot(w, j, w->V) + j->limit_shift);
+        if (l < 0.0) l = 0.0;
+        r2 += (l - j->limit_lambda) * (l - j->limit_lambda);
+    }
+    return r2;
+}
+
 /* An equality block is solved exactly: lambda += -W^-1 (H V + dg/dt). */
 static inline void joint_solve(rc_world *w, rc_joint *j)
 {
@@ -31,6 +73,7 @@ static inline void joint_solve(rc_world *w, rc_joint *j)
         j->lambda[r] += dl[r];
     }
     rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], w->V, 0, dl);
+    if (rcm_joint_has_x(j)) joint_x_solve(w, j);
 }
 
 /* nsgs.c: the natural-map residual of the active contacts and the joints

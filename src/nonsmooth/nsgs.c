@@ -67,6 +67,7 @@ static void residual_sum(rc_world *w, double norm_b, int *worst, double *res)
         double u[3], r2 = 0.0;
         joint_velocity(w, j, w->V, u);
         for (int r = 0; r < j->rows; r++) r2 += u[r] * u[r];
+        if (rcm_joint_has_x(j)) r2 += joint_x_residual2(w, j);   /* motor, limit */
         sum += r2;
         j->res = sqrt(r2);
         if (r2 > worst_res) { worst_res = r2; *worst = -2 - i; }
