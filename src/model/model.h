@@ -473,6 +473,8 @@ void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part);
 static inline int rcm_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
 rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name);
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
+/* A law of dim 3 governs no contact of a planar world (rules.c). */
+rc_status rcm_law_planar_check(const rc_world *w, int id);
 /* Run the attached parts' observers after a completed step (the history row). */
 rc_status rcm_world_after_step(rc_world *w);
 static inline int rcm_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }

@@ -256,6 +256,28 @@ static double site_lmax(const local_problem *lp)
     return tr + sqrt(df * df + W[1] * W[2]);
 }
 
+/* A reduced rho can make F round to 0 (rho xi below the last bit of p)
+ * away from a solution: for a spatial site, convergence at rho < rho0 is
+ * confirmed with F at rho0 (*ok = 0 otherwise, with rho, F, *f2 back at
+ * rho0). Planar sites keep the test at the reduced rho (their histories
+ * are unchanged; the same false convergence can happen there, rarely). */
+static rc_status confirm_spatial(local_problem *lp, double rho0, double tol, double slack,
+                                 const double *p, double *F, double *f2, int *ok)
+{
+    *ok = 1;
+    if (lp->n < 3 || lp->rho == rho0) return RC_OK;
+    double F0[RC_LAW_MAX_DIM];
+    const double rho = lp->rho;
+    lp->rho = rho0;
+    RC_CHECK(local_map(lp, p, F0));
+    const double f02 = normsq(F0, lp->n), scale = slack * abssum(1.0, p, lp->n);
+    if (f02 <= tol * tol * scale * scale) { lp->rho = rho; return RC_OK; }
+    *ok = 0;
+    for (int i = 0; i < lp->n; i++) F[i] = F0[i];
+    *f2 = f02;
+    return RC_OK;
+}
+
 /* Generic local solver for laws without a closed form: a semismooth Newton
  * method on F with a finite-difference Jacobian and a backtracking line
  * search on |F|, falling back to the projected fixed point p <- p - F(p)
@@ -280,7 +302,11 @@ static rc_status generic_solve(const rcn_site *s, double tol, int maxit, const d
     double f2 = normsq(F, n);
     for (int it = 0; it < maxit; it++) {
         double scale = abssum(1.0, p, n) * lp.rho / rho0;
-        if (f2 <= tol * tol * scale * scale) return RC_OK;
+        if (f2 <= tol * tol * scale * scale) {
+            int ok = 1;
+            RC_CHECK(confirm_spatial(&lp, rho0, tol, 1.0, p, F, &f2, &ok));
+            if (ok) return RC_OK;
+        }
         /* Newton direction: F is piecewise smooth, and between NSGS sweeps a
          * contact usually stays on the same piece, so the Jacobian of its
          * previous local solve is tried first (one evaluation of F instead
@@ -331,7 +357,11 @@ static rc_status generic_solve(const rcn_site *s, double tol, int maxit, const d
     /* a miss within three orders of magnitude (round-off against a very
      * tight tolerance) is left to the global residual, which reports it */
     double scale = 1e3 * abssum(1.0, p, n) * lp.rho / rho0;
-    if (f2 <= tol * tol * scale * scale) return RC_OK;
+    if (f2 <= tol * tol * scale * scale) {
+        int ok = 1;
+        RC_CHECK(confirm_spatial(&lp, rho0, tol, 1e3, p, F, &f2, &ok));
+        if (ok) return RC_OK;
+    }
     return rc_set_error(RC_ERR_SOLVER, "law '%s': the local solver did not converge for contact %d at t = %.17g: |F| = %.3e > local_tol %.1e after %d iterations (rho = %.3e)",
                         law_label(s->law), s->ctx.contact, s->ctx.t, sqrt(f2), tol, maxit, lp.rho);
 }
