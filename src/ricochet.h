@@ -431,17 +431,25 @@ typedef struct rc_law_ctx {
     rc_unknown unknown;
     int contact;        /* persistent contact id                */
     double gN;          /* gap g_N(q_k) of the contact          */
-    double normal[2];   /* contact frame n, t (world)           */
-    double tangent[2];
+    int dim;            /* d of this local problem: 1 (frictionless law),
+                           2 (planar contact), 3 (spatial contact); the
+                           vectors' components are N, T (, S)   */
+    double normal[3];   /* contact frame n, t, s (world, 3-vectors: planar
+                           contacts have z = 0 and s = 0)       */
+    double tangent[3];
+    double tangent2[3];
 } rc_law_ctx;
 
-#define RC_LAW_MAX_DIM 2
+#define RC_LAW_MAX_DIM 3
 #define RC_LAW_MAX_STATE 8
 
 /* A custom law. dim = 1 (frictionless: only the normal components are
- * used, the tangential impulse is 0) or 2 (planar friction). Vectors have
- * dim components (N, T). Callbacks return RC_OK or report with rc_set_error;
- * xi and project must fill finite numbers. */
+ * used, the tangential impulse is 0), 2 (planar friction) or 3 (spatial
+ * friction, for contacts with two tangents; a planar world refuses it in
+ * its rules, rc_world_set_default_law and gaps). Vectors have dim meaningful
+ * components (N, T, S) in arrays of at least the contact's dimension.
+ * Callbacks return RC_OK or report with rc_set_error; xi and project must
+ * fill finite numbers. */
 typedef struct rc_law_ops {
     int dim;
     int nstate;                         /* per-contact state size, <= RC_LAW_MAX_STATE */

@@ -74,16 +74,19 @@ end
 --   xi(law, uN, uT, uoN, uoT, ctx)           -> xiN, xiT   (modified velocity)
 --   project(law, xN, xT, ctx)                -> pN, pT     (onto the admissible set)
 --   update(law, ctx, uN, uT, uoN, uoT, pN, pT)             (optional, after each step)
+-- A law of dim = 3 (spatial friction, N, T, S) takes and returns 3-vectors:
+-- xi(law, uN, uT, uS, uoN, uoT, uoS, ctx), project(law, xN, xT, xS, ctx),
+-- update(law, ctx, uN, uT, uS, uoN, uoT, uoS, pN, pT, pS); planar worlds refuse it.
 local law_probe_ctx = { t = 0, h = 1e-3, theta = 0.5, unknown = "end", contact = 0, gN = 0,
                         nx = 0, ny = 1, tx = 1, ty = 0 }
 
-local function probe(lname, key, fn, law, ctx, ...)
-    local ok, a, b = pcall(fn, law, ...)
-    if not ok then raise(fmt("rc.law: law '%s': '%s' fails when called with zeros: %s", lname, key, tostring(a))) end
-    for i = 1, 2 do
-        local v = i == 1 and a or b
+local function probe(lname, key, fn, n, law, ctx, ...)
+    local res = table.pack(pcall(fn, law, ...))
+    if not res[1] then raise(fmt("rc.law: law '%s': '%s' fails when called with zeros: %s", lname, key, tostring(res[2]))) end
+    for i = 1, n do
+        local v = res[i + 1]
         if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-            raise(fmt("rc.law: law '%s': '%s' must return 2 finite numbers (got %s as value %d)", lname, key, show(v), i))
+            raise(fmt("rc.law: law '%s': '%s' must return %d finite numbers (got %s as value %d)", lname, key, n, show(v), i))
         end
     end
 end
@@ -96,7 +99,7 @@ function rc.law(t)
     if type(lname) ~= "string" or lname == "" then fail(fname, "'name' must be a non-empty string (got %s)", show(lname)) end
     local dim = t.dim
     if dim == nil then dim = 2 end
-    if dim ~= 1 and dim ~= 2 then fail(fname, "law '%s': 'dim' must be 1 or 2 (got %s)", lname, show(t.dim)) end
+    if dim ~= 1 and dim ~= 2 and dim ~= 3 then fail(fname, "law '%s': 'dim' must be 1, 2 or 3 (got %s)", lname, show(t.dim)) end
     for _, key in ipairs{ "xi", "project" } do
         if type(t[key]) ~= "function" then
             fail(fname, "law '%s': '%s' must be a function (got %s)", lname, key, show(t[key]))
@@ -130,8 +133,15 @@ function rc.law(t)
     for k, v in pairs(law_probe_ctx) do ctx[k] = v end
     ctx.state = {}
     for i, k in ipairs(names) do ctx.state[k] = state0[i] end
-    probe(lname, "xi", t.xi, params, ctx, 0, 0, 0, 0, ctx)
-    probe(lname, "project", t.project, params, ctx, 0, 0, ctx)
+    ctx.dim = dim
+    if dim == 3 then
+        ctx.nz, ctx.tz, ctx.sx, ctx.sy, ctx.sz = 0, 0, 0, 0, 1
+        probe(lname, "xi", t.xi, 3, params, ctx, 0, 0, 0, 0, 0, 0, ctx)
+        probe(lname, "project", t.project, 3, params, ctx, 0, 0, 0, ctx)
+    else
+        probe(lname, "xi", t.xi, 2, params, ctx, 0, 0, 0, 0, ctx)
+        probe(lname, "project", t.project, 2, params, ctx, 0, 0, ctx)
+    end
     return setmetatable({ type = "custom", name = lname, dim = dim, params = params, xi = t.xi,
                           project = t.project, update = t.update, state_names = names, state0 = state0 }, Law)
 end

@@ -84,8 +84,8 @@ struct law_call {
     lrc_law *law;
     int fn_ref, nargs, nres;
     const char *what;
-    double args[8];
-    double res[2];
+    double args[9];         /* update of a law of dim 3: u, u_old, p */
+    double res[3];
     const rc_law_ctx *ctx;
     double *state;          /* read into ctx.state; written back after update */
     int write_state;

@@ -77,6 +77,12 @@ static int ctx_index(lua_State *L)
     else if (strcmp(k, "ny") == 0) lua_pushnumber(L, c->normal[1]);
     else if (strcmp(k, "tx") == 0) lua_pushnumber(L, c->tangent[0]);
     else if (strcmp(k, "ty") == 0) lua_pushnumber(L, c->tangent[1]);
+    else if (strcmp(k, "dim") == 0) lua_pushinteger(L, c->dim);   /* the frame as 3-vectors (d = 3) */
+    else if (strcmp(k, "nz") == 0) lua_pushnumber(L, c->normal[2]);
+    else if (strcmp(k, "tz") == 0) lua_pushnumber(L, c->tangent[2]);
+    else if (strcmp(k, "sx") == 0) lua_pushnumber(L, c->tangent2[0]);
+    else if (strcmp(k, "sy") == 0) lua_pushnumber(L, c->tangent2[1]);
+    else if (strcmp(k, "sz") == 0) lua_pushnumber(L, c->tangent2[2]);
     else return 0;
     return 1;
 }
@@ -235,10 +241,27 @@ static rc_status law_call(struct law_call *lc)
     return s;
 }
 
+/* A law of dim 3 (spatial friction) takes and returns vectors (N, T, S):
+ *   xi(law, uN, uT, uS, uoN, uoT, uoS, ctx)   -> xiN, xiT, xiS
+ *   project(law, xN, xT, xS, ctx)             -> pN, pT, pS
+ *   update(law, ctx, uN, uT, uS, uoN, uoT, uoS, pN, pT, pS) */
+static rc_status law_call3(lrc_law *law, int fn_ref, const char *what, const rc_law_ctx *ctx, double *state,
+                           const double *a, const double *b, const double *c, double *res)
+{
+    struct law_call lc = { .law = law, .fn_ref = fn_ref, .nargs = b ? (c ? 9 : 6) : 3, .nres = res ? 3 : 0, .what = what,
+                           .args = { a[0], a[1], a[2] }, .ctx = ctx, .state = state, .write_state = res == NULL };
+    for (int i = 0; b && i < 3; i++) lc.args[3 + i] = b[i];
+    for (int i = 0; c && i < 3; i++) lc.args[6 + i] = c[i];
+    rc_status st = law_call(&lc);
+    for (int i = 0; st == RC_OK && res && i < 3; i++) res[i] = lc.res[i];
+    return st;
+}
+
 static rc_status lua_law_xi(void *user, const rc_law_ctx *ctx, const double *state,
                             const double *u, const double *u_old, double *xi)
 {
     lrc_law *law = (lrc_law *)user;
+    if (law->dim == 3) return law_call3(law, law->xi_ref, "xi", ctx, (double *)state, u, u_old, NULL, xi);
     struct law_call lc = { .law = law, .fn_ref = law->xi_ref, .nargs = 4, .nres = 2, .what = "xi",
                            .args = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 },
                            .ctx = ctx, .state = (double *)state, .write_state = 0 };
@@ -253,6 +276,7 @@ static rc_status lua_law_project(void *user, const rc_law_ctx *ctx, const double
                                  const double *x, double *p)
 {
     lrc_law *law = (lrc_law *)user;
+    if (law->dim == 3) return law_call3(law, law->project_ref, "project", ctx, (double *)state, x, NULL, NULL, p);
     struct law_call lc = { .law = law, .fn_ref = law->project_ref, .nargs = 2, .nres = 2, .what = "project",
                            .args = { x[0], x[1] }, .ctx = ctx, .state = (double *)state, .write_state = 0 };
     rc_status st = law_call(&lc);
@@ -266,6 +290,7 @@ static rc_status lua_law_update(void *user, const rc_law_ctx *ctx, double *state
                                 const double *u, const double *u_old, const double *p)
 {
     lrc_law *law = (lrc_law *)user;
+    if (law->dim == 3) return law_call3(law, law->update_ref, "update", ctx, state, u, u_old, p, NULL);
     struct law_call lc = { .law = law, .fn_ref = law->update_ref, .nargs = 6, .nres = 0, .what = "update",
                            .args = { u[0], u[1], u_old[0], u_old[1], p[0], p[1] },
                            .ctx = ctx, .state = state, .write_state = 1 };

@@ -38,6 +38,15 @@ static rc_status builtin_xi(void *user, const rc_law_ctx *ctx, const double *sta
     double s[2];
     rcm_law_builtin_shift(l, ctx->unknown, ctx->theta, u_old, s);
     double wt = u[1] + s[1];
+    if (ctx->dim == 3) {   /* spatial contact: the second tangent's shift as the first's */
+        double s2[2], uo2[2] = { u_old[0], u_old[2] };
+        rcm_law_builtin_shift(l, ctx->unknown, ctx->theta, uo2, s2);
+        double ws = u[2] + s2[1];
+        xi[0] = u[0] + s[0] + l->def.mu * sqrt(wt * wt + ws * ws);
+        xi[1] = wt;
+        xi[2] = ws;
+        return RC_OK;
+    }
     xi[0] = u[0] + s[0] + l->def.mu * fabs(wt);
     xi[1] = wt;
     return RC_OK;
@@ -46,16 +55,23 @@ static rc_status builtin_xi(void *user, const rc_law_ctx *ctx, const double *sta
 static rc_status builtin_project(void *user, const rc_law_ctx *ctx, const double *state,
                                  const double *x, double *p)
 {
-    (void)ctx; (void)state;
+    (void)state;
     const rc_law *l = (const rc_law *)user;
     p[0] = x[0];
     p[1] = x[1];
+    if (ctx->dim == 3) {
+        p[2] = x[2];
+        rcm_fc3d_project(l->def.mu, p);
+        return RC_OK;
+    }
     rcm_fc2d_project(l->def.mu, p);
     return RC_OK;
 }
 
 /* Built-in laws are seen by the solvers through the same interface as
- * custom ones; they add the closed-form local solve. */
+ * custom ones; they add the closed-form local solve. Their ops.dim is 2,
+ * but they take the contact's dimension (ctx->dim 2 or 3: the Coulomb cone
+ * of a planar or a spatial contact). */
 void rcm_law_init_builtin(rc_law *l)
 {
     memset(&l->ops, 0, sizeof l->ops);

@@ -320,6 +320,7 @@ rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id)
         return rc_set_error(RC_ERR_NOT_FOUND, "gap '%s': no body with id %d", what, def->body);
     const int nq = w->bodies[def->body].nq;
     if (def->law < 0 || def->law >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "gap '%s': no law with id %d", what, def->law);
+    RC_CHECK(rcm_law_planar_check(w, def->law));
     if (!def->gap_fn) {
         if (def->nnz < 1 || !def->index || !def->normal)
             return rc_set_error(RC_ERR_ARG, "gap '%s': give 'index' and 'normal' (nnz >= 1) or a gap function", what);

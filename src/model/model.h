@@ -497,6 +497,8 @@ void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part);
 static inline int rcm_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
 rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name);
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
+/* A law of dim 3 governs no contact of a planar world (rules.c). */
+rc_status rcm_law_planar_check(const rc_world *w, int id);
 /* Run the attached parts' observers after a completed step (the history row). */
 rc_status rcm_world_after_step(rc_world *w);
 static inline int rcm_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }
@@ -510,6 +512,24 @@ static inline void rcm_fc2d_project(double mu, double *p)
     double s = (pn + mu * at) / (1.0 + mu * mu);              /* boundary ray */
     p[0] = s;
     p[1] = (pt > 0.0 ? 1.0 : -1.0) * mu * s;
+}
+
+/* Euclidean projection onto the spatial Coulomb cone (second-order cone)
+ * K = {p in R^3 : |p_T| <= mu p_N}, p = (p_N, p_T1, p_T2), in closed form:
+ * p inside K stays, p in the polar cone K° = {mu |p_T| <= -p_N} goes to 0,
+ * else to the ray of the boundary through p_T: s (1, mu p_T / |p_T|) with
+ * s = (p_N + mu |p_T|) / (1 + mu^2) (Fukushima, Luo & Tseng 2002, Prop. 3.3;
+ * docs/theory/de-saxce-cone.md). Here (not in nonsmooth/cone3.c, which has
+ * the rest of the 3D cone) because the built-in laws' project needs it. */
+static inline void rcm_fc3d_project(double mu, double *p)
+{
+    const double pn = p[0], r = sqrt(p[1] * p[1] + p[2] * p[2]);
+    if (pn >= 0.0 && r <= mu * pn) return;                          /* inside K     */
+    if (mu * r + pn <= 0.0) { p[0] = p[1] = p[2] = 0.0; return; }   /* polar cone   */
+    const double s = (pn + mu * r) / (1.0 + mu * mu), k = mu * s / r; /* r > 0 here */
+    p[0] = s;
+    p[1] = k * p[1];
+    p[2] = k * p[2];
 }
 
 /* law_builtin.c: built-in laws through the law interface (xi and the

@@ -55,8 +55,8 @@ rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *n
 {
     if (!w || !ops) return rc_set_error(RC_ERR_ARG, "rc_law_create_custom: NULL argument");
     const char *what = name ? name : "(unnamed)";
-    if (ops->dim != 1 && ops->dim != 2)
-        return rc_set_error(RC_ERR_ARG, "law '%s': 'dim' must be 1 or 2 (got %d)", what, ops->dim);
+    if (ops->dim < 1 || ops->dim > RC_LAW_MAX_DIM)
+        return rc_set_error(RC_ERR_ARG, "law '%s': 'dim' must be 1, 2 or 3 (got %d)", what, ops->dim);
     if (!ops->xi) return rc_set_error(RC_ERR_ARG, "law '%s': 'xi' is missing", what);
     if (!ops->project) return rc_set_error(RC_ERR_ARG, "law '%s': 'project' is missing", what);
     if (ops->nstate < 0 || ops->nstate > RC_LAW_MAX_STATE)
@@ -74,6 +74,17 @@ rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *n
     l->closed_form = 0;
     if (out_id) *out_id = w->nlaws;
     w->nlaws++;
+    return RC_OK;
+}
+
+/* Every contact of a world is planar (dimension 2): a law of dim 3 (spatial
+ * friction, two tangents) is created but refused where it would govern one. */
+rc_status rcm_law_planar_check(const rc_world *w, int id)
+{
+    const rc_law *l = &w->laws[id];
+    if (l->def.type == RC_LAW_CUSTOM && l->ops.dim > 2)
+        return rc_set_error(RC_ERR_ARG, "law '%s' has dim = %d (spatial friction): the contacts of this world are planar (laws of dim 1 or 2)",
+                            l->name ? l->name : "(unnamed)", l->ops.dim);
     return RC_OK;
 }
 
@@ -123,6 +134,7 @@ rc_status rc_world_set_default_law(rc_world *w, int law)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "rc_world_set_default_law: world is NULL");
     if (law < 0 || law >= w->nlaws) return rc_set_error(RC_ERR_NOT_FOUND, "no law with id %d", law);
+    RC_CHECK(rcm_law_planar_check(w, law));
     w->default_law = law;
     return RC_OK;
 }
@@ -204,6 +216,7 @@ rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def)
         return rc_set_error(RC_ERR_ARG, "contact: unknown rule kind %d", (int)def->kind);
     if (def->law != RC_NO_CONTACT && (def->law < 0 || def->law >= w->nlaws))
         return rc_set_error(RC_ERR_NOT_FOUND, "contact: no law with id %d", def->law);
+    if (def->law != RC_NO_CONTACT) RC_CHECK(rcm_law_planar_check(w, def->law));
     if (def->kind == RC_RULE_BODIES) {
         if (def->a != RC_GROUND && !rcm_valid_body(w, def->a))
             return rc_set_error(RC_ERR_NOT_FOUND, "contact: no body with id %d", def->a);

@@ -28,7 +28,45 @@ static inline double rcn_fc2d_residual(const double *u, const double *p, double 
 {
     return sqrt(rcn_fc2d_residual2(u, p, mu));
 }
-/* law.c: the local solvers. */
+/* cone3.c: the spatial Coulomb cone K = {|p_T| <= mu p_N} in De Saxce's form
+ * (d = 3, vectors (N, T1, T2); docs/theory/de-saxce-cone.md). The projection
+ * onto K is rcm_fc3d_project (model.h). */
+/* u~ = u + mu |u_T| e_N, De Saxce's modified velocity (eq. 10) */
+void rcn_cone3_xi(const double *u, double mu, double *ut);
+/* r = p - proj_K(p - rho u~(u)) */
+void rcn_cone3_natural_map(const double *u, const double *p, double mu, double rho, double *r);
+/* |p - proj_K(p - u~(u))|^2 */
+double rcn_cone3_residual2(const double *u, const double *p, double mu);
+/* The one-contact problem u = W p + b, K ∋ p ⊥ u~ ∈ K* (W 3x3 SPD, row-major):
+ * exact enumeration of take-off / stick / slide, the slip direction by root
+ * finding. Returns the case (0 take-off, 1 stick, 2 slide). */
+int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p);
+/* x = A^-1 r (3x3 row-major, partial pivoting); 0 when A is singular. */
+int rcn_solve3(const double *A, const double *r, double *x);
+/* The largest eigenvalue of the symmetric part of a 3x3 matrix. */
+double rcn_sym3_lmax(const double *W);
+
+/* law.c: one contact's local problem for the law interface, in the contact's
+ * dimension n (2 planar, 3 spatial), through pointers so that every contact
+ * record keeps its own layout. ctx.dim is the law's d on it (rcn_law_dim:
+ * 1 for a frictionless custom law, else n; 0 if the law does not apply). */
+typedef struct rcn_site {
+    const rc_law *law;
+    rc_law_ctx ctx;
+    int n;                   /* components of u, p, b: the contact's dimension */
+    const double *W;         /* n x n Delassus block, row-major               */
+    double *state;           /* the law's per-contact state                   */
+    const double *uk;        /* u_old = H(q_k) v_k, n components               */
+    double *J;               /* generic solver's last Jacobian, n x n (or NULL) */
+    int *jvalid;
+} rcn_site;
+int rcn_law_dim(const rc_law *l, int n);
+/* exact (closed form: fc2d or cone3) or the generic solver with tolerance tol */
+rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p);
+rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p, double *r2);
+rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, double rho, double *p_out);
+
+/* law.c: the local solvers of planar contacts (sites of n = 2). */
 /* Context passed to a law's functions for contact c. */
 void rcn_law_context(const rc_world *w, const rc_contact *c, rc_law_ctx *ctx);
 /* One contact's local problem u = W p + bl (+ c->shift for built-in laws):

@@ -172,7 +172,7 @@ describe("bad law definitions", function()
   it("name the law and the field", function()
     assert.is_truthy(err(function() rc.law{ name = "a", project = proj } end):find("law 'a': 'xi' must be a function", 1, true))
     assert.is_truthy(err(function() rc.law{ name = "b", xi = xi } end):find("law 'b': 'project' must be a function", 1, true))
-    assert.is_truthy(err(function() rc.law{ name = "c", xi = xi, project = proj, dim = 3 } end):find("law 'c': 'dim' must be 1 or 2", 1, true))
+    assert.is_truthy(err(function() rc.law{ name = "c", xi = xi, project = proj, dim = 4 } end):find("law 'c': 'dim' must be 1, 2 or 3", 1, true))
     assert.is_truthy(err(function() rc.law{ name = "d", xi = xi, project = proj, stat = {} } end):find("'stat'", 1, true))
     assert.is_truthy(err(function() rc.law{ name = "e", xi = function() return 1 end, project = proj } end)
                      :find("law 'e': 'xi' must return 2 finite numbers (got nil as value 2)", 1, true))
@@ -183,6 +183,22 @@ describe("bad law definitions", function()
     assert.is_truthy(err(function() rc.law{ xi = xi, project = proj } end):find("'name'", 1, true))
     assert.is_truthy(err(function() require("ricochet.laws.cohesive"){ c = -1 } end)
                      :find("ricochet.laws.cohesive: 'c' must be in", 1, true))
+  end)
+
+  it("a law of dim 3 takes 3-vectors, and a planar world refuses it where it would govern a contact", function()
+    local seen
+    local l3 = rc.law{ name = "cone3", dim = 3,
+      xi = function(law, uN, uT, uS, uoN, uoT, uoS, ctx) seen = ctx.dim return uN + 0.3 * math.sqrt(uT * uT + uS * uS), uT, uS end,
+      project = function(law, xN, xT, xS, ctx) return math.max(xN, 0), 0, 0 end }
+    assert.are.equal(3, l3.dim)
+    assert.are.equal(3, seen)                                  -- probed with zeros and ctx.dim = 3
+    local want = "law 'cone3' has dim = 3 (spatial friction): the contacts of this world are planar (laws of dim 1 or 2)"
+    local w = rc.world{ gravity = { 0, -10 } }
+    local b = w:body{ mass = 1, inertia = 1, q = { 0, 0.05, 0 }, shape = rc.point{ 0, 0 } }
+    assert.is_truthy(err(function() w:contact{ w.ground, b, law = l3 } end):find(want, 1, true))
+    assert.is_truthy(err(function() rc.world{ default_law = l3 } end):find(want, 1, true))
+    assert.is_truthy(err(function() rc.law{ name = "two", dim = 3, xi = xi, project = proj } end)
+                     :find("law 'two': 'xi' must return 3 finite numbers (got nil as value 3)", 1, true))
   end)
 
   it("a law that returns NaN during a run stops the step with the law, field, contact and time", function()

@@ -1,0 +1,232 @@
+/* cone3.c -- the spatial Coulomb cone in De Saxce's form (d = 3): the
+ * modified velocity, the natural-map residual and the exact one-contact
+ * solver (docs/theory/de-saxce-cone.md).
+ *
+ * Vectors are (N, T1, T2). The Coulomb cone and its dual (Acary &
+ * Collins-Craft 2024, eqs. 11 and 16-19):
+ *     K = { p : |p_T| <= mu p_N },        K* = { u : mu |u_T| <= u_N },
+ * De Saxce's modified velocity  u~ = u + mu |u_T| e_N  (eq. 10), and the law
+ *     K  ∋  p  ⊥  u~  ∈  K*     <=>    -u~ in N_K(p)
+ *                              <=>    p = proj_K(p - rho u~)   for any rho > 0
+ * (De Saxce & Feng 1991). The projection onto K is rcm_fc3d_project
+ * (model/model.h: the built-in laws' project needs it).
+ *
+ * The one-contact problem u = W p + b (W a 3x3 SPD Delassus block) is solved
+ * as the planar one (law.c, Lemma 1 of Acary & Collins-Craft 2024, eq. 17):
+ * its solutions are take-off (p = 0, b_N >= 0), stick (u = 0, p = -W^-1 b
+ * in K) or slide (u_N = 0, u_T = alpha d with alpha > 0, |d| = 1, p on the
+ * cone's boundary opposite the slip: p = p_N (1, -mu d)). In 3D the slip
+ * direction d = (cos phi, sin phi) is a one-parameter unknown: with
+ * D(phi) = W_NN - mu W_NT d > 0, u_N = 0 gives p_N = -b_N / D, and u_T
+ * parallel to d is the zero of the trigonometric polynomial of degree 2
+ *     h(phi) = D (u_T x d) = -b_N ((W_TN - mu W_TT d) x d) + D (b_T x d)
+ * (x: the planar cross product), which has at most four zeros. They are
+ * bracketed on a grid of NPHI angles and refined by bisection to round-off;
+ * a zero is a solution when D > 0 and u_T . d >= 0. This is the enumeration
+ * of the planar solver with the slip direction found by root finding (the
+ * quartic of the sliding case, e.g. Bonnefon's or Siconos' fc3d "Quartic"
+ * local solver, solved here by bracketing instead of a closed-form quartic).
+ * When round-off leaves every case marginally outside its test, the
+ * candidate with the smallest natural-map residual is kept and refined by
+ * the projected fixed point p <- proj_K(p - rho u~(W p + b)) with rho =
+ * 1 / lambda_max(W) (De Saxce & Feng's iteration, Moreau 2004 sec. 8),
+ * accepted only while the residual decreases.
+ */
+#include "nonsmooth/nonsmooth.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+enum { NPHI = 48, FIXED_POINT_ITERS = 200 };
+
+static inline void apply3(const double *W, const double *p, const double *b, double *u)
+{
+    for (int i = 0; i < 3; i++) u[i] = W[3 * i] * p[0] + W[3 * i + 1] * p[1] + W[3 * i + 2] * p[2] + b[i];
+}
+
+void rcn_cone3_xi(const double *u, double mu, double *ut)
+{
+    ut[0] = u[0] + mu * sqrt(u[1] * u[1] + u[2] * u[2]);
+    ut[1] = u[1];
+    ut[2] = u[2];
+}
+
+void rcn_cone3_natural_map(const double *u, const double *p, double mu, double rho, double *r)
+{
+    double x[3];
+    rcn_cone3_xi(u, mu, x);
+    for (int i = 0; i < 3; i++) x[i] = p[i] - rho * x[i];
+    rcm_fc3d_project(mu, x);
+    for (int i = 0; i < 3; i++) r[i] = p[i] - x[i];
+}
+
+double rcn_cone3_residual2(const double *u, const double *p, double mu)
+{
+    double r[3];
+    rcn_cone3_natural_map(u, p, mu, 1.0, r);
+    return r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+}
+
+int rcn_solve3(const double *A, const double *r, double *x)
+{
+    double M[3][4];
+    double amax = 0.0;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) { M[i][j] = A[3 * i + j]; amax = fmax(amax, fabs(M[i][j])); }
+        M[i][3] = r[i];
+    }
+    if (!(amax > 0.0)) return 0;
+    for (int k = 0; k < 3; k++) {   /* Gaussian elimination, partial pivoting */
+        int piv = k;
+        for (int i = k + 1; i < 3; i++)
+            if (fabs(M[i][k]) > fabs(M[piv][k])) piv = i;
+        if (!(fabs(M[piv][k]) > 1e-14 * amax)) return 0;
+        if (piv != k)
+            for (int j = 0; j < 4; j++) { double t = M[k][j]; M[k][j] = M[piv][j]; M[piv][j] = t; }
+        for (int i = k + 1; i < 3; i++) {
+            const double f = M[i][k] / M[k][k];
+            for (int j = k; j < 4; j++) M[i][j] -= f * M[k][j];
+        }
+    }
+    for (int i = 2; i >= 0; i--) {
+        double s = M[i][3];
+        for (int j = i + 1; j < 3; j++) s -= M[i][j] * x[j];
+        x[i] = s / M[i][i];
+    }
+    return 1;
+}
+
+double rcn_sym3_lmax(const double *W)
+{
+    /* the largest eigenvalue of the symmetric part of W (Smith 1961) */
+    const double a = W[0], b = W[4], c = W[8];
+    const double d = 0.5 * (W[1] + W[3]), e = 0.5 * (W[5] + W[7]), f = 0.5 * (W[2] + W[6]);
+    const double p1 = d * d + e * e + f * f, q = (a + b + c) / 3.0;
+    const double p2 = (a - q) * (a - q) + (b - q) * (b - q) + (c - q) * (c - q) + 2.0 * p1;
+    if (!(p2 > 0.0)) return q;
+    const double p = sqrt(p2 / 6.0);
+    const double B00 = (a - q) / p, B11 = (b - q) / p, B22 = (c - q) / p, B01 = d / p, B12 = e / p, B02 = f / p;
+    double r = 0.5 * (B00 * (B11 * B22 - B12 * B12) - B01 * (B01 * B22 - B12 * B02) + B02 * (B01 * B12 - B11 * B02));
+    r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
+    return q + 2.0 * p * cos(acos(r) / 3.0);
+}
+
+/* ---------------------------------------------------------------- the one-contact solve */
+
+typedef struct cone3_problem {
+    const double *W, *b;
+    double mu;
+    double best_res, best[3];
+    int best_case;
+} cone3_problem;
+
+/* Keep p as the answer if its natural-map residual is the smallest so far. */
+static void candidate(cone3_problem *cp, const double *p, int which)
+{
+    double u[3];
+    apply3(cp->W, p, cp->b, u);
+    const double r = rcn_cone3_residual2(u, p, cp->mu);
+    if (r < cp->best_res) {
+        cp->best_res = r;
+        for (int i = 0; i < 3; i++) cp->best[i] = p[i];
+        cp->best_case = which;
+    }
+}
+
+/* h(phi) of the slide case (see the header), with D(phi) in *D. */
+static double slide_h(const cone3_problem *cp, double phi, double *D)
+{
+    const double *W = cp->W, *b = cp->b, mu = cp->mu;
+    const double c = cos(phi), s = sin(phi);
+    *D = W[0] - mu * (W[1] * c + W[2] * s);
+    const double x1 = W[3] - mu * (W[4] * c + W[5] * s);   /* W_TN - mu W_TT d */
+    const double x2 = W[6] - mu * (W[7] * c + W[8] * s);
+    return -b[0] * (x1 * s - x2 * c) + *D * (b[1] * s - b[2] * c);
+}
+
+/* The slide candidate of the zero of h in [lo, hi] (h(lo) h(hi) <= 0), if
+ * D > 0 there; kept by its residual (it is a solution when moreover
+ * p_N >= 0 and u_T . d >= 0, and then its residual is round-off). */
+static void slide_root(cone3_problem *cp, double lo, double hi, double hlo)
+{
+    double D;
+    for (int it = 0; it < 200 && hlo != 0.0; it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi) break;
+        const double hm = slide_h(cp, mid, &D);
+        if (hm == 0.0) { lo = mid; break; }
+        if ((hm < 0.0) == (hlo < 0.0)) { lo = mid; hlo = hm; }
+        else hi = mid;
+    }
+    const double phi = lo;
+    (void)slide_h(cp, phi, &D);
+    if (!(D > 0.0)) return;
+    const double pn = -cp->b[0] / D;
+    const double p[3] = { pn, -cp->mu * pn * cos(phi), -cp->mu * pn * sin(phi) };
+    candidate(cp, p, 2);
+}
+
+static void slide_cases(cone3_problem *cp)
+{
+    const double step = 2.0 * M_PI / NPHI;
+    double D, h0 = slide_h(cp, 0.0, &D), hprev = h0;
+    for (int k = 1; k <= NPHI; k++) {
+        const double phi = k == NPHI ? 2.0 * M_PI : k * step;
+        const double hk = k == NPHI ? h0 : slide_h(cp, phi, &D);
+        if ((hprev <= 0.0 && hk >= 0.0) || (hprev >= 0.0 && hk <= 0.0))
+            slide_root(cp, (k - 1) * step, phi, hprev);
+        hprev = hk;
+    }
+}
+
+/* Last resort: the projected fixed point from the best candidate, kept while
+ * its residual decreases. */
+static void fixed_point(cone3_problem *cp)
+{
+    const double lmax = rcn_sym3_lmax(cp->W);
+    if (!(lmax > 0.0)) return;
+    const double rho = 1.0 / lmax;
+    double p[3] = { cp->best[0], cp->best[1], cp->best[2] };
+    for (int it = 0; it < FIXED_POINT_ITERS && cp->best_res > 0.0; it++) {
+        double u[3], r[3];
+        apply3(cp->W, p, cp->b, u);
+        rcn_cone3_natural_map(u, p, cp->mu, rho, r);
+        for (int i = 0; i < 3; i++) p[i] -= r[i];
+        const double before = cp->best_res;
+        candidate(cp, p, cp->best_case);
+        if (!(cp->best_res < before)) break;
+    }
+}
+
+int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p)
+{
+    /* 1. take-off: p = 0 is a solution iff b_N >= 0 (then b~ in K*) */
+    if (b[0] >= 0.0) { p[0] = p[1] = p[2] = 0.0; return 0; }
+    cone3_problem cp = { .W = W, .b = b, .mu = mu, .best_res = INFINITY, .best = { 0.0, 0.0, 0.0 }, .best_case = 0 };
+    candidate(&cp, cp.best, 0);
+    /* 2. stick: u = 0, p = -W^-1 b, a solution if p in K */
+    double ps[3], nb[3] = { -b[0], -b[1], -b[2] };
+    if (mu > 0.0 && rcn_solve3(W, nb, ps)) {
+        if (ps[0] >= 0.0 && sqrt(ps[1] * ps[1] + ps[2] * ps[2]) <= mu * ps[0]) {
+            p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
+            return 1;
+        }
+        rcm_fc3d_project(mu, ps);
+        candidate(&cp, ps, 1);
+    }
+    /* 3. slide: without friction, u_N = 0 with p_T = 0 */
+    if (mu == 0.0) {
+        if (W[0] > 0.0) { p[0] = -b[0] / W[0]; p[1] = p[2] = 0.0; return 2; }
+    } else {
+        slide_cases(&cp);
+    }
+    /* the valid candidates and, if round-off left none exactly valid, the
+     * best one: refined while the fixed point lowers its residual */
+    const double scale = 1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2]);
+    if (cp.best_res > 1e-26 * scale * scale) fixed_point(&cp);
+    p[0] = cp.best[0]; p[1] = cp.best[1]; p[2] = cp.best[2];
+    return cp.best_case;
+}
