@@ -208,6 +208,22 @@ static void json_balance_rest(FILE *f, rc_world *w, double defect)
     rc__json_key(f, 2, "balance_total"); rc__json_num(f, defect); fputs(",\n", f);
 }
 
+/* The run's largest figures (rc_run_stats), the energy section's last lines. */
+static void json_run_maxima(FILE *f, const rc_run_stats *st)
+{
+    rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st->max_abs_balance); fputs(",\n", f);
+    rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st->max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st->t_max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "contact_max_contact_work"); fprintf(f, "%d", st->contact_max_contact_work); fputs(",\n", f);
+    rc__json_key(f, 2, "positive_work_events"); fprintf(f, "%ld", st->positive_work_events); fputs(",\n", f);
+    rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st->max_energy_increase); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st->t_max_energy_increase); fputs(",\n", f);
+    rc__json_key(f, 2, "max_overlap"); rc__json_num(f, st->max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "t_max_overlap"); rc__json_num(f, st->t_max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "step_max_overlap"); fprintf(f, "%ld", st->step_max_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "contact_max_overlap"); fprintf(f, "%d", st->contact_max_overlap);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -296,17 +312,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
         rc__json_key(f, 2, "W_motor"); rc__json_num(f, wm); fputs(",\n", f);
     }
     json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
-    rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
-    rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
-    rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);
-    rc__json_key(f, 2, "contact_max_contact_work"); fprintf(f, "%d", st.contact_max_contact_work); fputs(",\n", f);
-    rc__json_key(f, 2, "positive_work_events"); fprintf(f, "%ld", st.positive_work_events); fputs(",\n", f);
-    rc__json_key(f, 2, "max_energy_increase"); rc__json_num(f, st.max_energy_increase); fputs(",\n", f);
-    rc__json_key(f, 2, "t_max_energy_increase"); rc__json_num(f, st.t_max_energy_increase); fputs(",\n", f);
-    rc__json_key(f, 2, "max_overlap"); rc__json_num(f, st.max_overlap); fputs(",\n", f);
-    rc__json_key(f, 2, "t_max_overlap"); rc__json_num(f, st.t_max_overlap); fputs(",\n", f);
-    rc__json_key(f, 2, "step_max_overlap"); fprintf(f, "%ld", st.step_max_overlap); fputs(",\n", f);
-    rc__json_key(f, 2, "contact_max_overlap"); fprintf(f, "%d", st.contact_max_overlap);
+    json_run_maxima(f, &st);
     fputs("\n  },\n", f);
 
     json_joints(f, w, have_sim, &sim, &st);

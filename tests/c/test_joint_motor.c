@@ -49,10 +49,11 @@ RC_TEST(saturated_motor_accelerates_at_tau_over_I)
     int j = pin(w, b, 0.0, 0.0, "axle");
     CHECK_OK(rc_joint_set_motor(w, j, 1, 10.0, 0.25));
     CHECK_OK(configure(w, 1e-3));
-    CHECK_OK(rc_world_step(w));   /* the first step sizes the work arrays */
+    CHECK_OK(rc_world_step(w));   /* the first step spills its work memory, */
+    CHECK_OK(rc_world_step(w));   /* the second sizes the arena */
     uint64_t a = rc_alloc_count();
     double worst = 0.0;
-    for (int k = 1; k < 1000; k++) {
+    for (int k = 2; k < 1000; k++) {
         CHECK_OK(rc_world_step(w));
         rc_step_info in;
         rc_world_step_info(w, &in);
