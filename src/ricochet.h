@@ -856,6 +856,24 @@ typedef enum rc_event_kind { RC_EVENT_BEGIN = 1, RC_EVENT_END = 2, RC_EVENT_IMPA
 RC_API rc_status rc_world_track_events(rc_world *w, int on, double impact_threshold);
 RC_API rc_status rc_world_events(const rc_world *w, rc_event_kind kind, const rc_contact_info **list, int *count);
 
+/* ---------------------------------------------------------------- user data */
+
+/* A host's pointer on a body, shape or joint (src/model/user_data.c), with an
+ * optional destroy function, called with the pointer when it is replaced by
+ * another (set again) or when the world is destroyed (first thing, in id
+ * order: bodies, shapes, joints, then force functions). NULL: none. */
+typedef void (*rc_destroy_fn)(void *data);
+RC_API rc_status rc_body_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API rc_status rc_shape_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API rc_status rc_joint_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API void *rc_body_user_data(const rc_world *w, int id);    /* NULL: none or a bad id */
+RC_API void *rc_shape_user_data(const rc_world *w, int id);
+RC_API void *rc_joint_user_data(const rc_world *w, int id);
+/* rc_body_set_force_fn with a destroy function for its user pointer, called
+ * when the force function is set again through this call or when the world
+ * is destroyed. */
+RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, void *user, rc_destroy_fn destroy);
+
 /* ---------------------------------------------------------------- checkpoint and restart */
 
 /* A checkpoint (docs/checkpoint.md) is the state of a run -- t, the step

@@ -151,3 +151,67 @@ function Sim:events()
     end
     return ev
 end
+
+------------------------------------------------------------------ user data
+
+local Body, Joint = I.Body, I.rc.Joint
+
+-- Where x's data lives in world w: ("body" | "shape" | "joint"), id.
+local function user_slot(fname, w, x)
+    if getmetatable(x) == Body or getmetatable(x) == Joint then
+        if rawget(x, "world") ~= w then fail(fname, "%s belongs to another world", tostring(x)) end
+        return getmetatable(x) == Body and "body" or "joint", rawget(x, "id")
+    end
+    if math.type(x) == "integer" then
+        local n = core.shape_count(world_core(fname, w))
+        if x < 0 or x >= n then fail(fname, "no shape with id %s (there are %d)", show(x), n) end
+        return "shape", x
+    end
+    fail(fname, "expected a body, a joint or a shape id (got %s)", show(x))
+end
+
+-- w:set_user_data(x, value) -> w: any Lua value on a body, a joint or a shape
+-- (by id), kept in the world (released with it); nil removes it.
+function World:set_user_data(x, value)
+    local fname = "world:set_user_data"
+    check_self(fname, self, World, "a world")
+    world_core(fname, self)
+    local kind, id = user_slot(fname, self, x)
+    local u = rawget(self, "_user")
+    if not u then u = { body = {}, shape = {}, joint = {} }; rawset(self, "_user", u) end
+    u[kind][id] = value
+    return self
+end
+
+-- w:user_data(x) -> the value set with w:set_user_data (nil: none).
+function World:user_data(x)
+    local fname = "world:user_data"
+    check_self(fname, self, World, "a world")
+    world_core(fname, self)
+    local kind, id = user_slot(fname, self, x)
+    local u = rawget(self, "_user")
+    return u and u[kind][id]
+end
+
+-- b:set_user_data(value), b:user_data(); the same on joints.
+for _, mt in ipairs{ Body, Joint } do
+    local what = mt == Body and "body" or "joint"
+    mt.set_user_data = function(self, value)
+        local fname = what .. ":set_user_data"
+        check_self(fname, self, mt, "a " .. what)
+        local w = rawget(self, "world")
+        world_core(fname, w)
+        local u = rawget(w, "_user")
+        if not u then u = { body = {}, shape = {}, joint = {} }; rawset(w, "_user", u) end
+        u[what][rawget(self, "id")] = value
+        return self
+    end
+    mt.user_data = function(self)
+        local fname = what .. ":user_data"
+        check_self(fname, self, mt, "a " .. what)
+        local w = rawget(self, "world")
+        world_core(fname, w)
+        local u = rawget(w, "_user")
+        return u and u[what][rawget(self, "id")]
+    end
+end

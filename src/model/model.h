@@ -273,7 +273,7 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 

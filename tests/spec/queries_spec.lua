@@ -165,3 +165,54 @@ describe("contact events", function()
         assert.has_error(function() sim:events() end)
     end)
 end)
+
+describe("user data", function()
+    it("any Lua value on bodies, joints and shapes, kept by the world", function()
+        local w = rc.world{}
+        local a = w:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.5 } }
+        local b = w:body{ mass = 1, inertia = 1, q = { 2, 0, 0 } }
+        local j = w:distance{ a, b }
+        local s = w:halfplane{ point = { 0, -1 }, normal = { 0, 1 } }
+        local tag = { kind = "grain" }
+        a:set_user_data(tag)
+        j:set_user_data("rod")
+        w:set_user_data(s, 42)
+        assert.are.equal(tag, a:user_data())
+        assert.are.equal(tag, w:user_data(a))
+        assert.is_nil(b:user_data())
+        assert.are.equal("rod", w:user_data(j))
+        assert.are.equal(42, w:user_data(s))
+        assert.is_nil(w:user_data(0))                -- a's disk: another shape
+        -- a plain body found again through a query carries its data
+        assert.are.equal(tag, w:query_point{ point = { 0.1, 0 } }[1].body:user_data())
+        w:set_user_data(a, nil)
+        assert.is_nil(a:user_data())
+    end)
+
+    it("the values are released with the world", function()
+        local weak = setmetatable({}, { __mode = "k" })
+        do
+            local w = rc.world{}
+            local a = w:body{ mass = 1, inertia = 1 }
+            local v = {}
+            weak[v] = true
+            a:set_user_data(v)
+        end
+        collectgarbage(); collectgarbage()
+        assert.is_nil(next(weak))
+    end)
+
+    it("bad arguments", function()
+        local w, w2 = rc.world{}, rc.world{}
+        local b2 = w2:body{ mass = 1, inertia = 1 }
+        local function err(f, ...)
+            local ok, e = pcall(f, ...)
+            assert.is_false(ok)
+            return (e:gsub("^.-:%d+: ", ""))
+        end
+        assert.are.equal("world:set_user_data: no shape with id 3 (there are 0)", err(w.set_user_data, w, 3, 1))
+        assert.are.equal("world:user_data: expected a body, a joint or a shape id (got 'x')", err(w.user_data, w, "x"))
+        assert.are.equal("world:set_user_data: ricochet.body 0 belongs to another world", err(w.set_user_data, w, b2, 1))
+        assert.are.equal("body:user_data: expected a body as first argument (got nil); call it with ':'", err(b2.user_data))
+    end)
+end)
