@@ -835,6 +835,82 @@ RC_API const char *rc_named_contact_name(const rc_world *w, int index);
 /* info->id = -1 when the contact is not currently detected (values then NaN). */
 RC_API rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *info);
 
+/* ---------------------------------------------------------------- queries */
+
+/* Spatial queries between steps, at the world's current q (src/collide/query.c,
+ * docs/queries-and-events.md): exact for every shape kind, one pass over the
+ * shapes (a bounding-circle test first), nothing allocated. A filter (NULL:
+ * every shape) keeps the shapes of one contact group (rc_shape_def.group). */
+typedef struct rc_query_filter {
+    int use_group;          /* 1: only shapes whose group is `group`; 0: all */
+    int group;
+} rc_query_filter;
+RC_API rc_query_filter rc_default_query_filter(void);   /* every shape */
+
+/* The shapes overlapping the box [lo, hi] (boundaries touching count), or
+ * containing point p: the first min(cap, *count) ids, in increasing order, go
+ * to shapes; *count is the number of all of them (call again with a larger
+ * array when it exceeds cap). */
+RC_API rc_status rc_query_box(const rc_world *w, const double lo[2], const double hi[2],
+                              const rc_query_filter *filter, int *shapes, int cap, int *count);
+RC_API rc_status rc_query_point(const rc_world *w, const double p[2], const rc_query_filter *filter,
+                                int *shapes, int cap, int *count);
+
+/* The first shape hit by the segment from -> to (a ray from `from` along a
+ * direction d up to a distance L: to = from + L d / |d|), or by a disk of
+ * radius r swept along it: *found = 1 and hit is filled, or *found = 0. A
+ * shape that contains (or touches) the start is not hit. Ties: the lower
+ * shape id. */
+typedef struct rc_query_hit {
+    int shape, body;        /* body: RC_GROUND for obstacles                 */
+    double point[2];        /* the point hit on the shape's boundary         */
+    double normal[2];       /* the shape's outward unit normal there (facing
+                               the ray: normal . (to - from) <= 0)           */
+    double fraction;        /* in [0, 1]: the hit is at from + fraction (to -
+                               from) (the swept disk's centre then)          */
+} rc_query_hit;
+RC_API rc_status rc_ray_cast(const rc_world *w, const double from[2], const double to[2],
+                             const rc_query_filter *filter, rc_query_hit *hit, int *found);
+RC_API rc_status rc_disk_cast(const rc_world *w, const double from[2], const double to[2], double radius,
+                              const rc_query_filter *filter, rc_query_hit *hit, int *found);
+
+/* ---------------------------------------------------------------- contact events */
+
+/* Contact events of the last step (src/integrate/events.c), computed after it
+ * from the contacts it left and those of the step before, as lists read after
+ * the step (never callbacks from inside the solver), sorted by contact key:
+ *   BEGIN   a contact active in this step and not in the last one
+ *           (rc_contact_info.active: in the index set);
+ *   END     a contact active in the last step and not in this one (no longer
+ *           detected: its last point and normal, impulse 0);
+ *   IMPACT  an active contact whose normal impulse p_N exceeds the threshold.
+ * rc_world_track_events(w, 1, threshold) starts tracking (the contacts active
+ * then count as touching already; threshold = INFINITY: no impacts) or
+ * changes the threshold; (w, 0, ...) stops it. Lists are valid until the next
+ * step or rc_world_track_events; tracking allocates nothing once the number
+ * of contacts has settled. */
+typedef enum rc_event_kind { RC_EVENT_BEGIN = 1, RC_EVENT_END = 2, RC_EVENT_IMPACT = 3 } rc_event_kind;
+RC_API rc_status rc_world_track_events(rc_world *w, int on, double impact_threshold);
+RC_API rc_status rc_world_events(const rc_world *w, rc_event_kind kind, const rc_contact_info **list, int *count);
+
+/* ---------------------------------------------------------------- user data */
+
+/* A host's pointer on a body, shape or joint (src/model/user_data.c), with an
+ * optional destroy function, called with the pointer when it is replaced by
+ * another (set again) or when the world is destroyed (first thing, in id
+ * order: bodies, shapes, joints, then force functions). NULL: none. */
+typedef void (*rc_destroy_fn)(void *data);
+RC_API rc_status rc_body_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API rc_status rc_shape_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API rc_status rc_joint_set_user_data(rc_world *w, int id, void *data, rc_destroy_fn destroy);
+RC_API void *rc_body_user_data(const rc_world *w, int id);    /* NULL: none or a bad id */
+RC_API void *rc_shape_user_data(const rc_world *w, int id);
+RC_API void *rc_joint_user_data(const rc_world *w, int id);
+/* rc_body_set_force_fn with a destroy function for its user pointer, called
+ * when the force function is set again through this call or when the world
+ * is destroyed. */
+RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, void *user, rc_destroy_fn destroy);
+
 /* ---------------------------------------------------------------- checkpoint and restart */
 
 /* A checkpoint (docs/checkpoint.md) is the state of a run -- t, the step

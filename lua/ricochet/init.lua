@@ -666,6 +666,7 @@ part "ricochet.body"
 I.cli_options, I.body_object, I.Sim, I.open_outputs, I.open_vtk, I.written_dirs = cli_options, body_object, Sim, open_outputs, open_vtk, written_dirs
 part "ricochet.simulation"
 part "ricochet.sim_explore"
+part "ricochet.query"
 
 ------------------------------------------------------------------ summaries, program support (ricochet/program.lua)
 

@@ -230,6 +230,14 @@ int lrc_alloc_count(lua_State *L);
 int lrc_openmp(lua_State *L);
 int lrc_sandboxed(lua_State *L);
 int lrc_wall_time(lua_State *L);
+void lrc_push_contact(lua_State *L, const rc_contact_info *c);   /* lrc_sim.c: one contact's table */
+/* lrc_query.c */
+int lrc_query_box(lua_State *L);
+int lrc_query_point(lua_State *L);
+int lrc_ray_cast(lua_State *L);
+int lrc_disk_cast(lua_State *L);
+int lrc_track_events(lua_State *L);
+int lrc_events(lua_State *L);
 /* lrc_progress.c */
 int lrc_progress_begin(lua_State *L);
 int lrc_progress_end(lua_State *L);

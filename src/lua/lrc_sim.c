@@ -239,7 +239,7 @@ int lrc_run_stats(lua_State *L)
 
 /* ---------------------------------------------------------------- contacts */
 
-static void push_contact(lua_State *L, const rc_contact_info *c)
+void lrc_push_contact(lua_State *L, const rc_contact_info *c)
 {
     lua_createtable(L, 0, 19);
     lrc_set_int(L, "id", c->id);
@@ -271,7 +271,7 @@ int lrc_contacts(lua_State *L)
         rc_contact_info c;
         rc_status s = rc_contact_get(lw->w, i, &c);
         if (s != RC_OK) return lrc_push_fail(L, s);
-        push_contact(L, &c);
+        lrc_push_contact(L, &c);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -298,7 +298,7 @@ int lrc_named_contact(lua_State *L)
     rc_contact_info c;
     rc_status s = rc_named_contact_get(lw->w, i, &c);
     if (s != RC_OK) return lrc_push_fail(L, s);
-    push_contact(L, &c);
+    lrc_push_contact(L, &c);
     const char *name = rc_named_contact_name(lw->w, i);
     if (name) {
         lua_pushstring(L, name);

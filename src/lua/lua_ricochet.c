@@ -97,6 +97,12 @@ static const luaL_Reg core_funcs[] = {
     { "progress_end", lrc_progress_end },
     { "progress", lrc_progress },
     { "stderr_is_tty", lrc_stderr_is_tty },
+    { "query_box", lrc_query_box },
+    { "query_point", lrc_query_point },
+    { "ray_cast", lrc_ray_cast },
+    { "disk_cast", lrc_disk_cast },
+    { "track_events", lrc_track_events },
+    { "events", lrc_events },
     { NULL, NULL }
 };
 

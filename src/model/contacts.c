@@ -12,7 +12,7 @@ int rc_contact_count(const rc_world *w) { return w ? w->nrec : 0; }
 
 /* Shapes, bodies and feature of a contact of the state follow from its key
  * (rcm_contact_key; gap contacts: shape_a = 0xFFFFFF, shape_b = the gap). */
-static void fill_info(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info)
+void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info)
 {
     const int sa = (int)(r->key >> 40), sb = (int)((r->key >> 16) & 0xFFFFFF);
     info->id = r->id;
@@ -43,7 +43,7 @@ rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info)
     if (!w || !info) return rc_set_error(RC_ERR_ARG, "rc_contact_get: NULL argument");
     if (index < 0 || index >= w->nrec)
         return rc_set_error(RC_ERR_NOT_FOUND, "no contact with index %d (there are %d)", index, w->nrec);
-    fill_info(w, &w->rec[index], info);
+    rcm_contact_info_of(w, &w->rec[index], info);
     return RC_OK;
 }
 
@@ -71,7 +71,7 @@ rc_status rc_named_contact_get(const rc_world *w, int index, rc_contact_info *in
     if (index < 0 || index >= w->nslots)
         return rc_set_error(RC_ERR_NOT_FOUND, "no named contact with index %d", index);
     const rc_contact_rec *c = find_key(w->rec, w->nrec, w->slots[index].key);
-    if (c) { fill_info(w, c, info); return RC_OK; }
+    if (c) { rcm_contact_info_of(w, c, info); return RC_OK; }
     memset(info, 0, sizeof *info);
     info->id = -1;
     info->law = -1;

@@ -289,12 +289,14 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 
 struct rc_output;
 struct rc_progress_state;
+struct rc_events_state;
+struct rc_user_data;
 
 struct rc_world {
     rc_world_def def;
@@ -390,6 +392,8 @@ struct rc_world {
 
     struct rc_output *out;
     struct rc_progress_state *progress;  /* the run's progress figures (io/progress.c) */
+    struct rc_events_state *events;      /* contact events after each step (integrate/events.c) */
+    struct rc_user_data *user;           /* user data of bodies, shapes, joints (model/user_data.c) */
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
@@ -465,6 +469,9 @@ rc_status rcm_gaps_detect(rc_world *w);
 void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u);
 rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa);
 void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
+
+/* contacts.c: the public record of a contact of the state */
+void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info);
 
 /* world.c */
 rc_status rcm_world_rebuild_slots(rc_world *w);
