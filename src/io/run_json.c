@@ -287,7 +287,10 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 2, "W_proj"); rc__json_num(f, wp); fputs(",\n", f);
     rc__json_key(f, 2, "E_proj"); rc__json_num(f, eproj); fputs(",\n", f);
     rc__json_key(f, 2, "W_damp"); rc__json_num(f, wd); fputs(",\n", f);
-    json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd));
+    if (w->nremoved) {   /* the removed bodies' energy (model/remove.c) */
+        rc__json_key(f, 2, "E_removed"); rc__json_num(f, w->E_removed); fputs(",\n", f);
+    }
+    json_balance_rest(f, w, (ek + ep) + w->E_removed - o->E0 - (wext + wn + wt + wth + wj + wp + wd));
     rc__json_key(f, 2, "max_abs_balance"); rc__json_num(f, st.max_abs_balance); fputs(",\n", f);
     rc__json_key(f, 2, "max_contact_work"); rc__json_num(f, st.max_contact_work); fputs(",\n", f);
     rc__json_key(f, 2, "t_max_contact_work"); rc__json_num(f, st.t_max_contact_work); fputs(",\n", f);
