@@ -174,6 +174,37 @@ RC_API rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void 
 /* mass and inertia (m, J) */
 RC_API rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia);
 
+/* Removing bodies, shapes, joints and springs between steps (docs/embedding.md).
+ * A removed rigid body takes its shapes, the joints and springs attached to
+ * it and its contacts with it; its slot (the id) is kept free and reused by
+ * the next rc_body_create (lowest free slot first), with its generation
+ * incremented. Functions given a removed body's id refuse it:
+ * "body 'NAME' (id N) was removed at t = T". An int id of a reused slot
+ * names the new body: a host that keeps ids across removals keeps an
+ * rc_ref (index + generation, as Box2D v3's b2BodyId) and checks it with
+ * rc_body_ref_get. Refused inside a step (a force function): RC_ERR_STATE.
+ * The removed body's energy E_kin + E_pot leaves the books as
+ * rc_world_removed_energy (run.json: energy.E_removed). */
+typedef struct rc_ref {
+    int index;              /* the slot (the int id), -1: none */
+    unsigned generation;    /* incremented at each removal from the slot */
+} rc_ref;
+RC_API rc_status rc_body_destroy(rc_world *w, int id);
+RC_API rc_status rc_shape_destroy(rc_world *w, int id);
+RC_API rc_status rc_joint_destroy(rc_world *w, int id);
+RC_API rc_status rc_spring_destroy(rc_world *w, int id);
+RC_API rc_ref rc_body_ref(const rc_world *w, int id);       /* {-1, 0} if not a live body */
+RC_API int rc_body_ref_valid(const rc_world *w, rc_ref ref); /* 1: the same body still lives */
+RC_API rc_status rc_body_ref_get(const rc_world *w, rc_ref ref, int *id);   /* refuses a stale ref */
+RC_API unsigned rc_body_generation(const rc_world *w, int id);
+RC_API int rc_body_is_removed(const rc_world *w, int id);
+RC_API int rc_shape_is_removed(const rc_world *w, int id);
+RC_API int rc_joint_is_removed(const rc_world *w, int id);
+RC_API int rc_spring_is_removed(const rc_world *w, int id);
+/* when a removed body was removed and its name (NULL: none) */
+RC_API rc_status rc_body_removal(const rc_world *w, int id, double *t, const char **name);
+RC_API double rc_world_removed_energy(const rc_world *w);
+
 /* Let a callback report a failure with a message (returns s). */
 RC_API rc_status rc_set_error(rc_status s, const char *fmt, ...)
 #if defined(__GNUC__)

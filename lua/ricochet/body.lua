@@ -27,6 +27,7 @@ end
 
 local function body_core(fname, b, idle)
     check_self(fname, b, Body, "a body")
+    if rawget(b, "_removed") then I.removed_error(fname, "body", b) end   -- (remove.lua)
     return world_core(fname, b.world, idle)
 end
 

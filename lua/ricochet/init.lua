@@ -523,7 +523,10 @@ end
 function World:bodies()
     check_self("world:bodies", self, World, "a world")
     local r = {}
-    for id = 0, rawget(self, "_nbodies") - 1 do r[id + 1] = body_object(self, id) end
+    local c = rawget(self, "_c")
+    for id = 0, core.body_count(c) - 1 do   -- live bodies (removed slots skipped)
+        if not core.is_removed(c, "body", id) then r[#r + 1] = body_object(self, id) end
+    end
     return r
 end
 
@@ -599,6 +602,7 @@ end
 
 local function side_id(fname, self, key, x)
     local mt = getmetatable(x)
+    if mt == Body and rawget(x, "_removed") then I.removed_error(fname, "body", x) end
     if (mt == Body or mt == Ground) and rawget(x, "world") == self then return x.id end
     if mt == Body or mt == Ground then fail(fname, "%s belongs to another world", key) end
     fail(fname, "%s must be a body of this world or w.ground (got %s)", key, show(x))
@@ -660,6 +664,10 @@ part "ricochet.matrix"
 
 I.create_shape, I.check_shape = create_shape, check_shape
 part "ricochet.body"
+
+------------------------------------------------------------------ removal (ricochet/remove.lua)
+
+part "ricochet.remove"
 
 ------------------------------------------------------------------ simulation (ricochet/simulation.lua)
 

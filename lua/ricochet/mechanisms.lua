@@ -52,6 +52,7 @@ local function rigid_side(fname, self, which, x, ground_ok, usage, key)
         fail(fname, "%s must be a body of this world%s (got %s)", key, ground_ok and " or w.ground" or "", show(x))
     end
     if rawget(x, "world") ~= self then fail(fname, "%s belongs to another world", key) end
+    if mt == Body and rawget(x, "_removed") then I.removed_error(fname, "body", x) end
     if mt == Ground and not ground_ok then
         if which == "B" and usage then
             fail(fname, "%s must be a body, not the ground (give the ground as A: %s)", key, usage)
@@ -383,6 +384,10 @@ function Joint:info()
     local fname = "joint:info"
     check_self(fname, self, Joint, "a joint")
     local cw = world_core(fname, self.world)
+    if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
+        rawset(self, "_removed", rawget(self, "_removed") or core.time(cw))
+        I.removed_error(fname, "joint", self)
+    end
     local info, msg = core.joint_info(cw, self.id)
     if not info then fail(fname, "%s", msg) end
     return info
@@ -392,6 +397,10 @@ function Joint:force()
     local fname = "joint:force"
     check_self(fname, self, Joint, "a joint")
     local cw = world_core(fname, self.world)
+    if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
+        rawset(self, "_removed", rawget(self, "_removed") or core.time(cw))
+        I.removed_error(fname, "joint", self)
+    end
     local info, msg = core.joint_info(cw, self.id)
     if not info then fail(fname, "%s", msg) end
     return info.force

@@ -556,12 +556,23 @@ static rc_status world_step(rc_world *w)
     return rcm_world_after_step(w);   /* the observers: the history row (io/output.c) */
 }
 
+static rc_status world_step_joints(rc_world *w);
+
 /* One step; with joints, the state is first moved onto them when it was set
  * from outside (rcm_joints_start), and put back if the step then fails. */
 rc_status rc_world_step(rc_world *w)
 {
     if (w && w->configured) RC_CHECK(rcm_world_work_begin(w));   /* the step's work memory */
-    if (!w || !w->njoints) return world_step(w);
+    if (!w) return world_step(w);
+    w->stepping = 1;   /* no removal from inside the step (remove.c) */
+    rc_status s = world_step_joints(w);
+    w->stepping = 0;
+    return s;
+}
+
+static rc_status world_step_joints(rc_world *w)
+{
+    if (!w->njoints) return world_step(w);
     for (int i = 0; i < w->njoints; i++) {   /* this step's projection impulses and start work */
         memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);
         w->joints[i].wstart = 0.0;

@@ -91,7 +91,8 @@ static rc_status rc__write_row(rc_world *w)
         double q[7], v[6];
         int nq = o->body_nq[b], nv = o->body_nv[b];
         if (nq == 0 && nv == 0) continue;   /* a linear body: no columns (its q does not fit q[7]) */
-        if (rc_body_get_state(w, o->body_ids[b], q, v) != RC_OK) {
+        if (rc_body_generation(w, o->body_ids[b]) != o->body_gen[b]   /* removed (remove.c) */
+            || rc_body_get_state(w, o->body_ids[b], q, v) != RC_OK) {
             for (int i = 0; i < 7; i++) q[i] = NAN;
             for (int i = 0; i < 6; i++) v[i] = NAN;
         }
@@ -186,6 +187,7 @@ static void rc__output_destroy(struct rc_output *o)
     rcb_free(o->joint_rows);
     rcb_free(o->body_nq);
     rcb_free(o->body_nv);
+    rcb_free(o->body_gen);
     if (o->cols)
         for (int i = 0; i < o->ncols; i++) rcb_free(o->cols[i]);
     rcb_free(o->cols);
@@ -334,7 +336,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         o->body_ids = rcb_malloc((size_t)nnamed * sizeof(int));
         o->body_nq = rcb_malloc((size_t)nnamed * sizeof(int));
         o->body_nv = rcb_malloc((size_t)nnamed * sizeof(int));
-        if (!o->body_ids || !o->body_nq || !o->body_nv) RC__NOMEM();
+        o->body_gen = rcb_malloc((size_t)nnamed * sizeof(unsigned));
+        if (!o->body_ids || !o->body_nq || !o->body_nv || !o->body_gen) RC__NOMEM();
     }
     int nstate_cols = 0;
     for (int id = 0; id < nb; id++) {
@@ -343,6 +346,7 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         int nq = rc_body_nq(w, id), nv = rc_body_nv(w, id);
         if (nq < 0 || nq > 7 || nv < 0 || nv > 6) nq = nv = 0;   /* large linear bodies: no columns */
         o->body_ids[o->nbodies] = id;
+        o->body_gen[o->nbodies] = rc_body_generation(w, id);
         o->body_nq[o->nbodies] = nq;
         o->body_nv[o->nbodies] = nv;
         o->nbodies++;

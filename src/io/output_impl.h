@@ -41,6 +41,8 @@ struct rc_output {
     int nbodies;            /* named bodies written */
     int *body_ids;
     int *body_nq, *body_nv;
+    unsigned *body_gen;     /* the slot's generation at the open: a body removed
+                               (or a newer one in its slot) writes NaN */
     int ncontacts;          /* named contacts written */
     int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
     int joint_work;         /* 1: the audit's columns last (W_J, W_proj, W_theta, W_damp, E_spring, E_elastic) */

@@ -311,7 +311,10 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
         if (rc_world_step_count(w) > 0) wm = rc_world_step_info(w, &info) == RC_OK ? info.W_motor_total : NAN;
         rc__json_key(f, 2, "W_motor"); rc__json_num(f, wm); fputs(",\n", f);
     }
-    json_balance_rest(f, w, (ek + ep) - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
+    if (w->nremoved) {   /* the removed bodies' energy (model/remove.c) */
+        rc__json_key(f, 2, "E_removed"); rc__json_num(f, w->E_removed); fputs(",\n", f);
+    }
+    json_balance_rest(f, w, (ek + ep) + w->E_removed - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
     json_run_maxima(f, &st);
     fputs("\n  },\n", f);
 

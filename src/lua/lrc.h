@@ -167,6 +167,10 @@ int lrc_warnings(lua_State *L);
 int lrc_body_create(lua_State *L);
 int lrc_body_count(lua_State *L);
 int lrc_body_state(lua_State *L);
+int lrc_remove(lua_State *L);          /* lrc_remove.c */
+int lrc_is_removed(lua_State *L);
+int lrc_body_generation(lua_State *L);
+int lrc_removed_energy(lua_State *L);
 int lrc_body_nq(lua_State *L);
 int lrc_body_set_state(lua_State *L);
 int lrc_body_set_force(lua_State *L);

@@ -14,6 +14,31 @@ rc_status rcm_check_vec(const double *x, int n, const char *what, const char *na
     return RC_OK;
 }
 
+/* A new rigid body in the free slot b of a removed one: its dofs, its
+ * rc_body_ext if it had one (no allocation but the name). */
+static rc_status body_reuse(rc_world *w, const rc_body_def *def, int b, int *out_id)
+{
+    static const double zero3[3];
+    rc_body *bd = &w->bodies[b];
+    const int ext = def->name || memcmp(def->force, zero3, sizeof zero3) != 0;
+    if (ext && bd->ext < 0) RC_CHECK(rcm_body_add_ext(w, b));
+    rc_body_ext *x = rcm_body_ext_of(w, b);
+    if (x) {
+        x->name = rcb_strdup(def->name);
+        if (def->name && !x->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+        memcpy(x->force, def->force, sizeof x->force);
+    }
+    rcm_life_revive(w->body_life, w->nbody_life, b);
+    bd->kind = RC_BODY_RIGID2D;
+    bd->inv_mass = 1.0 / def->mass; bd->inv_inertia = 1.0 / def->inertia;
+    memcpy(w->q + bd->iq, def->q, 3 * sizeof(double));
+    memcpy(w->v + bd->iv, def->v, 3 * sizeof(double));
+    w->mass_diag[bd->iv] = w->mass_diag[bd->iv + 1] = def->mass;
+    w->mass_diag[bd->iv + 2] = def->inertia;
+    if (out_id) *out_id = b;
+    return RC_OK;
+}
+
 rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_body_create: NULL argument");
@@ -38,6 +63,8 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
         if (rc_body_find(w, def->name, &dup) == RC_OK)
             return rc_set_error(RC_ERR_ARG, "body: 'name' \"%s\" is already used by body %d", def->name, dup);
     }
+    const int slot = rcm_body_free_slot(w);   /* a removed body's slot (remove.c) */
+    if (slot >= 0) return body_reuse(w, def, slot, out_id);
     RC_CHECK(rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
     int nq = rcm_body_rigid2d.nq, nv = rcm_body_rigid2d.nv;
     RC_CHECK(rcm_world_grow_dofs(w, nq, nv));
@@ -102,8 +129,7 @@ const char *rc_body_name(const rc_world *w, int id) { return rcm_valid_body(w, i
 int rc_body_nq(const rc_world *w, int id) { return rcm_valid_body(w, id) ? w->bodies[id].nq : 0; }
 int rc_body_nv(const rc_world *w, int id) { return rcm_valid_body(w, id) ? w->bodies[id].nv : 0; }
 
-#define CHECK_BODY(w, id) do { if (!(w)) return rc_set_error(RC_ERR_ARG, "world is NULL"); \
-    if (!rcm_valid_body((w), (id))) return rc_set_error(RC_ERR_NOT_FOUND, "no body with id %d", (id)); } while (0)
+#define CHECK_BODY(w, id) RC_CHECK(rcm_body_check((w), (id), __func__))
 
 rc_status rc_body_get_state(const rc_world *w, int id, double *q, double *v)
 {

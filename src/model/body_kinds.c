@@ -146,9 +146,63 @@ const rcm_body_ops rcm_body_linear = {
     .constant_force = linear_constant_force,
 };
 
+/* ---------------------------------------------------------------- removed (remove.c) */
+
+/* A removed body's slot keeps its dofs (v = 0): V_0 = 0, no mass to solve
+ * with, no energy, q unchanged, no step terms, no force. */
+static rc_status removed_free_velocity(rc_world *w, const rc_body *bd, const rcm_free_coef *fc, const double *v,
+                                       const double *f, double *V0)
+{
+    (void)w; (void)fc; (void)v; (void)f;
+    for (int j = 0; j < bd->nv; j++) V0[j] = 0.0;
+    return RC_OK;
+}
+
+static rc_status removed_solve_mass(rc_world *w, const rc_body *bd, double *rows, int nrows)
+{
+    (void)w;
+    for (int i = 0; i < nrows * bd->nv; i++) rows[i] = 0.0;
+    return RC_OK;
+}
+
+static void removed_energy(const rc_world *w, const rc_body *bd, const double *q, const double *v, double acc[3])
+{
+    (void)w; (void)bd; (void)q; (void)v; (void)acc;
+}
+
+static void removed_position(const rc_body *bd, const double *q0, const double *v, double h, double *q)
+{
+    (void)v; (void)h;
+    for (int j = 0; j < bd->nq; j++) q[j] = q0[j];
+}
+
+static void removed_step_terms(const rc_world *w, const rc_body *bd, const double *vth, double *W_theta, double *W_damp)
+{
+    (void)w; (void)bd; (void)vth; (void)W_theta; (void)W_damp;
+}
+
+static const double *removed_constant_force(const rc_world *w, const rc_body *bd)
+{
+    (void)w; (void)bd;
+    return NULL;
+}
+
+const rcm_body_ops rcm_body_removed = {
+    .name = "removed",
+    .nq = 3,
+    .nv = 3,
+    .free_velocity = removed_free_velocity,
+    .solve_mass = removed_solve_mass,
+    .energy = removed_energy,
+    .position = removed_position,
+    .step_terms = removed_step_terms,
+    .constant_force = removed_constant_force,
+};
+
 /* ---------------------------------------------------------------- the table */
 
-const rcm_body_ops *const rcm_body_kinds[RC_BODY_LINEAR + 1] = {
+const rcm_body_ops *const rcm_body_kinds[RCM_BODY_REMOVED + 1] = {
     [RC_BODY_RIGID2D] = &rcm_body_rigid2d,
     [RC_BODY_LINEAR] = &rcm_body_linear,
+    [RCM_BODY_REMOVED] = &rcm_body_removed,
 };

@@ -131,6 +131,11 @@ rc_status rcm_joint_eval(rc_world *w, const rc_joint *j, const double *q, double
     memset(HA, 0, sizeof HA);
     memset(HB, 0, sizeof HB);
     for (int r = 0; r < 3; r++) if (gt) gt[r] = 0.0;
+    if (j->rows == 0) {   /* a removed joint (rc_joint_destroy): no rows, no callback */
+        if (Ha) memcpy(Ha, HA, sizeof HA);
+        if (Hb) memcpy(Hb, HB, sizeof HB);
+        return RC_OK;
+    }
 
     switch (j->def.type) {
     case RC_JOINT_REVOLUTE:
@@ -340,6 +345,7 @@ void rcm_joints_free(rc_world *w)
 static int invert(int m, const double A[3][3], double X[3][3])
 {
     memset(X, 0, 9 * sizeof(double));
+    if (m == 0) return 1;   /* a removed joint */
     if (m == 1) {
         if (!(A[0][0] > 0.0)) return 0;
         X[0][0] = 1.0 / A[0][0];

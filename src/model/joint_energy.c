@@ -31,7 +31,7 @@ static void components(rc_world *w)
     for (int b = 0; b < w->nbodies; b++) c[b] = b;
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
-        if (j->def.body_a == RC_GROUND) continue;
+        if (j->def.body_a == RC_GROUND || !j->rows) continue;   /* (!rows: removed) */
         int ra = find(c, j->def.body_a), rb = find(c, j->def.body_b);
         if (ra != rb) c[ra] = rb;
     }

@@ -254,6 +254,7 @@ typedef struct rc_joint {
 typedef struct rc_spring {
     rc_spring_def def;
     char *name;
+    int removed;            /* rc_spring_destroy: no force, no energy (remove.c) */
 } rc_spring;
 
 /* joint.c */
@@ -317,6 +318,15 @@ struct rc_world {
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
     double *mass_diag;      /* nv: diagonal of M (rigid2d: m, m, J)   */
+    /* removal (remove.c): per slot, its generation and what was removed
+     * (NULL until something is removed; entries past n* are zero) */
+    struct rcm_life *body_life;  int nbody_life;
+    struct rcm_life *shape_life; int nshape_life;
+    struct rcm_life *joint_life; int njoint_life;
+    struct rcm_life *spring_life; int nspring_life;
+    double E_removed;       /* energy (E_kin + E_pot) the removed bodies took with them */
+    int nremoved;           /* bodies removed since the world was created */
+    int stepping;           /* inside rc_world_step: removal refused */
 
     /* simulation settings */
     rc_sim_def sim;
@@ -455,7 +465,45 @@ typedef struct rcm_body_ops {
     const double *(*constant_force)(const rc_world *w, const rc_body *bd);
 } rcm_body_ops;
 extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
-extern const rcm_body_ops *const rcm_body_kinds[RC_BODY_LINEAR + 1];
+/* A removed body's slot (remove.c): no free velocity, no gravity, zero
+ * energy, no position update; not a rigid2d body for shapes, joints, output. */
+#define RCM_BODY_REMOVED ((rc_body_kind)3)
+/* A removed shape: no features, never paired (its body is set to RC_GROUND). */
+#define RCM_SHAPE_REMOVED ((rc_shape_type)0)
+extern const rcm_body_ops rcm_body_removed;
+extern const rcm_body_ops *const rcm_body_kinds[RCM_BODY_REMOVED + 1];
+
+/* A slot's life (remove.c): its generation (incremented at each removal),
+ * whether the slot is free, when and what was removed there, and what the
+ * slot held (the model fingerprint hashes a removed slot as it was). */
+typedef struct rcm_life {
+    unsigned gen;
+    int removed;
+    double t;               /* time of the removal */
+    char *name;             /* the removed object's name (NULL: none) */
+    int kind;               /* body kind, shape type, joint rows it had */
+    int body;               /* a removed shape's body */
+} rcm_life;
+/* The life record of slot i, NULL when the slot was never removed. */
+static inline const rcm_life *rcm_life_of(const rcm_life *arr, int n, int i)
+{
+    return arr && i >= 0 && i < n && (arr[i].removed || arr[i].gen) ? &arr[i] : NULL;
+}
+static inline int rcm_is_removed(const rcm_life *arr, int n, int i)
+{
+    return arr && i >= 0 && i < n && arr[i].removed;
+}
+/* RC_OK for a live body id, else the error: "no body with id N" or
+ * "body 'NAME' (id N) was removed at t = T" (what: the function's name) */
+rc_status rcm_body_check(const rc_world *w, int id, const char *what);
+/* Lowest free slot of a removed rigid body (-1: none), for rc_body_create. */
+int rcm_body_free_slot(const rc_world *w);
+int rcm_shape_free_slot(const rc_world *w);
+/* A reused slot becomes live again (its generation kept). */
+void rcm_life_revive(rcm_life *arr, int n, int i);
+void rcm_life_free(rc_world *w);
+/* A checkpoint's removals applied to a world built by the script (io/checkpoint.c). */
+rc_status rcm_remove_restore(rc_world *w, int what, int i, unsigned gen, int removed, double t, const char *name);
 static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rcm_body_kinds[bd->kind]; }
 
 /* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
@@ -501,7 +549,10 @@ void rcm_world_trim_model(rc_world *w);   /* bodies, shapes: capacity back to si
 void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part);
 /* Checks shared by the model's files: a body id, a vector's finite components
  * (body.c), a built-in law's definition (rules.c). */
-static inline int rcm_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
+static inline int rcm_valid_body(const rc_world *w, int id)
+{
+    return w && id >= 0 && id < w->nbodies && w->bodies[id].kind != RCM_BODY_REMOVED;
+}
 rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name);
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
 /* A law of dim 3 governs no contact of a planar world (rules.c). */

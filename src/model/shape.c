@@ -70,8 +70,11 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_shape_create: NULL argument");
     rc_shape_def d = *def;
     RC_CHECK(check_shape(w, body, &d));
-    RC_CHECK(rcb_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
-    rc_shape *s = &w->shapes[w->nshapes];
+    const int slot = rcm_shape_free_slot(w);   /* a removed shape's slot (remove.c) */
+    if (slot < 0) RC_CHECK(rcb_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
+    const int id = slot >= 0 ? slot : w->nshapes;
+    rc_shape *s = &w->shapes[id];
+    double (*old_blk)[2] = slot >= 0 && s->nvert > 0 ? s->vert : NULL;   /* a removed polygon's block */
     memset(s, 0, sizeof *s);
     s->type = d.type;
     s->body = body;
@@ -82,7 +85,8 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     memcpy(s->offset, d.offset, sizeof s->offset);
     s->nvert = d.type == RC_SHAPE_POLYGON ? d.nvert : 0;
     if (s->nvert > 0) {   /* vert, wvert, wnorm + the AABB in one block */
-        double (*blk)[2] = rcb_malloc(((size_t)3 * s->nvert + 2) * sizeof *blk);
+        double (*blk)[2] = rcb_realloc(old_blk, ((size_t)3 * s->nvert + 2) * sizeof *blk);
+        old_blk = NULL;
         if (!blk) { rcb_free(s->name); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
         memcpy(blk, d.vert, (size_t)s->nvert * sizeof *blk);
         s->vert = blk;
@@ -102,8 +106,10 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
         if (r > bound) bound = r;
     }
     s->bound = bound;
-    if (out_id) *out_id = w->nshapes;
-    w->nshapes++;
+    rcb_free(old_blk);
+    if (out_id) *out_id = id;
+    if (slot >= 0) rcm_life_revive(w->shape_life, w->nshape_life, slot);
+    else w->nshapes++;
     return rcm_world_rebuild_slots(w);
 }
 
@@ -112,6 +118,8 @@ int rc_shape_count(const rc_world *w) { return w ? w->nshapes : 0; }
 rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def)
 {
     if (!w || id < 0 || id >= w->nshapes) return rc_set_error(RC_ERR_NOT_FOUND, "no shape with id %d", id);
+    if (rcm_is_removed(w->shape_life, w->nshape_life, id))
+        return rc_set_error(RC_ERR_NOT_FOUND, "shape %d was removed at t = %.17g", id, w->shape_life[id].t);
     const rc_shape *s = &w->shapes[id];
     if (body) *body = s->body;
     if (def) {

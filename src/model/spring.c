@@ -56,6 +56,7 @@ void rcm_springs_forces(rc_world *w, double *f, double *E_spring)
 {
     double E = 0.0;
     for (int i = 0; i < w->nsprings; i++) {
+        if (w->springs[i].removed) continue;   /* rc_spring_destroy */
         const rc_spring_def *d = &w->springs[i].def;
         const int a = d->body_a, b = d->body_b;
         double *fb = f ? f + w->bodies[b].iv : NULL, *fa = (a == RC_GROUND || !f) ? NULL : f + w->bodies[a].iv;

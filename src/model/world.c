@@ -170,10 +170,11 @@ void rc_world_destroy(rc_world *w)
         if (w->parts[k] && w->parts[k]->free) w->parts[k]->free(w);
     rcm_joints_free(w);
     rcm_linear_free(w);
+    rcm_life_free(w);
     for (int i = 0; i < w->nbody_ext; i++) rcb_free(w->body_ext[i].name);
     for (int i = 0; i < w->nshapes; i++) {
         rcb_free(w->shapes[i].name);
-        if (w->shapes[i].type == RC_SHAPE_POLYGON) rcb_free(w->shapes[i].vert);
+        if (w->shapes[i].nvert > 0) rcb_free(w->shapes[i].vert);   /* polygons, removed ones too */
     }
     for (int i = 0; i < w->nlaws; i++) {
         if (w->laws[i].ops.destroy) w->laws[i].ops.destroy(w->laws[i].ops.user);

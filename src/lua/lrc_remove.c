@@ -1,0 +1,54 @@
+/* lrc_remove.c -- ricochet.core: removing bodies, shapes, joints and springs
+ * (src/model/remove.c; lua/ricochet/remove.lua has the methods). */
+#include "lrc.h"
+
+#include <string.h>
+
+static const char *const kinds[] = { "body", "shape", "joint", "spring", NULL };
+
+/* remove(world, kind, id) -> true | nil, msg, status ("body" also drops the
+ * body's Lua force function) */
+int lrc_remove(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    const int kind = luaL_checkoption(L, 2, NULL, kinds);
+    const int id = (int)luaL_checkinteger(L, 3);
+    rc_status s = kind == 0 ? rc_body_destroy(lw->w, id) : kind == 1 ? rc_shape_destroy(lw->w, id)
+                : kind == 2 ? rc_joint_destroy(lw->w, id) : rc_spring_destroy(lw->w, id);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    if (kind == 0) {   /* the force function the body had */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lw->fn_ref);
+        lua_pushnil(L);
+        lua_rawseti(L, -2, id);
+        lua_pop(L, 1);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* is_removed(world, kind, id) -> bool */
+int lrc_is_removed(lua_State *L)
+{
+    lrc_world *lw = lrc_check_open(L, 1);
+    const int kind = luaL_checkoption(L, 2, NULL, kinds);
+    const int id = (int)luaL_checkinteger(L, 3);
+    lua_pushboolean(L, kind == 0 ? rc_body_is_removed(lw->w, id) : kind == 1 ? rc_shape_is_removed(lw->w, id)
+                     : kind == 2 ? rc_joint_is_removed(lw->w, id) : rc_spring_is_removed(lw->w, id));
+    return 1;
+}
+
+/* body_generation(world, id) -> integer */
+int lrc_body_generation(lua_State *L)
+{
+    lrc_world *lw = lrc_check_open(L, 1);
+    lua_pushinteger(L, (lua_Integer)rc_body_generation(lw->w, (int)luaL_checkinteger(L, 2)));
+    return 1;
+}
+
+/* removed_energy(world) -> E_removed */
+int lrc_removed_energy(lua_State *L)
+{
+    lrc_world *lw = lrc_check_open(L, 1);
+    lua_pushnumber(L, rc_world_removed_energy(lw->w));
+    return 1;
+}
