@@ -45,7 +45,7 @@ static void put_info(ck_out *o, const rc_step_info *in)
                          in->W_ext_total, in->W_N_total, in->W_T_total, in->W_theta_total, in->max_contact_work,
                          in->W_J, in->W_damp, in->W_proj, in->W_J_total, in->W_damp_total, in->W_proj_total,
                          in->E_proj, in->E_proj_total, in->persist_band, in->E_spring, in->E_elastic,
-                         in->joint_pos_violation, in->joint_vel_violation };
+                         in->joint_pos_violation, in->joint_vel_violation, in->W_motor, in->W_motor_total };
     put_f64s(o, d, (int)(sizeof d / sizeof d[0]));
 }
 
@@ -57,7 +57,7 @@ static void get_info(ck_in *r, rc_step_info *in)
                           &in->W_ext_total, &in->W_N_total, &in->W_T_total, &in->W_theta_total, &in->max_contact_work,
                           &in->W_J, &in->W_damp, &in->W_proj, &in->W_J_total, &in->W_damp_total, &in->W_proj_total,
                           &in->E_proj, &in->E_proj_total, &in->persist_band, &in->E_spring, &in->E_elastic,
-                          &in->joint_pos_violation, &in->joint_vel_violation };
+                          &in->joint_pos_violation, &in->joint_vel_violation, &in->W_motor, &in->W_motor_total };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) *d[i] = get_f64(r);
 }
 
@@ -125,6 +125,11 @@ static void put_state(ck_out *o, const rc_world *w)
         const rc_joint *j = &w->joints[i];
         put_f64s(o, j->lambda, 3); put_f64s(o, j->mu_v, 3); put_f64(o, j->wstart); put_f64(o, j->res);
         put_f64s(o, j->g_end, 3); put_f64s(o, j->gdot_end, 3); put_f64(o, j->work);
+        /* motor and limits: settings a callback may change, impulses (warm start), work */
+        put_i32(o, j->motor); put_i32(o, j->limits);
+        const double m[] = { j->motor_speed, j->motor_max, j->lower, j->upper, j->limit_e,
+                             j->motor_lambda, j->limit_lambda, j->motor_work };
+        put_f64s(o, m, (int)(sizeof m / sizeof m[0]));
     }
     /* what callbacks may set between steps: forces, built-in laws */
     put_i32(o, w->nbodies);
@@ -290,7 +295,7 @@ typedef struct ck_state {
 } ck_state;
 
 #define REC_BYTES (8 + 4 + 4 + 4 + 11 * 8)   /* a contact of the state (put_state) */
-#define JOINT_BYTES (15 * 8)
+#define JOINT_BYTES (23 * 8 + 2 * 4)
 #define LAW_BYTES (4 + 4 + 3 * 8)
 
 static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_state *s)
@@ -378,6 +383,10 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         rc_joint *j = &w->joints[i];
         get_f64s(&r, j->lambda, 3); get_f64s(&r, j->mu_v, 3); j->wstart = get_f64(&r); j->res = get_f64(&r);
         get_f64s(&r, j->g_end, 3); get_f64s(&r, j->gdot_end, 3); j->work = get_f64(&r);
+        j->motor = get_i32(&r); j->limits = get_i32(&r);
+        double *const m[] = { &j->motor_speed, &j->motor_max, &j->lower, &j->upper, &j->limit_e,
+                              &j->motor_lambda, &j->limit_lambda, &j->motor_work };
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) *m[k] = get_f64(&r);
     }
     r.off = s->forces_at;
     for (int b = 0; b < w->nbodies; b++) {

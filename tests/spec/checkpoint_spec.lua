@@ -144,6 +144,23 @@ local function mechanism()
     return w, sim
 end
 
+-- an arm driven by a motor whose speed a callback reverses, stopped by angle limits
+-- (e = 0.5), and a slider pushed by a force-limited motor against its upper bound
+local function motors()
+    local w = rc.world{ gravity = { 0, -10 } }
+    local arm = w:body{ name = "arm", mass = 1, inertia = 1 / 12, q = { 0.5, 0, 0 } }
+    local pin = w:revolute{ w.ground, arm, at = { 0, 0 }, name = "pin",
+                            motor = { speed = 2, max_torque = 8 }, limits = { lower = -0.6, upper = 0.6, e = 0.5 } }
+    local block = w:body{ name = "block", mass = 2, inertia = 0.1, q = { 0, -2, 0 } }
+    w:prismatic{ w.ground, block, axis = { 1, 0 }, at = { 0, -2 }, name = "rail",
+                 motor = { speed = 1, max_force = 3 }, limits = { lower = -0.2, upper = 0.3 } }
+    local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-12 } }
+    sim:before_step(function(s)
+        if s.steps % 300 == 150 then pin:set_motor{ speed = (s.steps // 300) % 2 == 0 and -1.5 or 2.5 } end
+    end)
+    return w, sim
+end
+
 -- boxes pushed along a velocity-weakening floor (a Lua law whose contacts keep
 -- the last sliding speed as their state)
 local function lua_law()
@@ -169,6 +186,9 @@ describe("checkpoint and restart: 2T = T + save + restore + T, bit for bit", fun
     end)
     it("a mechanism: joints, a controller, a linear body with a gap contact", function()
         check_restart(mechanism, 400)
+    end)
+    it("joint motors and limits, the motor reversed by a callback", function()
+        check_restart(motors, 700, 0)
     end)
     it("a Lua law with a per-contact state", function()
         check_restart(lua_law, 300, 3)
