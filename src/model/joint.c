@@ -378,15 +378,8 @@ static int invert(int m, const double A[3][3], double X[3][3])
 /* kappa M^-1 H^T by rows, and W = H kappa M^-1 H^T */
 static void delassus(const rc_world *w, rc_joint *j, double kappa)
 {
-    const int a = j->def.body_a, b = j->def.body_b;
-    const rc_body *bb = &w->bodies[b];
-    const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
-    double ma[3] = { 0.0, 0.0, 0.0 };
-    if (a != RC_GROUND) {
-        const rc_body *ba = &w->bodies[a];
-        ma[0] = ma[1] = kappa * ba->inv_mass;
-        ma[2] = kappa * ba->inv_inertia;
-    }
+    double ma[3], mb[3];
+    joint_kappa_inv_mass(w, j, kappa, ma, mb);
     for (int r = 0; r < j->rows; r++)
         for (int c = 0; c < 3; c++) {
             j->MHb[r][c] = mb[c] * j->Hb[r][c];

@@ -16,6 +16,20 @@ static inline void rot(double th, const double *p, double *r)
 
 static const double zero3[3] = { 0.0, 0.0, 0.0 };
 
+/* kappa M^-1 of joint j's two bodies (the diagonal: m, m, J; zero for the ground) */
+static inline void joint_kappa_inv_mass(const rc_world *w, const rc_joint *j, double kappa, double ma[3], double mb[3])
+{
+    const rc_body *bb = &w->bodies[j->def.body_b];
+    mb[0] = mb[1] = kappa * bb->inv_mass;
+    mb[2] = kappa * bb->inv_inertia;
+    ma[0] = ma[1] = ma[2] = 0.0;
+    if (j->def.body_a != RC_GROUND) {
+        const rc_body *ba = &w->bodies[j->def.body_a];
+        ma[0] = ma[1] = kappa * ba->inv_mass;
+        ma[2] = kappa * ba->inv_inertia;
+    }
+}
+
 static inline const double *body_q(const rc_world *w, int b, const double *q)
 {
     return b == RC_GROUND ? zero3 : q + w->bodies[b].iq;

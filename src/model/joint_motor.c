@@ -101,15 +101,8 @@ rc_status rcm_joint_x_assemble(rc_world *w, rc_joint *j, double kappa, double s)
         return RC_OK;
     }
     (void)coordinate(w, j, w->qstar, j->xa, j->xb);
-    const int a = j->def.body_a;
-    const rc_body *bb = &w->bodies[j->def.body_b];
-    const double mb[3] = { kappa * bb->inv_mass, kappa * bb->inv_mass, kappa * bb->inv_inertia };
-    double ma[3] = { 0.0, 0.0, 0.0 };
-    if (a != RC_GROUND) {
-        const rc_body *ba = &w->bodies[a];
-        ma[0] = ma[1] = kappa * ba->inv_mass;
-        ma[2] = kappa * ba->inv_inertia;
-    }
+    double ma[3], mb[3];
+    joint_kappa_inv_mass(w, j, kappa, ma, mb);
     j->xW = 0.0;
     for (int c = 0; c < 3; c++) {
         j->xMb[c] = mb[c] * j->xb[c];
