@@ -38,16 +38,26 @@ static void explore_guess(rc_world *w, const rc_explore_def *ed)
 
 /* assemble -> guess -> solve: the stages of a step up to the solve, the
  * impulses and the solver's figures reported, the state left as it was */
-static rc_status explore(rc_world *w)
+static rc_status explore(rc_world *w, const rc_explore_def *def)
 {
     rci_step st;
     RC_CHECK(rcm_world_work_begin(w));   /* the last step's work arrays are done with */
     RC_CHECK(rci_stage_begin(&st, w));
+    /* the solve's own settings: the simulation's, in a random order of the
+     * exploration's seed if asked; the run's statistics do not count it */
+    rc_solver_def opt = w->sim.solver;
+    if (def->random_order) {
+        opt.order = RC_ORDER_RANDOM;
+        opt.seed = def->seed;
+    }
+    st.solver = &opt;
+    st.cyclic = def->cyclic_order;
+    st.exploring = 1;
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));
     RC_CHECK(rci_stage_free_velocity(&st));
     RC_CHECK(rci_stage_index_set(&st));
-    explore_guess(w, w->explore);
+    explore_guess(w, def);
     RC_CHECK(rci_stage_joints(&st));
     rci_stage_warm_start(&st);
     RC_CHECK(rci_stage_solve(&st));
@@ -86,21 +96,11 @@ rc_status rc_world_explore(rc_world *w, const rc_explore_def *def, double *p_out
     for (int i = 0; i < def->nguess_scales; i++)
         if (!rcb_finite(def->guess_scales[i]) || def->guess_scales[i] < 0.0)
             return rc_set_error(RC_ERR_ARG, "explore: 'guess_scales[%d]' must be >= 0 (got %g)", i, def->guess_scales[i]);
-    rc_sim_def saved = w->sim;
-    if (def->random_order) {
-        w->sim.solver.order = RC_ORDER_RANDOM;
-        w->sim.solver.seed = def->seed;
-    }
     w->explore_rng = def->seed * 0x9E3779B97F4A7C15ull + 12345u;
-    w->explore = def;
     w->explore_out = p_out;
     w->explore_cap = cap;
     w->explore_n = 0;
-    rc_run_stats st = w->stats;
-    rc_status s = explore(w);
-    w->stats = st;            /* an exploration is not a step of the run */
-    w->explore = NULL;
-    w->sim = saved;
+    rc_status s = explore(w, def);
     *n_out = w->explore_n;
     return s;
 }

@@ -28,7 +28,11 @@ typedef struct rci_step {
     int have_f;               /* applied forces in w->f (rcm_world_has_forces) */
     const double *vk;         /* v_k until the update */
     double band;              /* the persistence band of this step */
-    /* the solve */
+    /* the solve: its settings (the simulation's, or an exploration's own),
+     * the random order kept from the first sweep (an exploration's), and
+     * whether the run's statistics count it (not for an exploration) */
+    const rc_solver_def *solver;
+    int cyclic, exploring;
     double res;
     int iters, worst, converged;
     /* the audit */

@@ -68,6 +68,7 @@ rc_status rci_stage_begin(rci_step *st, rc_world *w)
     w->kappa = st->kappa;
     w->unknown = st->scheme->unknown;
     st->worst = -1;
+    st->solver = &w->sim.solver;
 
     /* periodic boundary: bodies moved by the user back into the cell */
     rcc_wrap(w);
@@ -261,13 +262,18 @@ rc_status rci_stage_solve(rci_step *st)
     st->worst = -1;
     st->iters = 0;
     if (w->nactive || w->njoints) {
-        const rcn_solver *solver = rcn_solver_of(w->sim.solver.method);
-        rcn_report rep;
+        const rcn_solver *solver = rcn_solver_of(st->solver->method);
+        const rcn_problem pb = { w, st->solver, st->cyclic };
+        rcn_report rep = { 0, 0.0, -1, 0, 0 };
         struct timespec c0, c1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-        rc_status s = solver->solve(w, &rep);
+        rc_status s = solver->solve(&pb, &rep);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-        w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        if (!st->exploring) {   /* the run's figures: an exploration is not a step of the run */
+            w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+            w->stats.local_solves += rep.local_solves;
+            w->stats.parallel_steps += rep.parallel;
+        }
         if (s != RC_OK) return s;
         st->res = rep.residual;
         st->worst = rep.worst;

@@ -407,8 +407,7 @@ struct rc_world {
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
-    /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
-    const rc_explore_def *explore;
+    /* explorer: the impulses of the last rc_world_explore (kept for rc_explore_contact) */
     double *explore_out; int explore_cap, explore_n;
     uint64_t explore_rng;
     int explore_iters, explore_converged;  /* solver figures of the last exploration */

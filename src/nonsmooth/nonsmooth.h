@@ -81,14 +81,27 @@ rc_status rcn_law_prox(rc_world *w, rc_contact *c, const double *p, const double
 /* solver.c: the solvers' table. A solver updates w->V, the active contacts'
  * p and the joints' lambda, and reports; it fails only when a law's callback
  * fails. */
+/* The one-step problem a solver is given: the rows assembled by the stages
+ * (the active contacts w->contacts[w->active[k]] with their W, shift and
+ * law; the joints' rows), the velocity V = V_0 + the warm start, all of
+ * which the solve updates (p, lambda, V), and the settings of this solve
+ * (the simulation's, or an exploration's own: the solver reads no setting
+ * from w->sim). */
+typedef struct rcn_problem {
+    rc_world *w;
+    const rc_solver_def *opt;
+    int cyclic;             /* random order: the first sweep's order kept (an exploration's) */
+} rcn_problem;
 typedef struct rcn_report {
     int iterations;
     double residual;
     int worst;              /* contact index, -2 - joint, or -1 */
+    long local_solves;      /* sweeps x active contacts */
+    int parallel;           /* the sweeps ran on more than one thread */
 } rcn_report;
 typedef struct rcn_solver {
     const char *name;       /* as in run.json and solver = { "..." } */
-    rc_status (*solve)(rc_world *w, rcn_report *report);
+    rc_status (*solve)(const rcn_problem *pb, rcn_report *report);
 } rcn_solver;
 const rcn_solver *rcn_solver_of(rc_solver_method method);
 
@@ -98,9 +111,9 @@ typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
 /* nsgs.c: solve the active contacts' problem, updating w->V and contacts' p.
  * Sets *iters, *residual and *worst (contact index or -1); fails only when
  * a law's callback fails. */
-rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *residual, int *worst);
+rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
-rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *residual, int *worst);
+rc_status rcn_uzawa_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rcn_nsgs_parallel_min;

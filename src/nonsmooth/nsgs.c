@@ -325,12 +325,12 @@ static void closed_residuals(rc_world *w)
  * in a team, a sweep slower than that (from the team's second sweep on, the
  * first one waking the threads) ends the team: the caller continues on one
  * thread, same numbers. */
-static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
+static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, coloured_state *st)
 {
-    const double tol = w->sim.solver.tol, omega = w->sim.solver.relax;
-    const int max_iter = w->sim.solver.max_iter, check_every = w->sim.solver.check_every;
+    const double tol = opt->tol, omega = opt->relax;
+    const int max_iter = opt->max_iter, check_every = opt->check_every;
     const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rcn_nsgs_parallel_min;
-    const int timed = w->sim.solver.threads > 1 && w->sim.solver.adaptive_threads;
+    const int timed = opt->threads > 1 && opt->adaptive_threads;
     const double margin = rcn_nsgs_team_margin;
     const int *sweep = w->sweep, *start = w->colour_start;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
@@ -408,49 +408,54 @@ static void coloured_sweeps(rc_world *w, int nt, coloured_state *st)
  * runs on this thread and sets the cost the team has to beat until the
  * next (the cost of a sweep drifts during a solve); two team sweeps in a
  * row slower than that hand the rest of the step to this thread. */
-static int coloured_solve(rc_world *w, double nb, int nt, int *iters, double *res_out, int *worst)
+static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int nt, int *iters, double *res_out, int *worst)
 {
     if (nt > 1) team_join(w);
-    const int max_iter = w->sim.solver.max_iter;
+    const int max_iter = opt->max_iter;
     coloured_state st;
     memset(&st, 0, sizeof st);
     st.nb = nb;
     st.worst = -1;
-    if (nt > 1 && w->sim.solver.adaptive_threads) {
+    if (nt > 1 && opt->adaptive_threads) {
         do {
             st.it_limit = st.it + 1;                  /* the one-thread reference sweep */
-            coloured_sweeps(w, 1, &st);
+            coloured_sweeps(w, opt, 1, &st);
             st.it_limit = st.it + 15 < max_iter ? st.it + 15 : max_iter;
-            if (st.go) coloured_sweeps(w, nt, &st);   /* no team to wake when solved */
+            if (st.go) coloured_sweeps(w, opt, nt, &st);   /* no team to wake when solved */
         } while (st.go && !st.leave && st.it < max_iter);
     } else {
         st.it_limit = max_iter;
-        coloured_sweeps(w, nt, &st);
+        coloured_sweeps(w, opt, nt, &st);
     }
     if (st.leave) {   /* the team was slower than one thread: back off, longer each time */
         w->par_backoff = w->par_backoff < 16 ? 16 : w->par_backoff < 1024 ? 2 * w->par_backoff : 1024;
         w->par_off_until = w->step + w->par_backoff;
         st.leave = 0;
         st.it_limit = max_iter;
-        coloured_sweeps(w, 1, &st);
+        coloured_sweeps(w, opt, 1, &st);
     } else if (st.team_sweeps > 0) {
         w->par_backoff = 0;
     }
     *iters = st.it;
     *res_out = st.res;
     *worst = st.worst;
-    return nt > 1 && (st.team_sweeps > 0 || !w->sim.solver.adaptive_threads);
+    return nt > 1 && (st.team_sweeps > 0 || !opt->adaptive_threads);
 }
 
-rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
+rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
 {
+    rc_world *w = pb->w;
+    const rc_solver_def *opt = pb->opt;
+    int *iters = &rep->iterations, *worst = &rep->worst;
+    double *res_out = &rep->residual;
+    rep->parallel = 0;
     rcm_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);
-    const double tol = w->sim.solver.tol;
-    const rc_order order = w->sim.solver.order;
+    const double tol = opt->tol;
+    const rc_order order = opt->order;
     double res;
     int it = 0;
     rc_status s = RC_OK;
@@ -464,13 +469,13 @@ rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         int closed;
         RC_CHECK(colour_order(w, &closed));
         if (closed && w->nactive > 0) {
-            int nt = rc_openmp() ? w->sim.solver.threads : 1, shared_colour = 0;
+            int nt = rc_openmp() ? opt->threads : 1, shared_colour = 0;
             for (int k = 0; k < w->ncolours && !shared_colour; k++)
                 shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rcn_nsgs_parallel_min;
             if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
-            if (nt > 1 && w->sim.solver.adaptive_threads && w->step < w->par_off_until)
+            if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
                 nt = 1;   /* backing off: the threads did not pay lately */
-            if (coloured_solve(w, nb, nt, iters, res_out, worst)) w->stats.parallel_steps++;
+            rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst);
             it = *iters;
             res = *res_out;
             goto done;
@@ -478,10 +483,10 @@ rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
         sweep = w->sweep;   /* a law with callbacks: the same order on this thread */
     }
     s = rcn_nsgs_residual(w, nb, worst, &res);
-    const double omega = w->sim.solver.relax;
-    uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
-    while (s == RC_OK && res > tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
-        if (order == RC_ORDER_RANDOM && (it == 0 || !(w->explore && w->explore->cyclic_order)))
+    const double omega = opt->relax;
+    uint64_t rng = opt->seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
+    while (s == RC_OK && res > tol && it < opt->max_iter && !rc_interrupt_requested()) {
+        if (order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic))
             /* Fisher--Yates, xorshift64; an exploration's cyclic order: the first sweep's, kept */
             for (int k = w->nactive - 1; k > 0; k--) {
                 rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
@@ -496,7 +501,7 @@ rc_status rcn_nsgs_solve(rc_world *w, int *iters, double *res_out, int *worst)
             if (s != RC_OK) break;
         }
         it++;
-        if (s == RC_OK && (it % w->sim.solver.check_every == 0 || it == w->sim.solver.max_iter))
+        if (s == RC_OK && (it % opt->check_every == 0 || it == opt->max_iter))
             s = rcn_nsgs_residual(w, nb, worst, &res);
     }
 done:
@@ -504,7 +509,7 @@ done:
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }
-    w->stats.local_solves += (long)it * w->nactive;
+    rep->local_solves = (long)it * w->nactive;
     *iters = it;
     *res_out = res;
     return s;

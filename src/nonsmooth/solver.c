@@ -5,19 +5,9 @@
  */
 #include "nonsmooth/nonsmooth.h"
 
-static rc_status nsgs(rc_world *w, rcn_report *r)
-{
-    return rcn_nsgs_solve(w, &r->iterations, &r->residual, &r->worst);
-}
-
-static rc_status uzawa(rc_world *w, rcn_report *r)
-{
-    return rcn_uzawa_solve(w, &r->iterations, &r->residual, &r->worst);
-}
-
 static const rcn_solver solvers[] = {
-    { "nsgs", nsgs },     /* RC_SOLVER_NSGS: nonsmooth Gauss--Seidel (nsgs.c) */
-    { "uzawa", uzawa },   /* RC_SOLVER_UZAWA: accelerated Uzawa (nsgs.c) */
+    { "nsgs", rcn_nsgs_solve },     /* RC_SOLVER_NSGS: nonsmooth Gauss--Seidel (nsgs.c) */
+    { "uzawa", rcn_uzawa_solve },   /* RC_SOLVER_UZAWA: accelerated Uzawa (uzawa.c) */
 };
 
 const rcn_solver *rcn_solver_of(rc_solver_method method)

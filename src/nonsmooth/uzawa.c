@@ -73,8 +73,13 @@ static double uzawa_lambda_max(rc_world *w)
  * pi^2 / 40^2) 200 000 iterations leave 6e-10; the accelerated one needs
  * about sqrt(kappa), 4 008 iterations there. w->V holds V(p_k) (the residual is evaluated there),
  * w->vfree V(y_k), w->uz_y the y_k. Slower than NSGS; the paper's solver. */
-rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
+rc_status rcn_uzawa_solve(const rcn_problem *pb, rcn_report *rep)
 {
+    rc_world *w = pb->w;
+    const rc_solver_def *opt = pb->opt;
+    int *iters = &rep->iterations, *worst = &rep->worst;
+    double *res_out = &rep->residual;
+    rep->parallel = 0;
     rcn_nsgs_attach(w);
     double nb = w->contact_b2;   /* sum of |b|^2 over the active contacts (scheme.c) */
     for (int i = 0; i < w->njoints; i++)
@@ -82,8 +87,8 @@ rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
     nb = sqrt(nb);
 
     const double lmax = uzawa_lambda_max(w);
-    const double rho = lmax > 0.0 ? w->sim.solver.relax / lmax : 0.0;
-    const int accel = w->sim.solver.accelerate && w->njoints == 0;
+    const double rho = lmax > 0.0 ? opt->relax / lmax : 0.0;
+    const int accel = opt->accelerate && w->njoints == 0;
     double *Vy = w->vfree, *Y = NULL, tk = 1.0;
     if (accel) {
         RC_CHECK(rcb_arena_array(&w->work, (void **)&w->uz_y, 2LL * w->ncontacts, sizeof(double), "Uzawa extrapolation"));
@@ -99,7 +104,7 @@ rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
     double res;
     int it = 0;
     rc_status s = rcn_nsgs_residual(w, nb, worst, &res);
-    while (s == RC_OK && res > w->sim.solver.tol && it < w->sim.solver.max_iter && !rc_interrupt_requested()) {
+    while (s == RC_OK && res > opt->tol && it < opt->max_iter && !rc_interrupt_requested()) {
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         for (int k = 0; k < w->nactive && s == RC_OK; k++) {   /* Jacobi: every p from the same V */
             rc_contact *c = &w->contacts[w->active[k]];
@@ -139,7 +144,7 @@ rc_status rcn_uzawa_solve(rc_world *w, int *iters, double *res_out, int *worst)
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }
-    w->stats.local_solves += (long)it * w->nactive;
+    rep->local_solves = (long)it * w->nactive;
     *iters = it;
     *res_out = res;
     return s;
