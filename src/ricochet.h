@@ -393,6 +393,11 @@ typedef struct rc_law_def {
 
 RC_API rc_law_def rc_default_law_def(void);
 RC_API rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
+/* The checks of rc_law_create without a world (a front end checking its
+ * arguments): RC_OK, or RC_ERR_ARG with "WHAT: 'e' must be in [0, 1] (got
+ * 1.5)"; what NULL: the law's name or "law". The rc_*_def_check functions
+ * below are the only place the definitions' ranges are checked. */
+RC_API rc_status rc_law_def_check(const rc_law_def *def, const char *what);
 /* The law of the pairs that no rule names (initially law 0, made from the
  * world def's default_e / default_mu). */
 RC_API rc_status rc_world_set_default_law(rc_world *w, int law);

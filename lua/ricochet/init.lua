@@ -60,7 +60,7 @@ local check = require "ricochet.check"
 local raise, fail, isfinite, show, showkey = check.raise, check.fail, check.isfinite, check.show, check.showkey
 local check_keys, check_table, REQUIRED = check.check_keys, check.check_table, check.REQUIRED
 local number, integer, positive, nonneg, in01 = check.number, check.integer, check.positive, check.nonneg, check.in01
-local boolean, opt_name, option, vec, check_fn = check.boolean, check.opt_name, check.option, check.vec, check.check_fn
+local boolean, opt_name, option, vec, check_fn, c_check = check.boolean, check.opt_name, check.option, check.vec, check.check_fn, check.c_check
 
 ------------------------------------------------------------------ options from the command line
 
@@ -440,10 +440,10 @@ function Law:set(t)
     if self.type == "custom" then fail(fname, "law '%s' is written in Lua: change its params table instead", self.name) end
     check_table(fname, t, "law:set{ mu = 0.2 }")
     check_keys(fname, t, self.type == "moreau" and { "e", "mu", "e_t" } or { "e", "mu" })
-    local e = in01(fname, "e", number(fname, "e", t.e, self.e))
-    local mu = nonneg(fname, "mu", number(fname, "mu", t.mu, self.mu))
-    local et = number(fname, "e_t", t.e_t, self.e_t or 0)
-    if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+    local e = number(fname, "e", t.e, self.e)
+    local mu = number(fname, "mu", t.mu, self.mu)
+    local et = number(fname, "e_t", t.e_t, self.e_t or core.defaults.law.e_t)
+    c_check("law", fname, { type = self.type, e = e, mu = mu, e_t = et })
     for w, id in pairs(rawget(self, "_worlds") or {}) do
         local c = rawget(w, "_c")
         if core.is_open(c) then

@@ -6,7 +6,8 @@
  * callbacks), lrc_model.c (world, bodies, shapes, built-in laws),
  * lrc_laws.c (laws written in Lua, custom laws, rules), lrc_mechanisms.c
  * (joints, springs, linear bodies, gaps), lrc_sim.c (simulation, contacts,
- * output, VTK, misc).
+ * output, VTK, misc), lrc_defs.c (the definitions' defaults and range
+ * checks, read from the kernel).
  */
 #ifndef RC_LRC_H
 #define RC_LRC_H
@@ -196,6 +197,11 @@ int lrc_spring_create(lua_State *L);
 int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
+
+/* lrc_defs.c */
+int lrc_defaults(lua_State *L);
+int lrc_check_def(lua_State *L);
+void lrc_law_def_read(lua_State *L, int t, rc_law_def *def);
 
 /* lrc_sim.c */
 int lrc_configure(lua_State *L);

@@ -95,6 +95,7 @@ static const luaL_Reg core_funcs[] = {
     { "progress_end", lrc_progress_end },
     { "progress", lrc_progress },
     { "stderr_is_tty", lrc_stderr_is_tty },
+    { "check_def", lrc_check_def },
     { NULL, NULL }
 };
 
@@ -130,5 +131,7 @@ int luaopen_ricochet_core(lua_State *L)
     lua_setfield(L, -2, "MIN_H");
     lua_pushnumber(L, RC_MAX_H);
     lua_setfield(L, -2, "MAX_H");
+    lrc_defaults(L);   /* the kernel's defaults, once (lrc_defs.c) */
+    lua_setfield(L, -2, "defaults");
     return 1;
 }

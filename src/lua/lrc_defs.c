@@ -1,0 +1,73 @@
+/* lrc_defs.c -- ricochet.core: the definitions' defaults and range checks,
+ * read from the kernel (lua_ricochet.c has the overview).
+ *
+ * The kernel is the one source of both: core.defaults is built once, at load
+ * time, from the rc_default_*_def() functions, and core.check_def(kind, what,
+ * t) runs the kernel's rc_*_def_check on the definition t, with what (the
+ * Lua function's name, e.g. "rc.newton") as the message's prefix. The Lua
+ * side (the files of lua/ricochet/) checks keys and types, fills absent keys from
+ * core.defaults and raises check_def's message at the user's script line
+ * (check.c_check). */
+#include "lrc.h"
+
+/* ---------------------------------------------------------------- defaults */
+
+static void push_law_defaults(lua_State *L)
+{
+    rc_law_def d = rc_default_law_def();
+    lua_newtable(L);
+    lrc_set_num(L, "e", d.e);
+    lrc_set_num(L, "mu", d.mu);
+    lrc_set_num(L, "e_t", d.e_t);
+    lua_pushstring(L, d.generic ? "generic" : "exact");
+    lua_setfield(L, -2, "local_solver");
+}
+
+/* core.defaults: { law = {...}, ... } (a new table each call; luaopen stores one) */
+int lrc_defaults(lua_State *L)
+{
+    lua_newtable(L);
+    push_law_defaults(L);
+    lua_setfield(L, -2, "law");
+    return 1;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static const char *const law_types[] = { "newton", "moreau", "fremond", NULL };
+static const rc_law_type law_codes[] = { RC_LAW_NEWTON_COULOMB, RC_LAW_MOREAU, RC_LAW_FREMOND };
+
+/* A built-in law's definition from { type, e, mu, e_t } (absent: the defaults). */
+void lrc_law_def_read(lua_State *L, int t, rc_law_def *def)
+{
+    *def = rc_default_law_def();
+    lua_getfield(L, t, "type");
+    def->type = law_codes[luaL_checkoption(L, -1, NULL, law_types)];
+    lua_pop(L, 1);
+    def->e = lrc_field_num(L, t, "e", def->e);
+    def->mu = lrc_field_num(L, t, "mu", def->mu);
+    def->e_t = lrc_field_num(L, t, "e_t", def->e_t);
+}
+
+static rc_status check_law(lua_State *L, const char *what)
+{
+    rc_law_def def;
+    lrc_law_def_read(L, 3, &def);
+    return rc_law_def_check(&def, what);
+}
+
+/* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
+int lrc_check_def(lua_State *L)
+{
+    static const char *const kinds[] = { "law", NULL };
+    int kind = luaL_checkoption(L, 1, NULL, kinds);
+    const char *what = luaL_checkstring(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    rc_status s = RC_OK;
+    switch (kind) {
+    case 0: s = check_law(L, what); break;
+    }
+    if (s == RC_OK) return 0;
+    lua_pushstring(L, rc_last_error());
+    return 1;
+}

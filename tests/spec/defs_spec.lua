@@ -1,0 +1,93 @@
+-- defs_spec.lua -- the definitions' defaults and range checks have one
+-- source, the kernel (src/lua/lrc_defs.c, docs/architecture.md "The Lua
+-- binding"): the Lua front end fills absent keys from core.defaults (built
+-- from the rc_default_*_def functions) and leaves the ranges to the kernel's
+-- rc_*_def_check (core.check_def), whose message reaches the user at the
+-- script line with the function's and the argument's names.
+local rc = require "ricochet"
+local core = rc.core
+
+-- Run src as a script chunk named "myscript"; return its error message.
+local function script_error(src)
+    local chunk = assert(load(src, "=myscript"))
+    local ok, err = pcall(chunk)
+    assert.is_false(ok, "the script did not fail")
+    return err
+end
+
+-- Run fn with core.defaults[kind][key] = value, then restore it.
+local function with_default(kind, key, value, fn)
+    local d = core.defaults[kind]
+    local old = d[key]
+    d[key] = value
+    local ok, err = pcall(fn)
+    d[key] = old
+    assert(ok, err)
+end
+
+-- Run fn with core.check_def replaced by stub, then restore it.
+local function with_check(stub, fn)
+    local old = core.check_def
+    core.check_def = stub
+    local ok, err = pcall(fn)
+    core.check_def = old
+    assert(ok, err)
+end
+
+local PRE = 'local rc = require "ricochet"\nlocal w = rc.world{}\n'
+
+describe("laws (rc.newton, rc.moreau, rc.fremond, law:set, rc.laws.make)", function()
+    it("the kernel's defaults (rc_default_law_def)", function()
+        assert.are.same({ e = 0, mu = 0, e_t = 0, local_solver = "exact" }, core.defaults.law)
+    end)
+
+    it("are the descriptors' defaults, read from core.defaults (not written twice)", function()
+        for _, make in ipairs{ rc.newton, rc.moreau, rc.fremond } do
+            local l = make{}
+            assert.are.equal(core.defaults.law.e, l.e)
+            assert.are.equal(core.defaults.law.mu, l.mu)
+            assert.are.equal(core.defaults.law.local_solver, l.local_solver)
+        end
+        assert.are.equal(core.defaults.law.e_t, rc.moreau{}.e_t)
+        with_default("law", "mu", 0.25, function()
+            assert.are.equal(0.25, rc.newton{}.mu)
+            assert.are.equal(0.25, rc.moreau{ e = 0.5 }.mu)
+        end)
+        with_default("law", "e", 0.75, function() assert.are.equal(0.75, rc.fremond{}.e) end)
+    end)
+
+    it("are range-checked by the kernel only", function()
+        -- the kernel's message, as core.check_def gives it
+        assert.are.equal("rc.newton: 'e' must be in [0, 1] (got 1.5)",
+                         core.check_def("law", "rc.newton", { type = "newton", e = 1.5 }))
+        assert.are.equal("rc.moreau: 'e_t' must be in [-1, 1] (got -1.0000000000000002)",
+                         core.check_def("law", "rc.moreau", { type = "moreau", e_t = -1.0000000000000002 }))
+        assert.is_nil(core.check_def("law", "rc.newton", { type = "newton", e = 1, mu = 0 }))
+        -- the front end raises what the kernel says ...
+        with_check(function(kind, fname, t)
+            if t.e == 0.5 then return fname .. ": from the kernel (" .. kind .. ")" end
+        end, function()
+            assert.are.equal("myscript:3: rc.newton: from the kernel (law)",
+                             script_error(PRE .. "local l = rc.newton{ e = 0.5 }\n"))
+        end)
+        -- ... and has no range check of its own
+        with_check(function() return nil end, function()
+            assert.are.equal(1.5, rc.newton{ e = 1.5 }.e)
+            assert.are.equal(-1, rc.moreau{ mu = -1 }.mu)
+            assert.are.equal(2, rc.moreau{ e_t = 2 }.e_t)
+        end)
+    end)
+
+    it("reach the user at the script line with the argument's name and value", function()
+        assert.are.equal("myscript:3: rc.newton: 'e' must be in [0, 1] (got 1.5)",
+                         script_error(PRE .. "local l = rc.newton{ e = 1.5 }\n"))
+        assert.are.equal("myscript:3: rc.fremond: 'mu' must be >= 0 (got -0.30000000000000004)",
+                         script_error(PRE .. "local l = rc.fremond{ mu = -(0.1 + 0.2) }\n"))
+        assert.are.equal("myscript:3: rc.moreau: 'e_t' must be in [-1, 1] (got 2)",
+                         script_error(PRE .. "local l = rc.moreau{ e_t = 2 }\n"))
+        assert.are.equal("myscript:4: law:set: 'mu' must be >= 0 (got -1)",
+                         script_error(PRE .. "local l = rc.newton{}\nl:set{ mu = -1 }\n"))
+        assert.are.equal("myscript:3: rc.laws.make: 'e_t' must be in [-1, 1] (got 3)",
+                         script_error(PRE .. "local l = rc.laws.make('moreau', { e_t = 3 })\n"))
+    end)
+end)
