@@ -352,6 +352,11 @@ typedef struct rc_shape_def {
 RC_API rc_shape_def rc_default_shape_def(void);
 /* body = a body id, or RC_GROUND for static obstacles (half-plane, segment). */
 RC_API rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
+/* The checks of rc_shape_create that do not depend on the world (radius,
+ * vertices: 3..16, counter-clockwise, strictly convex, winding once; the
+ * half-plane's normal nonzero, the segment's a != b): as rc_law_def_check,
+ * what NULL: the type's name ("disk", "polygon", ...). */
+RC_API rc_status rc_shape_def_check(const rc_shape_def *def, const char *what);
 RC_API int rc_shape_count(const rc_world *w);
 RC_API rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def);
 

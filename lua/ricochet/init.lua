@@ -540,14 +540,16 @@ function World:halfplane(t)
     if t == nil then t = {} end
     check_table(fname, t, "w:halfplane{ point = {0, 0}, normal = {0, 1} }")
     check_keys(fname, t, { "point", "normal", "group", "name" })
-    local p = vec(fname, "point", t.point, 2, "{x, y}", { 0, 0 })
-    local n = vec(fname, "normal", t.normal, 2, "{nx, ny}", { 0, 1 })
-    local len = math.sqrt(n[1] * n[1] + n[2] * n[2])
-    if not (len > 0) then fail(fname, "'normal' must be nonzero") end
-    return create_shape(fname, c, core.GROUND, {
-        type = "halfplane", point = p, normal = { n[1] / len, n[2] / len },
-        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
+    local D = core.defaults.shape
+    local d = c_check("shape", fname, {
+        type = "halfplane", point = vec(fname, "point", t.point, 2, "{x, y}", D.point),
+        normal = vec(fname, "normal", t.normal, 2, "{nx, ny}", D.normal),
+        group = integer(fname, "group", t.group, D.group), name = opt_name(fname, "name", t.name),
     })
+    local n = d.normal
+    local len = math.sqrt(n[1] * n[1] + n[2] * n[2])   -- (nonzero: checked by the kernel)
+    d.normal = { n[1] / len, n[2] / len }
+    return create_shape(fname, c, core.GROUND, d)
 end
 
 function World:segment(t)
@@ -556,14 +558,12 @@ function World:segment(t)
     local c = world_core(fname, self, true)
     check_table(fname, t, "w:segment{ a = {0, 0}, b = {1, 0} }")
     check_keys(fname, t, { "a", "b", "radius", "group", "name" })
-    local a = vec(fname, "a", t.a, 2, "{x, y}")
-    local b = vec(fname, "b", t.b, 2, "{x, y}")
-    if a[1] == b[1] and a[2] == b[2] then fail(fname, "'a' and 'b' must differ") end
-    return create_shape(fname, c, core.GROUND, {
-        type = "segment", a = a, b = b,
-        radius = nonneg(fname, "radius", number(fname, "radius", t.radius, 0)),
-        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
-    })
+    local D = core.defaults.shape
+    return create_shape(fname, c, core.GROUND, c_check("shape", fname, {
+        type = "segment", a = vec(fname, "a", t.a, 2, "{x, y}"), b = vec(fname, "b", t.b, 2, "{x, y}"),
+        radius = number(fname, "radius", t.radius, D.segment_radius),
+        group = integer(fname, "group", t.group, D.group), name = opt_name(fname, "name", t.name),
+    }))
 end
 
 -- w:obstacle{ shape, at = {x, y}, angle = 0 }: a fixed disk or polygon (a
@@ -582,12 +582,12 @@ function World:obstacle(t)
     if d.type ~= "disk" and d.type ~= "polygon" then
         fail(fname, "'shape' must be a disk, box or polygon (got %s: points belong to bodies)", d.kind)
     end
-    local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })
+    local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })   -- (the placement: not a kernel definition)
     local a = number(fname, "angle", t.angle, 0)
     local cs, sn = math.cos(a), math.sin(a)
     local function place(p) return { at[1] + cs * p[1] - sn * p[2], at[2] + sn * p[1] + cs * p[2] } end
     local def = { type = d.type, radius = d.radius,
-                  group = integer(fname, "group", t.group, d.group or 0),
+                  group = integer(fname, "group", t.group, d.group),
                   name = opt_name(fname, "name", t.name) or d.name }
     if d.type == "disk" then def.offset = place(d.offset)
     else

@@ -203,6 +203,11 @@ int lrc_defaults(lua_State *L);
 int lrc_check_def(lua_State *L);
 void lrc_law_def_read(lua_State *L, int t, rc_law_def *def);
 
+/* lrc_model.c: a definition read from a Lua table (for creation and checks) */
+void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def);
+/* the radius of a segment without one (rc_default_shape_def's 0.5 is a disk's) */
+#define LRC_SEGMENT_RADIUS 0.0
+
 /* lrc_sim.c */
 int lrc_configure(lua_State *L);
 int lrc_sim_def(lua_State *L);

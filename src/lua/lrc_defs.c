@@ -23,12 +23,26 @@ static void push_law_defaults(lua_State *L)
     lua_setfield(L, -2, "local_solver");
 }
 
+static void push_shape_defaults(lua_State *L)
+{
+    rc_shape_def d = rc_default_shape_def();
+    lua_newtable(L);
+    lrc_set_num(L, "radius", d.radius);   /* a disk's (the Lua descriptors require it) */
+    lrc_set_vec(L, "offset", d.offset, 2);
+    lrc_set_vec(L, "point", d.point, 2);
+    lrc_set_vec(L, "normal", d.normal, 2);
+    lrc_set_int(L, "group", d.group);
+    lrc_set_num(L, "segment_radius", LRC_SEGMENT_RADIUS);
+}
+
 /* core.defaults: { law = {...}, ... } (a new table each call; luaopen stores one) */
 int lrc_defaults(lua_State *L)
 {
     lua_newtable(L);
     push_law_defaults(L);
     lua_setfield(L, -2, "law");
+    push_shape_defaults(L);
+    lua_setfield(L, -2, "shape");
     return 1;
 }
 
@@ -56,16 +70,24 @@ static rc_status check_law(lua_State *L, const char *what)
     return rc_law_def_check(&def, what);
 }
 
+static rc_status check_shape(lua_State *L, const char *what)
+{
+    rc_shape_def def;
+    lrc_shape_def_read(L, 3, &def);
+    return rc_shape_def_check(&def, what);
+}
+
 /* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
 int lrc_check_def(lua_State *L)
 {
-    static const char *const kinds[] = { "law", NULL };
+    static const char *const kinds[] = { "law", "shape", NULL };
     int kind = luaL_checkoption(L, 1, NULL, kinds);
     const char *what = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     rc_status s = RC_OK;
     switch (kind) {
     case 0: s = check_law(L, what); break;
+    case 1: s = check_shape(L, what); break;
     }
     if (s == RC_OK) return 0;
     lua_pushstring(L, rc_last_error());

@@ -91,3 +91,57 @@ describe("laws (rc.newton, rc.moreau, rc.fremond, law:set, rc.laws.make)", funct
                          script_error(PRE .. "local l = rc.laws.make('moreau', { e_t = 3 })\n"))
     end)
 end)
+
+describe("shapes (rc.disk, rc.box, rc.polygon, rc.point, world:halfplane, world:segment)", function()
+    it("the kernel's defaults (rc_default_shape_def; a segment's radius: the binding's)", function()
+        assert.are.same({ radius = 0.5, offset = { 0, 0 }, point = { 0, 0 }, normal = { 0, 1 }, group = 0,
+                          segment_radius = 0 }, core.defaults.shape)
+    end)
+
+    it("are the descriptors' defaults, read from core.defaults", function()
+        local d = rc.disk{ 0.5 }
+        assert.are.same(core.defaults.shape.offset, d.offset)
+        assert.are.equal(core.defaults.shape.group, d.group)
+        assert.are.same(core.defaults.shape.offset, rc.point{}.offset)
+        with_default("shape", "group", 7, function()
+            assert.are.equal(7, rc.disk{ 1 }.group)
+            assert.are.equal(7, rc.polygon{ vertices = { { 0, 0 }, { 1, 0 }, { 0, 1 } } }.group)
+            local w = rc.world{}
+            local id = w:segment{ a = { 0, 0 }, b = { 1, 0 } }
+            assert.are.equal(7, core.shape_def(w._c, id).group)
+        end)
+        with_default("shape", "offset", { 1, 2 }, function() assert.are.same({ 1, 2 }, rc.disk{ 1 }.offset) end)
+        with_default("shape", "normal", { 0, -2 }, function()
+            local w = rc.world{}
+            assert.are.same({ 0, -1 }, core.shape_def(w._c, w:halfplane{}).normal)
+        end)
+        with_default("shape", "segment_radius", 0.125, function()
+            local w = rc.world{}
+            assert.are.equal(0.125, core.shape_def(w._c, w:segment{ a = { 0, 0 }, b = { 1, 0 } }).radius)
+        end)
+    end)
+
+    it("are range-checked by the kernel only", function()
+        assert.are.equal("rc.polygon: 'vertices' must form a strictly convex polygon (not convex at vertex 3 {0.5, 0.5})",
+                         core.check_def("shape", "rc.polygon", { type = "polygon",
+                             vertices = { { 0, 0 }, { 1, 0 }, { 0.5, 0.5 }, { 1, 1 }, { 0, 1 } } }))
+        with_check(function() return nil end, function()
+            assert.are.equal(-1, rc.disk{ -1 }.radius)
+            assert.are.equal(2, #rc.polygon{ vertices = { { 0, 0 }, { 1, 0 } } }.vertices)
+        end)
+    end)
+
+    it("reach the user at the script line with the argument's name and value", function()
+        assert.are.equal("myscript:3: rc.disk: 'radius' must be > 0 (got -0.5)",
+                         script_error(PRE .. "local d = rc.disk{ -0.5 }\n"))
+        assert.are.equal("myscript:3: rc.polygon: 'vertices' must have 3 to 16 points (got 17)",
+                         script_error(PRE .. "local v = {} for i = 1, 17 do v[i] = { math.cos(i), math.sin(i) } end "
+                                      .. "local d = rc.polygon{ vertices = v }\n"))
+        assert.are.equal("myscript:3: rc.polygon: 'vertices' must be in counter-clockwise order (signed area -0.5 <= 0)",
+                         script_error(PRE .. "local d = rc.polygon{ vertices = { { 0, 0 }, { 0, 1 }, { 1, 0 } } }\n"))
+        assert.are.equal("myscript:3: world:segment: 'radius' must be >= 0 (got -0.25)",
+                         script_error(PRE .. "w:segment{ a = { 0, 0 }, b = { 1, 0 }, radius = -0.25 }\n"))
+        assert.are.equal("myscript:3: world:halfplane: 'normal' must be nonzero",
+                         script_error(PRE .. "w:halfplane{ normal = { 0, 0 } }\n"))
+    end)
+end)
