@@ -125,6 +125,10 @@ typedef struct rc_world_def {
 
 RC_API rc_world_def rc_default_world_def(void);
 RC_API rc_status rc_world_create(const rc_world_def *def, rc_world **out);
+/* The checks of rc_world_create (dim, |gravity|, margin, periodic, the
+ * default law's e and mu): RC_OK, or RC_ERR_ARG with "WHAT: 'margin' must be
+ * >= 0 (got -1)" (what NULL: "world"), as rc_law_def_check. */
+RC_API rc_status rc_world_def_check(const rc_world_def *def, const char *what);
 RC_API void rc_world_destroy(rc_world *w);
 
 /* Warnings (e.g. a step whose solver did not converge under policy "warn").
@@ -161,6 +165,10 @@ typedef rc_status (*rc_force_fn)(void *user, int body, double t,
 
 RC_API rc_body_def rc_default_body_def(void);
 RC_API rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id);
+/* The checks of rc_body_create that do not depend on the world (kind, mass
+ * and inertia > 0 with finite inverses, finite q, v, force, a nonempty name;
+ * not the name's uniqueness): as rc_law_def_check, what NULL: "body". */
+RC_API rc_status rc_body_def_check(const rc_body_def *def, const char *what);
 RC_API int rc_body_count(const rc_world *w);
 RC_API rc_status rc_body_find(const rc_world *w, const char *name, int *out_id);
 RC_API const char *rc_body_name(const rc_world *w, int id); /* NULL if unnamed/bad id */

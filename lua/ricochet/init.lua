@@ -363,25 +363,21 @@ function rc.world(t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.world{ gravity = {0, -9.81} }")
     check_keys(fname, t, { "dim", "gravity", "margin", "default_law", "periodic" })
-    local dim = integer(fname, "dim", t.dim, 2)
-    if dim ~= 2 then fail(fname, "'dim' must be 2 (got %s; 3 is not available yet)", show(t.dim)) end
-    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", { 0, 0 })
-    for i = 1, 2 do
-        if math.abs(g[i]) > rc.MAX_GRAVITY then
-            fail(fname, "'gravity[%d]' = %s is beyond the limit of %g in magnitude (velocities and energies would overflow)",
-                 i, show(g[i]), rc.MAX_GRAVITY)
-        end
-    end
-    local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
+    local D = core.defaults.world   -- the kernel's (rc_default_world_def); its checks: rc_world_def_check
+    local dim = integer(fname, "dim", t.dim, D.dim)
+    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", D.gravity)
+    local margin = number(fname, "margin", t.margin, D.margin)
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
     local periodic
     if t.periodic ~= nil then
         periodic = vec(fname, "periodic", t.periodic, 2, "{x0, x1}")
-        if not (periodic[1] < periodic[2]) then
+        -- {0, 0} means "none" to the kernel: given here, it is refused as any x0 >= x1
+        if periodic[1] == 0 and periodic[2] == 0 then
             fail(fname, "'periodic' must be {x0, x1} with x0 < x1 (got {%s, %s})", show(periodic[1]), show(periodic[2]))
         end
     end
+    c_check("world", fname, { dim = dim, gravity = g, margin = margin, periodic = periodic })
     local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic")
     local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin, periodic = periodic,
                                    e = builtin_newton and law and law.e or 0, mu = builtin_newton and law and law.mu or 0 }
@@ -480,15 +476,14 @@ function World:body(t)
     check_keys(fname, t, BODY_KEYS)
     local name = opt_name(fname, "name", t.name)
     option(fname, "kind", t.kind, "rigid2d", { "rigid2d" })
-    local mass = positive(fname, "mass", number(fname, "mass", t.mass, REQUIRED))
-    local inertia = positive(fname, "inertia", number(fname, "inertia", t.inertia, REQUIRED))
-    for _, k in ipairs { "mass", "inertia" } do
-        local x = k == "mass" and mass or inertia
-        if not isfinite(1 / x) then fail(fname, "'%s' = %s is too small: 1/%s is not a finite number", k, show(x), k) end
-    end
-    local q = vec(fname, "q", t.q, 3, "{x, y, theta}", { 0, 0, 0 })
-    local v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", { 0, 0, 0 })
-    local force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", { 0, 0, 0 })
+    local D = core.defaults.body   -- the kernel's (rc_default_body_def); its checks: rc_body_def_check
+    local def = {
+        name = name,   -- (mass and inertia have no default here: required)
+        mass = number(fname, "mass", t.mass, REQUIRED), inertia = number(fname, "inertia", t.inertia, REQUIRED),
+        q = vec(fname, "q", t.q, 3, "{x, y, theta}", D.q), v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", D.v),
+        force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", D.force),
+    }
+    c_check("body", fname, def)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     local shapes = {}
     if t.shape ~= nil and t.shapes ~= nil then fail(fname, "give either 'shape' or 'shapes', not both") end
@@ -507,7 +502,7 @@ function World:body(t)
         for i = 1, n do shapes[i] = check_shape(fname, fmt("shapes[%d]", i), t.shapes[i]) end
     end
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    local id, msg = core.body_create(c, { name = name, mass = mass, inertia = inertia, q = q, v = v, force = force })
+    local id, msg = core.body_create(c, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
     if name then self._by_name[name] = body end

@@ -205,6 +205,8 @@ void lrc_law_def_read(lua_State *L, int t, rc_law_def *def);
 
 /* lrc_model.c: a definition read from a Lua table (for creation and checks) */
 void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def);
+void lrc_world_def_read(lua_State *L, int t, rc_world_def *def);
+void lrc_body_def_read(lua_State *L, int t, rc_body_def *def);
 /* the radius of a segment without one (rc_default_shape_def's 0.5 is a disk's) */
 #define LRC_SEGMENT_RADIUS 0.0
 

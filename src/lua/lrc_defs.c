@@ -35,6 +35,26 @@ static void push_shape_defaults(lua_State *L)
     lrc_set_num(L, "segment_radius", LRC_SEGMENT_RADIUS);
 }
 
+static void push_world_defaults(lua_State *L)
+{
+    rc_world_def d = rc_default_world_def();
+    lua_newtable(L);
+    lrc_set_int(L, "dim", d.dim);
+    lrc_set_vec(L, "gravity", d.gravity, 2);   /* planar: {gx, gy} */
+    lrc_set_num(L, "margin", d.contact_margin);
+}
+
+static void push_body_defaults(lua_State *L)
+{
+    rc_body_def d = rc_default_body_def();
+    lua_newtable(L);
+    lrc_set_num(L, "mass", d.mass);   /* (the Lua API requires mass and inertia) */
+    lrc_set_num(L, "inertia", d.inertia);
+    lrc_set_vec(L, "q", d.q, 3);
+    lrc_set_vec(L, "v", d.v, 3);
+    lrc_set_vec(L, "force", d.force, 3);
+}
+
 /* core.defaults: { law = {...}, ... } (a new table each call; luaopen stores one) */
 int lrc_defaults(lua_State *L)
 {
@@ -43,6 +63,10 @@ int lrc_defaults(lua_State *L)
     lua_setfield(L, -2, "law");
     push_shape_defaults(L);
     lua_setfield(L, -2, "shape");
+    push_world_defaults(L);
+    lua_setfield(L, -2, "world");
+    push_body_defaults(L);
+    lua_setfield(L, -2, "body");
     return 1;
 }
 
@@ -77,10 +101,24 @@ static rc_status check_shape(lua_State *L, const char *what)
     return rc_shape_def_check(&def, what);
 }
 
+static rc_status check_world(lua_State *L, const char *what)
+{
+    rc_world_def def;
+    lrc_world_def_read(L, 3, &def);
+    return rc_world_def_check(&def, what);
+}
+
+static rc_status check_body(lua_State *L, const char *what)
+{
+    rc_body_def def;
+    lrc_body_def_read(L, 3, &def);
+    return rc_body_def_check(&def, what);
+}
+
 /* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
 int lrc_check_def(lua_State *L)
 {
-    static const char *const kinds[] = { "law", "shape", NULL };
+    static const char *const kinds[] = { "law", "shape", "world", "body", NULL };
     int kind = luaL_checkoption(L, 1, NULL, kinds);
     const char *what = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -88,6 +126,8 @@ int lrc_check_def(lua_State *L)
     switch (kind) {
     case 0: s = check_law(L, what); break;
     case 1: s = check_shape(L, what); break;
+    case 2: s = check_world(L, what); break;
+    case 3: s = check_body(L, what); break;
     }
     if (s == RC_OK) return 0;
     lua_pushstring(L, rc_last_error());

@@ -4,20 +4,29 @@
 
 /* ---------------------------------------------------------------- world */
 
+/* A world's definition from { dim, gravity = {gx, gy}, margin, e, mu, periodic = {x0, x1} }
+ * (absent: the defaults). */
+void lrc_world_def_read(lua_State *L, int t, rc_world_def *def)
+{
+    *def = rc_default_world_def();
+    lua_Integer dim = lrc_field_int(L, t, "dim", def->dim);
+    def->dim = dim < INT_MIN || dim > INT_MAX ? 0 : (int)dim;   /* 0: refused by the kernel */
+    double g[2] = { def->gravity[0], def->gravity[1] };
+    lrc_field_vec(L, t, "gravity", g, 2);
+    def->gravity[0] = g[0];
+    def->gravity[1] = g[1];
+    def->contact_margin = lrc_field_num(L, t, "margin", def->contact_margin);
+    def->default_e = lrc_field_num(L, t, "e", def->default_e);
+    def->default_mu = lrc_field_num(L, t, "mu", def->default_mu);
+    lrc_field_vec(L, t, "periodic", def->periodic_x, 2);
+}
+
 /* world_new{ dim, gravity = {gx, gy}, margin, e, mu, periodic = {x0, x1} } -> world | nil, msg, status */
 int lrc_world_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    rc_world_def def = rc_default_world_def();
-    def.dim = (int)lrc_field_int(L, 1, "dim", def.dim);
-    double g[2] = { def.gravity[0], def.gravity[1] };
-    lrc_field_vec(L, 1, "gravity", g, 2);
-    def.gravity[0] = g[0];
-    def.gravity[1] = g[1];
-    def.contact_margin = lrc_field_num(L, 1, "margin", def.contact_margin);
-    def.default_e = lrc_field_num(L, 1, "e", def.default_e);
-    def.default_mu = lrc_field_num(L, 1, "mu", def.default_mu);
-    lrc_field_vec(L, 1, "periodic", def.periodic_x, 2);
+    rc_world_def def;
+    lrc_world_def_read(L, 1, &def);
 
     lrc_world *lw = (lrc_world *)lua_newuserdatauv(L, sizeof *lw, 0);
     memset(lw, 0, sizeof *lw);
@@ -121,18 +130,25 @@ int lrc_warnings(lua_State *L)
 
 /* ---------------------------------------------------------------- bodies */
 
+/* A rigid body's definition from { name, mass, inertia, q, v, force } (absent: the defaults). */
+void lrc_body_def_read(lua_State *L, int t, rc_body_def *def)
+{
+    *def = rc_default_body_def();
+    def->name = lrc_field_str(L, t, "name");
+    def->mass = lrc_field_num(L, t, "mass", def->mass);
+    def->inertia = lrc_field_num(L, t, "inertia", def->inertia);
+    lrc_field_vec(L, t, "q", def->q, 3);
+    lrc_field_vec(L, t, "v", def->v, 3);
+    lrc_field_vec(L, t, "force", def->force, 3);
+}
+
 /* body_create(world, { name, mass, inertia, q, v, force }) -> id | nil, msg, status */
 int lrc_body_create(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_body_def def = rc_default_body_def();
-    def.name = lrc_field_str(L, 2, "name");
-    def.mass = lrc_field_num(L, 2, "mass", def.mass);
-    def.inertia = lrc_field_num(L, 2, "inertia", def.inertia);
-    lrc_field_vec(L, 2, "q", def.q, 3);
-    lrc_field_vec(L, 2, "v", def.v, 3);
-    lrc_field_vec(L, 2, "force", def.force, 3);
+    rc_body_def def;
+    lrc_body_def_read(L, 2, &def);
     int id = -1;
     rc_status s = rc_body_create(lw->w, &def, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);

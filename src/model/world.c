@@ -142,30 +142,45 @@ void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user)
     w->warn_user = fn ? user : NULL;
 }
 
+rc_status rc_world_def_check(const rc_world_def *def, const char *what)
+{
+    char got[2][RCB_SHOW_SIZE];
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_world_def_check: 'def' is NULL");
+    if (!what) what = "world";
+    const rc_world_def *d = def;
+    if (d->dim != 2)
+        return rc_set_error(RC_ERR_ARG, "%s: 'dim' must be 2 (got %d; 3 is not available yet)", what, d->dim);
+    for (int i = 0; i < 3; i++) {
+        if (!rcb_finite(d->gravity[i]))
+            return rc_set_error(RC_ERR_ARG, "%s: 'gravity' must be finite", what);
+        if (fabs(d->gravity[i]) > RC_MAX_GRAVITY)
+            return rc_set_error(RC_ERR_ARG, "%s: 'gravity[%d]' = %s is beyond the limit of %g in magnitude "
+                                "(velocities and energies would overflow)", what, i + 1, rcb_show(got[0], d->gravity[i]),
+                                RC_MAX_GRAVITY);
+    }
+    if (!rcb_finite(d->contact_margin) || d->contact_margin < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'margin' must be >= 0 (got %s)", what, rcb_show(got[0], d->contact_margin));
+    if (!rcb_finite(d->periodic_x[0]) || !rcb_finite(d->periodic_x[1])
+        || (d->periodic_x[1] <= d->periodic_x[0] && (d->periodic_x[0] != 0.0 || d->periodic_x[1] != 0.0)))
+        return rc_set_error(RC_ERR_ARG, "%s: 'periodic' must be {x0, x1} with x0 < x1 (got {%s, %s})", what,
+                            rcb_show(got[0], d->periodic_x[0]), rcb_show(got[1], d->periodic_x[1]));
+    rc_law_def ld = rc_default_law_def();
+    ld.e = d->default_e;
+    ld.mu = d->default_mu;
+    char lwhat[160];
+    snprintf(lwhat, sizeof lwhat, "%s: default law", what);
+    return rcm_law_def_check(&ld, lwhat);
+}
+
 rc_status rc_world_create(const rc_world_def *def, rc_world **out)
 {
     if (!out) return rc_set_error(RC_ERR_ARG, "rc_world_create: 'out' is NULL");
     *out = NULL;
     rc_world_def d = def ? *def : rc_default_world_def();
-    if (d.dim != 2)
-        return rc_set_error(RC_ERR_ARG, "world: 'dim' must be 2 (got %d; 3 is not available yet)", d.dim);
-    for (int i = 0; i < 3; i++) {
-        if (!rcb_finite(d.gravity[i]))
-            return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
-        if (fabs(d.gravity[i]) > RC_MAX_GRAVITY)
-            return rc_set_error(RC_ERR_ARG, "world: 'gravity[%d]' = %g is beyond the limit of %g in magnitude "
-                                "(velocities and energies would overflow)", i + 1, d.gravity[i], RC_MAX_GRAVITY);
-    }
-    if (!rcb_finite(d.contact_margin) || d.contact_margin < 0.0)
-        return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
-    if (!rcb_finite(d.periodic_x[0]) || !rcb_finite(d.periodic_x[1])
-        || (d.periodic_x[1] <= d.periodic_x[0] && (d.periodic_x[0] != 0.0 || d.periodic_x[1] != 0.0)))
-        return rc_set_error(RC_ERR_ARG, "world: 'periodic' must be {x0, x1} with x0 < x1, finite (got {%g, %g})",
-                            d.periodic_x[0], d.periodic_x[1]);
+    RC_CHECK(rc_world_def_check(&d, "world"));
     rc_law_def ld = rc_default_law_def();
     ld.e = d.default_e;
     ld.mu = d.default_mu;
-    RC_CHECK(rcm_law_def_check(&ld, "world: default law"));
 
     rc_world *w = rcb_malloc(sizeof *w);
     if (!w) return rc_set_error(RC_ERR_NOMEM, "out of memory");

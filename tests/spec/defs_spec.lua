@@ -145,3 +145,58 @@ describe("shapes (rc.disk, rc.box, rc.polygon, rc.point, world:halfplane, world:
                          script_error(PRE .. "w:halfplane{ normal = { 0, 0 } }\n"))
     end)
 end)
+
+describe("worlds and bodies (rc.world, world:body)", function()
+    it("the kernel's defaults (rc_default_world_def, rc_default_body_def)", function()
+        assert.are.same({ dim = 2, gravity = { 0, 0 }, margin = 0.01 }, core.defaults.world)
+        assert.are.same({ mass = 1, inertia = 1, q = { 0, 0, 0 }, v = { 0, 0, 0 }, force = { 0, 0, 0 } },
+                        core.defaults.body)
+    end)
+
+    it("are the front end's defaults, read from core.defaults", function()
+        local w = rc.world{}
+        assert.are.same(core.defaults.world.gravity, w.gravity)
+        assert.are.equal(core.defaults.world.margin, w.margin)
+        with_default("world", "margin", 0.125, function() assert.are.equal(0.125, rc.world{}.margin) end)
+        with_default("world", "gravity", { 0, -1 }, function() assert.are.same({ 0, -1 }, rc.world{}.gravity) end)
+        with_default("body", "q", { 1, 2, 3 }, function()
+            local b = rc.world{}:body{ mass = 1, inertia = 1 }
+            assert.are.same({ 1, 2, 3 }, b:q())
+        end)
+        with_default("body", "force", { 0, -2, 0 }, function()
+            assert.are.same({ 0, -2, 0 }, rc.world{}:body{ mass = 1, inertia = 1 }:force())
+        end)
+    end)
+
+    it("are range-checked by the kernel only", function()
+        -- (the kernel shows a value as the front end does: check.show)
+        assert.are.equal("world:body: 'inertia' = " .. require("ricochet.check").show(1e-320)
+                         .. " is too small: 1/inertia is not a finite number",
+                         core.check_def("body", "world:body", { mass = 1, inertia = 1e-320 }))
+        assert.are.equal("rc.world: 'gravity[2]' = -10000000000000 is beyond the limit of 1e+12 in magnitude "
+                         .. "(velocities and energies would overflow)",
+                         core.check_def("world", "rc.world", { gravity = { 0, -1e13 } }))
+        with_check(function() return nil end, function()
+            -- no check in Lua: the world reaches the kernel's rc_world_create, which refuses it
+            local ok, err = pcall(rc.world, { margin = -1 })
+            assert.is_false(ok)
+            assert.matches("rc.world: world: 'margin' must be >= 0 (got -1)", err, 1, true)
+            local w = rc.world{}
+            ok, err = pcall(w.body, w, { mass = -1, inertia = 1 })
+            assert.is_false(ok)
+            assert.matches("world:body: body: 'mass' must be > 0 (got -1)", err, 1, true)
+        end)
+    end)
+
+    it("reach the user at the script line with the argument's name and value", function()
+        assert.are.equal("myscript:3: rc.world: 'margin' must be >= 0 (got -0.01)",
+                         script_error(PRE .. "local v = rc.world{ margin = -0.01 }\n"))
+        assert.are.equal("myscript:3: rc.world: 'dim' must be 2 (got 3; 3 is not available yet)",
+                         script_error(PRE .. "local v = rc.world{ dim = 3 }\n"))
+        assert.are.equal("myscript:3: world:body: 'inertia' must be > 0 (got 0)",
+                         script_error(PRE .. "local b = w:body{ mass = 1, inertia = 0 }\n"))
+        assert.are.equal("myscript:3: world:body: 'mass' = " .. require("ricochet.check").show(1e-310)
+                         .. " is too small: 1/mass is not a finite number",
+                         script_error(PRE .. "local b = w:body{ mass = 1e-310, inertia = 1 }\n"))
+    end)
+end)
