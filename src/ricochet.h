@@ -637,6 +637,11 @@ RC_API rc_sim_def rc_default_sim_def(void);
 /* The joint Jacobian a definition stands for (AUTO resolved by scheme). */
 RC_API rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def);
 RC_API rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
+/* The checks of rc_world_configure: RC_OK, or RC_ERR_ARG with "WHAT: 'h' must
+ * be > 0 (got 0)" for the step's settings and "WHAT: solver: 'tol' must be
+ * > 0 (got 0)" for the solver's (what NULL: "simulation: ..." and
+ * "solver: ..."), as rc_law_def_check. */
+RC_API rc_status rc_sim_def_check(const rc_sim_def *def, const char *what);
 RC_API rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
 /* The world's definition as created (gravity, margin, periodic cell...). */
 RC_API rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);

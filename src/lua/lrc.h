@@ -211,6 +211,9 @@ void lrc_body_def_read(lua_State *L, int t, rc_body_def *def);
 #define LRC_SEGMENT_RADIUS 0.0
 
 /* lrc_sim.c */
+void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def);
+void lrc_push_sim_defaults(lua_State *L);
+int lrc_joint_jacobian(lua_State *L);
 int lrc_configure(lua_State *L);
 int lrc_sim_def(lua_State *L);
 int lrc_step(lua_State *L);

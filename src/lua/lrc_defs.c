@@ -67,6 +67,8 @@ int lrc_defaults(lua_State *L)
     lua_setfield(L, -2, "world");
     push_body_defaults(L);
     lua_setfield(L, -2, "body");
+    lrc_push_sim_defaults(L);   /* (lrc_sim.c, beside the options' names) */
+    lua_setfield(L, -2, "sim");
     return 1;
 }
 
@@ -115,10 +117,17 @@ static rc_status check_body(lua_State *L, const char *what)
     return rc_body_def_check(&def, what);
 }
 
+static rc_status check_sim(lua_State *L, const char *what)
+{
+    rc_sim_def def;
+    lrc_sim_def_read(L, 3, &def);
+    return rc_sim_def_check(&def, what);
+}
+
 /* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
 int lrc_check_def(lua_State *L)
 {
-    static const char *const kinds[] = { "law", "shape", "world", "body", NULL };
+    static const char *const kinds[] = { "law", "shape", "world", "body", "sim", NULL };
     int kind = luaL_checkoption(L, 1, NULL, kinds);
     const char *what = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -128,6 +137,7 @@ int lrc_check_def(lua_State *L)
     case 1: s = check_shape(L, what); break;
     case 2: s = check_world(L, what); break;
     case 3: s = check_body(L, what); break;
+    case 4: s = check_sim(L, what); break;
     }
     if (s == RC_OK) return 0;
     lua_pushstring(L, rc_last_error());

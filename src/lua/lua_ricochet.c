@@ -96,6 +96,7 @@ static const luaL_Reg core_funcs[] = {
     { "progress", lrc_progress },
     { "stderr_is_tty", lrc_stderr_is_tty },
     { "check_def", lrc_check_def },
+    { "joint_jacobian", lrc_joint_jacobian },
     { NULL, NULL }
 };
 

@@ -312,75 +312,100 @@ void rcm_world_trim_model(rc_world *w)
 
 /* ---------------------------------------------------------------- simulation */
 
+/* The solver's settings; sv: the messages' prefix. */
+static rc_status check_solver(const rc_solver_def *d, const char *sv)
+{
+    char got[RCB_SHOW_SIZE];
+    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown method %d", sv, (int)d->method);
+    if (!rcb_finite(d->relax) || d->relax <= 0.0 || d->relax >= 2.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be in (0, 2) (got %s)", sv, rcb_show(got, d->relax));
+    if (d->threads < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' must be >= 1 (got %d)", sv, d->threads);
+    if (d->method == RC_SOLVER_UZAWA && d->accelerate && d->relax > 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)",
+                            sv, rcb_show(got, d->relax));
+    if (d->norm != RC_NORM_L2 && d->norm != RC_NORM_MAX)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'norm' %d", sv, (int)d->norm);
+    if (d->order != RC_ORDER_FIXED && d->order != RC_ORDER_RANDOM
+        && d->order != RC_ORDER_POSITION && d->order != RC_ORDER_COLOUR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'order' %d", sv, (int)d->order);
+    if (d->threads > 1 && d->order != RC_ORDER_COLOUR)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs order = \"colour\" (the %s order is sequential)",
+                            sv, d->threads, d->order == RC_ORDER_RANDOM ? "random"
+                            : d->order == RC_ORDER_POSITION ? "position" : "fixed");
+    if (d->threads > 1 && d->method != RC_SOLVER_NSGS)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)",
+                            sv, d->threads);
+    if (d->check_every < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'check_every' must be >= 1 (got %d)", sv, d->check_every);
+    if (!rcb_finite(d->tol) || d->tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'tol' must be > 0 (got %s)", sv, rcb_show(got, d->tol));
+    if (d->max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'max_iter' must be >= 1 (got %d)", sv, d->max_iter);
+    if (d->on_fail != RC_ON_FAIL_WARN && d->on_fail != RC_ON_FAIL_ERROR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'on_fail' %d", sv, (int)d->on_fail);
+    if (!rcb_finite(d->local_tol) || d->local_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'local_tol' must be >= 0 (got %s)", sv, rcb_show(got, d->local_tol));
+    if (d->local_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'local_max_iter' must be >= 1 (got %d)", sv, d->local_max_iter);
+    return RC_OK;
+}
+
+/* The step's settings (scheme, theta, h, ...); sw: the messages' prefix. */
+static rc_status check_step_settings(const rc_sim_def *def, const char *sw)
+{
+    char got[RCB_SHOW_SIZE];
+    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
+        && def->scheme != RC_SCHEME_MAURY)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'scheme' %d", sw, (int)def->scheme);
+    if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be in [0, 1] (got %s)", sw, rcb_show(got, def->theta));
+    if (def->scheme == RC_SCHEME_MAURY && def->theta != 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %s)", sw,
+                            rcb_show(got, def->theta));
+    if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be > 0 for moreau-jean-fremond (got 0: W = theta H M^-1 H^T vanishes)", sw);
+    if (!rcb_finite(def->h) || def->h <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' must be > 0 (got %s)", sw, rcb_show(got, def->h));
+    if (def->h < RC_MIN_H)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' = %s is below the limit of %g (runs would not end; "
+                            "forces = impulses / h would overflow)", sw, rcb_show(got, def->h), RC_MIN_H);
+    if (def->h > RC_MAX_H)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' = %s is above the limit of %g (positions and velocities "
+                            "would overflow)", sw, rcb_show(got, def->h), RC_MAX_H);
+    if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'activation' %d", sw, (int)def->activation);
+    if (!rcb_finite(def->gamma) || def->gamma < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'gamma' must be >= 0 (got %s)", sw, rcb_show(got, def->gamma));
+    if (!rcb_finite(def->persist_tol) || def->persist_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'persist_tol' must be >= 0 (got %s)", sw, rcb_show(got, def->persist_tol));
+    if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'work_check' %d", sw, (int)def->work_check);
+    if (!rcb_finite(def->work_tol) || def->work_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'work_tol' must be >= 0 (got %s)", sw, rcb_show(got, def->work_tol));
+    if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'joint_jacobian' %d", sw, (int)def->joint_jacobian);
+    if (!rcb_finite(def->project_tol) || def->project_tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_tol' must be > 0 (got %s)", sw, rcb_show(got, def->project_tol));
+    if (def->project_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_max_iter' must be >= 1 (got %d)", sw, def->project_max_iter);
+    return RC_OK;
+}
+
+rc_status rc_sim_def_check(const rc_sim_def *def, const char *what)
+{
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_sim_def_check: 'def' is NULL");
+    char sv[160];
+    snprintf(sv, sizeof sv, "%s%ssolver", what ? what : "", what ? ": " : "");
+    RC_CHECK(check_step_settings(def, what ? what : "simulation"));
+    return check_solver(&def->solver, sv);
+}
+
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
-    if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
-        && def->scheme != RC_SCHEME_MAURY)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
-    if (def->scheme == RC_SCHEME_MAURY && def->theta != 1.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
-    if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
-    if (!rcb_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
-    if (def->solver.method == RC_SOLVER_UZAWA && def->solver.accelerate && def->solver.relax > 1.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be <= 1 for the accelerated Uzawa (got %g; accelerate = false for the plain one)",
-                            def->solver.relax);
-    if (def->solver.norm != RC_NORM_L2 && def->solver.norm != RC_NORM_MAX)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'norm' %d", (int)def->solver.norm);
-    if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM
-        && def->solver.order != RC_ORDER_POSITION && def->solver.order != RC_ORDER_COLOUR)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'order' %d", (int)def->solver.order);
-    if (def->solver.threads < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' must be >= 1 (got %d)", def->solver.threads);
-    if (def->solver.threads > 1 && def->solver.method != RC_SOLVER_NSGS)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs the nsgs solver (uzawa runs on one thread)",
-                            def->solver.threads);
-    if (def->solver.threads > 1 && def->solver.order != RC_ORDER_COLOUR)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs order \"colour\" (the %s order is sequential)",
-                            def->solver.threads, def->solver.order == RC_ORDER_RANDOM ? "random"
-                            : def->solver.order == RC_ORDER_POSITION ? "position" : "fixed");
-    if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
-    if (def->scheme == RC_SCHEME_MOREAU_JEAN_FREMOND && def->theta == 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
-    if (!rcb_finite(def->h) || def->h <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
-    if (def->h < RC_MIN_H)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is below the limit of %g (runs would not end; "
-                            "forces = impulses / h would overflow)", def->h, RC_MIN_H);
-    if (def->h > RC_MAX_H)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is above the limit of %g (positions and velocities "
-                            "would overflow)", def->h, RC_MAX_H);
-    if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
-    if (!rcb_finite(def->gamma) || def->gamma < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'gamma' must be >= 0 (got %g)", def->gamma);
-    if (!rcb_finite(def->persist_tol) || def->persist_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'persist_tol' must be >= 0 (got %g)", def->persist_tol);
-    if (!rcb_finite(def->solver.tol) || def->solver.tol <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
-    if (def->solver.check_every < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'check_every' must be >= 1 (got %d)", def->solver.check_every);
-    if (def->solver.max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
-    if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
-    if (!rcb_finite(def->solver.local_tol) || def->solver.local_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be >= 0 (0: automatic) (got %g)", def->solver.local_tol);
-    if (def->solver.local_max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
-    if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
-    if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'joint_jacobian' %d", (int)def->joint_jacobian);
-    if (!rcb_finite(def->project_tol) || def->project_tol <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'project_tol' must be > 0 (got %g)", def->project_tol);
-    if (def->project_max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'project_max_iter' must be >= 1 (got %d)", def->project_max_iter);
-    if (!rcb_finite(def->work_tol) || def->work_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
+    RC_CHECK(rc_sim_def_check(def, NULL));
     if (def->solver.threads > 1 && !rc_openmp())
         rcm_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);

@@ -200,3 +200,63 @@ describe("worlds and bodies (rc.world, world:body)", function()
                          script_error(PRE .. "local b = w:body{ mass = 1e-310, inertia = 1 }\n"))
     end)
 end)
+
+describe("simulation options (world:simulation)", function()
+    it("the kernel's defaults (rc_default_sim_def)", function()
+        assert.are.same({
+            scheme = "moreau-jean", theta = 0.5, h = 1e-3, activation = "anticipate", gamma = 0.5, persist_tol = 1e-9,
+            solver = "nsgs", relax = 1, order = "fixed", seed = 1, check_every = 1, tol = 1e-10, max_iter = 1000,
+            on_fail = "warn", warm_start = true, local_tol = 0, local_max_iter = 200, threads = 1,
+            adaptive_threads = true, norm = "l2", accelerate = true, work_check = "record", work_tol = 1e-12,
+            joint_jacobian = "auto", project_joints = false, project_tol = 1e-12, project_max_iter = 50,
+        }, core.defaults.sim)
+    end)
+
+    it("are the simulation's defaults, read from core.defaults", function()
+        local sim = rc.world{}:simulation{}
+        for k, v in pairs(core.defaults.sim) do
+            if k ~= "joint_jacobian" then assert.are.equal(v, sim[k], k) end
+        end
+        assert.are.equal("end", sim.joint_jacobian)   -- "auto", resolved by the kernel
+        for k, v in pairs{ h = 0.25, tol = 1e-6, max_iter = 7, persist_tol = 0, on_fail = "error", norm = "max" } do
+            with_default("sim", k, v, function() assert.are.equal(v, rc.world{}:simulation{}[k], k) end)
+        end
+    end)
+
+    it("take the joints' Jacobian the kernel chooses (rc_sim_joint_jacobian)", function()
+        local w = rc.world{}
+        assert.are.equal("midpoint", w:simulation{ theta = 0.75 }.joint_jacobian)
+        assert.are.equal("midpoint", w:simulation{ scheme = "moreau-jean-fremond" }.joint_jacobian)
+        assert.are.equal("start", w:simulation{ project_joints = true }.joint_jacobian)
+        assert.are.equal("end", w:simulation{ theta = 0.7 }.joint_jacobian)
+    end)
+
+    it("are range-checked by the kernel only", function()
+        assert.are.equal("world:simulation: solver: 'local_tol' must be >= 0 (got -1)",
+                         core.check_def("sim", "world:simulation", { local_tol = -1 }))
+        assert.are.equal("world:simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got 0.5)",
+                         core.check_def("sim", "world:simulation", { scheme = "maury", theta = 0.5 }))
+        with_check(function() return nil end, function()
+            -- no check in Lua: the settings reach rc_world_configure, which refuses them
+            local w = rc.world{}
+            local ok, err = pcall(w.simulation, w, { h = -1 })
+            assert.is_false(ok)
+            assert.matches("world:simulation: simulation: 'h' must be > 0 (got -1)", err, 1, true)
+        end)
+    end)
+
+    it("reach the user at the script line with the argument's name and value", function()
+        assert.are.equal("myscript:3: world:simulation: 'h' = 1e-13 is below the limit of 1e-12 "
+                         .. "(runs would not end; forces = impulses / h would overflow)",
+                         script_error(PRE .. "local s = w:simulation{ h = 1e-13 }\n"))
+        assert.are.equal("myscript:3: world:simulation: solver: 'tol' must be > 0 (got 0)",
+                         script_error(PRE .. "local s = w:simulation{ solver = { tol = 0 } }\n"))
+        assert.are.equal("myscript:3: world:simulation: solver: 'max_iter' must be >= 1 (got -5)",
+                         script_error(PRE .. "local s = w:simulation{ solver = { max_iter = -5 } }\n"))
+        assert.are.equal("myscript:3: world:simulation: 'project_tol' must be > 0 (got 0)",
+                         script_error(PRE .. "local s = w:simulation{ project_tol = 0 }\n"))
+        assert.are.equal("myscript:3: world:simulation: 'theta' must be > 0 for moreau-jean-fremond "
+                         .. "(got 0: W = theta H M^-1 H^T vanishes)",
+                         script_error(PRE .. "local s = w:simulation{ scheme = 'moreau-jean-fremond', theta = 0 }\n"))
+    end)
+end)
