@@ -330,6 +330,10 @@ RC_API rc_spring_def rc_default_spring_def(void);
  * q_k, v_k (explicit); their work is part of W_ext and their potential
  * energy is reported apart (rc_step_info.E_spring). */
 RC_API rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
+/* The checks of rc_spring_create that do not depend on the world (type,
+ * k, c >= 0, finite points, rest length / angle): as rc_law_def_check, what
+ * NULL: "spring 'NAME'". */
+RC_API rc_status rc_spring_def_check(const rc_spring_def *def, const char *what);
 
 /* ---------------------------------------------------------------- shapes */
 

@@ -6,8 +6,9 @@
  * callbacks), lrc_model.c (world, bodies, shapes, built-in laws),
  * lrc_laws.c (laws written in Lua, custom laws, rules), lrc_mechanisms.c
  * (joints, springs, linear bodies, gaps), lrc_sim.c (simulation, contacts,
- * output, VTK, misc), lrc_defs.c (the definitions' defaults and range
- * checks, read from the kernel).
+ * output, VTK, misc), lrc_sim_def.c (the simulation's settings: reader,
+ * defaults), lrc_defs.c (the definitions' defaults and range checks, read
+ * from the kernel).
  */
 #ifndef RC_LRC_H
 #define RC_LRC_H
@@ -198,6 +199,9 @@ int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
 
+/* lrc_mechanisms.c */
+void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);
+
 /* lrc_defs.c */
 int lrc_defaults(lua_State *L);
 int lrc_check_def(lua_State *L);
@@ -210,10 +214,12 @@ void lrc_body_def_read(lua_State *L, int t, rc_body_def *def);
 /* the radius of a segment without one (rc_default_shape_def's 0.5 is a disk's) */
 #define LRC_SEGMENT_RADIUS 0.0
 
-/* lrc_sim.c */
+/* lrc_sim_def.c */
 void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def);
 void lrc_push_sim_defaults(lua_State *L);
 int lrc_joint_jacobian(lua_State *L);
+
+/* lrc_sim.c */
 int lrc_configure(lua_State *L);
 int lrc_sim_def(lua_State *L);
 int lrc_step(lua_State *L);

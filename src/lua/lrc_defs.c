@@ -55,6 +55,16 @@ static void push_body_defaults(lua_State *L)
     lrc_set_vec(L, "force", d.force, 3);
 }
 
+static void push_spring_defaults(lua_State *L)
+{
+    rc_spring_def d = rc_default_spring_def();
+    lua_newtable(L);
+    lrc_set_vec(L, "point_a", d.point_a, 2);
+    lrc_set_vec(L, "point_b", d.point_b, 2);
+    lrc_set_num(L, "k", d.k);   /* (the Lua API requires k) */
+    lrc_set_num(L, "c", d.c);
+}
+
 /* core.defaults: { law = {...}, ... } (a new table each call; luaopen stores one) */
 int lrc_defaults(lua_State *L)
 {
@@ -69,6 +79,8 @@ int lrc_defaults(lua_State *L)
     lua_setfield(L, -2, "body");
     lrc_push_sim_defaults(L);   /* (lrc_sim.c, beside the options' names) */
     lua_setfield(L, -2, "sim");
+    push_spring_defaults(L);
+    lua_setfield(L, -2, "spring");
     return 1;
 }
 
@@ -124,10 +136,17 @@ static rc_status check_sim(lua_State *L, const char *what)
     return rc_sim_def_check(&def, what);
 }
 
+static rc_status check_spring(lua_State *L, const char *what)
+{
+    rc_spring_def def;
+    lrc_spring_def_read(L, 3, &def);
+    return rc_spring_def_check(&def, what);
+}
+
 /* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
 int lrc_check_def(lua_State *L)
 {
-    static const char *const kinds[] = { "law", "shape", "world", "body", "sim", NULL };
+    static const char *const kinds[] = { "law", "shape", "world", "body", "sim", "spring", NULL };
     int kind = luaL_checkoption(L, 1, NULL, kinds);
     const char *what = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -138,6 +157,7 @@ int lrc_check_def(lua_State *L)
     case 2: s = check_world(L, what); break;
     case 3: s = check_body(L, what); break;
     case 4: s = check_sim(L, what); break;
+    case 5: s = check_spring(L, what); break;
     }
     if (s == RC_OK) return 0;
     lua_pushstring(L, rc_last_error());

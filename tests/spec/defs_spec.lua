@@ -260,3 +260,39 @@ describe("simulation options (world:simulation)", function()
                          script_error(PRE .. "local s = w:simulation{ scheme = 'moreau-jean-fremond', theta = 0 }\n"))
     end)
 end)
+
+describe("springs (world:spring, world:torsion_spring)", function()
+    local function two_bodies()
+        local w = rc.world{}
+        return w, w:body{ mass = 1, inertia = 1 }, w:body{ mass = 1, inertia = 1, q = { 1, 0, 0 } }
+    end
+
+    it("the kernel's defaults (rc_default_spring_def)", function()
+        assert.are.same({ point_a = { 0, 0 }, point_b = { 0, 0 }, k = 0, c = 0 }, core.defaults.spring)
+    end)
+
+    it("are the front end's defaults, read from core.defaults", function()
+        local w, a, b = two_bodies()
+        assert.are.equal(core.defaults.spring.c, w:spring{ a, b, k = 1 }.c)
+        with_default("spring", "c", 0.5, function()
+            assert.are.equal(0.5, w:spring{ a, b, k = 1 }.c)
+            assert.are.equal(0.5, w:torsion_spring{ a, b, k = 1 }.c)
+        end)
+    end)
+
+    it("are range-checked by the kernel only, and reach the user at the script line", function()
+        assert.are.equal("world:spring: 'c' must be >= 0 (got -0.5)",
+                         core.check_def("spring", "world:spring", { type = "linear", k = 1, c = -0.5 }))
+        local pre = PRE .. "local a, b = w:body{ mass = 1, inertia = 1 }, w:body{ mass = 1, inertia = 1 }\n"
+        assert.are.equal("myscript:4: world:torsion_spring: 'k' must be >= 0 (got -2)",
+                         script_error(pre .. "w:torsion_spring{ a, b, k = -2 }\n"))
+        assert.are.equal("myscript:4: world:spring: 'c' must be >= 0 (got -1)",
+                         script_error(pre .. "w:spring{ a, b, k = 1, c = -1 }\n"))
+        with_check(function() return nil end, function()
+            local w, a, b = two_bodies()
+            local ok, err = pcall(w.spring, w, { a, b, k = -1 })
+            assert.is_false(ok)   -- refused by rc_spring_create itself
+            assert.matches("world:spring: spring '(unnamed)': 'k' must be >= 0 (got -1)", err, 1, true)
+        end)
+    end)
+end)
