@@ -125,6 +125,10 @@ typedef struct rc_world_def {
 
 RC_API rc_world_def rc_default_world_def(void);
 RC_API rc_status rc_world_create(const rc_world_def *def, rc_world **out);
+/* The checks of rc_world_create (dim, |gravity|, margin, periodic, the
+ * default law's e and mu): RC_OK, or RC_ERR_ARG with "WHAT: 'margin' must be
+ * >= 0 (got -1)" (what NULL: "world"), as rc_law_def_check. */
+RC_API rc_status rc_world_def_check(const rc_world_def *def, const char *what);
 RC_API void rc_world_destroy(rc_world *w);
 
 /* Warnings (e.g. a step whose solver did not converge under policy "warn").
@@ -161,6 +165,10 @@ typedef rc_status (*rc_force_fn)(void *user, int body, double t,
 
 RC_API rc_body_def rc_default_body_def(void);
 RC_API rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id);
+/* The checks of rc_body_create that do not depend on the world (kind, mass
+ * and inertia > 0 with finite inverses, finite q, v, force, a nonempty name;
+ * not the name's uniqueness): as rc_law_def_check, what NULL: "body". */
+RC_API rc_status rc_body_def_check(const rc_body_def *def, const char *what);
 RC_API int rc_body_count(const rc_world *w);
 RC_API rc_status rc_body_find(const rc_world *w, const char *name, int *out_id);
 RC_API const char *rc_body_name(const rc_world *w, int id); /* NULL if unnamed/bad id */
@@ -374,6 +382,10 @@ RC_API rc_spring_def rc_default_spring_def(void);
  * q_k, v_k (explicit); their work is part of W_ext and their potential
  * energy is reported apart (rc_step_info.E_spring). */
 RC_API rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id);
+/* The checks of rc_spring_create that do not depend on the world (type,
+ * k, c >= 0, finite points, rest length / angle): as rc_law_def_check, what
+ * NULL: "spring 'NAME'". */
+RC_API rc_status rc_spring_def_check(const rc_spring_def *def, const char *what);
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -404,6 +416,11 @@ typedef struct rc_shape_def {
 RC_API rc_shape_def rc_default_shape_def(void);
 /* body = a body id, or RC_GROUND for static obstacles (half-plane, segment). */
 RC_API rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
+/* The checks of rc_shape_create that do not depend on the world (radius,
+ * vertices: 3..16, counter-clockwise, strictly convex, winding once; the
+ * half-plane's normal nonzero, the segment's a != b): as rc_law_def_check,
+ * what NULL: the type's name ("disk", "polygon", ...). */
+RC_API rc_status rc_shape_def_check(const rc_shape_def *def, const char *what);
 RC_API int rc_shape_count(const rc_world *w);
 RC_API rc_status rc_shape_get_def(const rc_world *w, int id, int *body, rc_shape_def *def);
 
@@ -445,6 +462,11 @@ typedef struct rc_law_def {
 
 RC_API rc_law_def rc_default_law_def(void);
 RC_API rc_status rc_law_create(rc_world *w, const rc_law_def *def, int *out_id);
+/* The checks of rc_law_create without a world (a front end checking its
+ * arguments): RC_OK, or RC_ERR_ARG with "WHAT: 'e' must be in [0, 1] (got
+ * 1.5)"; what NULL: the law's name or "law". The rc_*_def_check functions
+ * below are the only place the definitions' ranges are checked. */
+RC_API rc_status rc_law_def_check(const rc_law_def *def, const char *what);
 /* The law of the pairs that no rule names (initially law 0, made from the
  * world def's default_e / default_mu). */
 RC_API rc_status rc_world_set_default_law(rc_world *w, int law);
@@ -679,6 +701,11 @@ RC_API rc_sim_def rc_default_sim_def(void);
 /* The joint Jacobian a definition stands for (AUTO resolved by scheme). */
 RC_API rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def);
 RC_API rc_status rc_world_configure(rc_world *w, const rc_sim_def *def);
+/* The checks of rc_world_configure: RC_OK, or RC_ERR_ARG with "WHAT: 'h' must
+ * be > 0 (got 0)" for the step's settings and "WHAT: solver: 'tol' must be
+ * > 0 (got 0)" for the solver's (what NULL: "simulation: ..." and
+ * "solver: ..."), as rc_law_def_check. */
+RC_API rc_status rc_sim_def_check(const rc_sim_def *def, const char *what);
 RC_API rc_status rc_world_get_sim_def(const rc_world *w, rc_sim_def *def);
 /* The world's definition as created (gravity, margin, periodic cell...). */
 RC_API rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);

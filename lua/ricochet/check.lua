@@ -2,7 +2,9 @@
 ricochet.check -- the argument checks of the Lua front end (part of
 require "ricochet", lua/ricochet/init.lua): errors raised at the user's
 script line (raise), unknown keys with a suggestion, numbers, ranges,
-options, vectors, functions. Every message names the function and the
+options, vectors, functions. The ranges of the kernel's definitions (laws,
+...) are checked by the kernel only (c_check), their defaults read from it
+(core.defaults). Every message names the function and the
 argument (docs/lua-api.md).
 ]]
 
@@ -211,6 +213,17 @@ local function vec(fname, key, v, n, names, default)
     return r
 end
 
+-- The kernel's range checks (core.check_def, src/lua/lrc_defs.c): the
+-- definition t of kind ("law", ...), its keys and types already checked here;
+-- the kernel's message names fname, the key and the value and is raised at
+-- the user's script line like the checks above.
+local core = require "ricochet.core"
+local function c_check(kind, fname, t)
+    local msg = core.check_def(kind, fname, t)
+    if msg then raise(msg) end
+    return t
+end
+
 local function check_fn(fname, key, v)
     if v ~= nil and type(v) ~= "function" then
         fail(fname, "'%s' must be a function (got %s)", key, show(v))
@@ -240,4 +253,5 @@ return {
     option = option,
     vec = vec,
     check_fn = check_fn,
+    c_check = c_check,
 }

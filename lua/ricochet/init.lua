@@ -60,7 +60,7 @@ local check = require "ricochet.check"
 local raise, fail, isfinite, show, showkey = check.raise, check.fail, check.isfinite, check.show, check.showkey
 local check_keys, check_table, REQUIRED = check.check_keys, check.check_table, check.REQUIRED
 local number, integer, positive, nonneg, in01 = check.number, check.integer, check.positive, check.nonneg, check.in01
-local boolean, opt_name, option, vec, check_fn = check.boolean, check.opt_name, check.option, check.vec, check.check_fn
+local boolean, opt_name, option, vec, check_fn, c_check = check.boolean, check.opt_name, check.option, check.vec, check.check_fn, check.c_check
 
 ------------------------------------------------------------------ options from the command line
 
@@ -363,25 +363,21 @@ function rc.world(t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.world{ gravity = {0, -9.81} }")
     check_keys(fname, t, { "dim", "gravity", "margin", "default_law", "periodic" })
-    local dim = integer(fname, "dim", t.dim, 2)
-    if dim ~= 2 then fail(fname, "'dim' must be 2 (got %s; 3 is not available yet)", show(t.dim)) end
-    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", { 0, 0 })
-    for i = 1, 2 do
-        if math.abs(g[i]) > rc.MAX_GRAVITY then
-            fail(fname, "'gravity[%d]' = %s is beyond the limit of %g in magnitude (velocities and energies would overflow)",
-                 i, show(g[i]), rc.MAX_GRAVITY)
-        end
-    end
-    local margin = nonneg(fname, "margin", number(fname, "margin", t.margin, 0.01))
+    local D = core.defaults.world   -- the kernel's (rc_default_world_def); its checks: rc_world_def_check
+    local dim = integer(fname, "dim", t.dim, D.dim)
+    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", D.gravity)
+    local margin = number(fname, "margin", t.margin, D.margin)
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
     local periodic
     if t.periodic ~= nil then
         periodic = vec(fname, "periodic", t.periodic, 2, "{x0, x1}")
-        if not (periodic[1] < periodic[2]) then
+        -- {0, 0} means "none" to the kernel: given here, it is refused as any x0 >= x1
+        if periodic[1] == 0 and periodic[2] == 0 then
             fail(fname, "'periodic' must be {x0, x1} with x0 < x1 (got {%s, %s})", show(periodic[1]), show(periodic[2]))
         end
     end
+    c_check("world", fname, { dim = dim, gravity = g, margin = margin, periodic = periodic })
     local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic")
     local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin, periodic = periodic,
                                    e = builtin_newton and law and law.e or 0, mu = builtin_newton and law and law.mu or 0 }
@@ -440,10 +436,10 @@ function Law:set(t)
     if self.type == "custom" then fail(fname, "law '%s' is written in Lua: change its params table instead", self.name) end
     check_table(fname, t, "law:set{ mu = 0.2 }")
     check_keys(fname, t, self.type == "moreau" and { "e", "mu", "e_t" } or { "e", "mu" })
-    local e = in01(fname, "e", number(fname, "e", t.e, self.e))
-    local mu = nonneg(fname, "mu", number(fname, "mu", t.mu, self.mu))
-    local et = number(fname, "e_t", t.e_t, self.e_t or 0)
-    if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+    local e = number(fname, "e", t.e, self.e)
+    local mu = number(fname, "mu", t.mu, self.mu)
+    local et = number(fname, "e_t", t.e_t, self.e_t or core.defaults.law.e_t)
+    c_check("law", fname, { type = self.type, e = e, mu = mu, e_t = et })
     for w, id in pairs(rawget(self, "_worlds") or {}) do
         local c = rawget(w, "_c")
         if core.is_open(c) then
@@ -480,15 +476,14 @@ function World:body(t)
     check_keys(fname, t, BODY_KEYS)
     local name = opt_name(fname, "name", t.name)
     option(fname, "kind", t.kind, "rigid2d", { "rigid2d" })
-    local mass = positive(fname, "mass", number(fname, "mass", t.mass, REQUIRED))
-    local inertia = positive(fname, "inertia", number(fname, "inertia", t.inertia, REQUIRED))
-    for _, k in ipairs { "mass", "inertia" } do
-        local x = k == "mass" and mass or inertia
-        if not isfinite(1 / x) then fail(fname, "'%s' = %s is too small: 1/%s is not a finite number", k, show(x), k) end
-    end
-    local q = vec(fname, "q", t.q, 3, "{x, y, theta}", { 0, 0, 0 })
-    local v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", { 0, 0, 0 })
-    local force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", { 0, 0, 0 })
+    local D = core.defaults.body   -- the kernel's (rc_default_body_def); its checks: rc_body_def_check
+    local def = {
+        name = name,   -- (mass and inertia have no default here: required)
+        mass = number(fname, "mass", t.mass, REQUIRED), inertia = number(fname, "inertia", t.inertia, REQUIRED),
+        q = vec(fname, "q", t.q, 3, "{x, y, theta}", D.q), v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", D.v),
+        force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", D.force),
+    }
+    c_check("body", fname, def)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     local shapes = {}
     if t.shape ~= nil and t.shapes ~= nil then fail(fname, "give either 'shape' or 'shapes', not both") end
@@ -507,7 +502,7 @@ function World:body(t)
         for i = 1, n do shapes[i] = check_shape(fname, fmt("shapes[%d]", i), t.shapes[i]) end
     end
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    local id, msg = core.body_create(c, { name = name, mass = mass, inertia = inertia, q = q, v = v, force = force })
+    local id, msg = core.body_create(c, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
     if name then self._by_name[name] = body end
@@ -543,14 +538,16 @@ function World:halfplane(t)
     if t == nil then t = {} end
     check_table(fname, t, "w:halfplane{ point = {0, 0}, normal = {0, 1} }")
     check_keys(fname, t, { "point", "normal", "group", "name" })
-    local p = vec(fname, "point", t.point, 2, "{x, y}", { 0, 0 })
-    local n = vec(fname, "normal", t.normal, 2, "{nx, ny}", { 0, 1 })
-    local len = math.sqrt(n[1] * n[1] + n[2] * n[2])
-    if not (len > 0) then fail(fname, "'normal' must be nonzero") end
-    return create_shape(fname, c, core.GROUND, {
-        type = "halfplane", point = p, normal = { n[1] / len, n[2] / len },
-        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
+    local D = core.defaults.shape
+    local d = c_check("shape", fname, {
+        type = "halfplane", point = vec(fname, "point", t.point, 2, "{x, y}", D.point),
+        normal = vec(fname, "normal", t.normal, 2, "{nx, ny}", D.normal),
+        group = integer(fname, "group", t.group, D.group), name = opt_name(fname, "name", t.name),
     })
+    local n = d.normal
+    local len = math.sqrt(n[1] * n[1] + n[2] * n[2])   -- (nonzero: checked by the kernel)
+    d.normal = { n[1] / len, n[2] / len }
+    return create_shape(fname, c, core.GROUND, d)
 end
 
 function World:segment(t)
@@ -559,14 +556,12 @@ function World:segment(t)
     local c = world_core(fname, self, true)
     check_table(fname, t, "w:segment{ a = {0, 0}, b = {1, 0} }")
     check_keys(fname, t, { "a", "b", "radius", "group", "name" })
-    local a = vec(fname, "a", t.a, 2, "{x, y}")
-    local b = vec(fname, "b", t.b, 2, "{x, y}")
-    if a[1] == b[1] and a[2] == b[2] then fail(fname, "'a' and 'b' must differ") end
-    return create_shape(fname, c, core.GROUND, {
-        type = "segment", a = a, b = b,
-        radius = nonneg(fname, "radius", number(fname, "radius", t.radius, 0)),
-        group = integer(fname, "group", t.group, 0), name = opt_name(fname, "name", t.name),
-    })
+    local D = core.defaults.shape
+    return create_shape(fname, c, core.GROUND, c_check("shape", fname, {
+        type = "segment", a = vec(fname, "a", t.a, 2, "{x, y}"), b = vec(fname, "b", t.b, 2, "{x, y}"),
+        radius = number(fname, "radius", t.radius, D.segment_radius),
+        group = integer(fname, "group", t.group, D.group), name = opt_name(fname, "name", t.name),
+    }))
 end
 
 -- w:obstacle{ shape, at = {x, y}, angle = 0 }: a fixed disk or polygon (a
@@ -585,12 +580,12 @@ function World:obstacle(t)
     if d.type ~= "disk" and d.type ~= "polygon" then
         fail(fname, "'shape' must be a disk, box or polygon (got %s: points belong to bodies)", d.kind)
     end
-    local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })
+    local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })   -- (the placement: not a kernel definition)
     local a = number(fname, "angle", t.angle, 0)
     local cs, sn = math.cos(a), math.sin(a)
     local function place(p) return { at[1] + cs * p[1] - sn * p[2], at[2] + sn * p[1] + cs * p[2] } end
     local def = { type = d.type, radius = d.radius,
-                  group = integer(fname, "group", t.group, d.group or 0),
+                  group = integer(fname, "group", t.group, d.group),
                   name = opt_name(fname, "name", t.name) or d.name }
     if d.type == "disk" then def.offset = place(d.offset)
     else

@@ -9,7 +9,8 @@ local type, tostring, pairs, ipairs, setmetatable, getmetatable = type, tostring
 local rawset, fmt = rawset, string.format
 local check = require "ricochet.check"
 local raise, fail, isfinite, show, showkey, check_keys = check.raise, check.fail, check.isfinite, check.show, check.showkey, check.check_keys
-local check_table, number, nonneg, in01, opt_name, option = check.check_table, check.number, check.nonneg, check.in01, check.opt_name, check.option
+local check_table, number, opt_name, option, c_check = check.check_table, check.number, check.opt_name, check.option, check.c_check
+local D = I.core.defaults.law   -- the kernel's defaults (rc_default_law_def)
 
 local Law = { __name = "ricochet.law" }
 Law.__index = Law
@@ -26,13 +27,13 @@ function rc.newton(t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.newton{ e = 0.5, mu = 0.3 }")
     check_keys(fname, t, { "e", "mu", "name", "local_solver" })
-    return setmetatable({
+    return setmetatable(c_check("law", fname, {
         type = "newton",
-        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
-        e = in01(fname, "e", number(fname, "e", t.e, 0)),
-        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        local_solver = option(fname, "local_solver", t.local_solver, D.local_solver, { "exact", "generic" }),
+        e = number(fname, "e", t.e, D.e),
+        mu = number(fname, "mu", t.mu, D.mu),
         name = opt_name(fname, "name", t.name),
-    }, Law)
+    }), Law)
 end
 
 function rc.moreau(t)
@@ -40,16 +41,15 @@ function rc.moreau(t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.moreau{ e = 0.5, e_t = 0, mu = 0.3 }")
     check_keys(fname, t, { "e", "e_t", "mu", "name", "local_solver" })
-    local et = number(fname, "e_t", t.e_t, 0)
-    if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
-    return setmetatable({
+    local et = number(fname, "e_t", t.e_t, D.e_t)
+    return setmetatable(c_check("law", fname, {
         type = "moreau",
-        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
-        e = in01(fname, "e", number(fname, "e", t.e, 0)),
+        local_solver = option(fname, "local_solver", t.local_solver, D.local_solver, { "exact", "generic" }),
+        e = number(fname, "e", t.e, D.e),
         e_t = et,
-        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        mu = number(fname, "mu", t.mu, D.mu),
         name = opt_name(fname, "name", t.name),
-    }, Law)
+    }), Law)
 end
 
 function rc.fremond(t)
@@ -57,14 +57,14 @@ function rc.fremond(t)
     if t == nil then t = {} end
     check_table(fname, t, "rc.fremond{ e = 0.5, mu = 0.3 }")
     check_keys(fname, t, { "e", "mu", "name", "local_solver" })
-    return setmetatable({
+    return setmetatable(c_check("law", fname, {
         type = "fremond",
-        local_solver = option(fname, "local_solver", t.local_solver, "exact", { "exact", "generic" }),
-        e = in01(fname, "e", number(fname, "e", t.e, 0)),
-        e_t = 1,
-        mu = nonneg(fname, "mu", number(fname, "mu", t.mu, 0)),
+        local_solver = option(fname, "local_solver", t.local_solver, D.local_solver, { "exact", "generic" }),
+        e = number(fname, "e", t.e, D.e),
+        e_t = 1,   -- Fremond's law is Moreau's with e_t = 1 (not a default)
+        mu = number(fname, "mu", t.mu, D.mu),
         name = opt_name(fname, "name", t.name),
-    }, Law)
+    }), Law)
 end
 
 -- A contact law written in Lua (docs/laws.md). The functions receive the
@@ -156,8 +156,8 @@ local function make_law(name, t)
     check_table(fname, t, "rc.laws.make(\"fremond\", { e = 1, mu = 0.1 })")
     check_keys(fname, t, { "e", "mu", "e_t" })
     if t.e_t ~= nil then
-        local et = number(fname, "e_t", t.e_t, 0)
-        if et < -1 or et > 1 then fail(fname, "'e_t' must be in [-1, 1] (got %s)", show(et)) end
+        local et = number(fname, "e_t", t.e_t)
+        c_check("law", fname, { type = "moreau", e_t = et })
         if name ~= "moreau" and et ~= 0 then fail(fname, "'e_t' applies to the law \"moreau\" only (got e_t = %s for %s)", show(et), show(name)) end
     end
     if name == "newton" then return rc.newton{ e = t.e, mu = t.mu } end

@@ -12,6 +12,7 @@ local check = require "ricochet.check"
 local fail, isfinite, show, showkey, check_keys, check_table = check.fail, check.isfinite, check.show, check.showkey, check.check_keys, check.check_table
 local REQUIRED, number, integer, positive, nonneg, opt_name = check.REQUIRED, check.number, check.integer, check.positive, check.nonneg, check.opt_name
 local option, vec, check_fn = check.option, check.vec, check.check_fn
+local c_check = check.c_check   -- the kernel's range checks (core.check_def)
 
 -- Reference: docs/mechanisms.md.
 
@@ -409,6 +410,7 @@ end
 local function make_spring(fname, self, cw, stype, a, b, def)
     def.type, def.a, def.b = stype, a.id, b.id
     def.name = opt_name(fname, "name", def.name)
+    c_check("spring", fname, def)   -- k, c, ...: the kernel's rc_spring_def_check
     local id, msg = core.spring_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     for _, side in ipairs{ a, b } do   -- sim:force_set refuses bodies loaded by springs
@@ -423,11 +425,13 @@ function World:spring(t)
     local cw = world_begin(fname, self, t, "w:spring{ w.ground, body, point_a = {0, 1}, k = 100 }",
                            { "point_a", "point_b", "k", "c", "rest_length", "name" }, 2)
     local a, b = two_sides(fname, self, t, usage)
-    local pa = vec(fname, "point_a", t.point_a, 2, "{x, y}", { 0, 0 })
-    local pb = vec(fname, "point_b", t.point_b, 2, "{x, y}", { 0, 0 })
-    local k = nonneg(fname, "k", number(fname, "k", t.k, REQUIRED))
-    local c = nonneg(fname, "c", number(fname, "c", t.c, 0))
+    local D = core.defaults.spring   -- the kernel's (rc_default_spring_def)
+    local pa = vec(fname, "point_a", t.point_a, 2, "{x, y}", D.point_a)
+    local pb = vec(fname, "point_b", t.point_b, 2, "{x, y}", D.point_b)
+    local k = number(fname, "k", t.k, REQUIRED)
+    local c = number(fname, "c", t.c, D.c)
     local rest = opt_number(fname, "rest_length", t.rest_length)
+    -- (a negative rest length means "the initial length" to the kernel: that is no rest_length here)
     if rest ~= nil then nonneg(fname, "rest_length", rest) end
     return make_spring(fname, self, cw, "linear", a, b,
                        { point_a = pa, point_b = pb, k = k, c = c, rest_length = rest, name = t.name })
@@ -439,8 +443,8 @@ function World:torsion_spring(t)
     local cw = world_begin(fname, self, t, "w:torsion_spring{ w.ground, body, k = 10 }",
                            { "k", "c", "rest_angle", "name" }, 2)
     local a, b = two_sides(fname, self, t, usage)
-    local k = nonneg(fname, "k", number(fname, "k", t.k, REQUIRED))
-    local c = nonneg(fname, "c", number(fname, "c", t.c, 0))
+    local k = number(fname, "k", t.k, REQUIRED)
+    local c = number(fname, "c", t.c, core.defaults.spring.c)
     return make_spring(fname, self, cw, "torsional", a, b,
                        { k = k, c = c, rest_angle = opt_number(fname, "rest_angle", t.rest_angle), name = t.name })
 end

@@ -5,10 +5,11 @@
 
 local I = require "ricochet.private"
 local core, rc = I.core, I.rc
-local type, pairs, setmetatable, floor, mtype, fmt = type, pairs, setmetatable, math.floor, math.type, string.format
+local type, pairs, setmetatable, mtype, fmt = type, pairs, setmetatable, math.type, string.format
 local check = require "ricochet.check"
 local fail, show, showkey, check_keys, check_table, REQUIRED = check.fail, check.show, check.showkey, check.check_keys, check.check_table, check.REQUIRED
-local number, integer, positive, opt_name, vec = check.number, check.integer, check.positive, check.opt_name, check.vec
+local number, integer, positive, opt_name, vec, c_check = check.number, check.integer, check.positive, check.opt_name, check.vec, check.c_check
+local D = core.defaults.shape   -- the kernel's defaults (rc_default_shape_def)
 
 local Shape = { __name = "ricochet.shape" }
 Shape.__index = Shape
@@ -17,10 +18,11 @@ function Shape.__tostring(s)
 end
 rc.Shape = Shape
 
+-- group and name; the kernel checks the ranges (rc_shape_def_check)
 local function shape_common(fname, t, d)
-    d.group = integer(fname, "group", t.group, 0)
+    d.group = integer(fname, "group", t.group, D.group)
     d.name = opt_name(fname, "name", t.name)
-    return setmetatable(d, Shape)
+    return setmetatable(c_check("shape", fname, d), Shape)
 end
 
 function rc.disk(t)
@@ -28,10 +30,10 @@ function rc.disk(t)
     check_table(fname, t, "rc.disk{ radius = 0.5 }")
     check_keys(fname, t, { "radius", "offset", "group", "name" }, 1)
     if t[1] ~= nil and t.radius ~= nil then fail(fname, "give the radius either as {r} or as radius = r, not both") end
-    local r = positive(fname, "radius", number(fname, "radius", t.radius or t[1], REQUIRED))
+    local r = number(fname, "radius", t.radius or t[1], REQUIRED)
     return shape_common(fname, t, {
         kind = "disk", type = "disk", radius = r,
-        offset = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 }),
+        offset = vec(fname, "offset", t.offset, 2, "{x, y}", D.offset),
     })
 end
 
@@ -50,41 +52,12 @@ function rc.box(t)
         w = positive(fname, "width", number(fname, "width", t.width, REQUIRED))
         h = positive(fname, "height", number(fname, "height", t.height, REQUIRED))
     end
-    local o = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 })
+    local o = vec(fname, "offset", t.offset, 2, "{x, y}", D.offset)
     local x0, x1, y0, y1 = o[1] - w / 2, o[1] + w / 2, o[2] - h / 2, o[2] + h / 2
     return shape_common(fname, t, {
         kind = "box", type = "polygon", width = w, height = h, offset = o,
         vertices = { { x0, y0 }, { x1, y0 }, { x1, y1 }, { x0, y1 } },
     })
-end
-
--- Convex, counter-clockwise, winding once.
-local function check_convex(fname, v)
-    local n = #v
-    local area = 0
-    for i = 1, n do
-        local a, b = v[i], v[i % n + 1]
-        area = area + (a[1] * b[2] - b[1] * a[2])
-    end
-    if not (area > 0) then
-        fail(fname, "'vertices' must be in counter-clockwise order (signed area %s <= 0)", show(area / 2))
-    end
-    local turn = 0
-    for i = 1, n do
-        local a, b, c = v[i], v[i % n + 1], v[(i + 1) % n + 1]
-        local e1x, e1y = b[1] - a[1], b[2] - a[2]
-        local e2x, e2y = c[1] - b[1], c[2] - b[2]
-        local cross = e1x * e2y - e1y * e2x
-        if not (cross > 0) then
-            fail(fname, "'vertices' must form a strictly convex polygon (not convex at vertex %d {%s, %s})",
-                 i % n + 1, show(b[1]), show(b[2]))
-        end
-        turn = turn + math.atan(cross, e1x * e2x + e1y * e2y)
-    end
-    if math.abs(turn - 2 * math.pi) > 1e-6 then
-        fail(fname, "'vertices' must form a simple convex polygon (the boundary winds %d times)",
-             floor(turn / (2 * math.pi) + 0.5))
-    end
 end
 
 function rc.polygon(t)
@@ -100,11 +73,8 @@ function rc.polygon(t)
             fail(fname, "'vertices' must be a list of {x, y} points (unexpected entry %s)", showkey(k))
         end
     end
-    local max = core.MAX_POLYGON_VERTICES
-    if n < 3 or n > max then fail(fname, "'vertices' must have 3 to %d points (got %d)", max, n) end
-    local v = {}
+    local v = {}   -- (the kernel checks their number, order and convexity)
     for i = 1, n do v[i] = vec(fname, fmt("vertices[%d]", i), vs[i], 2, "{x, y}") end
-    check_convex(fname, v)
     return shape_common(fname, t, { kind = "polygon", type = "polygon", vertices = v })
 end
 
@@ -117,7 +87,7 @@ function rc.point(t)
         if t.offset ~= nil then fail(fname, "give the point either as {x, y} or as offset = {x, y}, not both") end
         o = vec(fname, "{x, y}", { t[1], t[2] }, 2, "{x, y}")
     else
-        o = vec(fname, "offset", t.offset, 2, "{x, y}", { 0, 0 })
+        o = vec(fname, "offset", t.offset, 2, "{x, y}", D.offset)
     end
     return shape_common(fname, t, { kind = "point", type = "point", offset = o })
 end

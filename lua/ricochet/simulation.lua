@@ -11,7 +11,7 @@ local rawget, rawset, floor, mtype, fmt = rawget, rawset, math.floor, math.type,
 local check = require "ricochet.check"
 local raise, fail, show, showkey, check_keys, check_table = check.raise, check.fail, check.show, check.showkey, check.check_keys, check.check_table
 local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.number, check.integer, check.positive, check.nonneg, check.in01
-local boolean, opt_name, option, check_fn = check.boolean, check.opt_name, check.option, check.check_fn
+local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
                    "joint_jacobian", "project_joints", "project_tol", "project_max_iter" }
@@ -24,13 +24,17 @@ function World:simulation(t)
     if t == nil then t = {} end
     check_table(fname, t, "w:simulation{ h = 1e-3, theta = 0.5 }")
     check_keys(fname, t, SIM_KEYS)
+    -- defaults: the kernel's (core.defaults.sim: rc_default_sim_def); ranges:
+    -- the kernel's rc_sim_def_check (c_check below); here keys, types, names
+    local D = core.defaults.sim
     local def = {
-        scheme = option(fname, "scheme", t.scheme, "moreau-jean", SCHEMES),
-        theta = in01(fname, "theta", number(fname, "theta", t.theta, t.scheme == "maury" and 1 or 0.5)),
-        h = positive(fname, "h", number(fname, "h", t.h, 1e-3)),
-        activation = option(fname, "activation", t.activation, "anticipate", { "gap", "anticipate" }),
-        gamma = nonneg(fname, "gamma", number(fname, "gamma", t.gamma, 0.5)),
-        persist_tol = nonneg(fname, "persist_tol", number(fname, "persist_tol", t.persist_tol, 1e-9)),
+        scheme = option(fname, "scheme", t.scheme, D.scheme, SCHEMES),
+        -- maury takes theta = 1 only (the kernel refuses any other): given by default
+        theta = number(fname, "theta", t.theta, t.scheme == "maury" and 1 or D.theta),
+        h = number(fname, "h", t.h, D.h),
+        activation = option(fname, "activation", t.activation, D.activation, { "gap", "anticipate" }),
+        gamma = number(fname, "gamma", t.gamma, D.gamma),
+        persist_tol = number(fname, "persist_tol", t.persist_tol, D.persist_tol),
     }
     local s = t.solver
     if s == nil then s = {} end
@@ -42,63 +46,36 @@ function World:simulation(t)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\")", show(s[1]))
     end
-    def.solver = s[1] or "nsgs"
-    def.relax = number(sname, "relax", s.relax, 1)
-    if not (def.relax > 0 and def.relax < 2) then fail(sname, "'relax' must be in (0, 2) (got %s)", show(s.relax)) end
-    def.threads = integer(sname, "threads", s.threads, 1)
-    if def.threads < 1 then fail(sname, "'threads' must be >= 1 (got %s)", show(s.threads)) end
-    def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, true)
-    def.norm = option(sname, "norm", s.norm, "l2", { "l2", "max" })
-    def.accelerate = boolean(sname, "accelerate", s.accelerate, true)
-    if def.solver == "uzawa" and def.accelerate and def.relax > 1 then
-        fail(sname, "'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)", show(s.relax))
-    end
+    def.solver = s[1] or D.solver
+    def.relax = number(sname, "relax", s.relax, D.relax)
+    def.threads = integer(sname, "threads", s.threads, D.threads)
+    def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, D.adaptive_threads)
+    def.norm = option(sname, "norm", s.norm, D.norm, { "l2", "max" })
+    def.accelerate = boolean(sname, "accelerate", s.accelerate, D.accelerate)
     -- threads > 1 sweeps colour by colour: that order is then the default
-    def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or "fixed",
+    def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or D.order,
                        { "fixed", "random", "position", "colour", "color" })
     if def.order == "color" then def.order = "colour" end
-    if def.threads > 1 and def.order ~= "colour" then
-        fail(sname, "'threads' = %d needs order = \"colour\" (the %s order is sequential)", def.threads, def.order)
-    end
-    if def.threads > 1 and def.solver ~= "nsgs" then
-        fail(sname, "'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)", def.threads)
-    end
-    def.seed = integer(sname, "seed", s.seed, 1)
-    def.check_every = integer(sname, "check_every", s.check_every, 1)
-    if def.check_every < 1 then fail(sname, "'check_every' must be >= 1 (got %s)", show(s.check_every)) end
-    def.tol = positive(sname, "tol", number(sname, "tol", s.tol, 1e-10))
-    def.max_iter = integer(sname, "max_iter", s.max_iter, 1000)
-    if def.max_iter < 1 then fail(sname, "'max_iter' must be >= 1 (got %s)", show(s.max_iter)) end
-    def.on_fail = option(sname, "on_fail", s.on_fail, "warn", { "warn", "error" })
-    def.warm_start = boolean(sname, "warm_start", s.warm_start, true)
-    def.local_tol = nonneg(sname, "local_tol", number(sname, "local_tol", s.local_tol, 0))
-    def.local_max_iter = integer(sname, "local_max_iter", s.local_max_iter, 200)
-    if def.local_max_iter < 1 then fail(sname, "'local_max_iter' must be >= 1 (got %s)", show(s.local_max_iter)) end
-    def.work_check = option(fname, "work_check", t.work_check, "record", { "record", "warn", "error" })
-    def.work_tol = nonneg(fname, "work_tol", number(fname, "work_tol", t.work_tol, 1e-12))
-    def.project_joints = boolean(fname, "project_joints", t.project_joints, false)
-    -- the joints' rows at q* = q_k + s h v_k (rc_sim_joint_jacobian): by default
-    -- (no projection, the paper's scheme) the end of the step for Moreau--Jean
-    -- with theta < 3/4 (Bruls et al. 2014 eq. 50c), the midpoint otherwise
-    -- (where the leading drift cancels); with the projection (an option) the
-    -- start (the rows then do no work)
-    local jac_default = def.project_joints and "start"
-                        or ((def.scheme == "moreau-jean" and def.theta < 0.75) and "end" or "midpoint")
-    def.joint_jacobian = option(fname, "joint_jacobian", t.joint_jacobian, jac_default, { "start", "midpoint", "end" })
-    def.project_tol = positive(fname, "project_tol", number(fname, "project_tol", t.project_tol, 1e-12))
-    def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, 50)
-    if def.project_max_iter < 1 then
-        fail(fname, "'project_max_iter' must be >= 1 (got %s)", show(t.project_max_iter))
-    end
-    if def.h < rc.MIN_H then
-        fail(fname, "'h' = %s is below the limit of %g (runs would not end; forces = impulses / h would overflow)",
-             show(def.h), rc.MIN_H)
-    elseif def.h > rc.MAX_H then
-        fail(fname, "'h' = %s is above the limit of %g (positions and velocities would overflow)", show(def.h), rc.MAX_H)
-    end
-    if def.scheme == "moreau-jean-fremond" and def.theta == 0 then
-        fail(fname, "'theta' must be > 0 for moreau-jean-fremond (got 0)")
-    end
+    def.seed = integer(sname, "seed", s.seed, D.seed)
+    def.check_every = integer(sname, "check_every", s.check_every, D.check_every)
+    def.tol = number(sname, "tol", s.tol, D.tol)
+    def.max_iter = integer(sname, "max_iter", s.max_iter, D.max_iter)
+    def.on_fail = option(sname, "on_fail", s.on_fail, D.on_fail, { "warn", "error" })
+    def.warm_start = boolean(sname, "warm_start", s.warm_start, D.warm_start)
+    def.local_tol = number(sname, "local_tol", s.local_tol, D.local_tol)
+    def.local_max_iter = integer(sname, "local_max_iter", s.local_max_iter, D.local_max_iter)
+    def.work_check = option(fname, "work_check", t.work_check, D.work_check, { "record", "warn", "error" })
+    def.work_tol = number(fname, "work_tol", t.work_tol, D.work_tol)
+    def.project_joints = boolean(fname, "project_joints", t.project_joints, D.project_joints)
+    def.project_tol = number(fname, "project_tol", t.project_tol, D.project_tol)
+    def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, D.project_max_iter)
+    c_check("sim", fname, def)
+    -- the joints' rows at q* = q_k + s h v_k: by default the kernel's choice
+    -- for these settings (rc_sim_joint_jacobian: the end of the step for
+    -- Moreau--Jean with theta < 3/4, Bruls et al. 2014 eq. 50c, the midpoint
+    -- otherwise, the start with the projection)
+    def.joint_jacobian = option(fname, "joint_jacobian", t.joint_jacobian, core.joint_jacobian(def),
+                                { "start", "midpoint", "end" })
     local ok, msg = core.configure(c, def)
     if not ok then fail(fname, "%s", msg) end
     local sim = { world = self, def = def, _before = {}, _after = {}, _stop = false }

@@ -203,3 +203,14 @@ int rc_openmp(void)
     return 0;
 #endif
 }
+
+const char *rcb_show(char *buf, double x)
+{
+    if (x != x) return strcpy(buf, "nan");
+    if (!rcb_finite(x)) return strcpy(buf, x > 0 ? "inf" : "-inf");
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, RCB_SHOW_SIZE, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
+}

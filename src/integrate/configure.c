@@ -25,13 +25,27 @@ rc_joint_jacobian rc_sim_joint_jacobian(const rc_sim_def *def)
     return sc ? sc->joint_jacobian(def) : RC_JOINT_JACOBIAN_END;   /* the scheme's default */
 }
 
+/* The settings every scheme shares (model/world.c), then the scheme's own
+ * (its table entry); what: the messages' prefix ("simulation" and
+ * "solver" when NULL). */
+rc_status rc_sim_def_check(const rc_sim_def *def, const char *what)
+{
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_sim_def_check: 'def' is NULL");
+    const char *sw = what ? what : "simulation";
+    char sv[160];
+    snprintf(sv, sizeof sv, "%s%ssolver", what ? what : "", what ? ": " : "");
+    const rci_scheme *sc = rci_scheme_of(def->scheme);
+    if (!sc) return rc_set_error(RC_ERR_ARG, "%s: unknown 'scheme' %d", sw, (int)def->scheme);
+    RC_CHECK(rcm_sim_check_shared(def, sw, sv));
+    return sc->check ? sc->check(def, sw) : RC_OK;
+}
+
 rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
-    const rci_scheme *sc = rci_scheme_of(def->scheme);
-    if (!sc) return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
-    if (sc->check) RC_CHECK(sc->check(def));
+    RC_CHECK(rc_sim_def_check(def, NULL));
     RC_CHECK(rcm_world_configure(w, def));
+    const rci_scheme *sc = rci_scheme_of(def->scheme);
     w->joint_at = rc_sim_joint_jacobian(def);
     w->joint_rate_s = sc->joint_rate_time(def);
     return RC_OK;

@@ -61,9 +61,9 @@ typedef struct rci_scheme {
     rc_status (*update)(rci_step *st);
     /* the velocity the laws' update and the work W_N, W_T are taken at */
     int work_at_theta;        /* 1: u_{k+theta} (MJF), 0: u_{k+1} */
-    /* optional: the settings this scheme refuses (rc_world_configure calls it
-     * before the checks every scheme shares), with a message naming them */
-    rc_status (*check)(const rc_sim_def *def);
+    /* optional: the settings this scheme refuses (rc_sim_def_check calls it
+     * after the checks every scheme shares), with a message prefixed what */
+    rc_status (*check)(const rc_sim_def *def, const char *what);
     /* where the joints' rows are evaluated when joint_jacobian is "auto" and
      * there is no projection (rc_sim_joint_jacobian), and the time
      * t* = t_k + s h at which the rates of rheonomic rows are taken */

@@ -14,10 +14,12 @@ static void maury_affine(const rci_step *st, rc_contact *c, const rc_law *law, c
     c->shift[1] = 0.0;
 }
 
-static rc_status maury_check(const rc_sim_def *def)
+static rc_status maury_check(const rc_sim_def *def, const char *what)
 {
+    char got[RCB_SHOW_SIZE];
     if (def->theta != 1.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %s)", what,
+                            rcb_show(got, def->theta));
     return RC_OK;
 }
 

@@ -206,10 +206,10 @@ static rc_status mjf_update(rci_step *st)
     return RC_OK;
 }
 
-static rc_status mjf_check(const rc_sim_def *def)
+static rc_status mjf_check(const rc_sim_def *def, const char *what)
 {
     if (def->theta == 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be > 0 for moreau-jean-fremond (W = theta H M^-1 H^T vanishes)");
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be > 0 for moreau-jean-fremond (got 0: W = theta H M^-1 H^T vanishes)", what);
     return RC_OK;
 }
 

@@ -6,7 +6,9 @@
  * callbacks), lrc_model.c (world, bodies, shapes, built-in laws),
  * lrc_laws.c (laws written in Lua, custom laws, rules), lrc_mechanisms.c
  * (joints, springs, linear bodies, gaps), lrc_sim.c (simulation, contacts,
- * output, VTK, misc).
+ * output, VTK, misc), lrc_sim_def.c (the simulation's settings: reader,
+ * defaults), lrc_defs.c (the definitions' defaults and range checks, read
+ * from the kernel).
  */
 #ifndef RC_LRC_H
 #define RC_LRC_H
@@ -202,6 +204,26 @@ int lrc_spring_create(lua_State *L);
 int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
+
+/* lrc_mechanisms.c */
+void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);
+
+/* lrc_defs.c */
+int lrc_defaults(lua_State *L);
+int lrc_check_def(lua_State *L);
+void lrc_law_def_read(lua_State *L, int t, rc_law_def *def);
+
+/* lrc_model.c: a definition read from a Lua table (for creation and checks) */
+void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def);
+void lrc_world_def_read(lua_State *L, int t, rc_world_def *def);
+void lrc_body_def_read(lua_State *L, int t, rc_body_def *def);
+/* the radius of a segment without one (rc_default_shape_def's 0.5 is a disk's) */
+#define LRC_SEGMENT_RADIUS 0.0
+
+/* lrc_sim_def.c */
+void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def);
+void lrc_push_sim_defaults(lua_State *L);
+int lrc_joint_jacobian(lua_State *L);
 
 /* lrc_sim.c */
 int lrc_configure(lua_State *L);

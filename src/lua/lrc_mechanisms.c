@@ -451,24 +451,32 @@ int lrc_joint_set_limits(lua_State *L)
 /* spring_create(world, { type = "linear" | "torsional", a, b, point_a, point_b, k, c,
  *                rest_length (nil: the initial length), rest_angle (nil: the initial angle), name })
  * -> spring id | nil, msg, status */
-int lrc_spring_create(lua_State *L)
+/* A spring's definition from { type, a, b, point_a, point_b, k, c,
+ * rest_length, rest_angle, name } (absent: the defaults). */
+void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def)
 {
     static const char *const types[] = { "linear", "torsional", NULL };
+    *def = rc_default_spring_def();
+    lua_getfield(L, t, "type");
+    def->type = luaL_checkoption(L, -1, NULL, types) == 0 ? RC_SPRING_LINEAR : RC_SPRING_TORSIONAL;
+    lua_pop(L, 1);
+    def->body_a = field_body(L, t, "a", RC_GROUND);
+    def->body_b = field_body(L, t, "b", RC_GROUND);
+    lrc_field_vec(L, t, "point_a", def->point_a, 2);
+    lrc_field_vec(L, t, "point_b", def->point_b, 2);
+    def->k = lrc_field_num(L, t, "k", def->k);
+    def->c = lrc_field_num(L, t, "c", def->c);
+    def->rest_length = lrc_field_num(L, t, "rest_length", def->rest_length);
+    def->rest_angle = lrc_field_num(L, t, "rest_angle", def->rest_angle);
+    def->name = lrc_field_str(L, t, "name");
+}
+
+int lrc_spring_create(lua_State *L)
+{
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_spring_def def = rc_default_spring_def();
-    lua_getfield(L, 2, "type");
-    def.type = luaL_checkoption(L, -1, NULL, types) == 0 ? RC_SPRING_LINEAR : RC_SPRING_TORSIONAL;
-    lua_pop(L, 1);
-    def.body_a = field_body(L, 2, "a", RC_GROUND);
-    def.body_b = field_body(L, 2, "b", RC_GROUND);
-    lrc_field_vec(L, 2, "point_a", def.point_a, 2);
-    lrc_field_vec(L, 2, "point_b", def.point_b, 2);
-    def.k = lrc_field_num(L, 2, "k", def.k);
-    def.c = lrc_field_num(L, 2, "c", def.c);
-    def.rest_length = lrc_field_num(L, 2, "rest_length", def.rest_length);
-    def.rest_angle = lrc_field_num(L, 2, "rest_angle", def.rest_angle);
-    def.name = lrc_field_str(L, 2, "name");
+    rc_spring_def def;
+    lrc_spring_def_read(L, 2, &def);
     int id = -1;
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_spring_create(lw->w, &def, &id);

@@ -4,20 +4,29 @@
 
 /* ---------------------------------------------------------------- world */
 
+/* A world's definition from { dim, gravity = {gx, gy}, margin, e, mu, periodic = {x0, x1} }
+ * (absent: the defaults). */
+void lrc_world_def_read(lua_State *L, int t, rc_world_def *def)
+{
+    *def = rc_default_world_def();
+    lua_Integer dim = lrc_field_int(L, t, "dim", def->dim);
+    def->dim = dim < INT_MIN || dim > INT_MAX ? 0 : (int)dim;   /* 0: refused by the kernel */
+    double g[2] = { def->gravity[0], def->gravity[1] };
+    lrc_field_vec(L, t, "gravity", g, 2);
+    def->gravity[0] = g[0];
+    def->gravity[1] = g[1];
+    def->contact_margin = lrc_field_num(L, t, "margin", def->contact_margin);
+    def->default_e = lrc_field_num(L, t, "e", def->default_e);
+    def->default_mu = lrc_field_num(L, t, "mu", def->default_mu);
+    lrc_field_vec(L, t, "periodic", def->periodic_x, 2);
+}
+
 /* world_new{ dim, gravity = {gx, gy}, margin, e, mu, periodic = {x0, x1} } -> world | nil, msg, status */
 int lrc_world_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    rc_world_def def = rc_default_world_def();
-    def.dim = (int)lrc_field_int(L, 1, "dim", def.dim);
-    double g[2] = { def.gravity[0], def.gravity[1] };
-    lrc_field_vec(L, 1, "gravity", g, 2);
-    def.gravity[0] = g[0];
-    def.gravity[1] = g[1];
-    def.contact_margin = lrc_field_num(L, 1, "margin", def.contact_margin);
-    def.default_e = lrc_field_num(L, 1, "e", def.default_e);
-    def.default_mu = lrc_field_num(L, 1, "mu", def.default_mu);
-    lrc_field_vec(L, 1, "periodic", def.periodic_x, 2);
+    rc_world_def def;
+    lrc_world_def_read(L, 1, &def);
 
     lrc_world *lw = (lrc_world *)lua_newuserdatauv(L, sizeof *lw, 0);
     memset(lw, 0, sizeof *lw);
@@ -121,18 +130,25 @@ int lrc_warnings(lua_State *L)
 
 /* ---------------------------------------------------------------- bodies */
 
+/* A rigid body's definition from { name, mass, inertia, q, v, force } (absent: the defaults). */
+void lrc_body_def_read(lua_State *L, int t, rc_body_def *def)
+{
+    *def = rc_default_body_def();
+    def->name = lrc_field_str(L, t, "name");
+    def->mass = lrc_field_num(L, t, "mass", def->mass);
+    def->inertia = lrc_field_num(L, t, "inertia", def->inertia);
+    lrc_field_vec(L, t, "q", def->q, 3);
+    lrc_field_vec(L, t, "v", def->v, 3);
+    lrc_field_vec(L, t, "force", def->force, 3);
+}
+
 /* body_create(world, { name, mass, inertia, q, v, force }) -> id | nil, msg, status */
 int lrc_body_create(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_body_def def = rc_default_body_def();
-    def.name = lrc_field_str(L, 2, "name");
-    def.mass = lrc_field_num(L, 2, "mass", def.mass);
-    def.inertia = lrc_field_num(L, 2, "inertia", def.inertia);
-    lrc_field_vec(L, 2, "q", def.q, 3);
-    lrc_field_vec(L, 2, "v", def.v, 3);
-    lrc_field_vec(L, 2, "force", def.force, 3);
+    rc_body_def def;
+    lrc_body_def_read(L, 2, &def);
     int id = -1;
     rc_status s = rc_body_create(lw->w, &def, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);
@@ -248,6 +264,38 @@ static const char *const shape_types[] = { "disk", "polygon", "point", "halfplan
 static const rc_shape_type shape_codes[] = { RC_SHAPE_DISK, RC_SHAPE_POLYGON, RC_SHAPE_POINT,
                                               RC_SHAPE_HALFPLANE, RC_SHAPE_SEGMENT };
 
+/* A shape's definition from { type, radius, offset, vertices, point, normal,
+ * a, b, group, name } (absent: the defaults; a segment's radius: 0). More
+ * than RC_MAX_POLYGON_VERTICES vertices: nvert tells how many (refused by
+ * the kernel's check), the first ones are read. */
+void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def)
+{
+    *def = rc_default_shape_def();
+    lua_getfield(L, t, "type");
+    int ty = luaL_checkoption(L, -1, NULL, shape_types);
+    lua_pop(L, 1);
+    def->type = shape_codes[ty];
+    def->radius = lrc_field_num(L, t, "radius", def->type == RC_SHAPE_SEGMENT ? LRC_SEGMENT_RADIUS : def->radius);
+    lrc_field_vec(L, t, "offset", def->offset, 2);
+    lrc_field_vec(L, t, "point", def->point, 2);
+    lrc_field_vec(L, t, "normal", def->normal, 2);
+    lrc_field_vec(L, t, "a", def->a, 2);
+    lrc_field_vec(L, t, "b", def->b, 2);
+    def->group = (int)lrc_field_int(L, t, "group", def->group);
+    def->name = lrc_field_str(L, t, "name");
+    if (lua_getfield(L, t, "vertices") == LUA_TTABLE) {
+        int v = lua_gettop(L);
+        lua_Unsigned n = lua_rawlen(L, v);
+        def->nvert = n > INT_MAX ? INT_MAX : (int)n;
+        for (int i = 0; i < def->nvert && i < RC_MAX_POLYGON_VERTICES; i++) {
+            lua_rawgeti(L, v, i + 1);
+            lrc_read_vec(L, lua_gettop(L), def->vert[i], 2, "vertices");
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
 /* shape_create(world, body_id, { type, radius, offset, vertices, point, normal,
  *              a, b, group, name }) -> shape id | nil, msg, status */
 int lrc_shape_create(lua_State *L)
@@ -255,31 +303,8 @@ int lrc_shape_create(lua_State *L)
     lrc_world *lw = lrc_check_idle(L, 1);
     int body = lrc_check_body_id(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
-    rc_shape_def def = rc_default_shape_def();
-    lua_getfield(L, 3, "type");
-    int ty = luaL_checkoption(L, -1, NULL, shape_types);
-    lua_pop(L, 1);
-    def.type = shape_codes[ty];
-    def.radius = lrc_field_num(L, 3, "radius", def.type == RC_SHAPE_SEGMENT ? 0.0 : def.radius);
-    lrc_field_vec(L, 3, "offset", def.offset, 2);
-    lrc_field_vec(L, 3, "point", def.point, 2);
-    lrc_field_vec(L, 3, "normal", def.normal, 2);
-    lrc_field_vec(L, 3, "a", def.a, 2);
-    lrc_field_vec(L, 3, "b", def.b, 2);
-    def.group = (int)lrc_field_int(L, 3, "group", 0);
-    def.name = lrc_field_str(L, 3, "name");
-    if (lua_getfield(L, 3, "vertices") == LUA_TTABLE) {
-        int t = lua_gettop(L);
-        lua_Unsigned n = lua_rawlen(L, t);
-        if (n > RC_MAX_POLYGON_VERTICES) luaL_error(L, "too many polygon vertices (%d)", (int)n);
-        def.nvert = (int)n;
-        for (int i = 0; i < def.nvert; i++) {
-            lua_rawgeti(L, t, i + 1);
-            lrc_read_vec(L, lua_gettop(L), def.vert[i], 2, "vertices");
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
+    rc_shape_def def;
+    lrc_shape_def_read(L, 3, &def);
     int id = -1;
     rc_status s = rc_shape_create(lw->w, body, &def, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);

@@ -5,83 +5,15 @@
 
 /* ---------------------------------------------------------------- simulation */
 
-static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", NULL };
-static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY };
-static const char *const activations[] = { "gap", "anticipate", NULL };
-static const char *const on_fails[] = { "warn", "error", NULL };
+/* (the settings' reader, their defaults and names: lrc_sim_def.c) */
 
-static int field_option(lua_State *L, int t, const char *key, const char *const *opts, int dflt)
-{
-    int r = dflt;
-    if (lua_getfield(L, t, key) != LUA_TNIL) {
-        const char *s = lua_tostring(L, -1);
-        r = -1;
-        for (int i = 0; s && opts[i]; i++)
-            if (strcmp(opts[i], s) == 0) r = i;
-        if (r < 0) luaL_error(L, "invalid option for '%s'", key);
-    }
-    lua_pop(L, 1);
-    return r;
-}
-
-/* configure(world, { scheme, theta, h, activation, gamma, persist_tol, tol,
- *                    max_iter, on_fail, warm_start }) -> true | nil, msg, status */
+/* configure(world, { the keys of lrc_sim_def_read }) -> true | nil, msg, status */
 int lrc_configure(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_sim_def def = rc_default_sim_def();
-    def.scheme = scheme_codes[field_option(L, 2, "scheme", schemes, 0)];
-    def.theta = lrc_field_num(L, 2, "theta", def.theta);
-    def.h = lrc_field_num(L, 2, "h", def.h);
-    def.activation = field_option(L, 2, "activation", activations, 1) == 0 ? RC_ACTIVATE_GAP
-                                                                           : RC_ACTIVATE_ANTICIPATE;
-    def.gamma = lrc_field_num(L, 2, "gamma", def.gamma);
-    def.persist_tol = lrc_field_num(L, 2, "persist_tol", def.persist_tol);
-    def.solver.tol = lrc_field_num(L, 2, "tol", def.solver.tol);
-    lua_Integer mi = lrc_field_int(L, 2, "max_iter", def.solver.max_iter);
-    if (mi < 1 || mi > 0x7fffffff) mi = 0; /* rejected by the kernel */
-    def.solver.max_iter = (int)mi;
-    def.solver.on_fail = field_option(L, 2, "on_fail", on_fails, 0) == 0 ? RC_ON_FAIL_WARN
-                                                                        : RC_ON_FAIL_ERROR;
-    if (lua_getfield(L, 2, "warm_start") != LUA_TNIL) def.solver.warm_start = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    static const char *const methods[] = { "nsgs", "uzawa", NULL };
-    def.solver.method = field_option(L, 2, "solver", methods, 0) == 0 ? RC_SOLVER_NSGS : RC_SOLVER_UZAWA;
-    def.solver.relax = lrc_field_num(L, 2, "relax", def.solver.relax);
-    static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
-    static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
-    def.solver.order = order_codes[field_option(L, 2, "order", orders, 0)];
-    lua_Integer nt = lrc_field_int(L, 2, "threads", 1);
-    def.solver.threads = nt < 1 || nt > 0x7fffffff ? 0 : (int)nt;   /* 0: refused by the kernel */
-    if (lua_getfield(L, 2, "adaptive_threads") != LUA_TNIL) def.solver.adaptive_threads = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    if (lua_getfield(L, 2, "accelerate") != LUA_TNIL) def.solver.accelerate = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    static const char *const norms[] = { "l2", "max", NULL };
-    def.solver.norm = field_option(L, 2, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
-    lua_Integer ce = lrc_field_int(L, 2, "check_every", 1);
-    def.solver.check_every = ce < 1 || ce > 0x7fffffff ? 0 : (int)ce;   /* 0: refused by the kernel */
-    lua_Integer seed = lrc_field_int(L, 2, "seed", 1);
-    def.solver.seed = (uint64_t)seed;
-    def.solver.local_tol = lrc_field_num(L, 2, "local_tol", def.solver.local_tol);
-    lua_Integer lmi = lrc_field_int(L, 2, "local_max_iter", def.solver.local_max_iter);
-    if (lmi < 1 || lmi > 0x7fffffff) lmi = 0; /* rejected by the kernel */
-    def.solver.local_max_iter = (int)lmi;
-    static const char *const work_checks[] = { "record", "warn", "error", NULL };
-    static const rc_work_check work_codes[] = { RC_WORK_RECORD, RC_WORK_WARN, RC_WORK_ERROR };
-    def.work_check = work_codes[field_option(L, 2, "work_check", work_checks, 0)];
-    def.work_tol = lrc_field_num(L, 2, "work_tol", def.work_tol);
-    static const char *const jacobians[] = { "auto", "start", "midpoint", "end", NULL };
-    static const rc_joint_jacobian jacobian_codes[] = { RC_JOINT_JACOBIAN_AUTO, RC_JOINT_JACOBIAN_START,
-                                                         RC_JOINT_JACOBIAN_MIDPOINT, RC_JOINT_JACOBIAN_END };
-    def.joint_jacobian = jacobian_codes[field_option(L, 2, "joint_jacobian", jacobians, 0)];
-    if (lua_getfield(L, 2, "project_joints") != LUA_TNIL) def.project_joints = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    def.project_tol = lrc_field_num(L, 2, "project_tol", def.project_tol);
-    lua_Integer pmi = lrc_field_int(L, 2, "project_max_iter", def.project_max_iter);
-    if (pmi < 1 || pmi > 0x7fffffff) pmi = 0; /* rejected by the kernel */
-    def.project_max_iter = (int)pmi;
+    rc_sim_def def;
+    lrc_sim_def_read(L, 2, &def);
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_world_configure(lw->w, &def);
     lrc_leave_kernel(L, lw, sv);

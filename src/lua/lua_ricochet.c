@@ -107,6 +107,8 @@ static const luaL_Reg core_funcs[] = {
     { "disk_cast", lrc_disk_cast },
     { "track_events", lrc_track_events },
     { "events", lrc_events },
+    { "check_def", lrc_check_def },
+    { "joint_jacobian", lrc_joint_jacobian },
     { NULL, NULL }
 };
 
@@ -142,5 +144,7 @@ int luaopen_ricochet_core(lua_State *L)
     lua_setfield(L, -2, "MIN_H");
     lua_pushnumber(L, RC_MAX_H);
     lua_setfield(L, -2, "MAX_H");
+    lrc_defaults(L);   /* the kernel's defaults, once (lrc_defs.c) */
+    lua_setfield(L, -2, "defaults");
     return 1;
 }

@@ -39,26 +39,37 @@ static rc_status body_reuse(rc_world *w, const rc_body_def *def, int b, int *out
     return RC_OK;
 }
 
+rc_status rc_body_def_check(const rc_body_def *def, const char *what)
+{
+    char got[RCB_SHOW_SIZE];
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_body_def_check: 'def' is NULL");
+    if (!what) what = "body";
+    if (def->kind == RC_BODY_LINEAR)
+        return rc_set_error(RC_ERR_ARG, "%s: linear bodies are created with rc_linear_create", what);
+    if (def->kind != RC_BODY_RIGID2D)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'kind' %d", what, (int)def->kind);
+    if (!rcb_finite(def->mass) || def->mass <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'mass' must be > 0 (got %s)", what, rcb_show(got, def->mass));
+    if (!rcb_finite(def->inertia) || def->inertia <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'inertia' must be > 0 (got %s)", what, rcb_show(got, def->inertia));
+    if (!rcb_finite(1.0 / def->mass))
+        return rc_set_error(RC_ERR_ARG, "%s: 'mass' = %s is too small: 1/mass is not a finite number", what,
+                            rcb_show(got, def->mass));
+    if (!rcb_finite(1.0 / def->inertia))
+        return rc_set_error(RC_ERR_ARG, "%s: 'inertia' = %s is too small: 1/inertia is not a finite number", what,
+                            rcb_show(got, def->inertia));
+    RC_CHECK(rcm_check_vec(def->q, 3, what, "q"));
+    RC_CHECK(rcm_check_vec(def->v, 3, what, "v"));
+    RC_CHECK(rcm_check_vec(def->force, 3, what, "force"));
+    if (def->name && !def->name[0]) return rc_set_error(RC_ERR_ARG, "%s: 'name' must not be empty", what);
+    return RC_OK;
+}
+
 rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_body_create: NULL argument");
-    if (def->kind == RC_BODY_LINEAR)
-        return rc_set_error(RC_ERR_ARG, "body: linear bodies are created with rc_linear_create");
-    if (def->kind != RC_BODY_RIGID2D)
-        return rc_set_error(RC_ERR_ARG, "body: unknown 'kind' %d", (int)def->kind);
-    if (!rcb_finite(def->mass) || def->mass <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "body: 'mass' must be > 0 (got %g)", def->mass);
-    if (!rcb_finite(def->inertia) || def->inertia <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "body: 'inertia' must be > 0 (got %g)", def->inertia);
-    if (!rcb_finite(1.0 / def->mass))
-        return rc_set_error(RC_ERR_ARG, "body: 'mass' = %g is too small: 1/mass is not a finite number", def->mass);
-    if (!rcb_finite(1.0 / def->inertia))
-        return rc_set_error(RC_ERR_ARG, "body: 'inertia' = %g is too small: 1/inertia is not a finite number", def->inertia);
-    RC_CHECK(rcm_check_vec(def->q, 3, "body", "q"));
-    RC_CHECK(rcm_check_vec(def->v, 3, "body", "v"));
-    RC_CHECK(rcm_check_vec(def->force, 3, "body", "force"));
+    RC_CHECK(rc_body_def_check(def, "body"));
     if (def->name) {
-        if (!def->name[0]) return rc_set_error(RC_ERR_ARG, "body: 'name' must not be empty");
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)
             return rc_set_error(RC_ERR_ARG, "body: 'name' \"%s\" is already used by body %d", def->name, dup);

@@ -530,8 +530,10 @@ void rcm_world_warn(rc_world *w, const char *fmt, ...)
 int rcm_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rcm_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rcm_world_reserve_dofs(rc_world *w);
-/* The settings every scheme shares: checked, then applied (rc_world_configure,
- * integrate/configure.c, checks the scheme's own first). */
+/* The settings every scheme shares: their checks (messages prefixed sw for the
+ * step's, sv for the solver's), and applying checked settings; rc_sim_def_check
+ * and rc_world_configure (integrate/configure.c) add the scheme's own. */
+rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv);
 rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def);
 /* Reset the work arena and take from it the dof-sized arrays this step uses
  * (q0, v0, f, vfree, qstar, qpre, vpre, ebody, comp); the entry points that

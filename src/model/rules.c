@@ -10,17 +10,23 @@
 
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what)
 {
+    char got[RCB_SHOW_SIZE];
     if (d->type != RC_LAW_NEWTON_COULOMB && d->type != RC_LAW_MOREAU && d->type != RC_LAW_FREMOND)
         return rc_set_error(RC_ERR_ARG, "%s: unknown law type %d (custom laws: rc_law_create_custom)", what, (int)d->type);
     if (d->type == RC_LAW_MOREAU && (!rcb_finite(d->e_t) || d->e_t < -1.0 || d->e_t > 1.0))
-        return rc_set_error(RC_ERR_ARG, "%s: 'e_t' must be in [-1, 1] (got %g)", what, d->e_t);
+        return rc_set_error(RC_ERR_ARG, "%s: 'e_t' must be in [-1, 1] (got %s)", what, rcb_show(got, d->e_t));
     if (!rcb_finite(d->e) || d->e < 0.0 || d->e > 1.0)
-        return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %g)", what, d->e);
+        return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %s)", what, rcb_show(got, d->e));
     if (!rcb_finite(d->mu) || d->mu < 0.0)
-        return rc_set_error(RC_ERR_ARG, "%s: 'mu' must be >= 0 (got %g)", what, d->mu);
+        return rc_set_error(RC_ERR_ARG, "%s: 'mu' must be >= 0 (got %s)", what, rcb_show(got, d->mu));
     return RC_OK;
 }
 
+rc_status rc_law_def_check(const rc_law_def *def, const char *what)
+{
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_law_def_check: 'def' is NULL");
+    return rcm_law_def_check(def, what ? what : def->name ? def->name : "law");
+}
 
 /* Grow the law array; built-in laws point at themselves (ops.user), so
  * re-point them after a move. */

@@ -11,6 +11,85 @@
 /* ---------------------------------------------------------------- shapes */
 
 
+/* The vertices of a polygon: counter-clockwise (positive signed area),
+ * strictly convex at every vertex, winding once. */
+static rc_status check_polygon(const rc_shape_def *d, const char *what)
+{
+    char got[2][RCB_SHOW_SIZE];
+    const int n = d->nvert;
+    if (n < 3 || n > RC_MAX_POLYGON_VERTICES)
+        return rc_set_error(RC_ERR_ARG, "%s: 'vertices' must have 3 to %d points (got %d)", what, RC_MAX_POLYGON_VERTICES, n);
+    for (int i = 0; i < n; i++)
+        if (!rcb_finite(d->vert[i][0]) || !rcb_finite(d->vert[i][1]))
+            return rc_set_error(RC_ERR_ARG, "%s: 'vertices[%d]' is not finite", what, i + 1);
+    double area = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double *a = d->vert[i], *b = d->vert[(i + 1) % n];
+        area = area + (a[0] * b[1] - b[0] * a[1]);
+    }
+    if (!(area > 0.0))
+        return rc_set_error(RC_ERR_ARG, "%s: 'vertices' must be in counter-clockwise order (signed area %s <= 0)",
+                            what, rcb_show(got[0], area / 2));
+    double turning = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double *a = d->vert[i], *b = d->vert[(i + 1) % n], *c = d->vert[(i + 2) % n];
+        double e1x = b[0] - a[0], e1y = b[1] - a[1], e2x = c[0] - b[0], e2y = c[1] - b[1];
+        double cross = e1x * e2y - e1y * e2x;
+        if (!(cross > 0.0))
+            return rc_set_error(RC_ERR_ARG, "%s: 'vertices' must form a strictly convex polygon (not convex at vertex %d {%s, %s})",
+                                what, (i + 1) % n + 1, rcb_show(got[0], b[0]), rcb_show(got[1], b[1]));
+        turning += atan2(cross, e1x * e2x + e1y * e2y);
+    }
+    if (fabs(turning - 2.0 * M_PI) > 1e-6)   /* a star turns more than once */
+        return rc_set_error(RC_ERR_ARG, "%s: 'vertices' must form a simple convex polygon (the boundary winds %d times)",
+                            what, (int)floor(turning / (2.0 * M_PI) + 0.5));
+    return RC_OK;
+}
+
+/* The checks of a shape's definition that do not depend on the world; a
+ * half-plane's normal is normalised. what: the prefix of the messages (NULL:
+ * the shape type's name). */
+static rc_status check_shape_def(rc_shape_def *d, const char *what)
+{
+    char got[RCB_SHOW_SIZE];
+    switch (d->type) {
+    case RC_SHAPE_DISK:
+        if (!rcb_finite(d->radius) || d->radius <= 0.0)
+            return rc_set_error(RC_ERR_ARG, "%s: 'radius' must be > 0 (got %s)", what ? what : "disk", rcb_show(got, d->radius));
+        return rcm_check_vec(d->offset, 2, what ? what : "shape", "offset");   /* ground: the centre, world frame */
+    case RC_SHAPE_POINT:
+        return rcm_check_vec(d->offset, 2, what ? what : "shape", "offset");
+    case RC_SHAPE_POLYGON:   /* ground: vertices in the world frame */
+        return check_polygon(d, what ? what : "polygon");
+    case RC_SHAPE_HALFPLANE: {
+        if (!what) what = "halfplane";
+        RC_CHECK(rcm_check_vec(d->point, 2, what, "point"));
+        RC_CHECK(rcm_check_vec(d->normal, 2, what, "normal"));
+        double nn = hypot(d->normal[0], d->normal[1]);
+        if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "%s: 'normal' must be nonzero", what);
+        d->normal[0] /= nn; d->normal[1] /= nn;
+        return RC_OK;
+    }
+    case RC_SHAPE_SEGMENT:
+        if (!what) what = "segment";
+        RC_CHECK(rcm_check_vec(d->a, 2, what, "a"));
+        RC_CHECK(rcm_check_vec(d->b, 2, what, "b"));
+        if (d->a[0] == d->b[0] && d->a[1] == d->b[1])
+            return rc_set_error(RC_ERR_ARG, "%s: 'a' and 'b' must differ", what);
+        if (!rcb_finite(d->radius) || d->radius < 0.0)
+            return rc_set_error(RC_ERR_ARG, "%s: 'radius' must be >= 0 (got %s)", what, rcb_show(got, d->radius));
+        return RC_OK;
+    }
+    return rc_set_error(RC_ERR_ARG, "%s: unknown type %d", what ? what : "shape", (int)d->type);
+}
+
+rc_status rc_shape_def_check(const rc_shape_def *def, const char *what)
+{
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_shape_def_check: 'def' is NULL");
+    rc_shape_def d = *def;
+    return check_shape_def(&d, what);
+}
+
 static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
 {
     const int ground = body == RC_GROUND;
@@ -18,51 +97,13 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
         return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
     if (!ground && w->bodies[body].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "shape: body %d is a linear body; its contacts are gap functions (rc_gap_create)", body);
-    switch (d->type) {
-    case RC_SHAPE_DISK:
-        if (!rcb_finite(d->radius) || d->radius <= 0.0)
-            return rc_set_error(RC_ERR_ARG, "disk: 'radius' must be > 0 (got %g)", d->radius);
-        return rcm_check_vec(d->offset, 2, "shape", "offset");   /* ground: the centre, world frame */
-    case RC_SHAPE_POINT:
-        if (ground) return rc_set_error(RC_ERR_ARG, "shape: points belong to bodies, not to the ground");
-        return rcm_check_vec(d->offset, 2, "shape", "offset");
-    case RC_SHAPE_POLYGON: {   /* ground: vertices in the world frame */
-        if (d->nvert < 3 || d->nvert > RC_MAX_POLYGON_VERTICES)
-            return rc_set_error(RC_ERR_ARG, "polygon: needs 3 to %d vertices (got %d)", RC_MAX_POLYGON_VERTICES, d->nvert);
-        double turning = 0.0;
-        for (int i = 0; i < d->nvert; i++) {
-            RC_CHECK(rcm_check_vec(d->vert[i], 2, "polygon", "vertices"));
-            const double *a = d->vert[i], *b = d->vert[(i + 1) % d->nvert], *c = d->vert[(i + 2) % d->nvert];
-            double cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
-            if (!(cross > 0.0))
-                return rc_set_error(RC_ERR_ARG, "polygon: vertices must be convex and counter-clockwise (fails at vertex %d)", i + 2);
-            double dot = (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1]);
-            turning += atan2(cross, dot);
-        }
-        if (fabs(turning - 2.0 * M_PI) > 1e-6)   /* a star turns more than once */
-            return rc_set_error(RC_ERR_ARG, "polygon: vertices must form a simple convex polygon (they wind %.3g times)", turning / (2.0 * M_PI));
-        return RC_OK;
-    }
-    case RC_SHAPE_HALFPLANE: {
-        if (!ground) return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
-        RC_CHECK(rcm_check_vec(d->point, 2, "halfplane", "point"));
-        RC_CHECK(rcm_check_vec(d->normal, 2, "halfplane", "normal"));
-        double nn = hypot(d->normal[0], d->normal[1]);
-        if (!(nn > 0.0)) return rc_set_error(RC_ERR_ARG, "halfplane: 'normal' must be nonzero");
-        d->normal[0] /= nn; d->normal[1] /= nn;
-        return RC_OK;
-    }
-    case RC_SHAPE_SEGMENT:
-        if (!ground) return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
-        RC_CHECK(rcm_check_vec(d->a, 2, "segment", "a"));
-        RC_CHECK(rcm_check_vec(d->b, 2, "segment", "b"));
-        if (d->a[0] == d->b[0] && d->a[1] == d->b[1])
-            return rc_set_error(RC_ERR_ARG, "segment: 'a' and 'b' must differ");
-        if (!rcb_finite(d->radius) || d->radius < 0.0)
-            return rc_set_error(RC_ERR_ARG, "segment: 'radius' must be >= 0 (got %g)", d->radius);
-        return RC_OK;
-    }
-    return rc_set_error(RC_ERR_ARG, "shape: unknown type %d", (int)d->type);
+    if (ground && d->type == RC_SHAPE_POINT)
+        return rc_set_error(RC_ERR_ARG, "shape: points belong to bodies, not to the ground");
+    if (!ground && d->type == RC_SHAPE_HALFPLANE)
+        return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
+    if (!ground && d->type == RC_SHAPE_SEGMENT)
+        return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
+    return check_shape_def(d, NULL);
 }
 
 rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id)

@@ -7,6 +7,28 @@
 
 /* ---------------------------------------------------------------- springs */
 
+rc_status rc_spring_def_check(const rc_spring_def *def, const char *what)
+{
+    char got[RCB_SHOW_SIZE], label[160];
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_spring_def_check: 'def' is NULL");
+    if (!what) {
+        snprintf(label, sizeof label, "spring '%s'", def->name ? def->name : "(unnamed)");
+        what = label;
+    }
+    if (def->type != RC_SPRING_LINEAR && def->type != RC_SPRING_TORSIONAL)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown type %d", what, (int)def->type);
+    if (!rcb_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "%s: 'k' must be >= 0 (got %s)", what, rcb_show(got, def->k));
+    if (!rcb_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "%s: 'c' must be >= 0 (got %s)", what, rcb_show(got, def->c));
+    for (int i = 0; i < 2; i++)
+        if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]))
+            return rc_set_error(RC_ERR_ARG, "%s: points must be finite", what);
+    if (def->type == RC_SPRING_LINEAR && !rcb_finite(def->rest_length))
+        return rc_set_error(RC_ERR_ARG, "%s: 'rest_length' must be finite", what);
+    if (def->type == RC_SPRING_TORSIONAL && def->rest_angle == def->rest_angle && !rcb_finite(def->rest_angle))
+        return rc_set_error(RC_ERR_ARG, "%s: 'rest_angle' must be finite", what);
+    return RC_OK;
+}
+
 rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_spring_create: NULL argument");
@@ -18,17 +40,12 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
         return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
     if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
-    if (!rcb_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
-    if (!rcb_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
-    for (int i = 0; i < 2; i++)
-        if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]))
-            return rc_set_error(RC_ERR_ARG, "spring '%s': points must be finite", what);
+    RC_CHECK(rc_spring_def_check(def, NULL));
     rc_spring sp;
     memset(&sp, 0, sizeof sp);
     sp.def = *def;
     const double *q = w->q;
     if (def->type == RC_SPRING_LINEAR) {
-        if (!rcb_finite(def->rest_length)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_length' must be finite", what);
         if (def->rest_length < 0.0) {
             double Pa[2], Pb[2], l[2];
             point(w, def->body_a, q, def->point_a, Pa, l);
@@ -38,7 +55,6 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     } else {
         double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
         if (def->rest_angle != def->rest_angle) sp.def.rest_angle = body_q(w, def->body_b, q)[2] - tha;
-        else if (!rcb_finite(def->rest_angle)) return rc_set_error(RC_ERR_ARG, "spring '%s': 'rest_angle' must be finite", what);
     }
     RC_CHECK(rcb_reserve((void **)&w->springs, &w->cap_springs, w->nsprings + 1, sizeof(rc_spring)));
     sp.name = rcb_strdup(def->name);

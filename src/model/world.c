@@ -122,30 +122,45 @@ void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user)
     w->warn_user = fn ? user : NULL;
 }
 
+rc_status rc_world_def_check(const rc_world_def *def, const char *what)
+{
+    char got[2][RCB_SHOW_SIZE];
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_world_def_check: 'def' is NULL");
+    if (!what) what = "world";
+    const rc_world_def *d = def;
+    if (d->dim != 2)
+        return rc_set_error(RC_ERR_ARG, "%s: 'dim' must be 2 (got %d; 3 is not available yet)", what, d->dim);
+    for (int i = 0; i < 3; i++) {
+        if (!rcb_finite(d->gravity[i]))
+            return rc_set_error(RC_ERR_ARG, "%s: 'gravity' must be finite", what);
+        if (fabs(d->gravity[i]) > RC_MAX_GRAVITY)
+            return rc_set_error(RC_ERR_ARG, "%s: 'gravity[%d]' = %s is beyond the limit of %g in magnitude "
+                                "(velocities and energies would overflow)", what, i + 1, rcb_show(got[0], d->gravity[i]),
+                                RC_MAX_GRAVITY);
+    }
+    if (!rcb_finite(d->contact_margin) || d->contact_margin < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'margin' must be >= 0 (got %s)", what, rcb_show(got[0], d->contact_margin));
+    if (!rcb_finite(d->periodic_x[0]) || !rcb_finite(d->periodic_x[1])
+        || (d->periodic_x[1] <= d->periodic_x[0] && (d->periodic_x[0] != 0.0 || d->periodic_x[1] != 0.0)))
+        return rc_set_error(RC_ERR_ARG, "%s: 'periodic' must be {x0, x1} with x0 < x1 (got {%s, %s})", what,
+                            rcb_show(got[0], d->periodic_x[0]), rcb_show(got[1], d->periodic_x[1]));
+    rc_law_def ld = rc_default_law_def();
+    ld.e = d->default_e;
+    ld.mu = d->default_mu;
+    char lwhat[160];
+    snprintf(lwhat, sizeof lwhat, "%s: default law", what);
+    return rcm_law_def_check(&ld, lwhat);
+}
+
 rc_status rc_world_create(const rc_world_def *def, rc_world **out)
 {
     if (!out) return rc_set_error(RC_ERR_ARG, "rc_world_create: 'out' is NULL");
     *out = NULL;
     rc_world_def d = def ? *def : rc_default_world_def();
-    if (d.dim != 2)
-        return rc_set_error(RC_ERR_ARG, "world: 'dim' must be 2 (got %d; 3 is not available yet)", d.dim);
-    for (int i = 0; i < 3; i++) {
-        if (!rcb_finite(d.gravity[i]))
-            return rc_set_error(RC_ERR_ARG, "world: 'gravity' must be finite");
-        if (fabs(d.gravity[i]) > RC_MAX_GRAVITY)
-            return rc_set_error(RC_ERR_ARG, "world: 'gravity[%d]' = %g is beyond the limit of %g in magnitude "
-                                "(velocities and energies would overflow)", i + 1, d.gravity[i], RC_MAX_GRAVITY);
-    }
-    if (!rcb_finite(d.contact_margin) || d.contact_margin < 0.0)
-        return rc_set_error(RC_ERR_ARG, "world: 'margin' must be >= 0 (got %g)", d.contact_margin);
-    if (!rcb_finite(d.periodic_x[0]) || !rcb_finite(d.periodic_x[1])
-        || (d.periodic_x[1] <= d.periodic_x[0] && (d.periodic_x[0] != 0.0 || d.periodic_x[1] != 0.0)))
-        return rc_set_error(RC_ERR_ARG, "world: 'periodic' must be {x0, x1} with x0 < x1, finite (got {%g, %g})",
-                            d.periodic_x[0], d.periodic_x[1]);
+    RC_CHECK(rc_world_def_check(&d, "world"));
     rc_law_def ld = rc_default_law_def();
     ld.e = d.default_e;
     ld.mu = d.default_mu;
-    RC_CHECK(rcm_law_def_check(&ld, "world: default law"));
 
     rc_world *w = rcb_malloc(sizeof *w);
     if (!w) return rc_set_error(RC_ERR_NOMEM, "out of memory");
@@ -279,70 +294,90 @@ void rcm_world_trim_model(rc_world *w)
 
 /* ---------------------------------------------------------------- simulation */
 
-/* The settings every scheme shares, checked and applied (rc_world_configure,
- * integrate/configure.c, checks the scheme's own first and resolves what the
- * scheme decides). */
+/* The solver's settings; sv: the messages' prefix. */
+static rc_status check_solver(const rc_solver_def *d, const char *sv)
+{
+    char got[RCB_SHOW_SIZE];
+    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown method %d", sv, (int)d->method);
+    if (!rcb_finite(d->relax) || d->relax <= 0.0 || d->relax >= 2.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be in (0, 2) (got %s)", sv, rcb_show(got, d->relax));
+    if (d->threads < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' must be >= 1 (got %d)", sv, d->threads);
+    if (d->method == RC_SOLVER_UZAWA && d->accelerate && d->relax > 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)",
+                            sv, rcb_show(got, d->relax));
+    if (d->norm != RC_NORM_L2 && d->norm != RC_NORM_MAX)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'norm' %d", sv, (int)d->norm);
+    if (d->order != RC_ORDER_FIXED && d->order != RC_ORDER_RANDOM
+        && d->order != RC_ORDER_POSITION && d->order != RC_ORDER_COLOUR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'order' %d", sv, (int)d->order);
+    if (d->threads > 1 && d->order != RC_ORDER_COLOUR)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs order = \"colour\" (the %s order is sequential)",
+                            sv, d->threads, d->order == RC_ORDER_RANDOM ? "random"
+                            : d->order == RC_ORDER_POSITION ? "position" : "fixed");
+    if (d->threads > 1 && d->method != RC_SOLVER_NSGS)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)",
+                            sv, d->threads);
+    if (d->check_every < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'check_every' must be >= 1 (got %d)", sv, d->check_every);
+    if (!rcb_finite(d->tol) || d->tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'tol' must be > 0 (got %s)", sv, rcb_show(got, d->tol));
+    if (d->max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'max_iter' must be >= 1 (got %d)", sv, d->max_iter);
+    if (d->on_fail != RC_ON_FAIL_WARN && d->on_fail != RC_ON_FAIL_ERROR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'on_fail' %d", sv, (int)d->on_fail);
+    if (!rcb_finite(d->local_tol) || d->local_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'local_tol' must be >= 0 (got %s)", sv, rcb_show(got, d->local_tol));
+    if (d->local_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'local_max_iter' must be >= 1 (got %d)", sv, d->local_max_iter);
+    return RC_OK;
+}
+
+/* The step's settings every scheme shares (theta, h, ...); sw: the messages' prefix. */
+static rc_status check_step_settings(const rc_sim_def *def, const char *sw)
+{
+    char got[RCB_SHOW_SIZE];
+    if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'theta' must be in [0, 1] (got %s)", sw, rcb_show(got, def->theta));
+    if (!rcb_finite(def->h) || def->h <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' must be > 0 (got %s)", sw, rcb_show(got, def->h));
+    if (def->h < RC_MIN_H)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' = %s is below the limit of %g (runs would not end; "
+                            "forces = impulses / h would overflow)", sw, rcb_show(got, def->h), RC_MIN_H);
+    if (def->h > RC_MAX_H)
+        return rc_set_error(RC_ERR_ARG, "%s: 'h' = %s is above the limit of %g (positions and velocities "
+                            "would overflow)", sw, rcb_show(got, def->h), RC_MAX_H);
+    if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'activation' %d", sw, (int)def->activation);
+    if (!rcb_finite(def->gamma) || def->gamma < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'gamma' must be >= 0 (got %s)", sw, rcb_show(got, def->gamma));
+    if (!rcb_finite(def->persist_tol) || def->persist_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'persist_tol' must be >= 0 (got %s)", sw, rcb_show(got, def->persist_tol));
+    if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'work_check' %d", sw, (int)def->work_check);
+    if (!rcb_finite(def->work_tol) || def->work_tol < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'work_tol' must be >= 0 (got %s)", sw, rcb_show(got, def->work_tol));
+    if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'joint_jacobian' %d", sw, (int)def->joint_jacobian);
+    if (!rcb_finite(def->project_tol) || def->project_tol <= 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_tol' must be > 0 (got %s)", sw, rcb_show(got, def->project_tol));
+    if (def->project_max_iter < 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_max_iter' must be >= 1 (got %d)", sw, def->project_max_iter);
+    return RC_OK;
+}
+
+/* The settings every scheme shares (rc_sim_def_check, integrate/configure.c,
+ * adds the scheme's own): the step's with the prefix sw, the solver's with sv. */
+rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv)
+{
+    RC_CHECK(check_step_settings(def, sw));
+    return check_solver(&def->solver, sv);
+}
+
+/* Apply checked settings (rc_world_configure, integrate/configure.c). */
 rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def)
 {
-    if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown method %d", (int)def->solver.method);
-    if (!rcb_finite(def->solver.relax) || def->solver.relax <= 0.0 || def->solver.relax >= 2.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be in (0, 2) (got %g)", def->solver.relax);
-    if (def->solver.method == RC_SOLVER_UZAWA && def->solver.accelerate && def->solver.relax > 1.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'relax' must be <= 1 for the accelerated Uzawa (got %g; accelerate = false for the plain one)",
-                            def->solver.relax);
-    if (def->solver.norm != RC_NORM_L2 && def->solver.norm != RC_NORM_MAX)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'norm' %d", (int)def->solver.norm);
-    if (def->solver.order != RC_ORDER_FIXED && def->solver.order != RC_ORDER_RANDOM
-        && def->solver.order != RC_ORDER_POSITION && def->solver.order != RC_ORDER_COLOUR)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'order' %d", (int)def->solver.order);
-    if (def->solver.threads < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' must be >= 1 (got %d)", def->solver.threads);
-    if (def->solver.threads > 1 && def->solver.method != RC_SOLVER_NSGS)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs the nsgs solver (uzawa runs on one thread)",
-                            def->solver.threads);
-    if (def->solver.threads > 1 && def->solver.order != RC_ORDER_COLOUR)
-        return rc_set_error(RC_ERR_ARG, "solver: 'threads' = %d needs order \"colour\" (the %s order is sequential)",
-                            def->solver.threads, def->solver.order == RC_ORDER_RANDOM ? "random"
-                            : def->solver.order == RC_ORDER_POSITION ? "position" : "fixed");
-    if (!rcb_finite(def->theta) || def->theta < 0.0 || def->theta > 1.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be in [0, 1] (got %g)", def->theta);
-    if (!rcb_finite(def->h) || def->h <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' must be > 0 (got %g)", def->h);
-    if (def->h < RC_MIN_H)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is below the limit of %g (runs would not end; "
-                            "forces = impulses / h would overflow)", def->h, RC_MIN_H);
-    if (def->h > RC_MAX_H)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'h' = %g is above the limit of %g (positions and velocities "
-                            "would overflow)", def->h, RC_MAX_H);
-    if (def->activation != RC_ACTIVATE_GAP && def->activation != RC_ACTIVATE_ANTICIPATE)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'activation' %d", (int)def->activation);
-    if (!rcb_finite(def->gamma) || def->gamma < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'gamma' must be >= 0 (got %g)", def->gamma);
-    if (!rcb_finite(def->persist_tol) || def->persist_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'persist_tol' must be >= 0 (got %g)", def->persist_tol);
-    if (!rcb_finite(def->solver.tol) || def->solver.tol <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'tol' must be > 0 (got %g)", def->solver.tol);
-    if (def->solver.check_every < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'check_every' must be >= 1 (got %d)", def->solver.check_every);
-    if (def->solver.max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'max_iter' must be >= 1 (got %d)", def->solver.max_iter);
-    if (def->solver.on_fail != RC_ON_FAIL_WARN && def->solver.on_fail != RC_ON_FAIL_ERROR)
-        return rc_set_error(RC_ERR_ARG, "solver: unknown 'on_fail' %d", (int)def->solver.on_fail);
-    if (!rcb_finite(def->solver.local_tol) || def->solver.local_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "solver: 'local_tol' must be >= 0 (0: automatic) (got %g)", def->solver.local_tol);
-    if (def->solver.local_max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "solver: 'local_max_iter' must be >= 1 (got %d)", def->solver.local_max_iter);
-    if (def->work_check != RC_WORK_RECORD && def->work_check != RC_WORK_WARN && def->work_check != RC_WORK_ERROR)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'work_check' %d", (int)def->work_check);
-    if (def->joint_jacobian < RC_JOINT_JACOBIAN_AUTO || def->joint_jacobian > RC_JOINT_JACOBIAN_END)
-        return rc_set_error(RC_ERR_ARG, "simulation: unknown 'joint_jacobian' %d", (int)def->joint_jacobian);
-    if (!rcb_finite(def->project_tol) || def->project_tol <= 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'project_tol' must be > 0 (got %g)", def->project_tol);
-    if (def->project_max_iter < 1)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'project_max_iter' must be >= 1 (got %d)", def->project_max_iter);
-    if (!rcb_finite(def->work_tol) || def->work_tol < 0.0)
-        return rc_set_error(RC_ERR_ARG, "simulation: 'work_tol' must be >= 0 (got %g)", def->work_tol);
     if (def->solver.threads > 1 && !rc_openmp())
         rcm_world_warn(w, "solver: 'threads' = %d but this build has no OpenMP: the coloured sweeps run on one thread (same results)",
                       def->solver.threads);

@@ -356,14 +356,14 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     sd = rc_default_sim_def();
     sd.solver.threads = 2;   /* the fixed order is sequential */
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
-    CHECK(strstr(rc_last_error(), "'threads' = 2 needs order \"colour\"") != NULL);
+    CHECK(strstr(rc_last_error(), "'threads' = 2 needs order = \"colour\"") != NULL);
     sd.solver.order = RC_ORDER_POSITION;
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "the position order is sequential") != NULL);
     sd.solver.order = RC_ORDER_COLOUR;
     sd.solver.method = RC_SOLVER_UZAWA;
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
-    CHECK(strstr(rc_last_error(), "needs the nsgs solver") != NULL);
+    CHECK(strstr(rc_last_error(), "needs the \"nsgs\" solver") != NULL);
     sd = rc_default_sim_def();
     sd.solver.order = (rc_order)7;
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
