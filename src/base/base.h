@@ -42,6 +42,14 @@ rc_status rcb_arena_array(rcb_arena *a, void **out, long long count, size_t elem
 size_t rcb_arena_memory(const rcb_arena *a);
 void rcb_arena_free(rcb_arena *a);
 
+/* A helper the compiler must inline (so that a constant argument, e.g. a
+ * dimension, specialises its loops). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RCB_INLINE inline __attribute__((always_inline))
+#else
+#define RCB_INLINE inline
+#endif
+
 #define RC_CHECK(x) do { rc_status rc__s = (x); if (rc__s != RC_OK) return rc__s; } while (0)
 
 static inline int rcb_finite(double x) { return x - x == 0.0; }

@@ -104,9 +104,8 @@ static rc_status non_finite(const rcn_site *s, const char *what, const double *v
 }
 
 /* xi of the site's law at u, its components beyond d zeroed, checked finite */
-static rc_status checked_xi(const rcn_site *s, const double *u, double *xi)
+static RCB_INLINE rc_status checked_xi(const rcn_site *s, const double *u, double *xi, const int n)
 {
-    const int n = s->n;
     for (int i = 0; i < n; i++) xi[i] = 0.0;
     rc_status st = s->law->ops.xi(s->law->ops.user, &s->ctx, s->state, u, s->uk, xi);
     if (st != RC_OK) return st;
@@ -116,9 +115,8 @@ static rc_status checked_xi(const rcn_site *s, const double *u, double *xi)
     return RC_OK;
 }
 
-static rc_status checked_project(const rcn_site *s, const double *x, double *p)
+static RCB_INLINE rc_status checked_project(const rcn_site *s, const double *x, double *p, const int n)
 {
-    const int n = s->n;
     double xx[RC_LAW_MAX_DIM];
     for (int i = 0; i < n; i++) { xx[i] = i < s->ctx.dim ? x[i] : 0.0; p[i] = 0.0; }
     rc_status st = s->law->ops.project(s->law->ops.user, &s->ctx, s->state, xx, p);
@@ -129,29 +127,34 @@ static rc_status checked_project(const rcn_site *s, const double *x, double *p)
     return RC_OK;
 }
 
-static inline double normsq(const double *x, int n)
+static RCB_INLINE double normsq(const double *x, int n)
 {
     double s = x[0] * x[0];
     for (int i = 1; i < n; i++) s += x[i] * x[i];
     return s;
 }
 
-static inline double abssum(double s, const double *x, int n)
+static RCB_INLINE double abssum(double s, const double *x, int n)
 {
     for (int i = 0; i < n; i++) s += fabs(x[i]);
     return s;
 }
 
 /* Natural map of a custom law at p with local velocity u: F(p) = p - proj_C(p - xi(u)). */
-static rc_status natural_map(const rcn_site *s, const double *u, const double *p, double *r2)
+static RCB_INLINE rc_status natural_map_n(const rcn_site *s, const double *u, const double *p, double *r2, const int n)
 {
     double xi[RC_LAW_MAX_DIM], x[RC_LAW_MAX_DIM] = { 0.0 }, q[RC_LAW_MAX_DIM], d[RC_LAW_MAX_DIM] = { 0.0 };
-    RC_CHECK(checked_xi(s, u, xi));
-    for (int i = 0; i < s->n; i++) x[i] = p[i] - xi[i];
-    RC_CHECK(checked_project(s, x, q));
-    for (int i = 0; i < s->n; i++) d[i] = p[i] - q[i];
-    *r2 = normsq(d, s->n);
+    RC_CHECK(checked_xi(s, u, xi, n));
+    for (int i = 0; i < n; i++) x[i] = p[i] - xi[i];
+    RC_CHECK(checked_project(s, x, q, n));
+    for (int i = 0; i < n; i++) d[i] = p[i] - q[i];
+    *r2 = normsq(d, n);
     return RC_OK;
+}
+
+static rc_status natural_map(const rcn_site *s, const double *u, const double *p, double *r2)
+{
+    return s->n == 3 ? natural_map_n(s, u, p, r2, 3) : natural_map_n(s, u, p, r2, 2);
 }
 
 rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p, double *r2)
@@ -175,7 +178,7 @@ typedef struct local_problem {
     int n, dim;
 } local_problem;
 
-static rc_status local_map(const local_problem *lp, const double *p, double *F)
+static RCB_INLINE rc_status local_map(const local_problem *lp, const double *p, double *F)
 {
     const int n = lp->n;
     const double *W = lp->s->W;
@@ -185,16 +188,16 @@ static rc_status local_map(const local_problem *lp, const double *p, double *F)
         for (int j = 1; j < n; j++) a += W[n * i + j] * p[j];
         u[i] = a + lp->b[i];
     }
-    RC_CHECK(checked_xi(lp->s, u, xi));
+    RC_CHECK(checked_xi(lp->s, u, xi, n));
     for (int i = 0; i < n; i++) x[i] = p[i] - lp->rho * xi[i];
-    RC_CHECK(checked_project(lp->s, x, q));
+    RC_CHECK(checked_project(lp->s, x, q, n));
     for (int i = 0; i < n; i++) F[i] = i < lp->dim ? p[i] - q[i] : 0.0;
     return RC_OK;
 }
 
 /* The Newton direction J d = -F (J: n x n, row-major; d = 1: the normal
  * row only). Returns 0 when J is singular. */
-static int newton_dir(const local_problem *lp, const double *J, const double *F, double *d)
+static RCB_INLINE int newton_dir(const local_problem *lp, const double *J, const double *F, double *d)
 {
     const int n = lp->n;
     for (int i = 0; i < n; i++) d[i] = 0.0;
@@ -217,7 +220,7 @@ static int newton_dir(const local_problem *lp, const double *J, const double *F,
 /* One full Newton step p + d, J d = -F, accepted if it reduces |F| to a
  * quarter. Returns 1 and updates p, F, *f2_out when accepted. Errors of the
  * law's callbacks are reported through the status of the next evaluation. */
-static int try_newton(const local_problem *lp, const double *J, double *p, double *F, double f2, double *f2_out)
+static RCB_INLINE int try_newton(const local_problem *lp, const double *J, double *p, double *F, double f2, double *f2_out)
 {
     double d[RC_LAW_MAX_DIM], pn[RC_LAW_MAX_DIM], Fn[RC_LAW_MAX_DIM];
     if (!newton_dir(lp, J, F, d)) return 0;
@@ -232,7 +235,7 @@ static int try_newton(const local_problem *lp, const double *J, double *p, doubl
 
 /* The forward-difference Jacobian of F at p (columns k < dim), with a step
  * small against p, so that it rarely crosses a kink of F. */
-static rc_status fd_jacobian(const local_problem *lp, const double *p, const double *F, double *J)
+static RCB_INLINE rc_status fd_jacobian(const local_problem *lp, const double *p, const double *F, double *J)
 {
     const int n = lp->n;
     const double fd = 1e-7 * abssum(0.0, p, n) + 1e-13;
@@ -247,7 +250,7 @@ static rc_status fd_jacobian(const local_problem *lp, const double *p, const dou
 }
 
 /* The largest eigenvalue of the site's W (d = 1: W_NN). */
-static double site_lmax(const local_problem *lp)
+static RCB_INLINE double site_lmax(const local_problem *lp)
 {
     const double *W = lp->s->W;
     if (lp->dim == 1) return W[0];
@@ -261,7 +264,7 @@ static double site_lmax(const local_problem *lp)
  * confirmed with F at rho0 (*ok = 0 otherwise, with rho, F, *f2 back at
  * rho0). Planar sites keep the test at the reduced rho (their histories
  * are unchanged; the same false convergence can happen there, rarely). */
-static rc_status confirm_spatial(local_problem *lp, double rho0, double tol, double slack,
+static RCB_INLINE rc_status confirm_spatial(local_problem *lp, double rho0, double tol, double slack,
                                  const double *p, double *F, double *f2, int *ok)
 {
     *ok = 1;
@@ -284,9 +287,10 @@ static rc_status confirm_spatial(local_problem *lp, double rho0, double tol, dou
  * (the proximal iteration of De Saxce & Feng / Moreau) when the Newton
  * direction does not decrease |F|; rho = 1 / lambda_max(W) and it is halved
  * when the fixed point stalls. Converged when |F| <= tol (1 + |p|). */
-static rc_status generic_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p)
+static RCB_INLINE rc_status generic_solve_n(const rcn_site *s, double tol, int maxit, const double *b, double *p,
+                                             const int n_site)
 {
-    local_problem lp = { .s = s, .b = b, .n = s->n, .dim = s->ctx.dim };
+    local_problem lp = { .s = s, .b = b, .n = n_site, .dim = s->ctx.dim };
     const int n = lp.n;
     const double lmax = site_lmax(&lp);
     if (!(lmax > 0.0))
@@ -324,7 +328,7 @@ static rc_status generic_solve(const rcn_site *s, double tol, int maxit, const d
             *s->jvalid = 1;
         }
         const int ok = newton_dir(&lp, J, F, d);
-        double pn[RC_LAW_MAX_DIM], Fn[RC_LAW_MAX_DIM], fn2 = INFINITY;
+        double pn[RC_LAW_MAX_DIM] = { 0.0 }, Fn[RC_LAW_MAX_DIM] = { 0.0 }, fn2 = INFINITY;
         if (ok) {   /* backtracking on |F| */
             for (double a = 1.0; a > 1e-3; a *= 0.5) {
                 for (int i = 0; i < n; i++) pn[i] = p[i] + a * d[i];
@@ -366,6 +370,18 @@ static rc_status generic_solve(const rcn_site *s, double tol, int maxit, const d
                         law_label(s->law), s->ctx.contact, s->ctx.t, sqrt(f2), tol, maxit, lp.rho);
 }
 
+/* generic_solve_n specialised for planar and spatial contacts (the loops
+ * over the contact's components unrolled) */
+static rc_status generic_solve2(const rcn_site *s, double tol, int maxit, const double *b, double *p)
+{
+    return generic_solve_n(s, tol, maxit, b, p, 2);
+}
+
+static rc_status generic_solve3(const rcn_site *s, double tol, int maxit, const double *b, double *p)
+{
+    return generic_solve_n(s, tol, maxit, b, p, 3);
+}
+
 rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p)
 {
     const rc_law *l = s->law;
@@ -375,7 +391,7 @@ rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const d
         return RC_OK;
     }
     if (s->ctx.dim < 1) return bad_dim(s);
-    return generic_solve(s, tol, maxit, b, p);
+    return s->n == 3 ? generic_solve3(s, tol, maxit, b, p) : generic_solve2(s, tol, maxit, b, p);
 }
 
 rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, double rho, double *p_out)
@@ -398,9 +414,9 @@ rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, dou
     }
     if (s->ctx.dim < 1) return bad_dim(s);
     double xi[RC_LAW_MAX_DIM], x[RC_LAW_MAX_DIM];
-    RC_CHECK(checked_xi(s, u, xi));
+    RC_CHECK(checked_xi(s, u, xi, n));
     for (int i = 0; i < n; i++) x[i] = p[i] - rho * xi[i];
-    return checked_project(s, x, p_out);
+    return checked_project(s, x, p_out, n);
 }
 
 /* ---------------------------------------------------------------- planar contacts */
