@@ -43,6 +43,9 @@ static rc_status explore(rc_world *w)
     rci_step st;
     RC_CHECK(rcm_world_work_begin(w));   /* the last step's work arrays are done with */
     RC_CHECK(rci_stage_begin(&st, w));
+    if (st.scheme->step)
+        return rc_set_error(RC_ERR_ARG, "the explorer solves the one-step problem of the Moreau--Jean family; "
+                            "scheme '%s' has its own (configure another scheme to explore)", st.scheme->name);
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));
     RC_CHECK(rci_stage_free_velocity(&st));

@@ -5,8 +5,9 @@
 
 /* ---------------------------------------------------------------- simulation */
 
-static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", NULL };
-static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY };
+static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha", NULL };
+static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY,
+                                          RC_SCHEME_GEN_ALPHA };
 static const char *const activations[] = { "gap", "anticipate", NULL };
 static const char *const on_fails[] = { "warn", "error", NULL };
 
@@ -82,6 +83,17 @@ int lrc_configure(lua_State *L)
     lua_Integer pmi = lrc_field_int(L, 2, "project_max_iter", def.project_max_iter);
     if (pmi < 1 || pmi > 0x7fffffff) pmi = 0; /* rejected by the kernel */
     def.project_max_iter = (int)pmi;
+    /* gen-alpha: rho_inf, or alpha_m, alpha_f, beta, ga_gamma (ga_direct); its Newton's cap */
+    def.gen_alpha.rho_inf = lrc_field_num(L, 2, "rho_inf", def.gen_alpha.rho_inf);
+    if (lua_getfield(L, 2, "ga_direct") != LUA_TNIL) def.gen_alpha.direct = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    def.gen_alpha.alpha_m = lrc_field_num(L, 2, "alpha_m", def.gen_alpha.alpha_m);
+    def.gen_alpha.alpha_f = lrc_field_num(L, 2, "alpha_f", def.gen_alpha.alpha_f);
+    def.gen_alpha.beta = lrc_field_num(L, 2, "beta", def.gen_alpha.beta);
+    def.gen_alpha.gamma = lrc_field_num(L, 2, "ga_gamma", def.gen_alpha.gamma);
+    lua_Integer gmi = lrc_field_int(L, 2, "ga_max_iter", def.gen_alpha.max_iter);
+    if (gmi < 1 || gmi > 0x7fffffff) gmi = 0; /* rejected by the kernel */
+    def.gen_alpha.max_iter = (int)gmi;
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_world_configure(lw->w, &def);
     lrc_leave_kernel(L, lw, sv);
@@ -254,6 +266,7 @@ static void push_contact(lua_State *L, const rc_contact_info *c)
     lrc_set_num(L, "uN", c->uN);
     lrc_set_num(L, "uT", c->uT);
     lrc_set_num(L, "pN", c->pN);
+    lrc_set_num(L, "nu", c->nu);
     lrc_set_num(L, "pT", c->pT);
     lrc_set_num(L, "WN", c->WN);
     lrc_set_num(L, "WT", c->WT);

@@ -178,6 +178,7 @@ typedef struct rc_contact {
     double gN;              /* g_N(q_k)                               */
     double res;             /* local natural-map residual             */
     rc_contact_aux *aux;    /* NULL unless the world has a law without closed form */
+    double nu;              /* gen-alpha: the position-level multiplier nu (0 otherwise) */
 } rc_contact;
 
 /* A contact of the state: what the last completed step left (reported by
@@ -191,6 +192,7 @@ typedef struct rc_contact_rec {
     double gN;
     double u[2], p[2];
     double WN, WT;
+    double nu;              /* gen-alpha's position-level multiplier */
 } rc_contact_rec;
 
 /* t = (n_y, -n_x); gap contacts (n = (0, 1)) have t = (1, 0). */
@@ -273,7 +275,7 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_SCHEME, RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 
@@ -374,6 +376,7 @@ struct rc_world {
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
+    struct rci_ga_state *ga;  /* the generalized-alpha scheme's state across steps (RC_PART_SCHEME) */
     /* explorer: the problem solved by the last rc_world_explore (kept for rc_explore_contact) */
     const rc_explore_def *explore;
     double *explore_out; int explore_cap, explore_n;
@@ -475,6 +478,10 @@ void rcm_world_attach_part(rc_world *w, int slot, const rc_part *part);
 static inline int rcm_valid_body(const rc_world *w, int id) { return w && id >= 0 && id < w->nbodies; }
 rc_status rcm_check_vec(const double *x, int n, const char *what, const char *name);
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
+/* The generalized-alpha coefficients' ranges (gen_alpha_def.c). */
+rc_status rcm_gen_alpha_def_check(const rc_gen_alpha_def *d);
+/* alpha_m, alpha_f, beta, gamma of a definition (eq. 31 from rho_inf, or direct). */
+void rcm_gen_alpha_coefs(const rc_gen_alpha_def *d, double c[4]);
 /* Run the attached parts' observers after a completed step (the history row). */
 rc_status rcm_world_after_step(rc_world *w);
 static inline int rcm_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }

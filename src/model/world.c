@@ -93,6 +93,8 @@ rc_sim_def rc_default_sim_def(void)
     d.project_joints = 0;
     d.project_tol = 1e-12;
     d.project_max_iter = 50;
+    d.gen_alpha.rho_inf = 0.8;
+    d.gen_alpha.max_iter = 50;
     return d;
 }
 
@@ -302,8 +304,9 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
     if (def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
-        && def->scheme != RC_SCHEME_MAURY)
+        && def->scheme != RC_SCHEME_MAURY && def->scheme != RC_SCHEME_GEN_ALPHA)
         return rc_set_error(RC_ERR_ARG, "simulation: unknown 'scheme' %d", (int)def->scheme);
+    if (def->scheme == RC_SCHEME_GEN_ALPHA) RC_CHECK(rcm_gen_alpha_def_check(&def->gen_alpha));
     if (def->scheme == RC_SCHEME_MAURY && def->theta != 1.0)
         return rc_set_error(RC_ERR_ARG, "simulation: 'theta' must be 1 for maury (q_{k+1} = q_k + h u_{k+1}; got %g)", def->theta);
     if (def->solver.method != RC_SOLVER_NSGS && def->solver.method != RC_SOLVER_UZAWA)

@@ -1,0 +1,96 @@
+-- The nonsmooth generalized-alpha scheme (Bruls, Acary & Cardona 2014;
+-- scheme = "gen-alpha", docs/theory/gen-alpha.md): the paper's experiments
+-- (scripts/papers/bruls2014_*.lua) with their analytic figures, and the
+-- scheme's options and refusals.
+local helper = require "scenario_helper"
+local rc = require "ricochet"
+
+local function run(name, set) return helper.run("scripts/papers/" .. name, set, false) end
+
+describe("gen-alpha: bouncing ball (section 10.1)", function()
+  local r = run("bruls2014_bouncing_ball.lua", {})
+
+  it("keeps the free flight's energy to round-off and never gains energy over a step", function()
+    assert.is_true(r.flight_drift <= 1e-13)
+    assert.is_true(r.max_increase <= 1e-13)
+    -- the scheme itself: Newton converges in at most 2 iterations (linear constraint, constant force)
+    assert.is_true(r.max_iter <= 2 and r.max_res <= 1e-12)
+  end)
+
+  it("never penetrates the ground: gap >= 0 to round-off at every step", function()
+    assert.is_true(r.min_gap >= -1e-15)
+  end)
+
+  it("at the first impact step the velocity after is -e times the velocity before", function()
+    assert.is_near(-4.0, r.first.v_before, 1e-12)   -- the step starting at t = 0.400 (impact at 0.40025 inside it)
+    assert.is_near(-0.8 * r.first.v_before, r.first.v_after, 1e-12)
+    -- Property 3: Lambda = m (v_{n+1} - v~_{n+1}) with v~ = v_n - g h
+    assert.is_near(r.first.v_after - (r.first.v_before - 10 * 2e-3), r.first.impulse, 1e-12)
+  end)
+
+  it("comes to rest with the static Lambda = m g h and nu = m g h^2 / 2 (Property 2, eq. 32a)", function()
+    assert.is_true(math.abs(r.y - 0.2) <= 1e-15 and math.abs(r.v) <= 1e-15)
+    assert.is_near(10 * 2e-3, r.Lambda, 1e-15)
+    assert.is_near(10 * 2e-3 ^ 2 / 2, r.nu, 1e-15)
+    assert.is_near(2.0, r.E, 1e-12)
+  end)
+
+  it("comes to rest at the analytic accumulation time 3.602249 s, approached at first order in h", function()
+    assert.is_near(3.602249, r.t_acc, 1e-6)
+    local errs = {}
+    for i, h in ipairs({ "2e-3", "1e-3", "5e-4", "2.5e-4" }) do
+      local ri = i == 1 and r or run("bruls2014_bouncing_ball.lua", { h = h })
+      errs[i] = r.t_acc - ri.t_rest   -- measured 0.084, 0.039, 0.029, 0.016
+      assert.is_true(errs[i] > 0)
+    end
+    assert.is_true(errs[4] < 0.25 * errs[1])
+    assert.is_true(errs[4] < 0.005 * r.t_acc)
+  end)
+
+  it("Moreau-Jean on the same script (the paper's comparison) penetrates and loses energy in flight", function()
+    local mj = run("bruls2014_bouncing_ball.lua", { scheme = "moreau-jean" })
+    assert.is_true(mj.min_gap < -1e-3)          -- measured -2.0e-3 (in the accumulation)
+    assert.is_true(mj.flight_drift > 1e-3)      -- measured 4.4e-3 J: (1/2 - theta) numerical dissipation
+  end)
+end)
+
+describe("gen-alpha: options and refusals", function()
+  local function world(mu)
+    local w = rc.world{ gravity = { 0, -10 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    local b = w:body{ mass = 1, inertia = 0.1, q = { 0, 0.5, 0 }, shape = rc.disk{ radius = 0.5 } }
+    w:contact{ w.ground, b, law = rc.newton{ e = 0.5, mu = mu }, name = "C" }
+    return w, b
+  end
+
+  it("refuses friction with a clear message until issue 13", function()
+    local w = world(0.3)
+    local sim = w:simulation{ scheme = "gen-alpha" }
+    local ok, err = pcall(function() sim:step() end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("gen-alpha is frictionless until issue 13: law '(unnamed)' has mu = 0.3", 1, true))
+  end)
+
+  it("takes rho_inf or the four coefficients, and checks them", function()
+    local w = world(0)
+    local sim = w:simulation{ scheme = "gen-alpha", rho_inf = 0.5 }
+    assert.equals(0.5, sim.rho_inf)
+    sim = w:simulation{ scheme = "gen-alpha", gen_alpha = { alpha_m = 0, alpha_f = 1 / 3, beta = 4 / 9, gamma = 5 / 6 } }
+    assert.equals(5 / 6, sim.ga_gamma)
+    local function err(t) local ok, e = pcall(w.simulation, w, t); assert.is_false(ok); return tostring(e) end
+    assert.matches("'rho_inf' must be in %[0, 1%]", err{ scheme = "gen-alpha", rho_inf = 1.5 })
+    assert.matches("'rho_inf' is an option of scheme = \"gen%-alpha\"", err{ rho_inf = 0.5 })
+    assert.matches("'alpha_m' must be < 1", err{ scheme = "gen-alpha", gen_alpha = { alpha_m = 1, alpha_f = 0, beta = 0.25, gamma = 0.5 } })
+    assert.matches("'beta' is required", err{ scheme = "gen-alpha", gen_alpha = { alpha_m = 0, alpha_f = 0, gamma = 0.5 } })
+  end)
+
+  it("rho_inf = 1 (no numerical dissipation, gamma = 1/2) and rho_inf = 0 both keep a resting ball exactly at rest", function()
+    for _, rho in ipairs({ 0, 1 }) do
+      local w, b = world(0)
+      local sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, h = 1e-2 }
+      sim:run{ T = 0.5 }
+      assert.is_true(math.abs(b:q()[2] - 0.5) <= 1e-15 and math.abs(b:v()[2]) <= 1e-15)
+      assert.is_near(0.1, sim:contact("C").pN, 1e-15)   -- m g h
+    end
+  end)
+end)
