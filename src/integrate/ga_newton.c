@@ -18,6 +18,7 @@
 #include "integrate/gen_alpha.h"
 #include "linalg/linalg.h"
 
+#include <float.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- evaluation */
@@ -194,8 +195,15 @@ double rci_ga_residual(rci_ga_sys *s, int *worst)
         r[2 * n + nb + m + i] = md[i] * s->W[i] - sv;            /* (29f) */
     }
     for (int k = 0; k < nb; k++) r[n + k] = row_dot(s, k, s->vt) + s->gt[k];   /* (29b) */
+    /* a position-level row g / h: a gap within the round-off of the positions,
+     * 4 eps (1 + |q|), is zero (else the scaling 1/h lifts that round-off above
+     * the tolerance at small h: 1.1e-16 / 1e-4 > 1e-12) */
+    double qmax = 0.0;
+    for (int i = 0; i < n; i++) qmax = fmax(qmax, fabs(s->q[i]));
+    const double gfloor = 4.0 * DBL_EPSILON * (1.0 + qmax);
     for (int k = 0; k < m; k++) {
-        r[2 * n + nb + k] = s->inA[k] ? s->g[k] / h : s->pnu[k] / h;   /* (29d-e), (37) */
+        const double gk = fabs(s->g[k]) <= gfloor ? 0.0 : s->g[k];
+        r[2 * n + nb + k] = s->inA[k] ? gk / h : s->pnu[k] / h;   /* (29d-e), (37) */
         r[3 * n + nb + m + k] = s->inB[k] ? row_dot(s, k, s->v) + s->ukn[k] + (k < nb ? s->gt[k] : 0.0)
                                           : s->L[k];                 /* (29g-h), (37) */
     }

@@ -54,6 +54,36 @@ describe("gen-alpha: bouncing ball (section 10.1)", function()
   end)
 end)
 
+describe("gen-alpha: pendulum with an obstacle (section 10.2)", function()
+  local r = run("bruls2014_pendulum.lua", { scheme = "gen-alpha" })
+
+  it("holds the pivot at position and velocity level to round-off at every step (Fig. 12)", function()
+    assert.is_true(r.max_drift <= 1e-14)      -- measured 1.0e-15
+    assert.is_true(r.max_vdrift <= 2e-12)     -- the Newton tolerance 1e-12 (measured 1.0e-12)
+    assert.is_true(r.penetration <= 1e-15)    -- the obstacle's gap never negative (measured 1.1e-16)
+    assert.is_true(r.max_iter <= 6)           -- measured 4
+    -- Moreau-Jean on the same script: the pivot drifts (negative control, measured 4.6e-4)
+    local mj = run("bruls2014_pendulum.lua", {})
+    assert.is_true(mj.max_drift > 1e-4)
+  end)
+
+  it("gives the first impact's impulse close to the exact 11.7346 N s", function()
+    assert.is_near(11.7346, r.first_impulse, 0.0006 * 11.7346)   -- measured 11.74022 (h = 1e-3)
+    local fine = run("bruls2014_pendulum.lua", { scheme = "gen-alpha", h = "1e-4", T = "0.8" })
+    assert.is_near(11.7346, fine.first_impulse, 0.0001 * 11.7346)   -- measured 11.73525
+    assert.is_true(fine.max_drift <= 1e-14)
+  end)
+
+  it("rests on the obstacle with the statics: contact force m g, pivot force Lambda/h + lambda~ = (-10, 10)", function()
+    assert.is_true(r.impacts > 20)
+    assert.is_near(10, r.contact_force, 1e-9)
+    assert.is_near(-10, r.pivot_force[1], 1e-9)
+    assert.is_near(10, r.pivot_force[2], 1e-9)
+    assert.is_near(-7.0710678118655, r.E, 1e-9)
+    assert.is_near(5.0540, r.t_rest, 0.03 * 5.054)   -- measured 4.962 (O(h), irregular with h)
+  end)
+end)
+
 describe("gen-alpha: options and refusals", function()
   local function world(mu)
     local w = rc.world{ gravity = { 0, -10 } }
