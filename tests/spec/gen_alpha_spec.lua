@@ -84,6 +84,44 @@ describe("gen-alpha: pendulum with an obstacle (section 10.2)", function()
   end)
 end)
 
+describe("gen-alpha: rocking block (section 10.4)", function()
+  local r = run("bruls2014_rocking_block.lua", {})
+
+  it("keeps both corner gaps >= 0 and never gains energy over a step", function()
+    assert.is_true(r.min_gap >= -1e-15)        -- measured -8.9e-17
+    assert.is_true(r.max_increase <= 1e-13)    -- measured 1.8e-15
+    assert.is_true(r.max_iter <= 8)            -- measured 6 (nonlinear gaps: a simplified Newton)
+  end)
+
+  it("reproduces the exact first impact to the step's accuracy, and converges to it with h", function()
+    assert.is_near(9.81, r.E_pre, 1e-12)        -- free flight: energy exact
+    assert.is_true(r.first.t >= 0.183751 and r.first.t < 0.183751 + 1e-2)
+    assert.is_near(1.891603, r.first.impulse, 2e-3)   -- measured 1.892862
+    assert.is_near(8.957548, r.first.E, 3e-3)         -- measured 8.959284
+    local fine = run("bruls2014_rocking_block.lua", { h = "2e-4", T = "0.3" })
+    assert.is_near(1.891603, fine.first.impulse, 5e-4)   -- measured 1.891202
+    assert.is_near(8.957548, fine.first.E, 5e-4)         -- measured 8.957176
+    assert.is_true(fine.min_gap >= -1e-15)
+  end)
+
+  it("rests flat with E = m g l / 2, Lambda = m g h / 2 and nu = m g h^2 / 4 per corner, x = 0", function()
+    assert.is_near(7.3575, r.E, 1e-12)
+    assert.is_true(math.abs(r.theta) <= 1e-15 and r.max_x == 0)
+    for k = 1, 2 do
+      assert.is_near(9.81 * 1e-2 / 2, r.Lambda[k], 1e-14)
+      assert.is_near(9.81 * 1e-4 / 4, r.nu[k], 1e-15)
+      assert.is_true(math.abs(r.g[k]) <= 1e-15)
+    end
+  end)
+
+  it("dissipates less than Moreau-Jean at the same h, which also penetrates (the paper's comparison)", function()
+    local mj = run("bruls2014_rocking_block.lua", { scheme = "moreau-jean" })
+    assert.is_true(9.81 - mj.E_pre > 1e-3)      -- Moreau-Jean's numerical dissipation in free flight (theta = 0.5556)
+    assert.is_true(mj.min_gap < -1e-3)           -- measured -1.2e-2
+    assert.is_true(mj.E < 7.3575 - 1e-3)         -- at rest below the ground (measured 7.3502)
+  end)
+end)
+
 describe("gen-alpha: options and refusals", function()
   local function world(mu)
     local w = rc.world{ gravity = { 0, -10 } }
