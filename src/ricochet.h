@@ -548,11 +548,17 @@ RC_API rc_status rc_contact_rule(rc_world *w, const rc_contact_rule_def *def);
 typedef enum rc_scheme {
     RC_SCHEME_MOREAU_JEAN = 1,          /* eq. (61), Acary & Collins-Craft 2024 */
     RC_SCHEME_MOREAU_JEAN_FREMOND = 2,  /* eq. (72)-(73)                         */
-    RC_SCHEME_MAURY = 3                 /* Maury 2006 section 3.2: u_{k+1} is the
+    RC_SCHEME_MAURY = 3,                /* Maury 2006 section 3.2: u_{k+1} is the
                                            M-projection of the free velocity onto
                                            { g_N(q_k) + h u_N >= 0 } for every
                                            detected contact; q_{k+1} = q_k + h u_{k+1}
                                            (theta = 1); inelastic (e unused)     */
+    RC_SCHEME_GEN_ALPHA = 4             /* Bruls, Acary & Cardona 2014, eqs. (29)-(30):
+                                           the nonsmooth generalized-alpha scheme
+                                           with constraints at position and velocity
+                                           level (GGL), solved by a semismooth Newton
+                                           method; rigid bodies, frictionless laws
+                                           (rc_gen_alpha_def, docs/theory/gen-alpha.md) */
 } rc_scheme;
 
 typedef enum rc_activation {
@@ -668,6 +674,18 @@ typedef enum rc_work_check {
     RC_WORK_ERROR = 3       /* the step fails with that message             */
 } rc_work_check;
 
+/* The generalized-alpha coefficients of RC_SCHEME_GEN_ALPHA. From rho_inf
+ * (eq. 31, Chung & Hulbert): alpha_m = (2 rho - 1)/(rho + 1), alpha_f =
+ * rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m, beta = (gamma + 1/2)^2 / 4;
+ * or (direct = 1) alpha_m, alpha_f, beta, gamma as given. */
+typedef struct rc_gen_alpha_def {
+    double rho_inf;             /* spectral radius at infinity, in [0, 1], default 0.8 */
+    int direct;                 /* 1: the four coefficients below, 0: from rho_inf     */
+    double alpha_m, alpha_f, beta, gamma;  /* alpha_m < 1, alpha_f < 1, beta > 0, gamma > 0 */
+    int max_iter;               /* Newton iterations per step, default 50; the
+                                   tolerance and on_fail are the solver's        */
+} rc_gen_alpha_def;
+
 typedef struct rc_sim_def {
     rc_scheme scheme;           /* default RC_SCHEME_MOREAU_JEAN */
     double theta;               /* in [0, 1], default 0.5        */
@@ -695,6 +713,7 @@ typedef struct rc_sim_def {
                                    given back W_proj (rc_step_info)            */
     double project_tol;         /* default 1e-12 (constraint units)            */
     int project_max_iter;       /* default 50                                  */
+    rc_gen_alpha_def gen_alpha; /* RC_SCHEME_GEN_ALPHA only                    */
 } rc_sim_def;
 
 RC_API rc_sim_def rc_default_sim_def(void);
@@ -876,6 +895,8 @@ typedef struct rc_contact_info {
     double pN, pT;          /* impulse of the last step                      */
     double WN, WT;          /* work of the impulse in the last step (eq. 68) */
     int law;                /* id of the contact's law (rc_law_get_def)      */
+    double nu;              /* gen-alpha: the position-level multiplier nu of
+                               the last step (eq. 29c-e; 0 for other schemes) */
 } rc_contact_info;
 
 /* Contacts found at the start of the last step (active or within margin). */

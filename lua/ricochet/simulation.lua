@@ -14,8 +14,8 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter" }
-local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha" }
+local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
     local fname = "world:simulation"
@@ -69,6 +69,11 @@ function World:simulation(t)
     def.project_joints = boolean(fname, "project_joints", t.project_joints, D.project_joints)
     def.project_tol = number(fname, "project_tol", t.project_tol, D.project_tol)
     def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, D.project_max_iter)
+    if def.scheme == "gen-alpha" then I.gen_alpha_options(fname, t, s, def)
+    elseif t.rho_inf ~= nil or t.gen_alpha ~= nil then
+        fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)", t.rho_inf ~= nil and "rho_inf" or "gen_alpha",
+             show(def.scheme))
+    end
     c_check("sim", fname, def)
     -- the joints' rows at q* = q_k + s h v_k: by default the kernel's choice
     -- for these settings (rc_sim_joint_jacobian: the end of the step for
@@ -83,6 +88,28 @@ function World:simulation(t)
     setmetatable(sim, Sim)
     rawset(self, "_sim", sim)
     return sim
+end
+
+-- scheme = "gen-alpha" (Bruls, Acary & Cardona 2014): rho_inf (0.8, in [0, 1]), or
+-- gen_alpha = { alpha_m =, alpha_f =, beta =, gamma = } (all four); the Newton
+-- iterations' cap is the solver's max_iter (default 50 under this scheme)
+function I.gen_alpha_options(fname, t, s, def)
+    if t.rho_inf ~= nil and t.gen_alpha ~= nil then
+        fail(fname, "give 'rho_inf' or 'gen_alpha' = { alpha_m, alpha_f, beta, gamma }, not both")
+    end
+    def.rho_inf = in01(fname, "rho_inf", number(fname, "rho_inf", t.rho_inf, 0.8))
+    local ga = t.gen_alpha
+    if ga ~= nil then
+        local gname = fname .. ": gen_alpha"
+        check_table(gname, ga, "gen_alpha = { alpha_m = 1/3, alpha_f = 4/9, beta = 0.3086, gamma = 0.6111 }")
+        check_keys(gname, ga, { "alpha_m", "alpha_f", "beta", "gamma" })
+        def.ga_direct = true
+        def.alpha_m = number(gname, "alpha_m", ga.alpha_m, REQUIRED)
+        def.alpha_f = number(gname, "alpha_f", ga.alpha_f, REQUIRED)
+        def.beta = number(gname, "beta", ga.beta, REQUIRED)
+        def.ga_gamma = number(gname, "gamma", ga.gamma, REQUIRED)
+    end
+    def.ga_max_iter = s.max_iter == nil and 50 or def.max_iter
 end
 
 function Sim.__index(self, k)

@@ -1,6 +1,7 @@
 -- Bruls, Acary & Cardona 2014, section 10.2: a rigid pendulum with a
 -- bilateral pivot and a unilateral obstacle, here with the Moreau--Jean
--- scheme (the paper's comparison scheme, eq. 50).
+-- scheme (the paper's comparison scheme, eq. 50) or (scheme = "gen-alpha")
+-- the paper's nonsmooth generalized-alpha scheme.
 --
 -- q = (x, y, theta), m = 1, J = 0.1, l = 1, g = 10. The pivot at the origin is
 -- the body point (-l, 0): g = (x - l cos theta, y - l sin theta) = 0 (a
@@ -29,7 +30,10 @@
 --
 --   build/ricochet run scripts/papers/bruls2014_pendulum.lua --set h=1e-4 --out out/pendulum   (+ figure.svg)
 -- Parameters (each checked): h (1e-3, > 0), theta (1/1.8, in [0, 1]), T (7,
--- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean" or "moreau-jean-fremond"),
+-- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean", "moreau-jean-fremond" or
+-- "gen-alpha": the paper's own scheme, docs/theory/gen-alpha.md: the pivot at
+-- position and velocity level, no drift; the obstacle's gap never negative),
+-- rho_inf (0.8, in [0, 1]: gen-alpha's; theta and the joint options are then unused),
 -- project (false), joint_jacobian ("" for the kernel's default, "start",
 -- "midpoint" or "end"), activation ("anticipate" or "gap"), still (1e-6,
 -- > 0: the motion has stopped once |omega| stays below it).
@@ -39,7 +43,8 @@ local h       = rc.param("h", 1e-3, { above = 0 })
 local theta   = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
 local T       = rc.param("T", 7.0, { above = 0 })
 local e       = rc.param("e", 0.8, { min = 0, max = 1 })
-local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
+local rho_inf = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
 local project = rc.param("project", false)
 local jac     = rc.param("joint_jacobian", "", { one_of = { "", "start", "midpoint", "end" } })   -- "": the kernel's default
 local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
@@ -53,20 +58,27 @@ local bob = w:body{ name = "bob", mass = m, inertia = J,
 local pivot = w:revolute{ w.ground, bob, point_a = { 0, 0 }, point_b = { -l, 0 }, name = "pivot" }
 w:contact{ w.ground, bob, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project, activation = activation,
-                          joint_jacobian = jac ~= "" and jac or nil,
-                          solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
+local sim
+if scheme == "gen-alpha" then   -- the paper's own scheme: the pivot at position and velocity level, no drift
+  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, h = h, solver = { tol = 1e-12 } }
+else
+  sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project, activation = activation,
+                      joint_jacobian = jac ~= "" and jac or nil,
+                      solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
+end
 -- the first impact's impulse; the impacts (a step with an impulse after one without); the
 -- rest time: from when on |omega| < still (the motion has stopped; at rest the contact takes
 -- an impulse every step and u_N flips sign, x (-e), which is not an impact); the largest
 -- joint drift and penetration
 local still = rc.param("still", 1e-6, { above = 0 })
 local first_impulse, last_impact, impacts, t_rest = nil, nil, 0, nil
-local max_drift, pushed, penetration = 0, false, 0
+local max_drift, max_vdrift, pushed, penetration, max_iter = 0, 0, false, 0, 0
 sim:after_step(function(s)
   local c = s:contact("C")
   local info = s:info()
   max_drift = math.max(max_drift, info.joint_pos_violation)
+  max_vdrift = math.max(max_vdrift, info.joint_vel_violation)
+  max_iter = math.max(max_iter, info.iterations)
   penetration = math.max(penetration, math.sqrt(2) / 2 - bob:q()[1])   -- the obstacle's g = x - sqrt(2)/2
   local now = c.active and c.pN > 0
   if now and not first_impulse then first_impulse = c.pN end
@@ -100,5 +112,5 @@ if summary.out then
                        { title = "energy", series = { s("E"), s("W_J") }, ylabel = "energy, work [J]" } } }
 end
 return { first_impulse = first_impulse, impacts = impacts, last_impact = last_impact, t_rest = t_rest,
-         contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, penetration = penetration, summary = summary,
+         contact_force = c.pN / h, pivot_force = f, max_drift = max_drift, max_vdrift = max_vdrift, max_iter = max_iter, penetration = penetration, summary = summary,
          E_proj = info.E_proj_total, W_proj = info.W_proj_total, W_J = info.W_J_total, E = info.E }

@@ -70,6 +70,7 @@ void rci_save_contacts(rc_world *w)
         r->gN = c->gN;
         r->u[0] = c->u[0]; r->u[1] = c->u[1];
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
+        r->nu = c->nu;
         r->WN = r->WT = 0.0;
         if (c->active) {   /* eq. (68) as the audit computed it: u_{k+theta} (kept in w->V) . p */
             double uth[2];

@@ -43,6 +43,9 @@ static rc_status explore(rc_world *w, const rc_explore_def *def)
     rci_step st;
     RC_CHECK(rcm_world_work_begin(w));   /* the last step's work arrays are done with */
     RC_CHECK(rci_stage_begin(&st, w));
+    if (st.scheme->step)
+        return rc_set_error(RC_ERR_ARG, "the explorer solves the one-step problem of the Moreau--Jean family; "
+                            "scheme '%s' has its own (configure another scheme to explore)", st.scheme->name);
     /* the solve's own settings: the simulation's, in a random order of the
      * exploration's seed if asked; the run's statistics do not count it */
     rc_solver_def opt = w->sim.solver;

@@ -39,6 +39,15 @@ typedef struct rci_step {
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
 } rci_step;
 
+/* The audit's terms of one step (step.c's stage_audit, or a scheme's own
+ * step), committed into w->info by stage_commit. */
+typedef struct rci_audit {
+    double W_J, W_motor, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
+    double W_N, W_T, max_cw, E0;
+    int have_cw, max_cw_id;
+    long positive;
+} rci_audit;
+
 /* A scheme: the functions and figures that differ between schemes. */
 typedef struct rci_scheme {
     const char *name;         /* as in run.json and sim.scheme */
@@ -72,11 +81,17 @@ typedef struct rci_scheme {
     /* optional: checks after the solve that warn about the scheme's known
      * pitfalls (once per world) */
     void (*after_solve)(rc_world *w);
+    /* NULL for the Moreau--Jean family; else the whole step after begin
+     * (forces, detection, its own one-step problem, q_{k+1}, v_{k+1}, the
+     * audit's terms and st's energies), the state back at t_k on failure;
+     * the commit stays step.c's (the generalized-alpha scheme's Newton) */
+    rc_status (*step)(rci_step *st, rci_audit *a);
 } rci_scheme;
 
 extern const rci_scheme rci_scheme_moreau_jean;
 extern const rci_scheme rci_scheme_moreau_jean_fremond;
 extern const rci_scheme rci_scheme_maury;
+extern const rci_scheme rci_scheme_gen_alpha;
 /* The table entry of a scheme; NULL for a value that names none. */
 const rci_scheme *rci_scheme_of(rc_scheme type);
 

@@ -33,6 +33,7 @@ const rci_scheme *rci_scheme_of(rc_scheme type)
     switch (type) {
     case RC_SCHEME_MOREAU_JEAN_FREMOND: return &rci_scheme_moreau_jean_fremond;
     case RC_SCHEME_MAURY: return &rci_scheme_maury;
+    case RC_SCHEME_GEN_ALPHA: return &rci_scheme_gen_alpha;
     case RC_SCHEME_MOREAU_JEAN: return &rci_scheme_moreau_jean;
     default: return NULL;
     }
@@ -309,12 +310,7 @@ rc_status rci_stage_converged(rci_step *st)
 /* The step's terms of eqs. (65)-(68), the joints' drift (and projection),
  * the laws' per-contact state; fills w->info's step fields. Fails (the state
  * goes back to t_k) on a projection or law failure or with work_check "error". */
-typedef struct audit_terms {
-    double W_J, W_motor, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
-    double W_N, W_T, max_cw, E0;
-    int have_cw, max_cw_id;
-    long positive;
-} audit_terms;
+typedef rci_audit audit_terms;
 
 static double joints_work(rc_world *w, const double *vth, double *W_motor)
 {
@@ -535,6 +531,13 @@ static rc_status world_step(rc_world *w)
 {
     rci_step st;
     RC_CHECK(rci_stage_begin(&st, w));
+    if (st.scheme->step) {   /* a scheme with its own one-step problem (scheme_gen_alpha.c) */
+        audit_terms a;
+        memset(&a, 0, sizeof a);
+        RC_CHECK(st.scheme->step(&st, &a));
+        stage_commit(&st, &a);
+        return rcm_world_after_step(w);
+    }
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));
     if (w->step == 0) rci_warn_initial_overlaps(w);

@@ -373,6 +373,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         c->key = get_u64(&r); c->id = get_i32(&r); c->law = get_u32(&r) & 0x7fffffffu; c->active = get_i32(&r) != 0;
         get_f64s(&r, c->point, 2); get_f64s(&r, c->n, 2); c->gN = get_f64(&r);
         get_f64s(&r, c->u, 2); get_f64s(&r, c->p, 2); c->WN = get_f64(&r); c->WT = get_f64(&r);
+        c->nu = 0.0;   /* gen-alpha's nu is not in the checkpoint (its state restarts, docs/theory/gen-alpha.md) */
     }
     w->nrec = s->nrec;
     r.off = s->rec_state_at;

@@ -14,6 +14,11 @@ rc_status rcl_chol_solve(int n, const double *factor, int nrhs, double *b);
  * (column-major: ab[(kd + i - j) + j*(kd+1)] = A(i,j), max(0,j-kd) <= i <= j). */
 rc_status rcl_band_chol_factor(int n, int kd, double *ab);
 rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b);
+/* Dense general solve A x = b (LU, partial pivoting): a (n x n, column-major)
+ * is overwritten by its factors, b by x; ipiv holds n ints (lapack_int is int
+ * in the Debian LAPACKE). *singular: 0, or the 1-based index of a zero pivot
+ * (b is then not a solution). */
+rc_status rcl_lu_solve(int n, double *a, int *ipiv, double *b, int *singular);
 /* One BLAS thread from the first LAPACK call on (blas_threads.c). */
 void rcl_blas_one_thread(void);
 #endif

@@ -188,6 +188,7 @@ void lrc_push_contact(lua_State *L, const rc_contact_info *c)
     lrc_set_num(L, "uN", c->uN);
     lrc_set_num(L, "uT", c->uT);
     lrc_set_num(L, "pN", c->pN);
+    lrc_set_num(L, "nu", c->nu);
     lrc_set_num(L, "pT", c->pT);
     lrc_set_num(L, "WN", c->WN);
     lrc_set_num(L, "WT", c->WT);

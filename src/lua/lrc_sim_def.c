@@ -4,8 +4,9 @@
  * chooses (core.joint_jacobian); lua_ricochet.c has the overview. */
 #include "lrc.h"
 
-static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", NULL };
-static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY };
+static const char *const schemes[] = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha", NULL };
+static const rc_scheme scheme_codes[] = { RC_SCHEME_MOREAU_JEAN, RC_SCHEME_MOREAU_JEAN_FREMOND, RC_SCHEME_MAURY,
+                                          RC_SCHEME_GEN_ALPHA };
 static const char *const activations[] = { "gap", "anticipate", NULL };
 static const char *const on_fails[] = { "warn", "error", NULL };
 
@@ -98,6 +99,15 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     def->project_joints = field_bool(L, t, "project_joints", def->project_joints);
     def->project_tol = lrc_field_num(L, t, "project_tol", def->project_tol);
     def->project_max_iter = field_int(L, t, "project_max_iter", def->project_max_iter);
+    /* gen-alpha: rho_inf, or alpha_m, alpha_f, beta, ga_gamma (ga_direct); its Newton's cap */
+    rc_gen_alpha_def *ga = &def->gen_alpha;
+    ga->rho_inf = lrc_field_num(L, t, "rho_inf", ga->rho_inf);
+    ga->direct = field_bool(L, t, "ga_direct", ga->direct);
+    ga->alpha_m = lrc_field_num(L, t, "alpha_m", ga->alpha_m);
+    ga->alpha_f = lrc_field_num(L, t, "alpha_f", ga->alpha_f);
+    ga->beta = lrc_field_num(L, t, "beta", ga->beta);
+    ga->gamma = lrc_field_num(L, t, "ga_gamma", ga->gamma);
+    ga->max_iter = field_int(L, t, "ga_max_iter", ga->max_iter);
 }
 
 static const char *order_name(rc_order x)

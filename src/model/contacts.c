@@ -34,6 +34,7 @@ void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_
     info->gN = r->gN;
     info->uN = r->u[0]; info->uT = r->u[1];
     info->pN = r->p[0]; info->pT = r->p[1];
+    info->nu = r->nu;
     info->WN = r->WN; info->WT = r->WT;
     info->law = (int)r->law;
 }

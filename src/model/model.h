@@ -178,6 +178,7 @@ typedef struct rc_contact {
     double gN;              /* g_N(q_k)                               */
     double res;             /* local natural-map residual             */
     rc_contact_aux *aux;    /* NULL unless the world has a law without closed form */
+    double nu;              /* gen-alpha: the position-level multiplier nu (0 otherwise) */
 } rc_contact;
 
 /* A contact of the state: what the last completed step left (reported by
@@ -191,6 +192,7 @@ typedef struct rc_contact_rec {
     double gN;
     double u[2], p[2];
     double WN, WT;
+    double nu;              /* gen-alpha's position-level multiplier */
 } rc_contact_rec;
 
 /* t = (n_y, -n_x); gap contacts (n = (0, 1)) have t = (1, 0). */
@@ -290,7 +292,7 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_PART_SCHEME, RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 
@@ -407,6 +409,7 @@ struct rc_world {
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
+    struct rci_ga_state *ga;  /* the generalized-alpha scheme's state across steps (RC_PART_SCHEME) */
     /* explorer: the impulses of the last rc_world_explore (kept for rc_explore_contact) */
     double *explore_out; int explore_cap, explore_n;
     uint64_t explore_rng;
@@ -558,6 +561,10 @@ rc_status rcm_check_vec(const double *x, int n, const char *what, const char *na
 rc_status rcm_law_def_check(const rc_law_def *d, const char *what);
 /* A law of dim 3 governs no contact of a planar world (rules.c). */
 rc_status rcm_law_planar_check(const rc_world *w, int id);
+/* The generalized-alpha coefficients' ranges (gen_alpha_def.c). */
+rc_status rcm_gen_alpha_def_check(const rc_gen_alpha_def *d);
+/* alpha_m, alpha_f, beta, gamma of a definition (eq. 31 from rho_inf, or direct). */
+void rcm_gen_alpha_coefs(const rc_gen_alpha_def *d, double c[4]);
 /* Run the attached parts' observers after a completed step (the history row). */
 rc_status rcm_world_after_step(rc_world *w);
 static inline int rcm_periodic(const rc_world *w) { return w->def.periodic_x[1] > w->def.periodic_x[0]; }

@@ -93,6 +93,8 @@ rc_sim_def rc_default_sim_def(void)
     d.project_joints = 0;
     d.project_tol = 1e-12;
     d.project_max_iter = 50;
+    d.gen_alpha.rho_inf = 0.8;
+    d.gen_alpha.max_iter = 50;
     return d;
 }
 

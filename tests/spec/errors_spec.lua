@@ -197,7 +197,7 @@ describe("ranges", function()
     end)
 
     it("rejects bad scheme, activation and solver names", function()
-        has("world:simulation: 'scheme' must be one of \"moreau-jean\", \"moreau-jean-fremond\", \"maury\" (got 'moreau')",
+        has("world:simulation: 'scheme' must be one of \"moreau-jean\", \"moreau-jean-fremond\", \"maury\", \"gen-alpha\" (got 'moreau')",
             error_of(w.simulation, w, { scheme = "moreau" }))
         has("world:simulation: 'activation' must be one of \"gap\", \"anticipate\" (got 'always')",
             error_of(w.simulation, w, { activation = "always" }))

@@ -2,7 +2,7 @@
 -- shortened where the full run is long, with its paper's key figure checked:
 --   acary2024_*     here (the paper's parameters, full length)
 --   bruls2014_*     tests/spec/bruls_spec.lua (left to it: the Brüls scripts' defaults and
---                   figures are checked there)
+--                   figures are checked there; under gen-alpha: tests/spec/gen_alpha_spec.lua)
 --   maury2006_*     tests/spec/maury_spec.lua (6.3 on 500 of the 2 000 disks)
 --   moreau2004_*    tests/spec/moreau_spec.lua (rod, granular sample), tests/spec/slope_spec.lua
 -- and every script checks each of its parameters (rc.param with a check) and lists
@@ -58,7 +58,8 @@ end
 
 describe("the scripts of scripts/papers/", function()
   local specs = {}
-  for _, f in ipairs{ "papers_spec.lua", "bruls_spec.lua", "maury_spec.lua", "moreau_spec.lua", "slope_spec.lua" } do
+  for _, f in ipairs{ "papers_spec.lua", "bruls_spec.lua", "maury_spec.lua", "moreau_spec.lua", "slope_spec.lua",
+                      "gen_alpha_spec.lua" } do
     specs[#specs + 1] = read("tests/spec/" .. f)
   end
 

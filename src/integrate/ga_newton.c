@@ -1,0 +1,348 @@
+/* ga_newton.c -- the semismooth Newton method on the discrete system of the
+ * nonsmooth generalized-alpha scheme (Bruls, Acary & Cardona 2014, eqs.
+ * (29)-(30), their semismooth form (37), active sets (38), residuals (39),
+ * scaled unknowns (42), iteration matrix (44)), monolithic and dense (LAPACK
+ * dgesv).
+ *
+ * The matrix keeps every first-order block of (44) and leaves out the
+ * blocks made of second derivatives of the constraints and forces (K_t,
+ * C_t, G*_s, G_p, G_v, G*_v: zero for linear constraints and constant
+ * forces, O(h) otherwise): the residual is exact, so the converged step is
+ * the solution of (29)-(30); only the rate of convergence is affected on
+ * nonlinear constraints (the pendulum's pivot, the block's corners).
+ *
+ * The inactive rows carry the identity with the sign that drives nu^Abar and
+ * Lambda^Bbar to zero (-I against the scaled unknowns -dnu/h, -dLambda; the
+ * paper prints +I, implementation note 002, section 2.6).
+ */
+#include "integrate/gen_alpha.h"
+#include "linalg/linalg.h"
+
+#include <float.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- evaluation */
+
+/* (30a)-(30e) with a_{n+1} from v~_{n+1} (30c) */
+static void dependent(rci_ga_sys *s)
+{
+    const double h = s->h, am = s->am, af = s->af, be = s->beta, ga = s->gam;
+    for (int i = 0; i < s->n; i++) {
+        const double a = (s->vt[i] - s->vn[i] - h * (1.0 - ga) * s->an[i]) / (h * ga);
+        s->a[i] = a;
+        s->vd[i] = ((1.0 - am) * a + am * s->an[i] - af * s->vdn[i]) / (1.0 - af);   /* (30e) */
+        s->qt[i] = s->qn[i] + h * s->vn[i] + h * h * ((0.5 - be) * s->an[i] + be * a);   /* (30a) */
+        s->q[i] = s->qt[i] + s->U[i];   /* (30b) */
+        s->v[i] = s->vt[i] + s->W[i];   /* (30d) */
+    }
+}
+
+static const rc_contact *find_contact(const rc_world *w, uint64_t key)
+{
+    int lo = 0, hi = w->ncontacts - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const uint64_t k = w->contacts[mid].key;
+        if (k == key) return &w->contacts[mid];
+        if (k < key) lo = mid + 1; else hi = mid - 1;
+    }
+    return NULL;
+}
+
+/* the normal row of a geometric contact into row `row` of G */
+static void contact_row(rci_ga_sys *s, const rc_contact *c, int row)
+{
+    const rc_world *w = s->w;
+    double Ha[2][3], Hb[2][3], *G = s->G + (size_t)row * s->n;
+    memset(G, 0, (size_t)s->n * sizeof(double));
+    rcm_contact_jacobian(c, Ha, Hb);
+    const int ib = w->bodies[c->body_b].iv;
+    for (int k = 0; k < 3; k++) G[ib + k] += Hb[0][k];
+    if (c->body_a != RC_GROUND) {
+        const int ia = w->bodies[c->body_a].iv;
+        for (int k = 0; k < 3; k++) G[ia + k] += Ha[0][k];
+    }
+}
+
+/* The unilateral constraints at the positions X (the narrow phase at X:
+ * each constraint of the step's set found by its key). at_q: g(q), its rows
+ * and the contact frames; else g(q~). A constraint whose pair moved out of
+ * the detection margin has g = margin (open) and keeps its last rows. */
+static rc_status contacts_at(rci_ga_sys *s, const double *X, int at_q)
+{
+    rc_world *w = s->w;
+    if (!s->nu) return RC_OK;
+    memcpy(w->q, X, (size_t)w->nq * sizeof(double));
+    w->detect_margin = s->margin;
+    rcc_update_shapes(w);
+    RC_CHECK(rcc_detect(w));
+    for (int j = 0; j < s->nu; j++) {
+        rc_contact *cj = &s->cs[j];
+        const rc_contact *c = find_contact(w, cj->key);
+        const double gap = c ? c->gN : s->margin;
+        if (!at_q) { s->gtil[j] = gap; continue; }
+        s->g[s->nb + j] = gap;
+        if (c) {
+            cj->gN = c->gN;
+            cj->n[0] = c->n[0]; cj->n[1] = c->n[1];
+            memcpy(cj->Hr, c->Hr, sizeof cj->Hr);
+            cj->point[0] = c->point[0]; cj->point[1] = c->point[1];
+        }
+        contact_row(s, cj, s->nb + j);
+    }
+    return RC_OK;
+}
+
+/* the joints' rows g(q, t), g_q, dg/dt at positions X and time t */
+static rc_status joints_at(rci_ga_sys *s, const double *X, double t, double *g, double *G, double *gt)
+{
+    rc_world *w = s->w;
+    int row = 0;
+    for (int i = 0; i < w->njoints; i++) {
+        const rc_joint *j = &w->joints[i];
+        double gj[3], gtj[3], Ha[3][3], Hb[3][3];
+        RC_CHECK(rcm_joint_eval(w, j, X, t, gj, Ha, Hb, gtj));
+        const int ib = w->bodies[j->def.body_b].iv, ia = j->def.body_a == RC_GROUND ? -1 : w->bodies[j->def.body_a].iv;
+        for (int r = 0; r < j->rows; r++, row++) {
+            double *Gr = G + (size_t)row * s->n;
+            memset(Gr, 0, (size_t)s->n * sizeof(double));
+            for (int k = 0; k < 3; k++) Gr[ib + k] += Hb[r][k];
+            if (ia >= 0)
+                for (int k = 0; k < 3; k++) Gr[ia + k] += Ha[r][k];
+            g[row] = gj[r];
+            gt[row] = gtj[r];
+        }
+    }
+    return RC_OK;
+}
+
+/* f(q, v, t): the applied forces (w->q, w->v hold q, v) and gravity */
+static rc_status forces_at(rci_ga_sys *s, double t)
+{
+    rc_world *w = s->w;
+    if (s->have_f) RC_CHECK(rci_forces(w, t));
+    const double *gr = w->def.gravity;
+    for (int b = 0; b < w->nbodies; b++) {
+        const rc_body *bd = &w->bodies[b];
+        const double m = rcm_body_mass(w, bd);
+        double *f = s->f + bd->iv;
+        for (int k = 0; k < 3; k++) f[k] = s->have_f ? w->f[bd->iv + k] : 0.0;
+        f[0] += m * gr[0];
+        f[1] += m * gr[1];
+    }
+    return RC_OK;
+}
+
+static double row_dot(const rci_ga_sys *s, int row, const double *x)
+{
+    const double *G = s->G + (size_t)row * s->n;
+    double d = 0.0;
+    for (int i = 0; i < s->n; i++) d += G[i] * x[i];
+    return d;
+}
+
+rc_status rci_ga_eval(rci_ga_sys *s)
+{
+    rc_world *w = s->w;
+    dependent(s);
+    RC_CHECK(contacts_at(s, s->qt, 0));   /* the velocity level's gate, g(q~_{n+1}) <= 0 (29h) */
+    RC_CHECK(contacts_at(s, s->q, 1));
+    memcpy(w->q, s->q, (size_t)w->nq * sizeof(double));
+    memcpy(w->v, s->v, (size_t)w->nv * sizeof(double));
+    RC_CHECK(joints_at(s, s->q, s->t1, s->g, s->G, s->gt));
+    RC_CHECK(forces_at(s, s->t1));
+    const double *md = w->mass_diag;
+    for (int j = 0; j < s->nu; j++) {   /* r_j = (g_q M^-1 g_q^T)^-1: the effective mass */
+        const double *G = s->G + (size_t)(s->nb + j) * s->n;
+        double d = 0.0;
+        for (int i = 0; i < s->n; i++) d += G[i] * G[i] / md[i];
+        s->rj[j] = d > 0.0 ? 1.0 / d : 1.0;
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- residual */
+
+static void active_sets(rci_ga_sys *s)
+{
+    for (int k = 0; k < s->nb; k++) s->inA[k] = s->inB[k] = 1;   /* bilateral: always in A and B */
+    for (int j = 0; j < s->nu; j++) {   /* (38) */
+        const int row = s->nb + j;
+        s->inA[row] = s->pnu[row] - s->rj[j] * s->g[row] >= 0.0;
+        const double u = row_dot(s, row, s->v) + s->ukn[row];
+        s->inB[row] = s->gtil[j] <= 0.0 && s->L[row] - s->rj[j] * u >= 0.0;
+    }
+}
+
+/* r_s (29a-b), r_p (29c-e), r_v (29f-h), scaled as (39) */
+double rci_ga_residual(rci_ga_sys *s, int *worst)
+{
+    const int n = s->n, nb = s->nb, m = s->m;
+    const double h = s->h, *md = s->w->mass_diag;
+    double *r = s->r;
+    active_sets(s);
+    for (int i = 0; i < n; i++) {
+        double sl = 0.0, sp = 0.0, sv = 0.0;
+        for (int k = 0; k < m; k++) {
+            const double Gki = s->G[(size_t)k * n + i];
+            if (Gki == 0.0) continue;
+            if (k < nb) sl += Gki * s->lt[k];
+            if (s->inA[k]) sp += Gki * s->pnu[k];
+            if (s->inB[k]) sv += Gki * s->L[k];
+        }
+        r[i] = h * (md[i] * s->vd[i] - s->f[i] - sl);            /* (29a) */
+        r[n + nb + i] = (md[i] * s->U[i] - sp) / h;              /* (29c) */
+        r[2 * n + nb + m + i] = md[i] * s->W[i] - sv;            /* (29f) */
+    }
+    for (int k = 0; k < nb; k++) r[n + k] = row_dot(s, k, s->vt) + s->gt[k];   /* (29b) */
+    /* a position-level row g / h: a gap within the round-off of the positions,
+     * 4 eps (1 + |q|), is zero (else the scaling 1/h lifts that round-off above
+     * the tolerance at small h: 1.1e-16 / 1e-4 > 1e-12) */
+    double qmax = 0.0;
+    for (int i = 0; i < n; i++) qmax = fmax(qmax, fabs(s->q[i]));
+    const double gfloor = 4.0 * DBL_EPSILON * (1.0 + qmax);
+    for (int k = 0; k < m; k++) {
+        const double gk = fabs(s->g[k]) <= gfloor ? 0.0 : s->g[k];
+        r[2 * n + nb + k] = s->inA[k] ? gk / h : s->pnu[k] / h;   /* (29d-e), (37) */
+        r[3 * n + nb + m + k] = s->inB[k] ? row_dot(s, k, s->v) + s->ukn[k] + (k < nb ? s->gt[k] : 0.0)
+                                          : s->L[k];                 /* (29g-h), (37) */
+    }
+    double res = 0.0;
+    *worst = -1;
+    for (int i = 0; i < s->N; i++) {
+        const double a = fabs(r[i]);
+        if (!(a <= res)) { res = a; *worst = i; }   /* a NaN is kept */
+    }
+    return res;
+}
+
+/* ---------------------------------------------------------------- Newton */
+
+/* S (column-major) from the blocks of (44); unknowns in the order of (42):
+ * dv~, -h dlambda~, dU/h, -dnu/h, dW, -dLambda */
+static void assemble(rci_ga_sys *s)
+{
+    const int n = s->n, nb = s->nb, m = s->m, N = s->N;
+    const double *md = s->w->mass_diag;
+    const double cs = (1.0 - s->am) / ((1.0 - s->af) * s->gam), bg = s->beta / s->gam;
+    const int xv = 0, xl = n, xU = n + nb, xn = 2 * n + nb, xW = 2 * n + nb + m, xL = 3 * n + nb + m;
+    double *S = s->S;
+#define A_(row, col) S[(size_t)(col) * N + (row)]
+    memset(S, 0, (size_t)N * N * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        A_(i, xv + i) = cs * md[i];            /* S*_t */
+        A_(n + nb + i, xU + i) = md[i];        /* M */
+        A_(2 * n + nb + m + i, xW + i) = md[i];
+    }
+    for (int k = 0; k < m; k++) {
+        const double *G = s->G + (size_t)k * n;
+        const int rp = 2 * n + nb + k, rv = 3 * n + nb + m + k;
+        for (int i = 0; i < n; i++) {
+            const double Gki = G[i];
+            if (Gki == 0.0) continue;
+            if (k < nb) {
+                A_(i, xl + k) = Gki;           /* g^Ubar,T */
+                A_(n + k, xv + i) = Gki;       /* g^Ubar_q */
+            }
+            if (s->inA[k]) {
+                A_(n + nb + i, xn + k) = Gki;  /* g^A,T */
+                A_(rp, xv + i) = bg * Gki;     /* (beta/gamma) g^A_q */
+                A_(rp, xU + i) = Gki;
+            }
+            if (s->inB[k]) {
+                A_(2 * n + nb + m + i, xL + k) = Gki;   /* g^B,T */
+                A_(rv, xv + i) = Gki;
+                A_(rv, xW + i) = Gki;
+            }
+        }
+        if (!s->inA[k]) A_(rp, xn + k) = -1.0;
+        if (!s->inB[k]) A_(rv, xL + k) = -1.0;
+    }
+#undef A_
+}
+
+rc_status rci_ga_newton_update(rci_ga_sys *s)
+{
+    const int n = s->n, nb = s->nb, m = s->m, N = s->N;
+    const double h = s->h;
+    assemble(s);
+    for (int i = 0; i < N; i++) s->x[i] = -s->r[i];
+    int singular;
+    RC_CHECK(rcl_lu_solve(N, s->S, s->ipiv, s->x, &singular));
+    if (singular)
+        return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the Newton matrix (44) is singular (pivot %d of %d) at t = %.17g (step %ld): "
+                            "redundant active constraints?", singular, N, s->t1, s->w->step + 1);
+    const double *x = s->x;
+    for (int i = 0; i < n; i++) {
+        s->vt[i] += x[i];
+        s->U[i] += h * x[n + nb + i];
+        s->W[i] += x[2 * n + nb + m + i];
+    }
+    for (int k = 0; k < nb; k++) s->lt[k] -= x[n + k] / h;
+    for (int k = 0; k < m; k++) {
+        s->pnu[k] -= h * x[2 * n + nb + k];
+        s->L[k] -= x[3 * n + nb + m + k];
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- start */
+
+/* c = d/dt (g_q v + dg/dt) along (q + t v, t) at a = 0, central differences */
+static rc_status joints_drift_term(rci_ga_sys *s, double t, double *c, double *scratch)
+{
+    const int n = s->n, nb = s->nb;
+    double *X = scratch, *g = X + n, *gt = g + nb, *G = gt + nb;
+    const double eps = 1e-6;
+    for (int k = 0; k < nb; k++) c[k] = 0.0;
+    for (int side = 0; side < 2; side++) {
+        const double sg = side ? -1.0 : 1.0;
+        for (int i = 0; i < n; i++) X[i] = s->qn[i] + sg * eps * s->vn[i];
+        RC_CHECK(joints_at(s, X, t + sg * eps, g, G, gt));
+        for (int k = 0; k < nb; k++) {
+            double d = gt[k];
+            for (int i = 0; i < n; i++) d += G[(size_t)k * n + i] * s->vn[i];
+            c[k] += sg * d / (2.0 * eps);
+        }
+    }
+    return RC_OK;
+}
+
+/* [M, -g_q^T; g_q, 0] [a; l] = [f; -c] at (q_n, v_n, t_n), dense LU; uses
+ * s->S, s->x, s->ipiv, s->G, s->g, s->gt (sized for the step's system, which
+ * is larger) */
+rc_status rci_ga_initial_acceleration(rci_ga_sys *s, double *a0)
+{
+    rc_world *w = s->w;
+    const int n = s->n, nb = s->nb, K = n + nb;
+    const double *md = w->mass_diag;
+    memcpy(w->q, s->qn, (size_t)w->nq * sizeof(double));
+    memcpy(w->v, s->vn, (size_t)w->nv * sizeof(double));
+    RC_CHECK(forces_at(s, s->t1 - s->h));
+    /* c in r; the differences' scratch (n + 2 nb + nb n) after the K x K
+     * matrix in S (N >= 3 K: N^2 >= 9 K^2 leaves room) */
+    double *c = s->r, *scratch = s->S + (size_t)K * K;
+    RC_CHECK(joints_drift_term(s, s->t1 - s->h, c, scratch));
+    RC_CHECK(joints_at(s, s->qn, s->t1 - s->h, s->g, s->G, s->gt));
+    double *S = s->S;
+    memset(S, 0, (size_t)K * K * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        S[(size_t)i * K + i] = md[i];
+        s->x[i] = s->f[i];
+    }
+    for (int k = 0; k < nb; k++) {
+        for (int i = 0; i < n; i++) {
+            const double Gki = s->G[(size_t)k * n + i];
+            S[(size_t)(n + k) * K + i] = -Gki;   /* column n + k, row i */
+            S[(size_t)i * K + n + k] = Gki;      /* column i, row n + k */
+        }
+        s->x[n + k] = -c[k];
+    }
+    int singular;
+    RC_CHECK(rcl_lu_solve(K, S, s->ipiv, s->x, &singular));
+    if (singular)
+        return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the joints' rows are dependent at t = %.17g: "
+                            "no consistent initial acceleration (pivot %d)", w->t, singular);
+    for (int i = 0; i < n; i++) a0[i] = s->x[i];
+    return RC_OK;
+}

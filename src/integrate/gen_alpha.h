@@ -1,0 +1,63 @@
+/*
+ * integrate/gen_alpha.h -- what the nonsmooth generalized-alpha scheme's two
+ * files share (scheme_gen_alpha.c: the step, its state and audit;
+ * ga_newton.c: the semismooth Newton method on the discrete system). Not for
+ * other files. Bruls, Acary & Cardona 2014; equation numbers are the paper's.
+ */
+#ifndef RC_GEN_ALPHA_H
+#define RC_GEN_ALPHA_H
+
+#include "integrate/integrate.h"
+
+/* The scheme's state across steps (RC_PART_SCHEME): a_n and vdot~_n, and
+ * the q, v the last step left (a state set from outside since then gets a
+ * consistent acceleration again). */
+typedef struct rci_ga_state {
+    double *a, *vd, *q, *v;
+    int cap, n, valid;
+} rci_ga_state;
+
+/* The largest Newton system (3 n + n_b + 2 m unknowns) the dense solve takes. */
+enum { RCI_GA_MAX_UNKNOWNS = 800 };
+
+/* One step's discrete system (29)-(30). Constraint rows: the joints' rows
+ * first (the bilateral set U-bar, in joint order), then the unilateral
+ * contacts of the step's set cs (detected at q_n with a margin that covers the
+ * step's motion). G is m x n by rows (dense). */
+typedef struct rci_ga_sys {
+    rc_world *w;
+    int n, nb, nu, m, N;
+    double h, am, af, beta, gam, t1;
+    const double *qn, *vn, *an, *vdn;   /* the state at t_n */
+    /* the unknowns: vt = v~ (n), lt = lambda~ (nb), U (n), pnu = nu (m), W (n), L = Lambda (m) */
+    double *vt, *lt, *U, *pnu, *W, *L;
+    /* what follows from them (30): a_{n+1}, vdot~_{n+1}, q~, q, v */
+    double *a, *vd, *qt, *q, *v;
+    double *f;                /* f(q, v, t_{n+1}): applied forces and gravity */
+    double *g, *G, *gt;       /* g(q) (m), g_q (m x n), dg/dt of the joints (nb) */
+    double *gtil;             /* unilateral: g(q~) (nu) */
+    double *ukn;              /* e_j g_q,n v_n (m; bilateral: 0) */
+    double *un;               /* unilateral: g_q,n v_n (nu), the pre-step rate */
+    double *e, *rj;           /* unilateral: restitution, the active sets' r_j */
+    rc_contact *cs;           /* the step's unilateral constraints (nu) */
+    unsigned char *inA, *inB; /* active sets (38), m each */
+    double *r, *S, *x;        /* residual (N), matrix (N x N, column-major), step */
+    int *ipiv;
+    double margin;            /* detection margin of the step */
+    int have_f;               /* applied forces (w->f) besides gravity */
+} rci_ga_sys;
+
+/* ga_newton.c */
+/* a, vdot~, q~, q, v from the unknowns (30); the constraints at q and q~,
+ * the forces at (q, v, t_{n+1}) (w->q, w->v hold q and v afterwards) */
+rc_status rci_ga_eval(rci_ga_sys *s);
+/* the active sets (38) and the scaled residual (39); its max-norm, the
+ * index of its largest entry in *worst */
+double rci_ga_residual(rci_ga_sys *s, int *worst);
+/* the iteration matrix (44) and the Newton update of the unknowns (41)-(42) */
+rc_status rci_ga_newton_update(rci_ga_sys *s);
+/* the consistent initial acceleration vdot~_0 at (q_n, v_n) (M a - g_q^T l = f,
+ * g_q a = -(d/dt)(g_q) v, the joints only) into a0 */
+rc_status rci_ga_initial_acceleration(rci_ga_sys *s, double *a0);
+
+#endif /* RC_GEN_ALPHA_H */

@@ -1,0 +1,425 @@
+/* scheme_gen_alpha.c -- the nonsmooth generalized-alpha scheme with
+ * constraints at position and velocity level (Bruls, Acary & Cardona 2014,
+ * "Nonsmooth-alpha GGL") as an entry of the scheme table (integrate.h) that
+ * runs its own step after the begin stage:
+ *
+ *   detect       contacts at q_n within a margin that covers the step's
+ *                motion: the step's unilateral set U (ids from the last step)
+ *   start        a_n, vdot~_n from the last step, or the consistent
+ *                acceleration when the state was set from outside
+ *   predictor    (40): a^0, v~^0, q~^0, every multiplier and correction 0
+ *   Newton       (39)-(44), active sets (38) at every iteration, gaps and
+ *                normals from the narrow phase at the iterate (ga_newton.c)
+ *   update       q_{n+1}, v_{n+1}, a_{n+1} (30e), vdot~_{n+1} kept
+ *   audit        E, the work of the impulses Lambda (Thomson--Tait, at
+ *                (v_n + v_{n+1})/2), of the position correction nu (W_proj)
+ *                and the alpha-method's numerical dissipation (W_theta: the
+ *                rest of the energy change)
+ *
+ * Rigid planar bodies, built-in Newton laws without friction (issue 13 adds
+ * friction), joints of every kind (rheonomic included). The step's
+ * multipliers: a contact's p_N is Lambda (its force Lambda / h, eq. 33), a
+ * joint's impulse Lambda + h lambda~ (its force Lambda / h + lambda~).
+ */
+#include "integrate/gen_alpha.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- the state part */
+
+static void ga_free(rc_world *w)
+{
+    if (!w->ga) return;
+    rcb_free(w->ga->a);
+    rcb_free(w->ga);
+    w->ga = NULL;
+}
+
+static size_t ga_memory(const rc_world *w)
+{
+    return w->ga ? sizeof *w->ga + 4 * (size_t)w->ga->cap * sizeof(double) : 0;
+}
+
+static const rc_part ga_part = { ga_free, ga_memory, NULL };
+
+static rc_status ga_state(rc_world *w, rci_ga_state **out)
+{
+    if (!w->ga) {
+        w->ga = rcb_malloc(sizeof *w->ga);
+        if (!w->ga) return rc_set_error(RC_ERR_NOMEM, "gen-alpha: out of memory (state)");
+        memset(w->ga, 0, sizeof *w->ga);
+        rcm_world_attach_part(w, RC_PART_SCHEME, &ga_part);
+    }
+    rci_ga_state *g = w->ga;
+    if (g->cap < w->nv) {
+        double *p = rcb_realloc(g->a, 4 * (size_t)w->nv * sizeof(double));
+        if (!p) return rc_set_error(RC_ERR_NOMEM, "gen-alpha: out of memory (state of %d velocities)", w->nv);
+        g->a = p;
+        g->cap = w->nv;
+        g->valid = 0;
+    }
+    g->vd = g->a + g->cap;
+    g->q = g->vd + g->cap;
+    g->v = g->q + g->cap;
+    if (g->n != w->nv) g->valid = 0;
+    g->n = w->nv;
+    *out = g;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static rc_status check_bodies(const rc_world *w)
+{
+    for (int b = 0; b < w->nbodies; b++)
+        if (w->bodies[b].kind != RC_BODY_RIGID2D && w->bodies[b].kind != RCM_BODY_REMOVED)
+            return rc_set_error(RC_ERR_ARG, "gen-alpha: body %d is a linear body; the scheme takes rigid planar bodies "
+                                "only for now (issue 12)", b);
+    if (w->ngaps)
+        return rc_set_error(RC_ERR_ARG, "gen-alpha: gap-function contacts are not supported yet (issue 12)");
+    for (int i = 0; i < w->njoints; i++)
+        if (w->joints[i].motor || w->joints[i].limits)
+            return rc_set_error(RC_ERR_ARG, "gen-alpha: joint %d has a motor or limits, which the scheme does not "
+                                "enforce yet (use a Moreau--Jean scheme)", i);
+    return RC_OK;
+}
+
+/* a detected contact's law: a built-in law without friction (its normal
+ * part is Newton's impact law with the law's e) */
+static rc_status check_law(const rc_world *w, int ci)
+{
+    const rc_contact *c = &w->contacts[ci];
+    const rc_law *law = &w->laws[c->law];
+    if (law->def.type != RC_LAW_CUSTOM && !(law->def.mu > 0.0)) return RC_OK;
+    const char *name = law->name ? law->name : "(unnamed)";
+    char cd[256];
+    rci_describe_contact(w, ci, cd, sizeof cd);
+    if (law->def.type == RC_LAW_CUSTOM)
+        return rc_set_error(RC_ERR_ARG, "gen-alpha takes the built-in laws only (Newton's impact law with their e): "
+                            "law '%s' is a custom law (%s)", name, cd);
+    return rc_set_error(RC_ERR_ARG, "gen-alpha is frictionless until issue 13: law '%s' has mu = %g (%s); "
+                        "use mu = 0 or a Moreau--Jean scheme", name, law->def.mu, cd);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static rc_status arrays(rci_ga_sys *s)
+{
+    rcb_arena *A = &s->w->work;
+    const int n = s->n, nb = s->nb, nu = s->nu, m = s->m, N = s->N;
+    double *blk;
+    const long long total = 5LL * n + 2LL * m + nb   /* qn vn, unknowns except vt */
+                          + 6LL * n                  /* vt a vd qt q v */
+                          + n + m + (long long)m * n + nb + nu + m + nu + 2LL * nu   /* f g G gt gtil ukn un e rj */
+                          + 2LL * N + (long long)N * N;                               /* r x S */
+    RC_CHECK(rcb_arena_array(A, (void **)&blk, total, sizeof(double), "gen-alpha system"));
+    double *p = blk;
+#define TAKE(field, k) (s->field = p, p += (k))
+    s->qn = p; p += n;
+    s->vn = p; p += n;
+    TAKE(vt, n); TAKE(lt, nb); TAKE(U, n); TAKE(pnu, m); TAKE(W, n); TAKE(L, m);
+    TAKE(a, n); TAKE(vd, n); TAKE(qt, n); TAKE(q, n); TAKE(v, n); TAKE(f, n);
+    TAKE(g, m); TAKE(G, (long long)m * n); TAKE(gt, nb); TAKE(gtil, nu); TAKE(ukn, m); TAKE(un, nu);
+    TAKE(e, nu); TAKE(rj, nu); TAKE(r, N); TAKE(x, N); TAKE(S, (long long)N * N);
+#undef TAKE
+    RC_CHECK(rcb_arena_array(A, (void **)&s->cs, nu, sizeof(rc_contact), "gen-alpha contacts"));
+    RC_CHECK(rcb_arena_array(A, (void **)&s->inA, 2 * m, 1, "gen-alpha active sets"));
+    s->inB = s->inA + m;
+    return rcb_arena_array(A, (void **)&s->ipiv, N, sizeof(int), "gen-alpha pivots");
+}
+
+/* The margin: what a contact may close within the step, 2 h (|v| + |omega| R
+ * + h |g|) per shape, doubled for the iterates' detection, and the world's. */
+static double step_margin(const rc_world *w, double h)
+{
+    double s = 0.0;
+    const double ag = hypot(w->def.gravity[0], w->def.gravity[1]);
+    for (int i = 0; i < w->nshapes; i++) {
+        const rc_shape *sh = &w->shapes[i];
+        if (sh->body == RC_GROUND) continue;
+        const double *v = w->v + w->bodies[sh->body].iv;
+        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound + h * ag);
+    }
+    return w->def.contact_margin + 4.0 * h * 2.0 * s;
+}
+
+/* the step's sizes, the contacts at q_n (ids, laws), the arrays */
+static rc_status setup(rci_step *st, rci_ga_sys *s)
+{
+    rc_world *w = st->w;
+    double c[4];
+    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
+    s->w = w;
+    s->h = st->h;
+    s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
+    s->t1 = st->t_next;
+    s->have_f = st->have_f;
+    s->margin = step_margin(w, s->h);
+    w->detect_margin = s->margin;
+    rcc_update_shapes(w);
+    RC_CHECK(rcc_detect(w));
+    RC_CHECK(rci_match_contacts(w));
+    for (int i = 0; i < w->ncontacts; i++) RC_CHECK(check_law(w, i));
+    s->n = w->nv;
+    s->nb = 0;
+    for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
+    s->nu = w->ncontacts;
+    s->m = s->nb + s->nu;
+    s->N = 3 * s->n + s->nb + 2 * s->m;
+    if (s->N > RCI_GA_MAX_UNKNOWNS)
+        return rc_set_error(RC_ERR_ARG, "gen-alpha: the step's Newton system has %d unknowns (3 x %d velocities, %d joint rows, "
+                            "2 x %d constraints): more than the dense solver's limit of %d at t = %.17g",
+                            s->N, s->n, s->nb, s->m, RCI_GA_MAX_UNKNOWNS, w->t);
+    RC_CHECK(arrays(s));
+    memcpy((double *)s->qn, w->q, (size_t)s->n * sizeof(double));
+    memcpy((double *)s->vn, w->v, (size_t)s->n * sizeof(double));
+    for (int k = 0; k < s->nb; k++) s->ukn[k] = 0.0;
+    for (int j = 0; j < s->nu; j++) {   /* g_q,n v_n with the rows at q_n (the impact law's term, 29h) */
+        rc_contact *cj = &s->cs[j];
+        *cj = w->contacts[j];
+        double u[2];
+        rcm_contact_dot(w, cj, s->vn, NULL, u);
+        s->e[j] = w->laws[cj->law].def.e;
+        s->un[j] = u[0];
+        s->ukn[s->nb + j] = s->e[j] * u[0];
+    }
+    return RC_OK;
+}
+
+/* a_n, vdot~_n: the last step's, or the consistent acceleration (a_0 = vdot~_0) */
+static rc_status start(rci_ga_sys *s, rci_ga_state *g)
+{
+    rc_world *w = s->w;
+    const size_t bytes = (size_t)s->n * sizeof(double);
+    if (!g->valid || memcmp(g->q, w->q, bytes) != 0 || memcmp(g->v, w->v, bytes) != 0) {
+        RC_CHECK(rci_ga_initial_acceleration(s, g->a));
+        memcpy(g->vd, g->a, bytes);
+    }
+    s->an = g->a;
+    s->vdn = g->vd;
+    /* the predictor (40) */
+    const double h = s->h, ga = s->gam;
+    for (int i = 0; i < s->n; i++) {
+        const double a0 = (s->af * s->vdn[i] - s->am * s->an[i]) / (1.0 - s->am);
+        s->vt[i] = s->vn[i] + h * (1.0 - ga) * s->an[i] + h * ga * a0;
+        s->U[i] = s->W[i] = 0.0;
+    }
+    for (int k = 0; k < s->nb; k++) s->lt[k] = 0.0;
+    for (int k = 0; k < s->m; k++) s->pnu[k] = s->L[k] = 0.0;
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- the Newton loop */
+
+/* What the residual's largest entry belongs to. */
+static void describe_worst(const rci_ga_sys *s, int worst, char *buf, size_t len, int *contact)
+{
+    const int n = s->n, nb = s->nb, m = s->m;
+    *contact = -1;
+    if (worst < 0) { snprintf(buf, len, "none"); return; }
+    int k = -1;
+    const char *what = "";
+    if (worst < n) { snprintf(buf, len, "the smooth motion's equation (29a), velocity %d", worst); return; }
+    if (worst < n + nb) { k = worst - n; what = "smooth velocity constraint (29b)"; }
+    else if (worst < 2 * n + nb) { snprintf(buf, len, "the position correction (29c), velocity %d", worst - n - nb); return; }
+    else if (worst < 2 * n + nb + m) { k = worst - 2 * n - nb; what = "position level (29d-e)"; }
+    else if (worst < 3 * n + nb + m) { snprintf(buf, len, "the velocity jump (29f), velocity %d", worst - 2 * n - nb - m); return; }
+    else { k = worst - 3 * n - nb - m; what = "velocity level (29g-h)"; }
+    if (k >= nb) {
+        char cd[200];
+        *contact = k - nb;
+        rci_describe_contact(s->w, k - nb, cd, sizeof cd);
+        snprintf(buf, len, "%s of %s", what, cd);
+        return;
+    }
+    int row = k;
+    for (int i = 0; i < s->w->njoints; i++) {
+        const rc_joint *j = &s->w->joints[i];
+        if (row < j->rows) {
+            snprintf(buf, len, "%s of joint '%s' row %d", what, j->name ? j->name : "(unnamed)", row + 1);
+            return;
+        }
+        row -= j->rows;
+    }
+}
+
+static rc_status newton(rci_step *st, rci_ga_sys *s)
+{
+    rc_world *w = st->w;
+    const int maxit = w->sim.gen_alpha.max_iter;
+    const double tol = w->sim.solver.tol;
+    int worst = -1, it = 0;
+    double res = 0.0;
+    for (;; it++) {
+        RC_CHECK(rci_ga_eval(s));
+        res = rci_ga_residual(s, &worst);
+        if (res <= tol || it == maxit || !rcb_finite(res)) break;
+        RC_CHECK(rci_ga_newton_update(s));
+        if (rc_interrupt_requested())
+            return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the gen-alpha Newton after %d iterations)",
+                                w->t, w->step + 1, it + 1);
+    }
+    st->iters = it;
+    st->res = res;
+    st->converged = res <= tol;
+    char what[320];
+    int contact;
+    describe_worst(s, worst, what, sizeof what, &contact);
+    st->worst = contact;
+    if (!rcb_finite(res))
+        return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: non-finite Newton residual at t = %.17g (step %ld) after %d iterations; at %s",
+                            st->t_next, w->step + 1, it, what);
+    if (st->converged) return RC_OK;
+    if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR)
+        return rc_set_error(RC_ERR_SOLVER, "gen-alpha: Newton did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e "
+                            "after %d iterations; worst: %s", st->t_next, w->step + 1, res, tol, it, what);
+    rci_warn_unconverged(w, "gen-alpha: Newton did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e "
+                         "after %d iterations; worst: %s", st->t_next, w->step + 1, res, tol, it, what);
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- the step's end */
+
+/* the step's contacts become w->contacts again (at q_{n+1}): p_N = Lambda,
+ * active = in A or B; the index list; room for the state */
+static rc_status finish_contacts(rci_ga_sys *s)
+{
+    rc_world *w = s->w;
+    RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, s->nu, sizeof(rc_contact)));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->active, s->nu, sizeof(int), "active contacts"));
+    w->ncontacts = s->nu;
+    w->nactive = 0;
+    w->contact_b2 = 0.0;
+    for (int j = 0; j < s->nu; j++) {
+        rc_contact *c = &w->contacts[j];
+        const int row = s->nb + j;
+        *c = s->cs[j];
+        c->gN = s->g[row];
+        c->active = (short)(s->inA[row] || s->inB[row]);
+        c->p[0] = s->L[row];
+        c->nu = s->pnu[row];
+        c->p[1] = 0.0;
+        c->res = 0.0;
+        rcm_contact_dot(w, c, w->v, NULL, c->u);
+        if (c->active) w->active[w->nactive++] = j;
+    }
+    return rci_reserve_state(w);
+}
+
+/* the audit's terms (see the header) and the joints' impulses and drift */
+static rc_status audit(rci_step *st, rci_ga_sys *s, rci_audit *a)
+{
+    rc_world *w = st->w;
+    const int n = s->n;
+    double *vm = w->V;   /* (v_n + v_{n+1}) / 2: the velocity the impulses' work is taken at */
+    for (int i = 0; i < n; i++) vm[i] = 0.5 * (s->vn[i] + s->v[i]);
+    rcm_energy(w, s->qn, s->vn, &st->Ek0, &st->Ep0, NULL);
+    rcm_energy(w, s->q, s->v, &st->Ek1, &st->Ep1, &st->E_el);
+    if (s->have_f)
+        for (int i = 0; i < n; i++) a->W_ext += s->h * vm[i] * w->f[i];
+    double Ekt, Ept;
+    rcm_energy(w, s->qt, s->v, &Ekt, &Ept, NULL);
+    a->W_proj = (st->Ep1 - Ept) + w->start_W_q;   /* the position correction U = M^-1 g_q^T nu */
+    int row = 0;
+    for (int i = 0; i < w->njoints; i++) {
+        rc_joint *j = &w->joints[i];
+        j->work = j->wstart;
+        for (int r = 0; r < j->rows; r++, row++) {
+            double um = 0.0;
+            for (int k = 0; k < n; k++) um += s->G[(size_t)row * n + k] * vm[k];
+            j->lambda[r] = s->L[row] + s->h * s->lt[row];   /* reported force Lambda / h + lambda~ (33) */
+            j->mu_v[r] = 0.0;
+            j->work += um * j->lambda[r];
+        }
+        a->W_J += j->work;
+    }
+    for (int j = 0; j < s->nu; j++) {
+        const rc_contact *c = &w->contacts[j];
+        if (!c->active) continue;
+        const double WN = s->L[s->nb + j] * 0.5 * (c->u[0] + s->un[j]);   /* Thomson--Tait */
+        a->W_N += WN;
+        if (!a->have_cw || WN > a->max_cw) { a->max_cw = WN; a->have_cw = 1; a->max_cw_id = c->id; }
+    }
+    a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;
+    for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
+    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_J + a->W_proj);
+    if (w->njoints) RC_CHECK(rcm_joints_report(w, st->t_next, &a->pos_viol, &a->vel_viol));
+    return RC_OK;
+}
+
+static rc_status step_body(rci_step *st, rci_ga_sys *s, rci_audit *a, rci_ga_state **gs)
+{
+    rc_world *w = st->w;
+    RC_CHECK(check_bodies(w));
+    RC_CHECK(ga_state(w, gs));
+    RC_CHECK(setup(st, s));
+    RC_CHECK(start(s, *gs));
+    RC_CHECK(newton(st, s));
+    for (int i = 0; i < s->n; i++)
+        if (!rcb_finite(s->v[i]) || !rcb_finite(s->q[i])) return rci_nonfinite_state(w, i, !rcb_finite(s->q[i]), s->q[i]);
+    memcpy(w->q, s->q, (size_t)s->n * sizeof(double));
+    memcpy(w->v, s->v, (size_t)s->n * sizeof(double));
+    RC_CHECK(finish_contacts(s));
+    return audit(st, s, a);
+}
+
+static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
+{
+    rc_world *w = st->w;
+    rci_ga_sys s;
+    memset(&s, 0, sizeof s);
+    rci_ga_state *g = NULL;
+    double *q0 = NULL, *v0 = NULL;   /* q_n, v_n for a failed step */
+    if (w->nv > 0) {
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&q0, 2LL * w->nv, sizeof(double), "gen-alpha q_n"));
+        v0 = q0 + w->nv;
+        memcpy(q0, w->q, (size_t)w->nv * sizeof(double));
+        memcpy(v0, w->v, (size_t)w->nv * sizeof(double));
+    }
+    rc_status r = step_body(st, &s, a, &g);
+    if (r != RC_OK) {
+        if (w->nv > 0) {
+            memcpy(w->q, q0, (size_t)w->nv * sizeof(double));
+            memcpy(w->v, v0, (size_t)w->nv * sizeof(double));
+        }
+        w->ncontacts = 0;   /* a work record only; the state's contacts (w->rec) are untouched */
+        rcc_update_shapes(w);
+        return r;
+    }
+    /* a_{n+1} (30e), vdot~_{n+1}, and the state they belong to */
+    memcpy(g->a, s.a, (size_t)s.n * sizeof(double));
+    memcpy(g->vd, s.vd, (size_t)s.n * sizeof(double));
+    memcpy(g->q, w->q, (size_t)s.n * sizeof(double));
+    memcpy(g->v, w->v, (size_t)s.n * sizeof(double));
+    g->valid = 1;
+    return RC_OK;
+}
+
+/* the generalized-alpha coefficients' ranges (model/gen_alpha_def.c) */
+static rc_status ga_check(const rc_sim_def *def, const char *what)
+{
+    (void)what;   /* rcm_gen_alpha_def_check names the setting */
+    return rcm_gen_alpha_def_check(&def->gen_alpha);
+}
+
+/* the joints are enforced at position and velocity level by the Newton
+ * (eqs. 29-30), not through q*: the defaults only matter for reports */
+static rc_joint_jacobian ga_joint_jacobian(const rc_sim_def *def) { (void)def; return RC_JOINT_JACOBIAN_END; }
+static double ga_joint_rate_time(const rc_sim_def *def) { (void)def; return 1.0; }
+
+const rci_scheme rci_scheme_gen_alpha = {
+    .name = "gen-alpha",
+    .type = RC_SCHEME_GEN_ALPHA,
+    .unknown = RC_UNKNOWN_END,
+    .kappa = rci_mj_kappa,
+    .free_coef = rci_mj_free_coef,
+    .every_pair = 0,
+    .affine = NULL,
+    .preimpact = NULL,
+    .update = NULL,
+    .work_at_theta = 0,
+    .step = gen_alpha_step,
+    .check = ga_check,
+    .joint_jacobian = ga_joint_jacobian,
+    .joint_rate_time = ga_joint_rate_time,
+};

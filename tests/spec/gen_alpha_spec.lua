@@ -1,0 +1,174 @@
+-- The nonsmooth generalized-alpha scheme (Bruls, Acary & Cardona 2014;
+-- scheme = "gen-alpha", docs/theory/gen-alpha.md): the paper's experiments
+-- (scripts/papers/bruls2014_*.lua) with their analytic figures, and the
+-- scheme's options and refusals.
+local helper = require "scenario_helper"
+local rc = require "ricochet"
+
+local function run(name, set) return helper.run("scripts/papers/" .. name, set, false) end
+
+describe("gen-alpha: bouncing ball (section 10.1)", function()
+  local r = run("bruls2014_bouncing_ball.lua", {})
+
+  it("keeps the free flight's energy to round-off and never gains energy over a step", function()
+    assert.is_true(r.flight_drift <= 1e-13)
+    assert.is_true(r.max_increase <= 1e-13)
+    -- the scheme itself: Newton converges in at most 2 iterations (linear constraint, constant force)
+    assert.is_true(r.max_iter <= 2 and r.max_res <= 1e-12)
+  end)
+
+  it("never penetrates the ground: gap >= 0 to round-off at every step", function()
+    assert.is_true(r.min_gap >= -1e-15)
+  end)
+
+  it("at the first impact step the velocity after is -e times the velocity before", function()
+    assert.is_near(-4.0, r.first.v_before, 1e-12)   -- the step starting at t = 0.400 (impact at 0.40025 inside it)
+    assert.is_near(-0.8 * r.first.v_before, r.first.v_after, 1e-12)
+    -- Property 3: Lambda = m (v_{n+1} - v~_{n+1}) with v~ = v_n - g h
+    assert.is_near(r.first.v_after - (r.first.v_before - 10 * 2e-3), r.first.impulse, 1e-12)
+  end)
+
+  it("comes to rest with the static Lambda = m g h and nu = m g h^2 / 2 (Property 2, eq. 32a)", function()
+    assert.is_true(math.abs(r.y - 0.2) <= 1e-15 and math.abs(r.v) <= 1e-15)
+    assert.is_near(10 * 2e-3, r.Lambda, 1e-15)
+    assert.is_near(10 * 2e-3 ^ 2 / 2, r.nu, 1e-15)
+    assert.is_near(2.0, r.E, 1e-12)
+  end)
+
+  it("comes to rest at the analytic accumulation time 3.602249 s, approached at first order in h", function()
+    assert.is_near(3.602249, r.t_acc, 1e-6)
+    local errs = {}
+    for i, h in ipairs({ "2e-3", "1e-3", "5e-4", "2.5e-4" }) do
+      local ri = i == 1 and r or run("bruls2014_bouncing_ball.lua", { h = h })
+      errs[i] = r.t_acc - ri.t_rest   -- measured 0.084, 0.039, 0.029, 0.016
+      assert.is_true(errs[i] > 0)
+    end
+    assert.is_true(errs[4] < 0.25 * errs[1])
+    assert.is_true(errs[4] < 0.005 * r.t_acc)
+  end)
+
+  it("Moreau-Jean on the same script (the paper's comparison) penetrates and loses energy in flight", function()
+    local mj = run("bruls2014_bouncing_ball.lua", { scheme = "moreau-jean" })
+    assert.is_true(mj.min_gap < -1e-3)          -- measured -2.0e-3 (in the accumulation)
+    assert.is_true(mj.flight_drift > 1e-3)      -- measured 4.4e-3 J: (1/2 - theta) numerical dissipation
+  end)
+end)
+
+describe("gen-alpha: pendulum with an obstacle (section 10.2)", function()
+  local r = run("bruls2014_pendulum.lua", { scheme = "gen-alpha" })
+
+  it("holds the pivot at position and velocity level to round-off at every step (Fig. 12)", function()
+    assert.is_true(r.max_drift <= 1e-14)      -- measured 1.0e-15
+    assert.is_true(r.max_vdrift <= 2e-12)     -- the Newton tolerance 1e-12 (measured 1.0e-12)
+    assert.is_true(r.penetration <= 1e-15)    -- the obstacle's gap never negative (measured 1.1e-16)
+    assert.is_true(r.max_iter <= 6)           -- measured 4
+    -- Moreau-Jean on the same script: the pivot drifts (negative control, measured 4.6e-4)
+    local mj = run("bruls2014_pendulum.lua", {})
+    assert.is_true(mj.max_drift > 1e-4)
+  end)
+
+  it("gives the first impact's impulse close to the exact 11.7346 N s", function()
+    assert.is_near(11.7346, r.first_impulse, 0.0006 * 11.7346)   -- measured 11.74022 (h = 1e-3)
+    local fine = run("bruls2014_pendulum.lua", { scheme = "gen-alpha", h = "1e-4", T = "0.8" })
+    assert.is_near(11.7346, fine.first_impulse, 0.0001 * 11.7346)   -- measured 11.73525
+    assert.is_true(fine.max_drift <= 1e-14)
+  end)
+
+  it("rests on the obstacle with the statics: contact force m g, pivot force Lambda/h + lambda~ = (-10, 10)", function()
+    assert.is_true(r.impacts > 20)
+    assert.is_near(10, r.contact_force, 1e-9)
+    assert.is_near(-10, r.pivot_force[1], 1e-9)
+    assert.is_near(10, r.pivot_force[2], 1e-9)
+    assert.is_near(-7.0710678118655, r.E, 1e-9)
+    assert.is_near(5.0540, r.t_rest, 0.03 * 5.054)   -- measured 4.962 (O(h), irregular with h)
+  end)
+end)
+
+describe("gen-alpha: rocking block (section 10.4)", function()
+  local r = run("bruls2014_rocking_block.lua", {})
+
+  it("keeps both corner gaps >= 0 and never gains energy over a step", function()
+    assert.is_true(r.min_gap >= -1e-15)        -- measured -8.9e-17
+    assert.is_true(r.max_increase <= 1e-13)    -- measured 1.8e-15
+    assert.is_true(r.max_iter <= 8)            -- measured 6 (nonlinear gaps: a simplified Newton)
+  end)
+
+  it("reproduces the exact first impact to the step's accuracy, and converges to it with h", function()
+    assert.is_near(9.81, r.E_pre, 1e-12)        -- free flight: energy exact
+    assert.is_true(r.first.t >= 0.183751 and r.first.t < 0.183751 + 1e-2)
+    assert.is_near(1.891603, r.first.impulse, 2e-3)   -- measured 1.892862
+    assert.is_near(8.957548, r.first.E, 3e-3)         -- measured 8.959284
+    local fine = run("bruls2014_rocking_block.lua", { h = "2e-4", T = "0.3" })
+    assert.is_near(1.891603, fine.first.impulse, 5e-4)   -- measured 1.891202
+    assert.is_near(8.957548, fine.first.E, 5e-4)         -- measured 8.957176
+    assert.is_true(fine.min_gap >= -1e-15)
+  end)
+
+  it("rests flat with E = m g l / 2, Lambda = m g h / 2 and nu = m g h^2 / 4 per corner, x = 0", function()
+    assert.is_near(7.3575, r.E, 1e-12)
+    assert.is_true(math.abs(r.theta) <= 1e-15 and r.max_x == 0)
+    for k = 1, 2 do
+      assert.is_near(9.81 * 1e-2 / 2, r.Lambda[k], 1e-14)
+      assert.is_near(9.81 * 1e-4 / 4, r.nu[k], 1e-15)
+      assert.is_true(math.abs(r.g[k]) <= 1e-15)
+    end
+  end)
+
+  it("dissipates less than Moreau-Jean at the same h, which also penetrates (the paper's comparison)", function()
+    local mj = run("bruls2014_rocking_block.lua", { scheme = "moreau-jean" })
+    assert.is_true(9.81 - mj.E_pre > 1e-3)      -- Moreau-Jean's numerical dissipation in free flight (theta = 0.5556)
+    assert.is_true(mj.min_gap < -1e-3)           -- measured -1.2e-2
+    assert.is_true(mj.E < 7.3575 - 1e-3)         -- at rest below the ground (measured 7.3502)
+  end)
+end)
+
+describe("gen-alpha: options and refusals", function()
+  local function world(mu)
+    local w = rc.world{ gravity = { 0, -10 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    local b = w:body{ mass = 1, inertia = 0.1, q = { 0, 0.5, 0 }, shape = rc.disk{ radius = 0.5 } }
+    w:contact{ w.ground, b, law = rc.newton{ e = 0.5, mu = mu }, name = "C" }
+    return w, b
+  end
+
+  it("refuses friction with a clear message until issue 13", function()
+    local w = world(0.3)
+    local sim = w:simulation{ scheme = "gen-alpha" }
+    local ok, err = pcall(function() sim:step() end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("gen-alpha is frictionless until issue 13: law '(unnamed)' has mu = 0.3", 1, true))
+  end)
+
+  it("takes rho_inf or the four coefficients, and checks them", function()
+    local w = world(0)
+    local sim = w:simulation{ scheme = "gen-alpha", rho_inf = 0.5 }
+    assert.equals(0.5, sim.rho_inf)
+    sim = w:simulation{ scheme = "gen-alpha", gen_alpha = { alpha_m = 0, alpha_f = 1 / 3, beta = 4 / 9, gamma = 5 / 6 } }
+    assert.equals(5 / 6, sim.ga_gamma)
+    local function err(t) local ok, e = pcall(w.simulation, w, t); assert.is_false(ok); return tostring(e) end
+    assert.matches("'rho_inf' must be in %[0, 1%]", err{ scheme = "gen-alpha", rho_inf = 1.5 })
+    assert.matches("'rho_inf' is an option of scheme = \"gen%-alpha\"", err{ rho_inf = 0.5 })
+    assert.matches("'alpha_m' must be < 1", err{ scheme = "gen-alpha", gen_alpha = { alpha_m = 1, alpha_f = 0, beta = 0.25, gamma = 0.5 } })
+    assert.matches("'beta' is required", err{ scheme = "gen-alpha", gen_alpha = { alpha_m = 0, alpha_f = 0, gamma = 0.5 } })
+  end)
+
+  it("rho_inf = 1 (no numerical dissipation, gamma = 1/2) and rho_inf = 0 both keep a resting ball exactly at rest", function()
+    for _, rho in ipairs({ 0, 1 }) do
+      local w, b = world(0)
+      local sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, h = 1e-2 }
+      sim:run{ T = 0.5 }
+      assert.is_true(math.abs(b:q()[2] - 0.5) <= 1e-15 and math.abs(b:v()[2]) <= 1e-15)
+      assert.is_near(0.1, sim:contact("C").pN, 1e-15)   -- m g h
+    end
+  end)
+
+  it("refuses joints with motors or limits, which it does not enforce yet", function()
+    local w = rc.world{ gravity = { 0, -10 } }
+    local arm = w:body{ mass = 1, inertia = 0.1, q = { 0.5, 0, 0 } }
+    w:revolute{ w.ground, arm, at = { 0, 0 }, motor = { speed = 1, max_torque = 1 } }
+    local sim = w:simulation{ scheme = "gen-alpha", h = 1e-3 }
+    local ok, e = pcall(sim.step, sim)
+    assert.is_false(ok)
+    assert.matches("gen%-alpha: joint 0 has a motor or limits", tostring(e))
+  end)
+end)
