@@ -203,6 +203,11 @@ RC_API int rc_joint_is_removed(const rc_world *w, int id);
 RC_API int rc_spring_is_removed(const rc_world *w, int id);
 /* when a removed body was removed and its name (NULL: none) */
 RC_API rc_status rc_body_removal(const rc_world *w, int id, double *t, const char **name);
+/* when the body first in slot id was removed (RC_ERR_NOT_FOUND: never) */
+RC_API rc_status rc_body_first_removal(const rc_world *w, int id, double *t);
+/* the same for a removed joint (removed, its body removed, or broken) and spring */
+RC_API rc_status rc_joint_removal(const rc_world *w, int id, double *t, const char **name);
+RC_API rc_status rc_spring_removal(const rc_world *w, int id, double *t, const char **name);
 RC_API double rc_world_removed_energy(const rc_world *w);
 
 /* Let a callback report a failure with a message (returns s). */
@@ -958,7 +963,7 @@ RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, vo
  * corrupted, a checkpoint of another model -- the message says which) or a
  * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
  * is not configured, or (restore) an output is open. */
-#define RC_CHECKPOINT_FORMAT 2
+#define RC_CHECKPOINT_FORMAT 3
 RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
 RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 

@@ -94,3 +94,45 @@ function World:removed_energy()
     check_self("world:removed_energy", self, World, "a world")
     return core.removed_energy(world_core("world:removed_energy", self))
 end
+
+-- After a checkpoint is restored (sim:restore, --restart): the Lua objects
+-- follow the slots the checkpoint changed. I.body_lives(w) before the restore,
+-- I.sync_lives(w, before) after it: a body removed in the checkpoint's run is
+-- marked removed, a body added at run time in a removed body's slot gets its
+-- object (w:find finds it by name), joints and springs are marked removed.
+function I.body_lives(w)
+    local c, g = rawget(w, "_c"), {}
+    for id = 0, core.body_count(c) - 1 do
+        local gen, removed = core.body_life(c, id)
+        g[id] = gen * 2 + (removed and 1 or 0)
+    end
+    return g
+end
+
+function I.sync_lives(w, before)
+    local c = rawget(w, "_c")
+    local pinned, cache = rawget(w, "_body_pinned"), rawget(w, "_body_cache")
+    for id = 0, core.body_count(c) - 1 do
+        local gen, removed, t, name, t_first = core.body_life(c, id)
+        if gen * 2 + (removed and 1 or 0) ~= before[id] then
+            local old = pinned[id] or cache[id]
+            if old then   -- the slot's first body: removed at t_first; a later one: at t (the last removal)
+                rawset(old, "_removed", (before[id] == 0 and t_first) or t or core.time(c))
+                local oname = rawget(old, "name")
+                if oname and w._by_name[oname] == old then w._by_name[oname] = nil end
+            end
+            pinned[id], cache[id] = nil, nil
+            if before[id] % 2 == 0 then rawset(w, "_nbodies", rawget(w, "_nbodies") - 1) end
+            if not removed then
+                local b = I.new_body(w, id, { name = name, kind = "rigid2d" }, name ~= nil)
+                if name then w._by_name[name] = b end
+            end
+        end
+    end
+    for _, j in pairs(rawget(w, "_joints")) do
+        local kind = getmetatable(j) == Spring and "spring" or "joint"
+        if not rawget(j, "_removed") and core.is_removed(c, kind, rawget(j, "id")) then
+            rawset(j, "_removed", core.link_removal(c, kind, rawget(j, "id")) or core.time(c))
+        end
+    end
+end

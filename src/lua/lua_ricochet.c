@@ -42,6 +42,8 @@ static const luaL_Reg core_funcs[] = {
     { "is_removed", lrc_is_removed },
     { "body_generation", lrc_body_generation },
     { "removed_energy", lrc_removed_energy },
+    { "body_life", lrc_body_life },
+    { "link_removal", lrc_link_removal },
     { "body_set_state", lrc_body_set_state },
     { "body_set_force", lrc_body_set_force },
     { "body_force", lrc_body_force },
