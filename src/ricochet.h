@@ -315,6 +315,10 @@ typedef struct rc_joint_def {
     rc_constraint_fn constraint;/* custom                                           */
     void *constraint_user;
     const char *name;           /* history columns NAME.f1.. (reaction forces)      */
+    double break_force;         /* > 0: the joint breaks (is removed after the step)
+                                   when its reaction force exceeds it; INFINITY (the
+                                   default) or 0: never (docs/mechanisms.md, "Breaking") */
+    double break_torque;        /* the same for its reaction torque                  */
 } rc_joint_def;
 
 RC_API rc_joint_def rc_default_joint_def(void);
@@ -341,6 +345,21 @@ typedef struct rc_joint_info {
     int limit;              /* the limit in the index set: -1 lower, 1 upper, 0 none */
 } rc_joint_info;
 RC_API rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
+/* A joint broken after a step (rc_joint_def.break_force, break_torque): the
+ * reaction of that step, |lambda|/h of its force rows and of its torque row. */
+typedef struct rc_joint_break {
+    int joint;              /* its id (removed: rc_joint_is_removed)            */
+    int body_a, body_b;
+    double t;               /* the end of the step whose reaction broke it       */
+    double force, torque;   /* that step's reaction force (N) and torque (N m)   */
+    const char *name;       /* its name (NULL: none)                             */
+} rc_joint_break;
+/* The joints broken after the last step (count 0: none); valid until the next step. */
+RC_API rc_status rc_world_broken_joints(const rc_world *w, const rc_joint_break **list, int *count);
+/* Every joint broken since the world was created: the first RC_BREAK_LOG of
+ * them in *list, their total number in *total (run.json's "broken_joints"). */
+#define RC_BREAK_LOG 100
+RC_API rc_status rc_world_break_log(const rc_world *w, const rc_joint_break **list, int *count, long *total);
 /* Motor of a revolute (torque) or prismatic (force) joint: a velocity row
  * H V = speed on the joint's coordinate with an impulse |lambda| <= h
  * max_force, solved with the joint's rows (docs/mechanisms.md, "Motors and

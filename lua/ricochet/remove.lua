@@ -136,3 +136,32 @@ function I.sync_lives(w, before)
         end
     end
 end
+
+-- w:broken_joints(): the joints broken after the last step (break_force,
+-- break_torque; docs/mechanisms.md "Breaking"), as { joint = <joint>, t, force,
+-- torque }; w:broken_joints("log"): every break so far (the first 100) and their number.
+function World:broken_joints(which)
+    local fname = "world:broken_joints"
+    check_self(fname, self, World, "a world")
+    if which ~= nil and which ~= "log" then fail(fname, "argument [1] must be nil or \"log\" (got %s)", show(which)) end
+    local c = world_core(fname, self)
+    local list, n = core.broken_joints(c, which)
+    local js = rawget(self, "_joints")
+    for _, b in ipairs(list) do
+        local j = js[b.joint + 1]
+        if j and rawget(j, "id") == b.joint then
+            if not rawget(j, "_removed") then rawset(j, "_removed", b.t) end
+            b.joint = j
+        end
+    end
+    return list, n
+end
+
+-- j:is_removed() for joints and springs (removed, with a body, or broken).
+local function link_is_removed(kind)
+    return function(self)
+        local c = world_core(kind .. ":is_removed", rawget(self, "world"))
+        return rawget(self, "_removed") ~= nil or core.is_removed(c, kind, rawget(self, "id"))
+    end
+end
+Joint.is_removed, Spring.is_removed = link_is_removed("joint"), link_is_removed("spring")

@@ -102,6 +102,7 @@ static void hash_joints(ck_out *o, const rc_world *w)
         put_i32(o, l && l->removed ? l->kind : j->rows); put_i32(o, j->def.coord);   /* the rows it was declared with */
         put_f64s(o, j->pa, 2); put_f64s(o, j->pb, 2); put_f64s(o, j->axis, 2);
         put_f64(o, j->length); put_f64(o, j->angle);
+        put_f64(o, j->def.break_force); put_f64(o, j->def.break_torque);
         put_i32(o, j->def.motion != NULL); put_i32(o, j->def.constraint != NULL);
         put_str(o, j->name);
     }

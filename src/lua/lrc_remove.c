@@ -87,3 +87,27 @@ int lrc_link_removal(lua_State *L)
     if (s != RC_OK) lua_pushnil(L); else lua_pushnumber(L, t);
     return 1;
 }
+
+/* broken_joints(world [, "log"]) -> { { joint = id, t, force, torque }, ... } [, total]:
+ * the joints broken after the last step, or the log of every break */
+int lrc_broken_joints(lua_State *L)
+{
+    lrc_world *lw = lrc_check_open(L, 1);
+    const int log = lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "log") == 0;
+    const rc_joint_break *list = NULL;
+    int n = 0;
+    long total = 0;
+    rc_status s = log ? rc_world_break_log(lw->w, &list, &n, &total) : rc_world_broken_joints(lw->w, &list, &n);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 4);
+        lua_pushinteger(L, list[i].joint); lua_setfield(L, -2, "joint");
+        lua_pushnumber(L, list[i].t); lua_setfield(L, -2, "t");
+        lua_pushnumber(L, list[i].force); lua_setfield(L, -2, "force");
+        lua_pushnumber(L, list[i].torque); lua_setfield(L, -2, "torque");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushinteger(L, (lua_Integer)(log ? total : n));
+    return 2;
+}

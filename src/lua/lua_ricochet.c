@@ -44,6 +44,7 @@ static const luaL_Reg core_funcs[] = {
     { "removed_energy", lrc_removed_energy },
     { "body_life", lrc_body_life },
     { "link_removal", lrc_link_removal },
+    { "broken_joints", lrc_broken_joints },
     { "body_set_state", lrc_body_set_state },
     { "body_set_force", lrc_body_set_force },
     { "body_force", lrc_body_force },

@@ -333,6 +333,11 @@ struct rc_world {
     struct rcm_column { char *name; unsigned gen; } *restore_cols;
     int nrestore_cols;
     long restore_step;
+    /* joint breaking (joint_break.c): the joints broken after the last step
+     * (room for every breakable joint), and the log of the first RC_BREAK_LOG */
+    rc_joint_break *broken; int nbroken, cap_broken;
+    rc_joint_break *break_log; int nbreak_log; long nbreak_total;
+    int nbreakable;         /* joints with a finite break limit */
 
     /* simulation settings */
     rc_sim_def sim;
@@ -526,6 +531,13 @@ rc_status rcm_remove_restore(rc_world *w, int what, int i, unsigned gen, int rem
  * now names it (after a restore and before a step: as before the restore). */
 const char *rcm_body_column(const rc_world *w, int id, unsigned *gen);
 void rcm_restore_cols_free(rc_world *w);
+/* joint_break.c: limits checked at creation (room reserved for the break
+ * list); after a step, the joints whose reaction exceeded a limit removed. */
+rc_status rcm_joint_break_check(rc_world *w, const rc_joint_def *def, const char *what);
+rc_status rcm_joints_break(rc_world *w);
+void rcm_joint_break_free(rc_world *w);
+/* remove.c: joint id removed (its rows gone), between steps or after one. */
+rc_status rcm_joint_remove(rc_world *w, int id);
 /* A new body (shape) in the free slot i, whatever the lowest free slot is
  * (a checkpoint's bodies added at run time: io/checkpoint_life.c). */
 rc_status rcm_body_recreate(rc_world *w, int i, const rc_body_def *def);

@@ -131,6 +131,7 @@ void rcm_life_free(rc_world *w)
         *n = 0;
     }
     rcm_restore_cols_free(w);
+    rcm_joint_break_free(w);
 }
 
 void rcm_restore_cols_free(rc_world *w)
@@ -249,6 +250,8 @@ static rc_status joint_remove(rc_world *w, int id)
     j->wstart = j->work = j->res = 0.0;
     return RC_OK;
 }
+
+rc_status rcm_joint_remove(rc_world *w, int id) { return joint_remove(w, id); }
 
 rc_status rc_joint_destroy(rc_world *w, int id)
 {
