@@ -279,5 +279,6 @@ rc_status rc_ck_apply_lives(rc_world *w, const ck_lives *L)
         }
     w->E_removed = L->E_removed;
     w->nremoved = L->nremoved;
+    rcm_removed_log_free(w);   /* run.json lists the removals after the restore */
     return RC_OK;
 }

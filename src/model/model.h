@@ -338,6 +338,10 @@ struct rc_world {
     rc_joint_break *broken; int nbroken, cap_broken;
     rc_joint_break *break_log; int nbreak_log; long nbreak_total;
     int nbreakable;         /* joints with a finite break limit */
+    /* the bodies removed since the world was created or restored: the first
+     * RC_BREAK_LOG (run.json's "removed"), and their number */
+    struct rcm_removed { int id; unsigned gen; double t; char *name; } *removed_log;
+    int nremoved_log; long nremoved_since;
 
     /* simulation settings */
     rc_sim_def sim;
@@ -531,6 +535,7 @@ rc_status rcm_remove_restore(rc_world *w, int what, int i, unsigned gen, int rem
  * now names it (after a restore and before a step: as before the restore). */
 const char *rcm_body_column(const rc_world *w, int id, unsigned *gen);
 void rcm_restore_cols_free(rc_world *w);
+void rcm_removed_log_free(rc_world *w);   /* (a restore starts it again) */
 /* joint_break.c: limits checked at creation (room reserved for the break
  * list); after a step, the joints whose reaction exceeded a limit removed. */
 rc_status rcm_joint_break_check(rc_world *w, const rc_joint_def *def, const char *what);

@@ -132,6 +132,7 @@ void rcm_life_free(rc_world *w)
     }
     rcm_restore_cols_free(w);
     rcm_joint_break_free(w);
+    rcm_removed_log_free(w);
 }
 
 void rcm_restore_cols_free(rc_world *w)
@@ -280,6 +281,32 @@ rc_status rc_spring_destroy(rc_world *w, int id)
     return spring_remove(w, id);
 }
 
+/* run.json's "removed": the first RC_BREAK_LOG removals, all counted. */
+static rc_status log_removal(rc_world *w, int b, const rcm_life *l)
+{
+    w->nremoved_since++;
+    if (w->nremoved_log >= RC_BREAK_LOG) return RC_OK;
+    if (!w->removed_log) {
+        w->removed_log = rcb_malloc(RC_BREAK_LOG * sizeof *w->removed_log);
+        if (!w->removed_log) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
+    struct rcm_removed *r = &w->removed_log[w->nremoved_log];
+    r->id = b; r->gen = l->gen - 1; r->t = l->t;
+    r->name = rcb_strdup(l->name);
+    if (l->name && !r->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->nremoved_log++;
+    return RC_OK;
+}
+
+void rcm_removed_log_free(rc_world *w)
+{
+    for (int i = 0; i < w->nremoved_log; i++) rcb_free(w->removed_log[i].name);
+    rcb_free(w->removed_log);
+    w->removed_log = NULL;
+    w->nremoved_log = 0;
+    w->nremoved_since = 0;
+}
+
 /* The body's slot becomes free: its energy leaves the books, its name moves
  * to the life record, its velocity is zero. */
 static rc_status body_remove(rc_world *w, int b)
@@ -302,7 +329,7 @@ static rc_status body_remove(rc_world *w, int b)
     bd->kind = RCM_BODY_REMOVED;
     memset(w->v + bd->iv, 0, (size_t)bd->nv * sizeof(double));
     w->nremoved++;
-    return RC_OK;
+    return log_removal(w, b, l);
 }
 
 rc_status rc_body_destroy(rc_world *w, int id)

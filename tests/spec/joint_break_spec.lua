@@ -50,6 +50,24 @@ describe("joint breaking", function()
         assert.are.equal(j, log[1].joint)
     end)
 
+    it("is recorded in run.json", function()
+        local dir = os.tmpname()
+        os.remove(dir)
+        local w, sim = pendulum(2.5 * M * G)
+        sim:run{ T = 0.8, out = dir, quiet = true }
+        local f = assert(io.open(dir .. "/run.json"))
+        local text = f:read("a")
+        f:close()
+        local list = w:broken_joints("log")
+        local b = list[1]
+        local t, f = text:match('"broken_joints": %[\n    {"name": "pivot", "id": 0, "t": ([^,]+), "force": ([^,]+), '
+                                .. '"torque": 0}\n  %],\n  "broken_joints_count": 1,')
+        assert.are.equal(b.t, tonumber(t))   -- (shortest round-trip numbers: exact)
+        assert.are.equal(b.force, tonumber(f))
+        assert.is_nil(text:find('"removed"', 1, true))   -- no body was removed
+        os.execute("rm -rf '" .. dir .. "'")
+    end)
+
     it("does not break under a larger limit", function()
         local w, sim, _, j = pendulum(3.5 * M * G)
         local n = 0

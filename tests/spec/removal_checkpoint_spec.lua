@@ -80,6 +80,19 @@ describe("checkpoints across removals", function()
         for i = 2, #b do assert.are.equal(ref[#a - 2 + i], b[i]) end
         -- the removed grain's columns: empty (NaN) after its removal, in both
         assert.matches("nan", b[#b], 1, true)
+        -- run.json lists the removed bodies: g2 (slot 2, generation 0) at step 50, new1 (slot 2,
+        -- generation 1) at step 160; the restarted run those after its restart
+        local function json(path)
+            local jf = assert(io.open(path))
+            local text = jf:read("a")
+            jf:close()
+            return text
+        end
+        local rj = json(dir .. "/ref/run.json")
+        assert.matches('"removed": [\n    {"name": "g2", "id": 2, "generation": 0, "t": 0.1},\n    '
+                       .. '{"name": "new1", "id": 2, "generation": 1, "t": 0.32}\n  ],\n  "removed_count": 2,', rj, 1, true)
+        assert.matches('"removed": [\n    {"name": "new1", "id": 2, "generation": 1, "t": 0.32}\n  ],\n  '
+                       .. '"removed_count": 1,', json(dir .. "/b/run.json"), 1, true)
         os.execute("rm -rf " .. q(dir))
     end)
 
