@@ -75,7 +75,12 @@ function World:remove(x)
     if mt == Body then return remove_body(fname, self, x) end
     if mt == Joint then return remove_link(fname, self, x, "joint") end
     if mt == Spring then return remove_link(fname, self, x, "spring") end
-    fail(fname, "argument [1] must be a body, a joint or a spring of this world (got %s); shapes: w:remove_shape(id)", show(x))
+    if mt == I.rc.Gap then
+        fail(fname, "gap contacts cannot be removed (a gap contact lives as long as its linear body, and linear bodies "
+             .. "cannot be removed); to switch it off, make its law inert with law:set (docs/embedding.md)")
+    end
+    fail(fname, "argument [1] must be a body, a joint or a spring of this world (got %s); shapes: w:remove_shape(id); "
+         .. "contact rules (w:contact) cannot be removed", show(x))
 end
 
 -- w:remove_shape(id): a shape (the id body:add_shape and w:halfplane, ... return).
