@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIR "test_removal_checkpoint.out"
+#define DIR "build/removal_checkpoint_test_files"   /* (ctest runs from the source folder) */
 #define NG 8
 #define T_STEPS 300
 
