@@ -211,6 +211,11 @@ RC_API int rc_joint_is_removed(const rc_world *w, int id);
 RC_API int rc_spring_is_removed(const rc_world *w, int id);
 /* when a removed body was removed and its name (NULL: none) */
 RC_API rc_status rc_body_removal(const rc_world *w, int id, double *t, const char **name);
+/* when the body first in slot id was removed (RC_ERR_NOT_FOUND: never) */
+RC_API rc_status rc_body_first_removal(const rc_world *w, int id, double *t);
+/* the same for a removed joint (removed, its body removed, or broken) and spring */
+RC_API rc_status rc_joint_removal(const rc_world *w, int id, double *t, const char **name);
+RC_API rc_status rc_spring_removal(const rc_world *w, int id, double *t, const char **name);
 RC_API double rc_world_removed_energy(const rc_world *w);
 
 /* Let a callback report a failure with a message (returns s). */
@@ -318,6 +323,10 @@ typedef struct rc_joint_def {
     rc_constraint_fn constraint;/* custom                                           */
     void *constraint_user;
     const char *name;           /* history columns NAME.f1.. (reaction forces)      */
+    double break_force;         /* > 0: the joint breaks (is removed after the step)
+                                   when its reaction force exceeds it; INFINITY (the
+                                   default) or 0: never (docs/mechanisms.md, "Breaking") */
+    double break_torque;        /* the same for its reaction torque                  */
 } rc_joint_def;
 
 RC_API rc_joint_def rc_default_joint_def(void);
@@ -344,6 +353,21 @@ typedef struct rc_joint_info {
     int limit;              /* the limit in the index set: -1 lower, 1 upper, 0 none */
 } rc_joint_info;
 RC_API rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
+/* A joint broken after a step (rc_joint_def.break_force, break_torque): the
+ * reaction of that step, |lambda|/h of its force rows and of its torque row. */
+typedef struct rc_joint_break {
+    int joint;              /* its id (removed: rc_joint_is_removed)            */
+    int body_a, body_b;
+    double t;               /* the end of the step whose reaction broke it       */
+    double force, torque;   /* that step's reaction force (N) and torque (N m)   */
+    const char *name;       /* its name (NULL: none)                             */
+} rc_joint_break;
+/* The joints broken after the last step (count 0: none); valid until the next step. */
+RC_API rc_status rc_world_broken_joints(const rc_world *w, const rc_joint_break **list, int *count);
+/* Every joint broken since the world was created: the first RC_BREAK_LOG of
+ * them in *list, their total number in *total (run.json's "broken_joints"). */
+#define RC_BREAK_LOG 100
+RC_API rc_status rc_world_break_log(const rc_world *w, const rc_joint_break **list, int *count, long *total);
 /* Motor of a revolute (torque) or prismatic (force) joint: a velocity row
  * H V = speed on the joint's coordinate with an impulse |lambda| <= h
  * max_force, solved with the joint's rows (docs/mechanisms.md, "Motors and
@@ -1006,7 +1030,7 @@ RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, vo
  * corrupted, a checkpoint of another model -- the message says which) or a
  * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
  * is not configured, or (restore) an output is open. */
-#define RC_CHECKPOINT_FORMAT 2
+#define RC_CHECKPOINT_FORMAT 3
 RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
 RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 

@@ -116,7 +116,14 @@ local function opt_number(fname, key, v)
     return number(fname, key, v)
 end
 
+-- break_force, break_torque (docs/mechanisms.md, "Breaking"): keys of every
+-- joint but w:constraint, checked by world_begin, handed to make_joint.
+local BREAKABLE = { ["world:revolute"] = true, ["world:weld"] = true, ["world:prismatic"] = true,
+                    ["world:line"] = true, ["world:distance"] = true, ["world:prescribe"] = true }
+local pending_break
+
 local function make_joint(fname, self, cw, jtype, a, b, rows, def)
+    if pending_break then def.break_force, def.break_torque, pending_break = pending_break[1], pending_break[2], nil end
     local name = opt_name(fname, "name", def.name)
     if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
     def.type, def.a, def.b, def.name = jtype, a.id, b.id, name
@@ -133,6 +140,16 @@ local function world_begin(fname, self, t, example, keys, npos)
     check_self(fname, self, World, "a world")
     local cw = world_core(fname, self, true)
     check_table(fname, t, example)
+    pending_break = nil
+    if BREAKABLE[fname] then
+        keys = table.move(keys, 1, #keys, 1, {})
+        keys[#keys + 1], keys[#keys + 2] = "break_force", "break_torque"
+        check_keys(fname, t, keys, npos)
+        local bf = t.break_force ~= nil and positive(fname, "break_force", number(fname, "break_force", t.break_force)) or nil
+        local bt = t.break_torque ~= nil and positive(fname, "break_torque", number(fname, "break_torque", t.break_torque)) or nil
+        if bf or bt then pending_break = { bf, bt } end
+        return cw
+    end
     check_keys(fname, t, keys, npos)
     return cw
 end
@@ -386,7 +403,7 @@ function Joint:info()
     check_self(fname, self, Joint, "a joint")
     local cw = world_core(fname, self.world)
     if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
-        rawset(self, "_removed", rawget(self, "_removed") or core.time(cw))
+        rawset(self, "_removed", rawget(self, "_removed") or core.link_removal(cw, "joint", self.id) or core.time(cw))
         I.removed_error(fname, "joint", self)
     end
     local info, msg = core.joint_info(cw, self.id)
@@ -399,7 +416,7 @@ function Joint:force()
     check_self(fname, self, Joint, "a joint")
     local cw = world_core(fname, self.world)
     if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
-        rawset(self, "_removed", rawget(self, "_removed") or core.time(cw))
+        rawset(self, "_removed", rawget(self, "_removed") or core.link_removal(cw, "joint", self.id) or core.time(cw))
         I.removed_error(fname, "joint", self)
     end
     local info, msg = core.joint_info(cw, self.id)

@@ -75,7 +75,12 @@ function World:remove(x)
     if mt == Body then return remove_body(fname, self, x) end
     if mt == Joint then return remove_link(fname, self, x, "joint") end
     if mt == Spring then return remove_link(fname, self, x, "spring") end
-    fail(fname, "argument [1] must be a body, a joint or a spring of this world (got %s); shapes: w:remove_shape(id)", show(x))
+    if mt == I.rc.Gap then
+        fail(fname, "gap contacts cannot be removed (a gap contact lives as long as its linear body, and linear bodies "
+             .. "cannot be removed); to switch it off, make its law inert with law:set (docs/embedding.md)")
+    end
+    fail(fname, "argument [1] must be a body, a joint or a spring of this world (got %s); shapes: w:remove_shape(id); "
+         .. "contact rules (w:contact) cannot be removed", show(x))
 end
 
 -- w:remove_shape(id): a shape (the id body:add_shape and w:halfplane, ... return).
@@ -94,3 +99,74 @@ function World:removed_energy()
     check_self("world:removed_energy", self, World, "a world")
     return core.removed_energy(world_core("world:removed_energy", self))
 end
+
+-- After a checkpoint is restored (sim:restore, --restart): the Lua objects
+-- follow the slots the checkpoint changed. I.body_lives(w) before the restore,
+-- I.sync_lives(w, before) after it: a body removed in the checkpoint's run is
+-- marked removed, a body added at run time in a removed body's slot gets its
+-- object (w:find finds it by name), joints and springs are marked removed.
+function I.body_lives(w)
+    local c, g = rawget(w, "_c"), {}
+    for id = 0, core.body_count(c) - 1 do
+        local gen, removed = core.body_life(c, id)
+        g[id] = gen * 2 + (removed and 1 or 0)
+    end
+    return g
+end
+
+function I.sync_lives(w, before)
+    local c = rawget(w, "_c")
+    local pinned, cache = rawget(w, "_body_pinned"), rawget(w, "_body_cache")
+    for id = 0, core.body_count(c) - 1 do
+        local gen, removed, t, name, t_first = core.body_life(c, id)
+        if gen * 2 + (removed and 1 or 0) ~= before[id] then
+            local old = pinned[id] or cache[id]
+            if old then   -- the slot's first body: removed at t_first; a later one: at t (the last removal)
+                rawset(old, "_removed", (before[id] == 0 and t_first) or t or core.time(c))
+                local oname = rawget(old, "name")
+                if oname and w._by_name[oname] == old then w._by_name[oname] = nil end
+            end
+            pinned[id], cache[id] = nil, nil
+            if before[id] % 2 == 0 then rawset(w, "_nbodies", rawget(w, "_nbodies") - 1) end
+            if not removed then
+                local b = I.new_body(w, id, { name = name, kind = "rigid2d" }, name ~= nil)
+                if name then w._by_name[name] = b end
+            end
+        end
+    end
+    for _, j in pairs(rawget(w, "_joints")) do
+        local kind = getmetatable(j) == Spring and "spring" or "joint"
+        if not rawget(j, "_removed") and core.is_removed(c, kind, rawget(j, "id")) then
+            rawset(j, "_removed", core.link_removal(c, kind, rawget(j, "id")) or core.time(c))
+        end
+    end
+end
+
+-- w:broken_joints(): the joints broken after the last step (break_force,
+-- break_torque; docs/mechanisms.md "Breaking"), as { joint = <joint>, t, force,
+-- torque }; w:broken_joints("log"): every break so far (the first 100) and their number.
+function World:broken_joints(which)
+    local fname = "world:broken_joints"
+    check_self(fname, self, World, "a world")
+    if which ~= nil and which ~= "log" then fail(fname, "argument [1] must be nil or \"log\" (got %s)", show(which)) end
+    local c = world_core(fname, self)
+    local list, n = core.broken_joints(c, which)
+    local js = rawget(self, "_joints")
+    for _, b in ipairs(list) do
+        local j = js[b.joint + 1]
+        if j and rawget(j, "id") == b.joint then
+            if not rawget(j, "_removed") then rawset(j, "_removed", b.t) end
+            b.joint = j
+        end
+    end
+    return list, n
+end
+
+-- j:is_removed() for joints and springs (removed, with a body, or broken).
+local function link_is_removed(kind)
+    return function(self)
+        local c = world_core(kind .. ":is_removed", rawget(self, "world"))
+        return rawget(self, "_removed") ~= nil or core.is_removed(c, kind, rawget(self, "id"))
+    end
+end
+Joint.is_removed, Spring.is_removed = link_is_removed("joint"), link_is_removed("spring")

@@ -363,8 +363,10 @@ function Sim:restore(path)
     local fname = "sim:restore"
     local c = sim_core(fname, self, true)
     if type(path) ~= "string" or path == "" then fail(fname, "'path' must be a non-empty string (got %s)", show(path)) end
+    local lives = I.body_lives(rawget(self, "world"))
     local ok, msg = core.checkpoint_restore(c, path)
     if not ok then fail(fname, "%s", msg) end
+    I.sync_lives(rawget(self, "world"), lives)   -- the removals of the checkpoint (remove.lua)
     return self
 end
 
@@ -398,8 +400,10 @@ function Sim:run(t)
     local restart
     if type(o.restart) == "string" and not rawget(o, "_restarted") then
         rawset(o, "_restarted", true)
+        local lives = I.body_lives(rawget(self, "world"))
         local rok, rmsg = core.checkpoint_restore(c, o.restart)
         if not rok then fail(fname, "--restart: %s", rmsg) end
+        I.sync_lives(rawget(self, "world"), lives)
         restart = o.restart
     end
     -- --checkpoint-every N: OUT/checkpoint.rcc after every step whose count N divides

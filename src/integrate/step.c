@@ -576,6 +576,7 @@ rc_status rc_world_step(rc_world *w)
     w->stepping = 1;   /* no removal from inside the step (remove.c) */
     rc_status s = world_step_joints(w);
     w->stepping = 0;
+    if (s == RC_OK && (w->nbreakable || w->nbroken)) s = rcm_joints_break(w);   /* after the step (model/joint_break.c) */
     return s;
 }
 

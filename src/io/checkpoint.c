@@ -140,6 +140,7 @@ static void put_state(ck_out *o, const rc_world *w)
         put_i32(o, (int)l->def.type); put_i32(o, l->def.generic);
         put_f64(o, l->def.e); put_f64(o, l->def.mu); put_f64(o, l->def.e_t);
     }
+    rc_ck_put_lives(o, w);   /* removals (checkpoint_life.c) */
 }
 
 /* ---------------------------------------------------------------- save */
@@ -179,6 +180,7 @@ rc_status rc_sim_save(const rc_world *w, const char *path)
     if (!*path) return rc_set_error(RC_ERR_ARG, "rc_sim_save: 'path' is empty");
     if (!w->configured)
         return rc_set_error(RC_ERR_STATE, "rc_sim_save: the world has no simulation settings yet (rc_world_configure)");
+    RC_CHECK(rc_ck_check_lives(w));
     ck_out st;
     out_init(&st, 0);
     put_state(&st, w);
@@ -292,6 +294,7 @@ typedef struct ck_state {
     rc_run_stats stats;
     int nrec, has_state;
     size_t rec_at, rec_state_at, joints_at, forces_at, laws_at;
+    ck_lives lives;
 } ck_state;
 
 #define REC_BYTES (8 + 4 + 4 + 4 + 11 * 8)   /* a contact of the state (put_state) */
@@ -333,6 +336,7 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: %d laws, the world has %d", path, nl, w->nlaws);
     s->laws_at = r->off;
     take(r, (size_t)nl * LAW_BYTES);
+    if (!r->short_) RC_CHECK(rc_ck_parse_lives(path, w, r, &s->lives));
     if (r->short_ || r->off != r->n)
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: its state has %zu bytes, expected %zu",
                             path, r->n, r->off);
@@ -526,8 +530,11 @@ rc_status rc_sim_restore(rc_world *w, const char *path)
         ck_in sr = { raw, (size_t)raw_len, 0, 0 };
         s = parse_state(path, w, &sr, &st);
         if (s == RC_OK) s = reserve_restore(w, &st);
+        if (s == RC_OK) s = rc_ck_apply_lives(w, &st.lives);
         if (s == RC_OK) s = reserve_forces(w, raw, &st);
         if (s == RC_OK) commit(w, raw, &st);
+        if (s == RC_OK) w->restore_step = w->step;   /* the history's columns until the next step (remove.c) */
+        rc_ck_lives_free(&st.lives);
     }
 done:
     rcb_free(raw);

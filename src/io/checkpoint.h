@@ -121,4 +121,20 @@ typedef struct ck_section { uint64_t hash; uint32_t count; } ck_section;
  * them all (what a checkpoint must match). */
 void rc_ck_fingerprint(const rc_world *w, ck_section sec[CK_NSECTIONS], uint64_t *all);
 
+/* checkpoint_life.c: the removals (life records, bodies and shapes added in
+ * removed slots, the removed energy) at the end of the state. */
+typedef struct ck_lives {
+    double E_removed;
+    int nremoved;
+    struct ck_life *rec[4];     /* body, shape, joint, spring records, by slot */
+    int n[4];
+} ck_lives;
+void rc_ck_put_lives(ck_out *o, const rc_world *w);
+rc_status rc_ck_check_lives(const rc_world *w);
+/* Reads the block and checks it against this world (a refusal names the slot
+ * whose removals differ); rc_ck_apply_lives makes the world's slots so. */
+rc_status rc_ck_parse_lives(const char *path, const rc_world *w, ck_in *r, ck_lives *L);
+rc_status rc_ck_apply_lives(rc_world *w, const ck_lives *L);
+void rc_ck_lives_free(ck_lives *L);
+
 #endif /* RC_CHECKPOINT_H */

@@ -20,29 +20,40 @@ static void hash_world(ck_out *o, const rc_world *w)
     put_i32(o, w->default_law);
 }
 
+/* A slot that something was removed from is hashed as the script declared it
+ * (its life record's decl, model/remove.c): removals and the bodies added in
+ * their slots are state (io/checkpoint_life.c). */
+static const rcm_decl *declared(const rcm_life *arr, int n, int i)
+{
+    const rcm_life *l = rcm_life_of(arr, n, i);
+    return l ? l->decl : NULL;
+}
+
 /* kinds, offsets, masses and inertias (M's diagonal), names, whether a force
  * function is set; not the constant force (part of the state: set_force) */
 static void hash_bodies(ck_out *o, const rc_world *w)
 {
     for (int b = 0; b < w->nbodies; b++) {
-        const rc_body *bd = &w->bodies[b];
+        const rcm_decl *d = declared(w->body_life, w->nbody_life, b);
+        const rc_body *bd = d ? &d->body : &w->bodies[b];
         put_i32(o, (int)bd->kind);
         put_i32(o, bd->iq); put_i32(o, bd->iv); put_i32(o, bd->nq); put_i32(o, bd->nv);
         put_f64(o, bd->inv_mass); put_f64(o, bd->inv_inertia);
-        put_f64s(o, w->mass_diag + bd->iv, bd->nv);
+        put_f64s(o, d ? d->mass_diag : w->mass_diag + bd->iv, bd->nv);
         const rc_body_ext *x = rcm_body_ext_of(w, b);
-        put_str(o, x ? x->name : NULL);
-        put_i32(o, x && x->force_fn ? 1 : 0);
+        put_str(o, d ? d->name : x ? x->name : NULL);
+        put_i32(o, d ? d->force_fn : x && x->force_fn ? 1 : 0);
     }
 }
 
 static void hash_shapes(ck_out *o, const rc_world *w)
 {
     for (int i = 0; i < w->nshapes; i++) {
-        const rc_shape *s = &w->shapes[i];
+        const rcm_decl *d = declared(w->shape_life, w->nshape_life, i);
+        const rc_shape *s = d ? &d->shape : &w->shapes[i];
         put_i32(o, (int)s->type); put_i32(o, s->body); put_i32(o, s->group); put_i32(o, s->nvert);
         put_f64(o, s->radius); put_f64s(o, s->offset, 2); put_f64(o, s->bound);
-        put_str(o, s->name);
+        put_str(o, d ? d->name : s->name);
         switch (s->type) {
         case RC_SHAPE_HALFPLANE: put_f64s(o, s->point, 2); put_f64s(o, s->normal, 2); break;
         case RC_SHAPE_SEGMENT: put_f64s(o, s->a, 2); put_f64s(o, s->b, 2); break;
@@ -87,9 +98,11 @@ static void hash_joints(ck_out *o, const rc_world *w)
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
         put_i32(o, (int)j->def.type); put_i32(o, j->def.body_a); put_i32(o, j->def.body_b);
-        put_i32(o, j->rows); put_i32(o, j->def.coord);
+        const rcm_life *l = rcm_life_of(w->joint_life, w->njoint_life, i);
+        put_i32(o, l && l->removed ? l->kind : j->rows); put_i32(o, j->def.coord);   /* the rows it was declared with */
         put_f64s(o, j->pa, 2); put_f64s(o, j->pb, 2); put_f64s(o, j->axis, 2);
         put_f64(o, j->length); put_f64(o, j->angle);
+        put_f64(o, j->def.break_force); put_f64(o, j->def.break_torque);
         put_i32(o, j->def.motion != NULL); put_i32(o, j->def.constraint != NULL);
         put_str(o, j->name);
     }

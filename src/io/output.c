@@ -219,7 +219,8 @@ static const char *rc__column_origin(const struct rc_output *o, const rc_world *
     i -= RC_OUT_NFIXED;
     for (int b = 0; b < o->nbodies; b++) {
         int nc = o->body_nq[b] + o->body_nv[b];
-        if (i < nc) { *name = rc_body_name(w, o->body_ids[b]); *number = b + 1; return "body"; }
+        unsigned gen;
+        if (i < nc) { *name = rcm_body_column(w, o->body_ids[b], &gen); *number = b + 1; return "body"; }
         i -= nc;
     }
     if (i < 5 * o->ncontacts) {
@@ -328,8 +329,9 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
 {
     /* columns: the named bodies' (a pile's grains have no name) */
     int nb = rc_body_count(w), nnamed = 0;
+    unsigned gen;
     for (int id = 0; id < nb; id++) {
-        const char *name = rc_body_name(w, id);
+        const char *name = rcm_body_column(w, id, &gen);   /* after a restore: as before it (model/remove.c) */
         nnamed += name && name[0];
     }
     if (nnamed > 0) {
@@ -341,12 +343,12 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     }
     int nstate_cols = 0;
     for (int id = 0; id < nb; id++) {
-        const char *name = rc_body_name(w, id);
+        const char *name = rcm_body_column(w, id, &gen);
         if (!name || !name[0]) continue;
-        int nq = rc_body_nq(w, id), nv = rc_body_nv(w, id);
+        int nq = w->bodies[id].nq, nv = w->bodies[id].nv;   /* (a removed body's slot keeps them) */
         if (nq < 0 || nq > 7 || nv < 0 || nv > 6) nq = nv = 0;   /* large linear bodies: no columns */
         o->body_ids[o->nbodies] = id;
-        o->body_gen[o->nbodies] = rc_body_generation(w, id);
+        o->body_gen[o->nbodies] = gen;
         o->body_nq[o->nbodies] = nq;
         o->body_nv[o->nbodies] = nv;
         o->nbodies++;
@@ -378,9 +380,10 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         o->ncols++;
     }
     for (int b = 0; b < o->nbodies; b++) {
-        const char *name = rc_body_name(w, o->body_ids[b]);
-        /* x, y, theta for rigid bodies; q1..qn, v1..vn for linear ones, n = 3 included */
-        int rigid = w->bodies[o->body_ids[b]].kind == RC_BODY_RIGID2D;
+        unsigned gen;
+        const char *name = rcm_body_column(w, o->body_ids[b], &gen);
+        /* x, y, theta for rigid bodies (also a removed one); q1..qn, v1..vn for linear ones, n = 3 included */
+        int rigid = w->bodies[o->body_ids[b]].kind != RC_BODY_LINEAR;
         for (int i = 0; i < o->body_nq[b] + o->body_nv[b]; i++) {
             char suffix[16];
             int isq = i < o->body_nq[b];

@@ -182,6 +182,38 @@ static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *si
     fputs("\n  },\n", f);
 }
 
+/* the bodies removed and the joints broken (model/remove.c, joint_break.c):
+ * the first RC_BREAK_LOG of each, and their number; nothing when none */
+static void json_removed(FILE *f, const rc_world *w)
+{
+    if (w->nremoved_since) {
+        rc__json_key(f, 1, "removed"); fputs("[", f);
+        for (int i = 0; i < w->nremoved_log; i++) {
+            const struct rcm_removed *r = &w->removed_log[i];
+            fputs(i ? ",\n    {" : "\n    {", f);
+            fputs("\"name\": ", f); rc__json_str(f, r->name);
+            fprintf(f, ", \"id\": %d, \"generation\": %u, \"t\": ", r->id, r->gen);
+            rc__json_num(f, r->t); fputs("}", f);
+        }
+        fputs("\n  ],\n", f);
+        rc__json_key(f, 1, "removed_count"); fprintf(f, "%ld", w->nremoved_since); fputs(",\n", f);
+    }
+    if (w->nbreak_total) {
+        rc__json_key(f, 1, "broken_joints"); fputs("[", f);
+        for (int i = 0; i < w->nbreak_log; i++) {
+            const rc_joint_break *b = &w->break_log[i];
+            fputs(i ? ",\n    {" : "\n    {", f);
+            fputs("\"name\": ", f); rc__json_str(f, b->name);
+            fprintf(f, ", \"id\": %d, \"t\": ", b->joint);
+            rc__json_num(f, b->t); fputs(", \"force\": ", f);
+            rc__json_num(f, b->force); fputs(", \"torque\": ", f);
+            rc__json_num(f, b->torque); fputs("}", f);
+        }
+        fputs("\n  ],\n", f);
+        rc__json_key(f, 1, "broken_joints_count"); fprintf(f, "%ld", w->nbreak_total); fputs(",\n", f);
+    }
+}
+
 /* the run's steps at the solver's sweep cap (rc_world_progress_*): the
  * summary's sentence "N of M steps hit the sweep cap; largest residual ..." */
 static void json_sweep_cap(FILE *f, rc_world *w)
@@ -319,6 +351,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     fputs("\n  },\n", f);
 
     json_joints(f, w, have_sim, &sim, &st);
+    json_removed(f, w);
 
     rc__json_key(f, 1, "columns"); fputs("[", f);
     for (int i = 0; i < o->ncols; i++) {

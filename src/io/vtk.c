@@ -2,8 +2,10 @@
  * vtk.c -- a VTK XML PolyData series for ParaView (docs/output-vtk.md).
  *
  * Every rc_vtk_frame writes three files into DIR (NNNNNN = frame number from 0):
- *   grains_NNNNNN.vtp    one point (vertex cell) per body: position; point data
- *                        id, kind, radius, velocity, angle, omega
+ *   grains_NNNNNN.vtp    one point (vertex cell) per live body: position; point
+ *                        data id (the slot), generation (id and generation name
+ *                        one body for ever, docs/embedding.md), kind, radius,
+ *                        velocity, angle, omega
  *   contacts_NNNNNN.vtp  one line cell per active contact, from body A's centre
  *                        (the contact point for the ground) to body B's centre;
  *                        cell data id, body_a, body_b, normal_force (pN/h),
@@ -62,6 +64,7 @@ static void rc__vtk_free(rc_vtk_writer *vw)
     if (vw->zs_ready) deflateEnd(&vw->zs);
     rco_buf_free(&vw->body);
     rco_buf_free(&vw->kind);
+    rco_buf_free(&vw->gen);
     rco_buf_free(&vw->rad);
     rco_buf_free(&vw->con);
     rco_buf_free(&vw->pts);

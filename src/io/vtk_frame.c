@@ -50,13 +50,15 @@ rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double
     RC_CHECK(rco_grow(&vw->body, n * 6 * sizeof(double)));
     RC_CHECK(rco_grow(&vw->kind, n * sizeof(int32_t)));
     RC_CHECK(rco_grow(&vw->rad, n * sizeof(double)));
+    RC_CHECK(rco_grow(&vw->gen, n * sizeof(int32_t)));
     double *B = vw->body.p, *R = vw->rad.p;
-    int32_t *K = vw->kind.p;
+    int32_t *K = vw->kind.p, *G = vw->gen.p;
     for (int i = 0; i < nb; i++) {
         double *s = B + 6 * i;
         for (int j = 0; j < 6; j++) s[j] = 0.0;
         R[i] = 0.0;
-        K[i] = (int32_t)w->bodies[i].kind;
+        K[i] = (int32_t)w->bodies[i].kind;   /* RCM_BODY_REMOVED: a free slot, not written */
+        G[i] = (int32_t)rc_body_generation(w, i);
         if (w->bodies[i].kind != RC_BODY_RIGID2D) continue;
         double q[7], v[6];
         RC_CHECK(rc_body_get_state(w, i, q, v));
@@ -66,6 +68,7 @@ rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double
     for (int id = 0; id < ns; id++) {
         int body = RC_GROUND;
         rc_shape_def d;
+        if (rc_shape_is_removed(w, id)) continue;
         RC_CHECK(rc_shape_get_def(w, id, &body, &d));
         if (body < 0 || body >= nb) continue;
         double r = 0.0;
@@ -98,33 +101,37 @@ rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double
 rc_status rco_grains(rc_vtk_writer *vw, int nb, double t, long step)
 {
     const double *B = vw->body.p, *R = vw->rad.p;
-    const int32_t *K = vw->kind.p;
-    size_t n = (size_t)nb;
+    const int32_t *K = vw->kind.p, *G = vw->gen.p;
     rc__reset_geometry(vw);
-    for (size_t i = 0; i < n; i++) {
+    size_t n = 0;   /* the live bodies: slot i is the n-th point (removed slots skipped) */
+    for (int i = 0; i < nb; i++) {
+        if (K[i] == (int32_t)RCM_BODY_REMOVED) continue;
         RC_CHECK(rc__point(vw, B[6 * i], B[6 * i + 1]));
-        RC_CHECK(rc__cell(vw, CELL_VERTS, i, 1, NULL));
+        RC_CHECK(rc__cell(vw, CELL_VERTS, n++, 1, NULL));
     }
     RC_CHECK(rco_begin(vw, t, step, vw->npts, vw->ncell));
     rco_xml(vw, "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
-    int32_t *ids;
+    int32_t *ids;   /* id: the slot; generation: the slot's (id + generation name one body for ever) */
     RC_CHECK(rco_stage(vw, n, sizeof(int32_t), (void **)&ids));
-    for (size_t i = 0; i < n; i++) ids[i] = (int32_t)i;
+    size_t m = 0;
+    for (int i = 0; i < nb; i++) if (K[i] != (int32_t)RCM_BODY_REMOVED) ids[m++] = (int32_t)i;
     RC_CHECK(rco_array(vw, "id", T_I32, 1, n, ids, 0));
-    RC_CHECK(rco_array(vw, "kind", T_I32, 1, n, K, 0));
-    RC_CHECK(rco_array(vw, "radius", T_F64, 1, n, R, 0));
+#define LIVE(expr) do { m = 0; for (int i = 0; i < nb; i++) if (K[i] != (int32_t)RCM_BODY_REMOVED) { expr; m++; } } while (0)
+    LIVE(ids[m] = G[i]);
+    RC_CHECK(rco_array(vw, "generation", T_I32, 1, n, ids, 0));
+    LIVE(ids[m] = K[i]);
+    RC_CHECK(rco_array(vw, "kind", T_I32, 1, n, ids, 0));
     double *x;
     RC_CHECK(rco_stage(vw, 3 * n, sizeof(double), (void **)&x));
-    for (size_t i = 0; i < n; i++) {
-        x[3 * i] = B[6 * i + 3];
-        x[3 * i + 1] = B[6 * i + 4];
-        x[3 * i + 2] = 0.0;
-    }
+    LIVE(x[m] = R[i]);
+    RC_CHECK(rco_array(vw, "radius", T_F64, 1, n, x, 0));
+    LIVE((x[3 * m] = B[6 * i + 3], x[3 * m + 1] = B[6 * i + 4], x[3 * m + 2] = 0.0));
     RC_CHECK(rco_array(vw, "velocity", T_F64, 3, n, x, 0));
-    for (size_t i = 0; i < n; i++) x[i] = B[6 * i + 2];
+    LIVE(x[m] = B[6 * i + 2]);
     RC_CHECK(rco_array(vw, "angle", T_F64, 1, n, x, 0));
-    for (size_t i = 0; i < n; i++) x[i] = B[6 * i + 5];
+    LIVE(x[m] = B[6 * i + 5]);
     RC_CHECK(rco_array(vw, "omega", T_F64, 1, n, x, 0));
+#undef LIVE
     rco_xml(vw, "      </PointData>\n"
                 "      <CellData>\n"
                 "      </CellData>\n");
@@ -250,6 +257,7 @@ rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double 
         for (int id = 0; id < ns; id++) {
             int body = RC_GROUND;
             rc_shape_def d;
+            if (rc_shape_is_removed(w, id)) continue;
             RC_CHECK(rc_shape_get_def(w, id, &body, &d));
             if (body >= nb || (body >= 0 && K[body] != RC_BODY_RIGID2D)) continue;
             if (d.type == RC_SHAPE_DISK && !vw->disk_outlines) continue;   /* in grains_*.vtp */

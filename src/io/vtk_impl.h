@@ -75,6 +75,7 @@ struct rc_vtk_writer {
     rc__buf body;           /* 6 doubles per body: x y theta vx vy omega */
     rc__buf kind;           /* int32 per body: 1 rigid2d, 2 linear */
     rc__buf rad;            /* double per body: bounding radius */
+    rc__buf gen;            /* int32 per body: the slot's generation */
     rc__buf con;            /* rc_contact_info of the active contacts */
     size_t ncon;
     rc__buf pts;            /* 3 doubles per point */

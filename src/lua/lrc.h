@@ -173,6 +173,9 @@ int lrc_remove(lua_State *L);          /* lrc_remove.c */
 int lrc_is_removed(lua_State *L);
 int lrc_body_generation(lua_State *L);
 int lrc_removed_energy(lua_State *L);
+int lrc_body_life(lua_State *L);
+int lrc_link_removal(lua_State *L);
+int lrc_broken_joints(lua_State *L);
 int lrc_body_nq(lua_State *L);
 int lrc_body_set_state(lua_State *L);
 int lrc_body_set_force(lua_State *L);

@@ -325,6 +325,8 @@ int lrc_joint_create(lua_State *L)
     lrc_field_vec(L, 2, "axis", def.axis, 2);
     def.length = lrc_field_num(L, 2, "length", def.length);
     def.angle = lrc_field_num(L, 2, "angle", def.angle);
+    def.break_force = lrc_field_num(L, 2, "break_force", def.break_force);
+    def.break_torque = lrc_field_num(L, 2, "break_torque", def.break_torque);
     lua_Integer coord = lrc_field_int(L, 2, "coord", def.coord);
     if (coord < 0 || coord > 2) luaL_error(L, "field 'coord' must be 0, 1 or 2");
     def.coord = (int)coord;

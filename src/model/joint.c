@@ -38,6 +38,7 @@ rc_joint_def rc_default_joint_def(void)
     d.length = -1.0;
     d.angle = NAN;
     d.rows = 1;
+    d.break_force = d.break_torque = INFINITY;
     return d;
 }
 
@@ -281,6 +282,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
         } else j.length = def->length;
         if (!(j.length > 0.0)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be > 0", what);
     }
+    RC_CHECK(rcm_joint_break_check(w, def, what));   /* joint_break.c */
     RC_CHECK(rcb_reserve((void **)&w->joints, &w->cap_joints, w->njoints + 1, sizeof(rc_joint)));
     j.name = rcb_strdup(def->name);
     if (def->name && !j.name) return rc_set_error(RC_ERR_NOMEM, "out of memory");

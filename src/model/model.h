@@ -329,6 +329,21 @@ struct rc_world {
     double E_removed;       /* energy (E_kin + E_pot) the removed bodies took with them */
     int nremoved;           /* bodies removed since the world was created */
     int stepping;           /* inside rc_world_step: removal refused */
+    /* a restored checkpoint (io/checkpoint_life.c): each body slot's name and
+     * generation before the restore, the columns of a history opened before
+     * the next step (the first run's columns, io/output.c) */
+    struct rcm_column { char *name; unsigned gen; } *restore_cols;
+    int nrestore_cols;
+    long restore_step;
+    /* joint breaking (joint_break.c): the joints broken after the last step
+     * (room for every breakable joint), and the log of the first RC_BREAK_LOG */
+    rc_joint_break *broken; int nbroken, cap_broken;
+    rc_joint_break *break_log; int nbreak_log; long nbreak_total;
+    int nbreakable;         /* joints with a finite break limit */
+    /* the bodies removed since the world was created or restored: the first
+     * RC_BREAK_LOG (run.json's "removed"), and their number */
+    struct rcm_removed { int id; unsigned gen; double t; char *name; } *removed_log;
+    int nremoved_log; long nremoved_since;
 
     /* simulation settings */
     rc_sim_def sim;
@@ -485,7 +500,19 @@ typedef struct rcm_life {
     char *name;             /* the removed object's name (NULL: none) */
     int kind;               /* body kind, shape type, joint rows it had */
     int body;               /* a removed shape's body */
+    struct rcm_decl *decl;  /* bodies and shapes: what the slot held before its first removal */
 } rcm_life;
+/* The object a body or shape slot held before its first removal, as the
+ * script declared it (the checkpoint's model fingerprint hashes it, so that
+ * removing and reusing slots does not change the model: io/checkpoint_model.c). */
+typedef struct rcm_decl {
+    rc_body body;
+    double mass_diag[3];
+    int force_fn;           /* a force function was set */
+    double t;               /* the time of the slot's first removal */
+    rc_shape shape;         /* vert: its own copy (wvert, wnorm NULL) */
+    char *name;
+} rcm_decl;
 /* The life record of slot i, NULL when the slot was never removed. */
 static inline const rcm_life *rcm_life_of(const rcm_life *arr, int n, int i)
 {
@@ -506,6 +533,22 @@ void rcm_life_revive(rcm_life *arr, int n, int i);
 void rcm_life_free(rc_world *w);
 /* A checkpoint's removals applied to a world built by the script (io/checkpoint.c). */
 rc_status rcm_remove_restore(rc_world *w, int what, int i, unsigned gen, int removed, double t, const char *name);
+/* A body's history column: its name and generation as the history opened
+ * now names it (after a restore and before a step: as before the restore). */
+const char *rcm_body_column(const rc_world *w, int id, unsigned *gen);
+void rcm_restore_cols_free(rc_world *w);
+void rcm_removed_log_free(rc_world *w);   /* (a restore starts it again) */
+/* joint_break.c: limits checked at creation (room reserved for the break
+ * list); after a step, the joints whose reaction exceeded a limit removed. */
+rc_status rcm_joint_break_check(rc_world *w, const rc_joint_def *def, const char *what);
+rc_status rcm_joints_break(rc_world *w);
+void rcm_joint_break_free(rc_world *w);
+/* remove.c: joint id removed (its rows gone), between steps or after one. */
+rc_status rcm_joint_remove(rc_world *w, int id);
+/* A new body (shape) in the free slot i, whatever the lowest free slot is
+ * (a checkpoint's bodies added at run time: io/checkpoint_life.c). */
+rc_status rcm_body_recreate(rc_world *w, int i, const rc_body_def *def);
+rc_status rcm_shape_recreate(rc_world *w, int i, int body, const rc_shape_def *def);
 static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rcm_body_kinds[bd->kind]; }
 
 /* linear.c: a linear body's free velocity, eqs. (92) / (97), with the

@@ -79,16 +79,78 @@ void rcm_life_revive(rcm_life *arr, int n, int i)
     arr[i].name = NULL;
 }
 
+static void decl_free(rcm_decl *d)
+{
+    if (!d) return;
+    rcb_free(d->name);
+    if (d->shape.nvert > 0) rcb_free(d->shape.vert);
+    rcb_free(d);
+}
+
+/* What slot i held before its first removal (l->decl), for the model's
+ * fingerprint: the body, or the shape, and its name. */
+static rc_status decl_keep(rc_world *w, int what, int i, rcm_life *l)
+{
+    if (l->decl || l->gen) return RC_OK;
+    rcm_decl *d = rcb_malloc(sizeof *d);
+    if (!d) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    memset(d, 0, sizeof *d);
+    const char *name = NULL;
+    if (what == LIFE_BODY) {
+        d->body = w->bodies[i];
+        memcpy(d->mass_diag, w->mass_diag + d->body.iv, 3 * sizeof(double));
+        const rc_body_ext *x = rcm_body_ext_of(w, i);
+        d->force_fn = x && x->force_fn;
+        name = x ? x->name : NULL;
+    } else {
+        d->shape = w->shapes[i];
+        d->shape.wvert = d->shape.wnorm = NULL;
+        d->shape.name = NULL;
+        name = w->shapes[i].name;
+        if (d->shape.nvert > 0) {
+            d->shape.vert = rcb_malloc((size_t)d->shape.nvert * sizeof *d->shape.vert);
+            if (!d->shape.vert) { rcb_free(d); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+            memcpy(d->shape.vert, w->shapes[i].vert, (size_t)d->shape.nvert * sizeof *d->shape.vert);
+        }
+    }
+    d->name = rcb_strdup(name);
+    d->t = w->t;
+    if (name && !d->name) { decl_free(d); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+    l->decl = d;
+    return RC_OK;
+}
+
 void rcm_life_free(rc_world *w)
 {
     for (int what = LIFE_BODY; what <= LIFE_SPRING; what++) {
         int *n;
         rcm_life **arr = life_arr(w, what, &n);
-        for (int i = 0; i < *n; i++) rcb_free((*arr)[i].name);
+        for (int i = 0; i < *n; i++) { rcb_free((*arr)[i].name); decl_free((*arr)[i].decl); }
         rcb_free(*arr);
         *arr = NULL;
         *n = 0;
     }
+    rcm_restore_cols_free(w);
+    rcm_joint_break_free(w);
+    rcm_removed_log_free(w);
+}
+
+void rcm_restore_cols_free(rc_world *w)
+{
+    for (int i = 0; i < w->nrestore_cols; i++) rcb_free(w->restore_cols[i].name);
+    rcb_free(w->restore_cols);
+    w->restore_cols = NULL;
+    w->nrestore_cols = 0;
+}
+
+const char *rcm_body_column(const rc_world *w, int id, unsigned *gen)
+{
+    if (w->restore_cols && w->step == w->restore_step && id >= 0 && id < w->nrestore_cols) {
+        *gen = w->restore_cols[id].gen;
+        return w->restore_cols[id].name;
+    }
+    *gen = rc_body_generation(w, id);
+    return rc_body_name(w, id);
 }
 
 static rc_status removed_error(const char *what, const char *kind, int id, const rcm_life *l)
@@ -157,6 +219,7 @@ static rc_status shape_remove(rc_world *w, int id)
     rc_shape *s = &w->shapes[id];
     rcm_life *l = NULL;
     RC_CHECK(life_slot(w, LIFE_SHAPE, id, &l));
+    RC_CHECK(decl_keep(w, LIFE_SHAPE, id, l));
     life_mark(l, w->t, s->name, (int)s->type, s->body);   /* the name moves to the record */
     s->name = NULL;
     s->type = RCM_SHAPE_REMOVED;
@@ -189,6 +252,8 @@ static rc_status joint_remove(rc_world *w, int id)
     return RC_OK;
 }
 
+rc_status rcm_joint_remove(rc_world *w, int id) { return joint_remove(w, id); }
+
 rc_status rc_joint_destroy(rc_world *w, int id)
 {
     RC_CHECK(check_editable(w, "rc_joint_destroy"));
@@ -216,6 +281,32 @@ rc_status rc_spring_destroy(rc_world *w, int id)
     return spring_remove(w, id);
 }
 
+/* run.json's "removed": the first RC_BREAK_LOG removals, all counted. */
+static rc_status log_removal(rc_world *w, int b, const rcm_life *l)
+{
+    w->nremoved_since++;
+    if (w->nremoved_log >= RC_BREAK_LOG) return RC_OK;
+    if (!w->removed_log) {
+        w->removed_log = rcb_malloc(RC_BREAK_LOG * sizeof *w->removed_log);
+        if (!w->removed_log) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
+    struct rcm_removed *r = &w->removed_log[w->nremoved_log];
+    r->id = b; r->gen = l->gen - 1; r->t = l->t;
+    r->name = rcb_strdup(l->name);
+    if (l->name && !r->name) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    w->nremoved_log++;
+    return RC_OK;
+}
+
+void rcm_removed_log_free(rc_world *w)
+{
+    for (int i = 0; i < w->nremoved_log; i++) rcb_free(w->removed_log[i].name);
+    rcb_free(w->removed_log);
+    w->removed_log = NULL;
+    w->nremoved_log = 0;
+    w->nremoved_since = 0;
+}
+
 /* The body's slot becomes free: its energy leaves the books, its name moves
  * to the life record, its velocity is zero. */
 static rc_status body_remove(rc_world *w, int b)
@@ -223,6 +314,7 @@ static rc_status body_remove(rc_world *w, int b)
     rc_body *bd = &w->bodies[b];
     rcm_life *l = NULL;
     RC_CHECK(life_slot(w, LIFE_BODY, b, &l));
+    RC_CHECK(decl_keep(w, LIFE_BODY, b, l));
     double acc[3] = { 0.0, 0.0, 0.0 };
     rcm_body_ops_of(bd)->energy(w, bd, w->q, w->v, acc);
     w->E_removed += 0.5 * acc[0] + acc[1];
@@ -237,7 +329,7 @@ static rc_status body_remove(rc_world *w, int b)
     bd->kind = RCM_BODY_REMOVED;
     memset(w->v + bd->iv, 0, (size_t)bd->nv * sizeof(double));
     w->nremoved++;
-    return RC_OK;
+    return log_removal(w, b, l);
 }
 
 rc_status rc_body_destroy(rc_world *w, int id)
@@ -317,6 +409,34 @@ rc_status rc_body_removal(const rc_world *w, int id, double *t, const char **nam
     return RC_OK;
 }
 
+rc_status rc_body_first_removal(const rc_world *w, int id, double *t)
+{
+    const rcm_life *l = w ? rcm_life_of(w->body_life, w->nbody_life, id) : NULL;
+    if (!l || !l->decl) return rc_set_error(RC_ERR_NOT_FOUND, "no body was removed from slot %d", id);
+    if (t) *t = l->decl->t;
+    return RC_OK;
+}
+
+static rc_status link_removal(const rcm_life *arr, int n, const char *kind, int id, double *t, const char **name)
+{
+    if (!rcm_is_removed(arr, n, id)) return rc_set_error(RC_ERR_NOT_FOUND, "%s %d is not a removed %s", kind, id, kind);
+    if (t) *t = arr[id].t;
+    if (name) *name = arr[id].name;
+    return RC_OK;
+}
+
+rc_status rc_joint_removal(const rc_world *w, int id, double *t, const char **name)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "world is NULL");
+    return link_removal(w->joint_life, w->njoint_life, "joint", id, t, name);
+}
+
+rc_status rc_spring_removal(const rc_world *w, int id, double *t, const char **name)
+{
+    if (!w) return rc_set_error(RC_ERR_ARG, "world is NULL");
+    return link_removal(w->spring_life, w->nspring_life, "spring", id, t, name);
+}
+
 double rc_world_removed_energy(const rc_world *w) { return w ? w->E_removed : 0.0; }
 
 /* ---------------------------------------------------------------- checkpoints */
@@ -343,9 +463,49 @@ rc_status rcm_remove_restore(rc_world *w, int what, int i, unsigned gen, int rem
     rcm_life *l = NULL;
     RC_CHECK(life_slot(w, what, i, &l));
     l->gen = gen;
+    if (removed) l->t = t;
     if (removed && name && (!l->name || strcmp(l->name, name) != 0)) {
         rcb_free(l->name);
         l->name = rcb_strdup(name);
     }
     return RC_OK;
+}
+
+/* The free slots below i are hidden while a body (shape) is created, so that
+ * it takes slot i (rc_body_create and rc_shape_create take the lowest). */
+static void hide_free_below(rcm_life *arr, int i, unsigned char *was)
+{
+    for (int k = 0; k < i; k++) { was[k] = (unsigned char)arr[k].removed; arr[k].removed = 0; }
+}
+static void unhide(rcm_life *arr, int i, const unsigned char *was)
+{
+    for (int k = 0; k < i; k++) arr[k].removed = was[k];
+}
+
+rc_status rcm_body_recreate(rc_world *w, int i, const rc_body_def *def)
+{
+    if (!rcm_is_removed(w->body_life, w->nbody_life, i)) return rc_set_error(RC_ERR_STATE, "body slot %d is not free", i);
+    unsigned char *was = rcb_malloc((size_t)i + 1);
+    if (!was) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    hide_free_below(w->body_life, i, was);
+    int id = -1;
+    rc_status s = rc_body_create(w, def, &id);
+    unhide(w->body_life, i, was);
+    rcb_free(was);
+    if (s == RC_OK && id != i) s = rc_set_error(RC_ERR_STATE, "body slot %d: the new body took slot %d", i, id);
+    return s;
+}
+
+rc_status rcm_shape_recreate(rc_world *w, int i, int body, const rc_shape_def *def)
+{
+    if (!rcm_is_removed(w->shape_life, w->nshape_life, i)) return rc_set_error(RC_ERR_STATE, "shape slot %d is not free", i);
+    unsigned char *was = rcb_malloc((size_t)i + 1);
+    if (!was) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    hide_free_below(w->shape_life, i, was);
+    int id = -1;
+    rc_status s = rc_shape_create(w, body, def, &id);
+    unhide(w->shape_life, i, was);
+    rcb_free(was);
+    if (s == RC_OK && id != i) s = rc_set_error(RC_ERR_STATE, "shape slot %d: the new shape took slot %d", i, id);
+    return s;
 }

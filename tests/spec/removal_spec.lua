@@ -70,6 +70,19 @@ describe("removal", function()
     assert.has_error(function() j:info() end, "joint:info: joint 0 was removed at t = 0.20000000000000001")
   end)
 
+  it("refuses to remove gap contacts and anything that is not a body, joint or spring", function()
+    local w = rc.world{}
+    local bar = w:linear{ name = "bar", M = { { 1, 0 }, { 0, 1 } }, K = { { 2, -1 }, { -1, 2 } } }
+    local gap = w:gap{ bar, index = { 1 }, normal = { 1 }, g0 = 0.1 }
+    local ok, err = pcall(w.remove, w, gap)
+    assert.is_false(ok)
+    assert.matches("world:remove: gap contacts cannot be removed (a gap contact lives as long as its linear body, and "
+                   .. "linear bodies cannot be removed); to switch it off, make its law inert with law:set", err, 1, true)
+    ok, err = pcall(w.remove, w, 3)
+    assert.matches("world:remove: argument [1] must be a body, a joint or a spring of this world (got 3); shapes: "
+                   .. "w:remove_shape(id); contact rules (w:contact) cannot be removed", err, 1, true)
+  end)
+
   it("adding and removing grains is deterministic, bit for bit", function()
     local function run()
       local w = rc.world{ gravity = { 0, -9.81 } }

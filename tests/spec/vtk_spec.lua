@@ -476,3 +476,59 @@ describe("sim:vtk with a periodic cell", function()
         rm_rf(dir)
     end)
 end)
+
+-- Bodies that leave and come (src/io/vtk_frame.c): a frame holds the live
+-- bodies only, each with its slot (id) and the slot's generation, so that a
+-- reader follows a body across frames by (id, generation).
+describe("sim:vtk with removals", function()
+    it("writes the live bodies with their id and generation, before and after a removal", function()
+        need_reader()
+        local dir = tmpdir()
+        local w = rc.world{ gravity = { 0, -9.81 } }
+        w:halfplane{}
+        local g = {}
+        for i = 1, 3 do
+            g[i] = w:body{ mass = 1, inertia = 0.01, q = { 0.5 * i, 1, 0 }, shape = rc.disk{ 0.1 } }
+        end
+        local sim = w:simulation{ h = H }
+        local new
+        sim:before_step(function(s)
+            if s.steps == 15 then g[2]:remove() end
+            if s.steps == 25 then new = w:body{ mass = 2, inertia = 0.02, q = { 3, 2, 0 }, shape = rc.disk{ 0.2 } } end
+        end)
+        sim:vtk{ dir = dir, every = 10 }
+        local at = {}
+        sim:after_step(function(s)
+            if s.steps == 20 or s.steps == 30 then
+                local qs = {}
+                for _, b in ipairs(w:bodies()) do qs[b.id] = b:q() end
+                at[s.steps] = qs
+            end
+        end)
+        sim:run{ T = 30 * H }
+        sim:close_vtk()
+        local res = read_back(dir, { "grains_000001.vtp", "grains_000002.vtp", "grains_000003.vtp", "shapes_000002.vtp" })
+        local f1, f2, f3 = res.files["grains_000001.vtp"], res.files["grains_000002.vtp"], res.files["grains_000003.vtp"]
+        assert.are.same({ type = "int", ncomp = 1, n = 3 }, f1.arrays["PD.generation"])
+        assert.are.same({ 0, 1, 2 }, f1.PD.id)
+        assert.are.same({ 0, 0, 0 }, f1.PD.generation)
+        -- step 20: grain 2 (slot 1) was removed at step 15: two points, slots 0 and 2
+        assert.are.equal(2, f2.npoints)
+        assert.are.equal(2, f2.nverts)
+        assert.are.same({ 0, 2 }, f2.PD.id)
+        assert.are.same({ 0, 0 }, f2.PD.generation)
+        for i, id in ipairs(f2.PD.id) do
+            assert.are.equal(at[20][id][1], f2.points[i][1])
+            assert.are.equal(at[20][id][2], f2.points[i][2])
+        end
+        for _, b in ipairs(res.files["shapes_000002.vtp"].CD.body or {}) do assert.are_not.equal(1, b) end
+        -- step 30: the new body took slot 1, generation 1: (1, 1) is not the (1, 0) of frame 1
+        assert.are.equal(1, new.id)
+        assert.are.same({ 0, 1, 2 }, f3.PD.id)
+        assert.are.same({ 0, 1, 0 }, f3.PD.generation)
+        assert.are.equal(at[30][1][2], f3.points[2][2])
+        assert.are.equal(0.2, f3.PD.radius[2])
+        w:close()
+        rm_rf(dir)
+    end)
+end)
