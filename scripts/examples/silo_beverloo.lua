@@ -1,14 +1,14 @@
 -- Beverloo's law in 2D and clogging, from scripts/examples/silo_discharge.lua (issue 20;
 -- docs/granular.md, "Silo").
 --
--- 1. The silo discharges through outlets of `widths` mean diameters d (default 4, 5, 6, 7,
---    8, 10); each run's steady rate W (kg/s, recycled grains) is fitted to Beverloo's law in 2D,
+-- 1. The silo discharges through outlets of `widths` mean diameters d (default 5, 6, 7, 8,
+--    10, 12); each run's steady rate W (kg/s, recycled grains) is fitted to Beverloo's law in 2D,
 --        W = C rho_s sqrt(g) (D - k d)^(3/2),
 --    rho_s = phi rho the bulk (areal) density, phi the packing fraction measured in the silo
 --    during the discharge (the mean over the runs; see silo_discharge.lua): W^(2/3) = a D + b
 --    by least squares, a = (C rho_s sqrt(g))^(2/3), k = -b / (a d). Runs that clog are left out of the fit
 --    (printed).
--- 2. Clogging: for outlets of `clog_widths` d (default 2.5, 3, 3.5), `clog_seeds` runs each
+-- 2. Clogging: for outlets of `clog_widths` d (default 3, 4, 5), `clog_seeds` runs each
 --    (pours with other seeds) in a smaller silo (`clog_N` grains, `clog_width` d): the
 --    fraction of runs that clog within `clog_T` s of the opening (no grain out for the silo's
 --    `clog_time`, 0.5 s), with its binomial standard error sqrt(P (1 - P) / n).
@@ -19,8 +19,8 @@
 -- Output (--out DIR, required): DIR/beverloo.csv and beverloo.svg (W and W^(2/3) against D/d
 -- with the fit), DIR/clogging.csv (one row per run) and clogging.svg, and DIR/D<w>/ the
 -- discharge.csv, discharge.svg and history of each outlet of part 1.
--- Parameters: N (3000), width (40 d), widths ("4,5,6,7,8,10"), T (3 s), transient (1 s), h (1e-3),
--- tol (1e-4), max_iter (50), threads (1), seed (1), clog_widths ("2.5,3,3.5"), clog_seeds (8),
+-- Parameters: N (3000), width (40 d), widths ("5,6,7,8,10,12"), T (3 s), transient (1 s), h (1e-3),
+-- tol (1e-4), max_iter (50), threads (1), seed (1), clog_widths ("3,4,5"), clog_seeds (8),
 -- clog_N (600), clog_width (20 d), clog_T (2 s); the grains, mu = 0.5 and e = 0 are the
 -- silo's defaults (silo_discharge.lua).
 local rc = require "ricochet"
@@ -37,7 +37,7 @@ local function list(name, default)
 end
 local N           = rc.param("N", 3000, { min = 1 })
 local width       = rc.param("width", 40.0, { min = 3 })
-local widths      = list("widths", "4,5,6,7,8,10")
+local widths      = list("widths", "5,6,7,8,10,12")
 local T           = rc.param("T", 3.0, { above = 0 })
 local transient   = rc.param("transient", 1.0, { min = 0 })
 local h           = rc.param("h", 1e-3, { above = 0 })
@@ -45,7 +45,7 @@ local tol         = rc.param("tol", 1e-4, { above = 0 })
 local max_iter    = rc.param("max_iter", 50, { min = 1 })
 local threads     = rc.param("threads", 1, { min = 1 })
 local seed        = rc.param("seed", 1)
-local clog_widths = list("clog_widths", "2.5,3,3.5")
+local clog_widths = list("clog_widths", "3,4,5")
 local clog_seeds  = rc.param("clog_seeds", 8, { min = 0 })
 local clog_N      = rc.param("clog_N", 600, { min = 1 })
 local clog_width  = rc.param("clog_width", 20.0, { min = 3 })
