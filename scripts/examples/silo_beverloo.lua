@@ -80,7 +80,6 @@ end
 local flows, cpu = {}, 0.0
 for _, D in ipairs(widths) do
   local dir = string.format("%s/D%g", out, D)
-  os.execute("mkdir -p '" .. dir .. "'")
   local r = silo(common{ N = tostring(N), width = tostring(width), D = tostring(D), T = tostring(T),
                          transient = tostring(transient), seed = tostring(seed) }, dir)
   flows[#flows + 1] = r

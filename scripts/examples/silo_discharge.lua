@@ -158,7 +158,6 @@ repeat
   if not t_poured and #pending == 0 then t_poured = sim.t end
   local settled = t_poured and fill_steps % 20 == 0
       and (math.sqrt(2 * info.E_kin / fill_mass) < v_settle or sim.t - t_poured > t_settle)
-  if os.getenv("SILO_DEBUG") and fill_steps % 20 == 0 then print(sim.t, #pending, info.E_kin, math.sqrt(2 * info.E_kin / fill_mass)) end
   if fill_steps > 1e3 / h then error("silo_discharge: the pour did not end after 1000 s") end
 until settled
 local cpu_fill = os.clock() - c0
