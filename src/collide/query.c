@@ -267,9 +267,10 @@ static int ray_shape(const qshape *g, const double *p, const double *d, double R
 
 /* ---------------------------------------------------------------- prefilter */
 
+/* A live shape (removed ones keep their slot: model/remove.c) of the filter's group. */
 static int group_ok(const rc_shape *s, const rc_query_filter *f)
 {
-    return !f || !f->use_group || s->group == f->group;
+    return s->type != RCM_SHAPE_REMOVED && (!f || !f->use_group || s->group == f->group);
 }
 
 /* The bounding radius of shape s inflated by R, with room for the round-off
