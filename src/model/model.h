@@ -344,6 +344,11 @@ struct rc_world {
      * RC_BREAK_LOG (run.json's "removed"), and their number */
     struct rcm_removed { int id; unsigned gen; double t; char *name; } *removed_log;
     int nremoved_log; long nremoved_since;
+    /* the slots' declarations kept at their first removal (remove.c): blocks
+     * of rcm_decl, each as large as the world's bodies and shapes when it was
+     * taken, so that a steady flow of removals allocates nothing */
+    struct rcm_decl **decl_blocks; int ndecl_blocks, decl_left;
+    struct rcm_decl *decl_next;
 
     /* simulation settings */
     rc_sim_def sim;
@@ -511,7 +516,8 @@ typedef struct rcm_decl {
     int force_fn;           /* a force function was set */
     double t;               /* the time of the slot's first removal */
     rc_shape shape;         /* vert: its own copy (wvert, wnorm NULL) */
-    char *name;
+    char *name;             /* name_short when the name fits in it (no allocation) */
+    char name_short[32];
 } rcm_decl;
 /* The life record of slot i, NULL when the slot was never removed. */
 static inline const rcm_life *rcm_life_of(const rcm_life *arr, int n, int i)

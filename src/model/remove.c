@@ -79,12 +79,33 @@ void rcm_life_revive(rcm_life *arr, int n, int i)
     arr[i].name = NULL;
 }
 
+/* What a declaration owns (the record itself is in a block of w->decl_blocks). */
 static void decl_free(rcm_decl *d)
 {
     if (!d) return;
-    rcb_free(d->name);
+    if (d->name != d->name_short) rcb_free(d->name);
     if (d->shape.nvert > 0) rcb_free(d->shape.vert);
-    rcb_free(d);
+}
+
+/* A zeroed declaration record from the world's blocks: a new block, as large
+ * as the world's bodies and shapes (at least 64), when the last is used up. */
+static rcm_decl *decl_new(rc_world *w)
+{
+    if (w->decl_left == 0) {
+        const int n = 2 * (w->nbodies + w->nshapes) > 64 ? 2 * (w->nbodies + w->nshapes) : 64;
+        rcm_decl **bl = rcb_realloc(w->decl_blocks, (size_t)(w->ndecl_blocks + 1) * sizeof *bl);
+        if (!bl) return NULL;
+        w->decl_blocks = bl;
+        rcm_decl *b = rcb_malloc((size_t)n * sizeof *b);
+        if (!b) return NULL;
+        w->decl_blocks[w->ndecl_blocks++] = b;
+        w->decl_next = b;
+        w->decl_left = n;
+    }
+    rcm_decl *d = w->decl_next++;
+    w->decl_left--;
+    memset(d, 0, sizeof *d);
+    return d;
 }
 
 /* What slot i held before its first removal (l->decl), for the model's
@@ -92,9 +113,8 @@ static void decl_free(rcm_decl *d)
 static rc_status decl_keep(rc_world *w, int what, int i, rcm_life *l)
 {
     if (l->decl || l->gen) return RC_OK;
-    rcm_decl *d = rcb_malloc(sizeof *d);
+    rcm_decl *d = decl_new(w);
     if (!d) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-    memset(d, 0, sizeof *d);
     const char *name = NULL;
     if (what == LIFE_BODY) {
         d->body = w->bodies[i];
@@ -109,13 +129,14 @@ static rc_status decl_keep(rc_world *w, int what, int i, rcm_life *l)
         name = w->shapes[i].name;
         if (d->shape.nvert > 0) {
             d->shape.vert = rcb_malloc((size_t)d->shape.nvert * sizeof *d->shape.vert);
-            if (!d->shape.vert) { rcb_free(d); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+            if (!d->shape.vert) { d->shape.nvert = 0; return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
             memcpy(d->shape.vert, w->shapes[i].vert, (size_t)d->shape.nvert * sizeof *d->shape.vert);
         }
     }
-    d->name = rcb_strdup(name);
+    if (name && strlen(name) < sizeof d->name_short) d->name = strcpy(d->name_short, name);
+    else d->name = rcb_strdup(name);
     d->t = w->t;
-    if (name && !d->name) { decl_free(d); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
+    if (name && !d->name) { decl_free(d); memset(d, 0, sizeof *d); return rc_set_error(RC_ERR_NOMEM, "out of memory"); }
     l->decl = d;
     return RC_OK;
 }
@@ -130,6 +151,11 @@ void rcm_life_free(rc_world *w)
         *arr = NULL;
         *n = 0;
     }
+    for (int i = 0; i < w->ndecl_blocks; i++) rcb_free(w->decl_blocks[i]);
+    rcb_free(w->decl_blocks);
+    w->decl_blocks = NULL;
+    w->ndecl_blocks = w->decl_left = 0;
+    w->decl_next = NULL;
     rcm_restore_cols_free(w);
     rcm_joint_break_free(w);
     rcm_removed_log_free(w);
