@@ -51,11 +51,12 @@ static rc_status ga_state(rc_world *w, rci_ga_state **out)
         rcm_world_attach_part(w, RC_PART_SCHEME, &ga_part);
     }
     rci_ga_state *g = w->ga;
-    if (g->cap < w->nv) {
-        double *p = rcb_realloc(g->a, 4 * (size_t)w->nv * sizeof(double));
+    if (g->cap < w->nv || !g->a) {   /* (at least one: a world without bodies has no NULL arithmetic) */
+        const int cap = w->nv > 0 ? w->nv : 1;
+        double *p = rcb_realloc(g->a, 4 * (size_t)cap * sizeof(double));
         if (!p) return rc_set_error(RC_ERR_NOMEM, "gen-alpha: out of memory (state of %d velocities)", w->nv);
         g->a = p;
-        g->cap = w->nv;
+        g->cap = cap;
         g->valid = 0;
     }
     g->vd = g->a + g->cap;
@@ -370,7 +371,8 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
     memset(&s, 0, sizeof s);
     rci_ga_state *g = NULL;
     double *q0 = NULL, *v0 = NULL;   /* q_n, v_n for a failed step */
-    if (w->nv > 0) {
+    if (w->nv == 0) return RC_OK;   /* nothing moves: the step only advances t (stage_commit) */
+    {
         RC_CHECK(rcb_arena_array(&w->work, (void **)&q0, 2LL * w->nv, sizeof(double), "gen-alpha q_n"));
         v0 = q0 + w->nv;
         memcpy(q0, w->q, (size_t)w->nv * sizeof(double));
@@ -378,10 +380,8 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
     }
     rc_status r = step_body(st, &s, a, &g);
     if (r != RC_OK) {
-        if (w->nv > 0) {
-            memcpy(w->q, q0, (size_t)w->nv * sizeof(double));
-            memcpy(w->v, v0, (size_t)w->nv * sizeof(double));
-        }
+        memcpy(w->q, q0, (size_t)w->nv * sizeof(double));
+        memcpy(w->v, v0, (size_t)w->nv * sizeof(double));
         w->ncontacts = 0;   /* a work record only; the state's contacts (w->rec) are untouched */
         rcc_update_shapes(w);
         return r;
