@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn = check.boolean, check.opt_name, check.option, check.check_fn
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury" }
 
 function World:simulation(t)
@@ -101,6 +101,7 @@ function World:simulation(t)
     end
     local ok, msg = core.configure(c, def)
     if not ok then fail(fname, "%s", msg) end
+    def.sleep = I.set_sleep(fname, c, t.sleep)   -- (ricochet/sleep.lua)
     local sim = { world = self, def = def, _before = {}, _after = {}, _stop = false }
     for k, v in pairs(def) do sim[k] = v end
     setmetatable(sim, Sim)

@@ -171,6 +171,10 @@ int lrc_remove(lua_State *L);          /* lrc_remove.c */
 int lrc_is_removed(lua_State *L);
 int lrc_body_generation(lua_State *L);
 int lrc_removed_energy(lua_State *L);
+int lrc_set_sleep(lua_State *L);       /* lrc_sleep.c */
+int lrc_body_wake(lua_State *L);
+int lrc_body_sleeping(lua_State *L);
+int lrc_sleep_info(lua_State *L);
 int lrc_body_nq(lua_State *L);
 int lrc_body_set_state(lua_State *L);
 int lrc_body_set_force(lua_State *L);

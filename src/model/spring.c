@@ -18,6 +18,8 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
     if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
         return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
     if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
+    rcm_sleep_wake(w, def->body_a);   /* its bodies' islands wake (sleep.c) */
+    rcm_sleep_wake(w, def->body_b);
     if (!rcb_finite(def->k) || def->k < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'k' must be >= 0 (got %g)", what, def->k);
     if (!rcb_finite(def->c) || def->c < 0.0) return rc_set_error(RC_ERR_ARG, "spring '%s': 'c' must be >= 0 (got %g)", what, def->c);
     for (int i = 0; i < 2; i++)
