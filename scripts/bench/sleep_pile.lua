@@ -38,5 +38,6 @@ sim:run{ T = settle + M * sim.h }
 local cpu = (os.clock() - t0) / (sim.steps - s0)
 local info = sim:info()
 si = w:sleep_info()
-print(("N = %d, sleep %s: %.3f ms CPU per step over %d steps; asleep %d, pairs tested %d, active contacts %d, contacts %d"):format(
-      N, sleep and "on" or "off", 1e3 * cpu, sim.steps - s0, si.sleeping, si.pairs, info.nactive, info.ncontacts))
+print(("N = %d, sleep %s: %.3f ms CPU per step over %d steps; asleep %d, active contacts %d, contacts %d%s"):format(
+      N, sleep and "on" or "off", 1e3 * cpu, sim.steps - s0, si.sleeping, info.nactive, info.ncontacts,
+      sleep and (", pairs tested %d"):format(si.pairs) or ""))
