@@ -172,23 +172,21 @@ static void build_islands(rc_world *w, int *parent)
 }
 
 /* The islands whose bodies all rested long enough fall asleep: each becomes
- * a cycle of next[], its velocities exactly 0; returns their kinetic energy. */
-static double fall_asleep(rc_world *w, int *parent, int *last, const unsigned char *never)
+ * a cycle of next[], its velocities exactly 0; returns their kinetic energy.
+ * ok, tail: per root, whether the island may sleep and its last member. */
+static double fall_asleep(rc_world *w, int *parent, int *ok, int *tail, const unsigned char *never)
 {
     rcm_sleep *s = w->sleep;
     const int n = w->nbodies;
-    for (int b = 0; b < n; b++) last[b] = 1;   /* per root: 1 while the island may sleep */
-    for (int b = 0; b < n; b++) {
-        const int r = find(parent, b);
-        if (w->asleep[b] || never[b] || w->bodies[b].kind != RC_BODY_RIGID2D || s->timer[b] < s->def.time) last[r] = 0;
-    }
-    for (int b = 0; b < n; b++) parent[b] = last[find(parent, b)] ? find(parent, b) : -1;   /* root, -1: stays awake */
-    for (int b = 0; b < n; b++) last[b] = -1;
+    for (int b = 0; b < n; b++) parent[b] = find(parent, b);   /* every body to its root */
+    for (int b = 0; b < n; b++) { ok[b] = 1; tail[b] = -1; }
+    for (int b = 0; b < n; b++)
+        if (w->asleep[b] || never[b] || w->bodies[b].kind != RC_BODY_RIGID2D || s->timer[b] < s->def.time) ok[parent[b]] = 0;
     double E = 0.0;
     int fell = 0;
     for (int b = 0; b < n; b++) {
         const int r = parent[b];
-        if (r < 0) continue;
+        if (!ok[r]) continue;
         const rc_body *bd = &w->bodies[b];
         double *v = w->v + bd->iv;
         const double *md = w->mass_diag + bd->iv;
@@ -196,8 +194,8 @@ static double fall_asleep(rc_world *w, int *parent, int *last, const unsigned ch
         v[0] = v[1] = v[2] = 0.0;
         w->asleep[b] = 1;
         s->next[b] = r;                           /* closes the cycle at the root ... */
-        if (last[r] >= 0) s->next[last[r]] = b;   /* ... after the previous member */
-        last[r] = b;
+        if (tail[r] >= 0) s->next[tail[r]] = b;   /* ... after the previous member */
+        tail[r] = b;
         fell++;
     }
     w->nasleep += fell;
@@ -238,14 +236,15 @@ rc_status rci_sleep_after(rci_step *st)
     s->info.fell_asleep = 0;
     if (s->def.enabled && w->nbodies > 0) {
         unsigned char *never;
-        int *parent, *last;
+        int *parent, *ok, *tail;
         RC_CHECK(rcb_arena_array(&w->work, (void **)&never, w->nbodies, 1, "sleep: bodies that never sleep"));
         RC_CHECK(rcb_arena_array(&w->work, (void **)&parent, w->nbodies, sizeof(int), "sleep: islands"));
-        RC_CHECK(rcb_arena_array(&w->work, (void **)&last, w->nbodies, sizeof(int), "sleep: islands"));
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&ok, w->nbodies, sizeof(int), "sleep: islands"));
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&tail, w->nbodies, sizeof(int), "sleep: islands"));
         mark_never(w, never);
         update_timers(st, never);
         build_islands(w, parent);
-        st->E_sleep = fall_asleep(w, parent, last, never);
+        st->E_sleep = fall_asleep(w, parent, ok, tail, never);
         st->Ek1 -= st->E_sleep;
     }
     if (s->stale) RC_CHECK(keep_contacts(w));
