@@ -831,6 +831,10 @@ typedef struct rc_step_info {
     double joint_vel_violation; /* largest |H v + dg/dt| after the step         */
     double W_motor;         /* work of the joint motors, u_{k+theta} lambda (in the balance) */
     double W_motor_total;
+    double E_sleep;         /* kinetic energy removed by the islands put to
+                               sleep at the end of this step (>= 0; in the
+                               balance: E_{k+1} - E_k = ... - E_sleep)       */
+    double E_sleep_total;
 } rc_step_info;
 
 RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
@@ -995,6 +999,56 @@ RC_API rc_status rc_disk_cast(const rc_world *w, const double from[2], const dou
 typedef enum rc_event_kind { RC_EVENT_BEGIN = 1, RC_EVENT_END = 2, RC_EVENT_IMPACT = 3 } rc_event_kind;
 RC_API rc_status rc_world_track_events(rc_world *w, int on, double impact_threshold);
 RC_API rc_status rc_world_events(const rc_world *w, rc_event_kind kind, const rc_contact_info **list, int *count);
+
+/* ---------------------------------------------------------------- sleeping */
+
+/* Sleeping (src/model/sleep.c, src/integrate/sleep.c; docs/sleeping.md).
+ * Islands are the rigid bodies connected by this step's active contacts
+ * (union-find, bodies in id order). A body's timer grows by h while
+ * |v| < linear and |omega| < angular after a step, and goes back to 0
+ * otherwise; an island whose bodies all have timers >= time falls asleep at
+ * the end of that step: its velocities are set to exactly 0 (their kinetic
+ * energy, below 1/2 (m linear^2 + J angular^2) per body, is booked as
+ * rc_step_info.E_sleep), its bodies get no free velocity, no update and no
+ * solve, its contacts stay in the state as they were (impulses kept for the
+ * warm start), pairs of two sleeping bodies (or a sleeping body and the
+ * ground) are not detected. It wakes (all of it) when a contact between one
+ * of its bodies and an awake body enters the index set, and on an edit of
+ * one of its bodies: rc_body_set_state, rc_body_set_force, rc_body_set_force_fn,
+ * a shape created or removed, a joint or spring created, a neighbour removed,
+ * rc_body_wake. Bodies that never sleep: linear bodies, bodies with a force
+ * function, a joint or a spring, bodies touching a contact of a law without a
+ * closed form (custom laws). Off by default: it changes trajectories (a body
+ * moving slower than the thresholds is stopped). */
+typedef struct rc_sleep_def {
+    int enabled;            /* default 0                                     */
+    double linear;          /* m/s, > 0, default 0.01                        */
+    double angular;         /* rad/s, > 0, default 0.05                      */
+    double time;            /* s, >= 0, default 0.5                          */
+} rc_sleep_def;
+RC_API rc_sleep_def rc_default_sleep_def(void);
+/* Sets the thresholds; disabling wakes every body. Between steps only. */
+RC_API rc_status rc_world_set_sleep(rc_world *w, const rc_sleep_def *def);
+RC_API rc_status rc_world_get_sleep(const rc_world *w, rc_sleep_def *def);
+/* Wakes body id's island (nothing if it is awake). */
+RC_API rc_status rc_body_wake(rc_world *w, int id);
+/* 1 if body id sleeps, 0 if it is awake or not a live body. */
+RC_API int rc_body_is_sleeping(const rc_world *w, int id);
+/* Counters of the last step and of the run (no timing). */
+typedef struct rc_sleep_info {
+    int enabled;
+    int sleeping;           /* bodies asleep now                             */
+    int awake;              /* live rigid bodies awake now                   */
+    int fell_asleep;        /* bodies put to sleep at the end of the last step */
+    int woke;               /* bodies woken during the last step (contacts)   */
+    int pairs;              /* candidate shape pairs the narrow phase tested
+                               in the last step (none between sleeping bodies) */
+    int kept_contacts;      /* contacts of sleeping pairs kept from the state */
+    long steps;             /* steps since sleeping was enabled               */
+    double awake_sum;       /* sum over those steps of the awake bodies at
+                               the step's end (mean: awake_sum / steps)      */
+} rc_sleep_info;
+RC_API rc_status rc_world_sleep_info(const rc_world *w, rc_sleep_info *info);
 
 /* ---------------------------------------------------------------- user data */
 

@@ -663,6 +663,7 @@ part "ricochet.body"
 ------------------------------------------------------------------ removal (ricochet/remove.lua)
 
 part "ricochet.remove"
+part "ricochet.sleep"
 
 ------------------------------------------------------------------ simulation (ricochet/simulation.lua)
 

@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
@@ -83,6 +83,7 @@ function World:simulation(t)
                                 { "start", "midpoint", "end" })
     local ok, msg = core.configure(c, def)
     if not ok then fail(fname, "%s", msg) end
+    def.sleep = I.set_sleep(fname, c, t.sleep)   -- (ricochet/sleep.lua)
     local sim = { world = self, def = def, _before = {}, _after = {}, _stop = false }
     for k, v in pairs(def) do sim[k] = v end
     setmetatable(sim, Sim)

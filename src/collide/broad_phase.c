@@ -49,6 +49,7 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
     if (b->body == RC_GROUND || (a->body != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
     if (rcm_shape_feature_count(a, b) == 0) return RC_OK;
     if (named && !rcm_world_pair_is_named(w, i, j)) return RC_OK;
+    if (rcm_sleeping_pair(w, a->body, b->body)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
     RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + !named;
@@ -61,6 +62,7 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
  * (A, B) from their bodies alone, without reading the shapes. */
 static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_j)
 {
+    if (rcm_sleeping_pair(w, body_i, body_j)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
     if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
     if (2 * (w->npairs + 1) > w->cap_pairs)
         RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));

@@ -37,6 +37,7 @@ typedef struct rci_step {
     int iters, worst, converged;
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
+    double E_sleep;           /* kinetic energy of the islands put to sleep (sleep.c) */
 } rci_step;
 
 /* The audit's terms of one step (step.c's stage_audit, or a scheme's own
@@ -119,6 +120,14 @@ rc_status rci_stage_converged(rci_step *st);
 rc_status rci_match_contacts(rc_world *w);
 rc_status rci_reserve_state(rc_world *w);
 void rci_save_contacts(rc_world *w);
+
+/* ---- sleeping (sleep.c; docs/sleeping.md): sized before detection, the
+ * kept contacts merged after it, islands touched by awake bodies woken
+ * before the free velocity, islands at rest put to sleep after the audit */
+rc_status rci_sleep_begin(rc_world *w);
+rc_status rci_sleep_merge(rc_world *w);
+rc_status rci_sleep_wake_touched(rci_step *st);
+rc_status rci_sleep_after(rci_step *st);
 
 /* ---- forces (forces.c): applied forces F_{k+theta} into w->f */
 rc_status rci_forces(rc_world *w, double t_theta);

@@ -115,9 +115,11 @@ rc_status rci_stage_detect(rci_step *st)
 {
     rc_world *w = st->w;
     w->detect_margin = detection_margin(st);
+    RC_CHECK(rci_sleep_begin(w));   /* sleeping pairs: not detected, their contacts kept (sleep.c) */
     rcc_update_shapes(w);
     RC_CHECK(rcc_detect(w));
     RC_CHECK(rcm_gaps_detect(w));
+    RC_CHECK(rci_sleep_merge(w));
     RC_CHECK(rci_match_contacts(w));
     return rci_reserve_state(w);
 }
@@ -132,6 +134,7 @@ rc_status rci_stage_free_velocity(rci_step *st)
     for (int b = 0; b < w->nbodies; b++) {
         static const double zero3[3];   /* no applied forces (linear bodies always have w->f) */
         const rc_body *bd = &w->bodies[b];
+        if (w->nasleep > 0 && w->asleep[b]) { memset(w->V + bd->iv, 0, 3 * sizeof(double)); continue; }   /* sleep.c */
         const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
         RC_CHECK(rcm_body_ops_of(bd)->free_velocity(w, bd, &fc, v, f, w->V + bd->iv));
     }
@@ -180,6 +183,7 @@ rc_status rci_stage_index_set(rci_step *st)
     const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
+        if (rcm_sleeping_pair(w, c->body_a, c->body_b)) { c->active = 0; continue; }   /* kept as it was (sleep.c) */
         double uk[2];
         rcm_contact_dot(w, c, st->vk, NULL, uk);
         /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
@@ -469,6 +473,9 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->balance = (in->E - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J + a->W_damp + st->W_theta + a->W_proj);
     in->W_motor = a->W_motor;
     if (a->W_motor != 0.0) in->balance -= a->W_motor;   /* (worlds without motors: bit for bit as before) */
+    in->E_sleep = st->E_sleep;   /* the islands put to sleep (sleep.c) */
+    if (st->E_sleep != 0.0) in->balance += st->E_sleep;
+    in->E_sleep_total += st->E_sleep;
     in->W_motor_total += a->W_motor;
     in->W_ext_total += a->W_ext;
     in->W_N_total += a->W_N;
@@ -541,6 +548,7 @@ static rc_status world_step(rc_world *w)
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));
     if (w->step == 0) rci_warn_initial_overlaps(w);
+    RC_CHECK(rci_sleep_wake_touched(&st));
     RC_CHECK(rci_stage_free_velocity(&st));
     RC_CHECK(rci_stage_index_set(&st));
     RC_CHECK(rci_stage_joints(&st));
@@ -552,6 +560,7 @@ static rc_status world_step(rc_world *w)
     audit_terms a;
     memset(&a, 0, sizeof a);
     rc_status s = stage_audit(&st, &a);
+    if (s == RC_OK) s = rci_sleep_after(&st);   /* islands at rest fall asleep (sleep.c) */
     if (s != RC_OK) {   /* a failure after the update: back to the state at t_k (keep is
                            set: only joints, laws' updates and work_check "error" come here;
                            the contacts of the state, w->rec, were not touched) */

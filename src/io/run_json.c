@@ -256,6 +256,29 @@ static void json_run_maxima(FILE *f, const rc_run_stats *st)
     rc__json_key(f, 2, "contact_max_overlap"); fprintf(f, "%d", st->contact_max_overlap);
 }
 
+/* Sleeping (docs/sleeping.md), when it was ever enabled: E_sleep in the
+ * energy section (returned, for the balance), the counters in their own. */
+static double json_sleep_energy(FILE *f, rc_world *w)
+{
+    rc_step_info info;
+    const double es = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK ? info.E_sleep_total : 0.0;
+    rc__json_key(f, 2, "E_sleep"); rc__json_num(f, es); fputs(",\n", f);
+    return es;
+}
+
+static void json_sleep(FILE *f, rc_world *w)
+{
+    rc_sleep_info si;
+    if (rc_world_sleep_info(w, &si) != RC_OK) return;
+    rc__json_key(f, 1, "sleep"); fputs("{\n", f);
+    rc__json_key(f, 2, "enabled"); fputs(si.enabled ? "true" : "false", f); fputs(",\n", f);
+    rc__json_key(f, 2, "sleeping"); fprintf(f, "%d", si.sleeping); fputs(",\n", f);
+    rc__json_key(f, 2, "awake"); fprintf(f, "%d", si.awake); fputs(",\n", f);
+    rc__json_key(f, 2, "steps"); fprintf(f, "%ld", si.steps); fputs(",\n", f);
+    rc__json_key(f, 2, "awake_mean"); rc__json_num(f, si.steps > 0 ? si.awake_sum / (double)si.steps : 0.0);
+    fputs("\n  },\n", f);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -346,12 +369,14 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     if (w->nremoved) {   /* the removed bodies' energy (model/remove.c) */
         rc__json_key(f, 2, "E_removed"); rc__json_num(f, w->E_removed); fputs(",\n", f);
     }
-    json_balance_rest(f, w, (ek + ep) + w->E_removed - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
+    const double es = w->sleep ? json_sleep_energy(f, w) : 0.0;
+    json_balance_rest(f, w, (ek + ep) + w->E_removed + es - o->E0 - (wext + wn + wt + wth + wj + wp + wd) - wm);
     json_run_maxima(f, &st);
     fputs("\n  },\n", f);
 
     json_joints(f, w, have_sim, &sim, &st);
     json_removed(f, w);
+    if (w->sleep) json_sleep(f, w);
 
     rc__json_key(f, 1, "columns"); fputs("[", f);
     for (int i = 0; i < o->ncols; i++) {

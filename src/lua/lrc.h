@@ -176,6 +176,10 @@ int lrc_removed_energy(lua_State *L);
 int lrc_body_life(lua_State *L);
 int lrc_link_removal(lua_State *L);
 int lrc_broken_joints(lua_State *L);
+int lrc_set_sleep(lua_State *L);       /* lrc_sleep.c */
+int lrc_body_wake(lua_State *L);
+int lrc_body_sleeping(lua_State *L);
+int lrc_sleep_info(lua_State *L);
 int lrc_body_nq(lua_State *L);
 int lrc_body_set_state(lua_State *L);
 int lrc_body_set_force(lua_State *L);

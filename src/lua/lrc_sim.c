@@ -124,6 +124,8 @@ int lrc_step_info(lua_State *L)
     lrc_set_num(L, "E_elastic", in.E_elastic);
     lrc_set_num(L, "joint_pos_violation", in.joint_pos_violation);
     lrc_set_num(L, "joint_vel_violation", in.joint_vel_violation);
+    lrc_set_num(L, "E_sleep", in.E_sleep);   /* (sleeping: docs/sleeping.md) */
+    lrc_set_num(L, "E_sleep_total", in.E_sleep_total);
     return 1;
 }
 

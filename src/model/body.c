@@ -159,6 +159,7 @@ rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *
     if (v) RC_CHECK(rcm_check_vec(v, b->nv, "body:set_state", "v"));
     if (q) memcpy(w->q + b->iq, q, (size_t)b->nq * sizeof(double));
     if (v) memcpy(w->v + b->iv, v, (size_t)b->nv * sizeof(double));
+    rcm_sleep_wake(w, id);   /* an edit wakes its island (sleep.c) */
     w->joints_fresh = 1;   /* the next step moves it onto the joints first (rcm_joints_start) */
     return RC_OK;
 }
@@ -168,6 +169,7 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     CHECK_BODY(w, id);
     if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
     RC_CHECK(rcm_check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
+    rcm_sleep_wake(w, id);
     if (w->bodies[id].kind == RC_BODY_LINEAR) {
         memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
         return RC_OK;
@@ -195,6 +197,7 @@ rc_status rc_body_get_force(const rc_world *w, int id, double *f)
 rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
 {
     CHECK_BODY(w, id);
+    rcm_sleep_wake(w, id);
     if (w->bodies[id].ext < 0) {
         if (!fn) return RC_OK;
         RC_CHECK(rcm_body_add_ext(w, id));

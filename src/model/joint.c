@@ -225,6 +225,8 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
         return rc_set_error(RC_ERR_NOT_FOUND, "joint '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
     if (def->body_a == def->body_b)
         return rc_set_error(RC_ERR_ARG, "joint '%s': a joint needs two different bodies", what);
+    rcm_sleep_wake(w, def->body_a);   /* its bodies' islands wake (sleep.c) */
+    rcm_sleep_wake(w, def->body_b);
     for (int i = 0; i < 2; i++)
         if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]) || !rcb_finite(def->axis[i]))
             return rc_set_error(RC_ERR_ARG, "joint '%s': points and axis must be finite", what);

@@ -292,7 +292,8 @@ typedef struct rc_part {
 } rc_part;
 
 /* The parts' slots, in the order the world frees them and runs their observers. */
-enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_PART_SCHEME, RC_NPARTS };
+enum { RC_PART_OUTPUT, RC_PART_SOLVER, RC_PART_PROGRESS, RC_PART_EVENTS, RC_PART_USER, RC_PART_SCHEME, RC_PART_SLEEP,
+       RC_NPARTS };
 
 /* ---------------------------------------------------------------- world */
 
@@ -426,6 +427,9 @@ struct rc_world {
     struct rc_progress_state *progress;  /* the run's progress figures (io/progress.c) */
     struct rc_events_state *events;      /* contact events after each step (integrate/events.c) */
     struct rc_user_data *user;           /* user data of bodies, shapes, joints (model/user_data.c) */
+    struct rcm_sleep *sleep;             /* sleeping (model/sleep.c; NULL: never enabled) */
+    unsigned char *asleep;               /* per body: 1 while it sleeps (NULL: never enabled) */
+    int nasleep;                         /* bodies asleep now */
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
     int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
@@ -652,6 +656,31 @@ static inline void rcm_fc3d_project(double mu, double *p)
 void rcm_law_init_builtin(rc_law *l);
 /* The affine shift of a built-in law: xi = u + shift + (mu|u_T + shift_T|, 0). */
 void rcm_law_builtin_shift(const rc_law *l, rc_unknown unknown, double theta, const double *uk, double *shift);
+
+/* sleep.c: sleeping bodies (docs/sleeping.md). A pair of two sleeping
+ * bodies, or of a sleeping body and the ground, is not detected (the
+ * broadphase) nor solved (the index set): its contacts are kept as they were. */
+static inline int rcm_sleeping_side(const rc_world *w, int b) { return b == RC_GROUND || w->asleep[b]; }
+static inline int rcm_sleeping_pair(const rc_world *w, int a, int b)
+{
+    return w->nasleep > 0 && rcm_sleeping_side(w, a) && rcm_sleeping_side(w, b);
+}
+int rcm_body_asleep(const rc_world *w, int b);   /* (any id: 0 for one out of range) */
+typedef struct rcm_sleep {
+    rc_sleep_def def;
+    double *timer;          /* per body: time below the thresholds            */
+    int *next;              /* per sleeping body: the next of its island (a cycle) */
+    int cap;                /* of timer, next, w->asleep                      */
+    rc_contact *kept;       /* the contacts of sleeping pairs, sorted by key  */
+    int nkept, cap_kept;
+    int stale;              /* kept must be rebuilt after the step (a wake or a sleep) */
+    rc_sleep_info info;     /* the counters (rc_world_sleep_info)             */
+} rcm_sleep;
+/* Grow the per-body arrays to w->nbodies (new bodies awake, timer 0). */
+rc_status rcm_sleep_reserve(rc_world *w);
+/* Wake body b's island (an edit of b; no-op without sleeping); resets b's
+ * timer. Returns the number of bodies woken. */
+int rcm_sleep_wake(rc_world *w, int b);
 
 /* The products with the rows (H v, H^T p per row kind): model/rows.h. */
 #include "model/rows.h"

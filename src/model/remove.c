@@ -260,6 +260,7 @@ rc_status rc_shape_destroy(rc_world *w, int id)
     if (rcm_is_removed(w->shape_life, w->nshape_life, id))
         return removed_error("rc_shape_destroy", "shape", id, &w->shape_life[id]);
     if (id < 0 || id >= w->nshapes) return rc_set_error(RC_ERR_NOT_FOUND, "rc_shape_destroy: no shape with id %d", id);
+    rcm_sleep_wake(w, w->shapes[id].body);   /* (sleep.c) */
     RC_CHECK(shape_remove(w, id));
     drop_contacts(w);
     return rcm_world_rebuild_slots(w);
@@ -364,6 +365,7 @@ rc_status rc_body_destroy(rc_world *w, int id)
     RC_CHECK(rcm_body_check(w, id, "rc_body_destroy"));
     if (w->bodies[id].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "rc_body_destroy: body %d is a linear body; only rigid bodies can be removed", id);
+    rcm_sleep_wake(w, id);   /* its island (its neighbours) wakes (sleep.c) */
     for (int i = 0; i < w->nshapes; i++)
         if (w->shapes[i].body == id) RC_CHECK(shape_remove(w, i));
     for (int i = 0; i < w->njoints; i++)

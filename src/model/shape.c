@@ -111,6 +111,7 @@ rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *o
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_shape_create: NULL argument");
     rc_shape_def d = *def;
     RC_CHECK(check_shape(w, body, &d));
+    rcm_sleep_wake(w, body);   /* (sleep.c) */
     const int slot = rcm_shape_free_slot(w);   /* a removed shape's slot (remove.c) */
     if (slot < 0) RC_CHECK(rcb_reserve((void **)&w->shapes, &w->cap_shapes, w->nshapes + 1, sizeof(rc_shape)));
     const int id = slot >= 0 ? slot : w->nshapes;

@@ -41,6 +41,8 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
         return rc_set_error(RC_ERR_NOT_FOUND, "spring '%s': body_a %d is not a rigid2d body of this world", what, def->body_a);
     if (def->body_a == def->body_b) return rc_set_error(RC_ERR_ARG, "spring '%s': needs two different bodies", what);
     RC_CHECK(rc_spring_def_check(def, NULL));
+    rcm_sleep_wake(w, def->body_a);   /* its bodies' islands wake (sleep.c) */
+    rcm_sleep_wake(w, def->body_b);
     rc_spring sp;
     memset(&sp, 0, sizeof sp);
     sp.def = *def;
