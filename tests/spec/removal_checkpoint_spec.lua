@@ -7,21 +7,12 @@
 local rc = require "ricochet"
 local BIN = os.getenv("RICOCHET_BIN")
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function tmpdir()
-    local p = os.tmpname()
-    os.remove(p)
-    assert(os.execute("mkdir -p " .. q(p)))
-    return p
-end
+local H = require "sh_helper"
+local q, tmpdir = H.q, H.tmpdir
+-- a command's exit code and its stdout and stderr together
 local function sh(cmd)
-    local out = os.tmpname()
-    local _, _, code = os.execute(cmd .. " >" .. q(out) .. " 2>&1")
-    local f = io.open(out)
-    local text = f and f:read("a") or ""
-    if f then f:close() end
-    os.remove(out)
-    return code, text
+    local code, out, err = H.sh(cmd)
+    return code, (out or "") .. (err or "")
 end
 local function gunzip_rows(path)
     local p = io.popen("gzip -dc " .. q(path))

@@ -56,4 +56,17 @@ function M.run(path, set, with_output, allow_failures)
   return result, rows, json
 end
 
+-- A column of n unit disks (radius 0.5, named "grain i") resting on a
+-- half-plane under gravity: world, bodies.
+function M.column(n)
+    local rc = require "ricochet"
+    local w = rc.world{ gravity = { 0, -9.81 } }
+    w:halfplane{}
+    local g = {}
+    for i = 1, n do
+        g[i] = w:body{ name = "grain " .. i, mass = 1, inertia = 0.125, q = { 0, i - 0.5, 0 }, shape = rc.disk{ 0.5 } }
+    end
+    return w, g
+end
+
 return M

@@ -4,15 +4,7 @@
 -- disk dropped onto it wakes it at the step its contact becomes active.
 local rc = require "ricochet"
 
-local function column(n)
-  local w = rc.world{ gravity = { 0, -9.81 } }
-  w:halfplane{}
-  local g = {}
-  for i = 1, n do
-    g[i] = w:body{ name = "grain " .. i, mass = 1, inertia = 0.125, q = { 0, i - 0.5, 0 }, shape = rc.disk{ 0.5 } }
-  end
-  return w, g
-end
+local column = require("scenario_helper").column
 
 describe("sleeping", function()
   it("is off by default, and the option is checked with exact messages", function()
