@@ -398,8 +398,9 @@ function World:joints()
     return r
 end
 
-function Joint:info()
-    local fname = "joint:info"
+-- A live joint's report (rc_joint_info); a removed joint (by w:remove, with its
+-- body, or broken) raises "joint 'NAME' was removed at t = ..." naming fname.
+local function joint_info(fname, self)
     check_self(fname, self, Joint, "a joint")
     local cw = world_core(fname, self.world)
     if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
@@ -411,18 +412,9 @@ function Joint:info()
     return info
 end
 
-function Joint:force()
-    local fname = "joint:force"
-    check_self(fname, self, Joint, "a joint")
-    local cw = world_core(fname, self.world)
-    if rawget(self, "_removed") or core.is_removed(cw, "joint", self.id) then
-        rawset(self, "_removed", rawget(self, "_removed") or core.link_removal(cw, "joint", self.id) or core.time(cw))
-        I.removed_error(fname, "joint", self)
-    end
-    local info, msg = core.joint_info(cw, self.id)
-    if not info then fail(fname, "%s", msg) end
-    return info.force
-end
+function Joint:info() return joint_info("joint:info", self) end
+
+function Joint:force() return joint_info("joint:force", self).force end
 
 local function make_spring(fname, self, cw, stype, a, b, def)
     def.type, def.a, def.b = stype, a.id, b.id

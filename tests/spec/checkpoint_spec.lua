@@ -10,13 +10,8 @@ local rc = require "ricochet"
 local ROOT = os.getenv("RICOCHET_ROOT") or "."
 local BIN = os.getenv("RICOCHET_BIN")
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function tmpdir()
-    local p = os.tmpname()
-    os.remove(p)
-    assert(os.execute("mkdir -p " .. q(p)))
-    return p
-end
+local H = require "sh_helper"
+local q, tmpdir, sh, gunzip_rows = H.q, H.tmpdir, H.sh_all, H.gunzip_rows
 
 local function hex(x) return string.format("%a", x) end
 
@@ -226,26 +221,7 @@ describe("sim:save / sim:restore refusals", function()
 end)
 
 -- the history of a restarted program continues the first one's rows
-local function gunzip_rows(path)
-    local p = io.popen("gzip -dc " .. q(path))
-    local text = p:read("a")
-    p:close()
-    local rows = {}
-    for line in text:gmatch("[^\n]+") do
-        if not line:find("^#") then rows[#rows + 1] = line end
-    end
-    return rows
-end
 
-local function sh(cmd)
-    local out = os.tmpname()
-    local _, _, code = os.execute(cmd .. " >" .. q(out) .. " 2>&1")
-    local f = io.open(out)
-    local text = f and f:read("a") or ""
-    if f then f:close() end
-    os.remove(out)
-    return code, text
-end
 
 describe("ricochet run --restart / --checkpoint-every", function()
     it("continues the first run's history row for row", function()

@@ -8,22 +8,7 @@ local rc = require "ricochet"
 local BIN = os.getenv("RICOCHET_BIN")
 
 local H = require "sh_helper"
-local q, tmpdir = H.q, H.tmpdir
--- a command's exit code and its stdout and stderr together
-local function sh(cmd)
-    local code, out, err = H.sh(cmd)
-    return code, (out or "") .. (err or "")
-end
-local function gunzip_rows(path)
-    local p = io.popen("gzip -dc " .. q(path))
-    local text = p:read("a")
-    p:close()
-    local rows = {}
-    for line in text:gmatch("[^\n]+") do
-        if not line:find("^#") then rows[#rows + 1] = line end
-    end
-    return rows
-end
+local q, tmpdir, sh, gunzip_rows = H.q, H.tmpdir, H.sh_all, H.gunzip_rows
 
 -- the script: grains in a heap; callbacks (by sim.steps) remove and add grains
 local SCRIPT = [[

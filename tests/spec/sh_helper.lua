@@ -65,4 +65,22 @@ function M.rm_rf(dir)
     if dir and #dir > 4 then os.execute("rm -rf " .. M.q(dir)) end
 end
 
+-- Run a shell command; return its exit code and its stdout and stderr together.
+function M.sh_all(cmd)
+    local code, out, err = M.sh(cmd)
+    return code, (out or "") .. (err or "")
+end
+
+-- The data rows of a gzip-compressed history (its "#" lines left out).
+function M.gunzip_rows(path)
+    local p = io.popen("gzip -dc " .. M.q(path))
+    local text = p:read("a")
+    p:close()
+    local rows = {}
+    for line in text:gmatch("[^\n]+") do
+        if not line:find("^#") then rows[#rows + 1] = line end
+    end
+    return rows
+end
+
 return M
