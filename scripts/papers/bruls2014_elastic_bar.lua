@@ -1,5 +1,6 @@
 -- Bruls, Acary & Cardona 2014, section 10.3: a linear elastic bar impacting a
--- rigid wall, with the Moreau--Jean scheme.
+-- rigid wall, with the Moreau--Jean scheme (the paper's comparison) or
+-- (scheme = "gen-alpha") the paper's nonsmooth generalized-alpha scheme.
 --
 -- E = 900, rho = 1, A = 1, L = 10, 200 two-node elements (201 nodes, q = nodal
 -- axial displacements), initially undeformed, uniform velocity v0 = 10 toward
@@ -15,8 +16,12 @@
 -- which holds the front end 3.889e-3 past the wall while in contact (note 002).
 -- Parameters (each checked): theta (1/1.8, in [0, 1]; 0.5: no numerical
 -- dissipation), mass ("consistent" or "lumped"), elements (200, >= 1), h
--- (2e-3, > 0), T (1.6, > 0), activation ("anticipate" or "gap").
+-- (2e-3, > 0), T (1.6, > 0), activation ("anticipate" or "gap"), scheme
+-- ("moreau-jean" or "gen-alpha": the wall at position and velocity level, no
+-- penetration, docs/theory/gen-alpha.md), rho_inf (0.8, in [0, 1]: gen-alpha's;
+-- theta and activation are then unused).
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5
+--   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set scheme=gen-alpha
 local rc = require "ricochet"
 
 local theta = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
@@ -25,6 +30,8 @@ local T     = rc.param("T", 1.6, { above = 0 })
 local ne    = rc.param("elements", 200, { min = 1 })
 local mass  = rc.param("mass", "consistent", { one_of = { "consistent", "lumped" } })
 local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
+local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "gen-alpha" } })
+local rho_inf = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
 local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
 
 local n, le = ne + 1, L / ne
@@ -55,17 +62,31 @@ local bar = w:linear{ name = "bar", M = M, K = K, v0 = v }
 -- the front end (node n) may not pass the wall: g_N = d0 - q_n >= 0
 w:gap{ bar, index = { n }, normal = { -1 }, g0 = d0, law = rc.newton{ e = 0 }, name = "wall" }
 
-local sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h, activation = activation,
-                          solver = { "nsgs", tol = 1e-12 } }
+local sim
+if scheme == "gen-alpha" then   -- the paper's own scheme: the wall at position and velocity level
+  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, h = h, solver = { tol = 1e-10 } }
+else
+  sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h, activation = activation,
+                      solver = { "nsgs", tol = 1e-12 } }
+end
 -- contact interval (steps that start with the contact active), total impulse,
 -- and the force p/h of every step, for the plateau between the two fronts
+-- per step: the largest energy increase, the front end's rate g_q v while the
+-- wall pushes (gen-alpha: 0 to the Newton tolerance), Newton's iterations
+local function energy() local en = bar:energy(); return en.kinetic + en.elastic end
 local t_close, t_open, impulse, forces, penetration = nil, nil, 0, {}, 0
+local E_prev, max_increase, contact_rate, max_iter = energy(), -math.huge, 0, 0
 sim:after_step(function(s)
   local c = s:contact("wall")
   penetration = math.max(penetration, bar:q()[n] - d0)   -- the front end past the wall
+  local E = energy()
+  max_increase = math.max(max_increase, E - E_prev)
+  E_prev = E
+  max_iter = math.max(max_iter, s:info().iterations)
   if c.active and c.pN > 0 then
     if not t_close then t_close = s.t - h end
     impulse = impulse + c.pN
+    contact_rate = math.max(contact_rate, math.abs(bar:v()[n]))
     forces[#forces + 1] = { s.t - h, c.pN / h }
   elseif t_close and not t_open and c.gN > 0 then
     t_open = s.t - h
@@ -86,7 +107,10 @@ end
 local force = count > 0 and sum / count or 0 / 0
 io.write(string.format(
   "elastic bar (%s mass, theta = %.4g): contact from %.4f s to %s s (analytic 0.5005 to 1.1672), impulse %.3f N s (200), mean force %.2f N (300), " ..
-  "exit velocity %.4f (-10), energy after %.2f J (500: kinetic %.2f, elastic %.2f), largest penetration %.3e\n",
-  mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee, penetration))
+  "exit velocity %.4f (-10), energy after %.2f J (500: kinetic %.2f, elastic %.2f), largest penetration %.3e, " ..
+  "largest energy increase in a step %.3e J, front-end rate in contact %.3e, %s\n",
+  mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee, penetration,
+  max_increase, contact_rate, scheme == "gen-alpha" and string.format("gen-alpha rho_inf = %g, Newton iterations <= %d", rho_inf, max_iter) or scheme))
 return { t_close = t_close, t_open = t_open, force = force, impulse = impulse, exit_velocity = vmean, energy = ek + ee,
-         penetration = penetration, summary = summary }
+         penetration = penetration, max_increase = max_increase, contact_rate = contact_rate, max_iter = max_iter,
+         summary = summary }

@@ -1,13 +1,14 @@
 /* ga_newton.c -- the semismooth Newton method on the discrete system of the
  * nonsmooth generalized-alpha scheme (Bruls, Acary & Cardona 2014, eqs.
  * (29)-(30), their semismooth form (37), active sets (38), residuals (39),
- * scaled unknowns (42), iteration matrix (44)), monolithic and dense (LAPACK
- * dgesv).
+ * scaled unknowns (42), iteration matrix (44)), monolithic: every block at
+ * once (the update is solved by block elimination in ga_solve.c).
  *
  * The matrix keeps every first-order block of (44) and leaves out the
- * blocks made of second derivatives of the constraints and forces (K_t,
- * C_t, G*_s, G_p, G_v, G*_v: zero for linear constraints and constant
- * forces, O(h) otherwise): the residual is exact, so the converged step is
+ * blocks made of second derivatives of the constraints and forces (G*_s,
+ * G_p, G_v, G*_v and the rigid bodies' K_t, C_t: zero for linear constraints
+ * and constant forces, O(h) otherwise; the linear bodies' K_t = K and C_t = C
+ * are kept, they are exact and not small): the residual is exact, so the converged step is
  * the solution of (29)-(30); only the rate of convergence is affected on
  * nonlinear constraints (the pendulum's pivot, the block's corners).
  *
@@ -55,6 +56,12 @@ static void contact_row(rci_ga_sys *s, const rc_contact *c, int row)
     const rc_world *w = s->w;
     double Ha[2][3], Hb[2][3], *G = s->G + (size_t)row * s->n;
     memset(G, 0, (size_t)s->n * sizeof(double));
+    if (c->gap >= 0) {   /* a gap function of a linear body: its gradient at the last evaluation */
+        const rc_gap *gp = &w->gaps[c->gap];
+        const int o = w->bodies[gp->body].iv;
+        for (int k = 0; k < gp->nnz; k++) G[o + gp->idx[k]] += gp->nrm[k];
+        return;
+    }
     rcm_contact_jacobian(c, Ha, Hb);
     const int ib = w->bodies[c->body_b].iv;
     for (int k = 0; k < 3; k++) G[ib + k] += Hb[0][k];
@@ -76,6 +83,7 @@ static rc_status contacts_at(rci_ga_sys *s, const double *X, int at_q)
     w->detect_margin = s->margin;
     rcc_update_shapes(w);
     RC_CHECK(rcc_detect(w));
+    RC_CHECK(rcm_gaps_detect(w));   /* gap functions (linear bodies), after the shape pairs' keys */
     for (int j = 0; j < s->nu; j++) {
         rc_contact *cj = &s->cs[j];
         const rc_contact *c = find_contact(w, cj->key);
@@ -116,7 +124,8 @@ static rc_status joints_at(rci_ga_sys *s, const double *X, double t, double *g, 
     return RC_OK;
 }
 
-/* f(q, v, t): the applied forces (w->q, w->v hold q, v) and gravity */
+/* f(q, v, t): the applied forces (w->q, w->v hold q, v), gravity on rigid
+ * bodies, the linear bodies' -K q - C v */
 static rc_status forces_at(rci_ga_sys *s, double t)
 {
     rc_world *w = s->w;
@@ -124,12 +133,14 @@ static rc_status forces_at(rci_ga_sys *s, double t)
     const double *gr = w->def.gravity;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
-        const double m = rcm_body_mass(w, bd);
         double *f = s->f + bd->iv;
-        for (int k = 0; k < 3; k++) f[k] = s->have_f ? w->f[bd->iv + k] : 0.0;
+        for (int k = 0; k < bd->nv; k++) f[k] = s->have_f ? w->f[bd->iv + k] : 0.0;
+        if (bd->kind == RC_BODY_LINEAR) continue;
+        const double m = rcm_body_mass(w, bd);
         f[0] += m * gr[0];
         f[1] += m * gr[1];
     }
+    rci_ga_internal_forces(s, w->q, w->v, s->f);
     return RC_OK;
 }
 
@@ -178,9 +189,12 @@ static void active_sets(rci_ga_sys *s)
 double rci_ga_residual(rci_ga_sys *s, int *worst)
 {
     const int n = s->n, nb = s->nb, m = s->m;
-    const double h = s->h, *md = s->w->mass_diag;
-    double *r = s->r;
+    const double h = s->h;
+    double *r = s->r, *Mvd = s->Mx, *MU = Mvd + n, *MW = MU + n;
     active_sets(s);
+    rci_ga_mass_mul(s, s->vd, Mvd);
+    rci_ga_mass_mul(s, s->U, MU);
+    rci_ga_mass_mul(s, s->W, MW);
     for (int i = 0; i < n; i++) {
         double sl = 0.0, sp = 0.0, sv = 0.0;
         for (int k = 0; k < m; k++) {
@@ -190,9 +204,9 @@ double rci_ga_residual(rci_ga_sys *s, int *worst)
             if (s->inA[k]) sp += Gki * s->pnu[k];
             if (s->inB[k]) sv += Gki * s->L[k];
         }
-        r[i] = h * (md[i] * s->vd[i] - s->f[i] - sl);            /* (29a) */
-        r[n + nb + i] = (md[i] * s->U[i] - sp) / h;              /* (29c) */
-        r[2 * n + nb + m + i] = md[i] * s->W[i] - sv;            /* (29f) */
+        r[i] = h * (Mvd[i] - s->f[i] - sl);                      /* (29a) */
+        r[n + nb + i] = (MU[i] - sp) / h;                        /* (29c) */
+        r[2 * n + nb + m + i] = MW[i] - sv;                      /* (29f) */
     }
     for (int k = 0; k < nb; k++) r[n + k] = row_dot(s, k, s->vt) + s->gt[k];   /* (29b) */
     /* a position-level row g / h: a gap within the round-off of the positions,
@@ -214,76 +228,6 @@ double rci_ga_residual(rci_ga_sys *s, int *worst)
         if (!(a <= res)) { res = a; *worst = i; }   /* a NaN is kept */
     }
     return res;
-}
-
-/* ---------------------------------------------------------------- Newton */
-
-/* S (column-major) from the blocks of (44); unknowns in the order of (42):
- * dv~, -h dlambda~, dU/h, -dnu/h, dW, -dLambda */
-static void assemble(rci_ga_sys *s)
-{
-    const int n = s->n, nb = s->nb, m = s->m, N = s->N;
-    const double *md = s->w->mass_diag;
-    const double cs = (1.0 - s->am) / ((1.0 - s->af) * s->gam), bg = s->beta / s->gam;
-    const int xv = 0, xl = n, xU = n + nb, xn = 2 * n + nb, xW = 2 * n + nb + m, xL = 3 * n + nb + m;
-    double *S = s->S;
-#define A_(row, col) S[(size_t)(col) * N + (row)]
-    memset(S, 0, (size_t)N * N * sizeof(double));
-    for (int i = 0; i < n; i++) {
-        A_(i, xv + i) = cs * md[i];            /* S*_t */
-        A_(n + nb + i, xU + i) = md[i];        /* M */
-        A_(2 * n + nb + m + i, xW + i) = md[i];
-    }
-    for (int k = 0; k < m; k++) {
-        const double *G = s->G + (size_t)k * n;
-        const int rp = 2 * n + nb + k, rv = 3 * n + nb + m + k;
-        for (int i = 0; i < n; i++) {
-            const double Gki = G[i];
-            if (Gki == 0.0) continue;
-            if (k < nb) {
-                A_(i, xl + k) = Gki;           /* g^Ubar,T */
-                A_(n + k, xv + i) = Gki;       /* g^Ubar_q */
-            }
-            if (s->inA[k]) {
-                A_(n + nb + i, xn + k) = Gki;  /* g^A,T */
-                A_(rp, xv + i) = bg * Gki;     /* (beta/gamma) g^A_q */
-                A_(rp, xU + i) = Gki;
-            }
-            if (s->inB[k]) {
-                A_(2 * n + nb + m + i, xL + k) = Gki;   /* g^B,T */
-                A_(rv, xv + i) = Gki;
-                A_(rv, xW + i) = Gki;
-            }
-        }
-        if (!s->inA[k]) A_(rp, xn + k) = -1.0;
-        if (!s->inB[k]) A_(rv, xL + k) = -1.0;
-    }
-#undef A_
-}
-
-rc_status rci_ga_newton_update(rci_ga_sys *s)
-{
-    const int n = s->n, nb = s->nb, m = s->m, N = s->N;
-    const double h = s->h;
-    assemble(s);
-    for (int i = 0; i < N; i++) s->x[i] = -s->r[i];
-    int singular;
-    RC_CHECK(rcl_lu_solve(N, s->S, s->ipiv, s->x, &singular));
-    if (singular)
-        return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the Newton matrix (44) is singular (pivot %d of %d) at t = %.17g (step %ld): "
-                            "redundant active constraints?", singular, N, s->t1, s->w->step + 1);
-    const double *x = s->x;
-    for (int i = 0; i < n; i++) {
-        s->vt[i] += x[i];
-        s->U[i] += h * x[n + nb + i];
-        s->W[i] += x[2 * n + nb + m + i];
-    }
-    for (int k = 0; k < nb; k++) s->lt[k] -= x[n + k] / h;
-    for (int k = 0; k < m; k++) {
-        s->pnu[k] -= h * x[2 * n + nb + k];
-        s->L[k] -= x[3 * n + nb + m + k];
-    }
-    return RC_OK;
 }
 
 /* ---------------------------------------------------------------- start */
@@ -308,41 +252,19 @@ static rc_status joints_drift_term(rci_ga_sys *s, double t, double *c, double *s
     return RC_OK;
 }
 
-/* [M, -g_q^T; g_q, 0] [a; l] = [f; -c] at (q_n, v_n, t_n), dense LU; uses
- * s->S, s->x, s->ipiv, s->G, s->g, s->gt (sized for the step's system, which
- * is larger) */
+/* the consistent acceleration at (q_n, v_n, t_n): M a - g_q^T l = f,
+ * g_q a = -c with c = d/dt (g_q v + dg/dt) (ga_solve.c solves it) */
 rc_status rci_ga_initial_acceleration(rci_ga_sys *s, double *a0)
 {
     rc_world *w = s->w;
-    const int n = s->n, nb = s->nb, K = n + nb;
-    const double *md = w->mass_diag;
     memcpy(w->q, s->qn, (size_t)w->nq * sizeof(double));
     memcpy(w->v, s->vn, (size_t)w->nv * sizeof(double));
     RC_CHECK(forces_at(s, s->t1 - s->h));
-    /* c in r; the differences' scratch (n + 2 nb + nb n) after the K x K
-     * matrix in S (N >= 3 K: N^2 >= 9 K^2 leaves room) */
-    double *c = s->r, *scratch = s->S + (size_t)K * K;
-    RC_CHECK(joints_drift_term(s, s->t1 - s->h, c, scratch));
-    RC_CHECK(joints_at(s, s->qn, s->t1 - s->h, s->g, s->G, s->gt));
-    double *S = s->S;
-    memset(S, 0, (size_t)K * K * sizeof(double));
-    for (int i = 0; i < n; i++) {
-        S[(size_t)i * K + i] = md[i];
-        s->x[i] = s->f[i];
+    /* c in r (N >= nb); the differences' scratch (n + 2 nb + nb n) in Y (sized for it) */
+    double *c = s->r, *scratch = s->Y;
+    if (s->nb) {
+        RC_CHECK(joints_drift_term(s, s->t1 - s->h, c, scratch));
+        RC_CHECK(joints_at(s, s->qn, s->t1 - s->h, s->g, s->G, s->gt));
     }
-    for (int k = 0; k < nb; k++) {
-        for (int i = 0; i < n; i++) {
-            const double Gki = s->G[(size_t)k * n + i];
-            S[(size_t)(n + k) * K + i] = -Gki;   /* column n + k, row i */
-            S[(size_t)i * K + n + k] = Gki;      /* column i, row n + k */
-        }
-        s->x[n + k] = -c[k];
-    }
-    int singular;
-    RC_CHECK(rcl_lu_solve(K, S, s->ipiv, s->x, &singular));
-    if (singular)
-        return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the joints' rows are dependent at t = %.17g: "
-                            "no consistent initial acceleration (pivot %d)", w->t, singular);
-    for (int i = 0; i < n; i++) a0[i] = s->x[i];
-    return RC_OK;
+    return rci_ga_consistent_acceleration(s, c, a0);
 }

@@ -15,10 +15,16 @@
 typedef struct rci_ga_state {
     double *a, *vd, *q, *v;
     int cap, n, valid;
+    /* the linear bodies' factors of M and S (ga_solve.c), for (h, c, beta/gamma) */
+    double *fac;
+    size_t fac_cap;
+    double fac_key[3];
+    int fac_n, fac_valid;
 } rci_ga_state;
 
-/* The largest Newton system (3 n + n_b + 2 m unknowns) the dense solve takes. */
-enum { RCI_GA_MAX_UNKNOWNS = 800 };
+/* The largest system in the multipliers (n_b + 2 m unknowns) the dense
+ * solve of the Newton update takes (ga_solve.c). */
+enum { RCI_GA_MAX_MULTIPLIERS = 1200 };
 
 /* One step's discrete system (29)-(30). Constraint rows: the joints' rows
  * first (the bilateral set U-bar, in joint order), then the unilateral
@@ -28,6 +34,7 @@ typedef struct rci_ga_sys {
     rc_world *w;
     int n, nb, nu, m, N;
     double h, am, af, beta, gam, t1;
+    double cS, bg;            /* (1 - alpha_m) / ((1 - alpha_f) gamma), beta / gamma */
     const double *qn, *vn, *an, *vdn;   /* the state at t_n */
     /* the unknowns: vt = v~ (n), lt = lambda~ (nb), U (n), pnu = nu (m), W (n), L = Lambda (m) */
     double *vt, *lt, *U, *pnu, *W, *L;
@@ -41,8 +48,15 @@ typedef struct rci_ga_sys {
     double *e, *rj;           /* unilateral: restitution, the active sets' r_j */
     rc_contact *cs;           /* the step's unilateral constraints (nu) */
     unsigned char *inA, *inB; /* active sets (38), m each */
-    double *r, *S, *x;        /* residual (N), matrix (N x N, column-major), step */
-    int *ipiv;
+    double *r, *x;            /* residual (N), Newton step (N) */
+    double *Mx;               /* M vd, M U, M W (3 n) */
+    /* the block elimination (ga_solve.c): M^-1 g^T, S^-1 g^Ubar,T, the linear
+     * bodies' h^2 S^-1 K M^-1 g^T and h S^-1 C M^-1 g^T (rows of n), the
+     * reduced matrix and right-hand side, rows' nonzero spans */
+    double *Y, *X, *ZA, *ZB, *R, *rhs, *tmp;
+    int *lo, *hi, *ipiv;
+    const double *fac;        /* the linear bodies' factors (rci_ga_state) */
+    int stiff;                /* some linear body has K or C */
     double margin;            /* detection margin of the step */
     int have_f;               /* applied forces (w->f) besides gravity */
 } rci_ga_sys;
@@ -54,10 +68,19 @@ rc_status rci_ga_eval(rci_ga_sys *s);
 /* the active sets (38) and the scaled residual (39); its max-norm, the
  * index of its largest entry in *worst */
 double rci_ga_residual(rci_ga_sys *s, int *worst);
-/* the iteration matrix (44) and the Newton update of the unknowns (41)-(42) */
-rc_status rci_ga_newton_update(rci_ga_sys *s);
 /* the consistent initial acceleration vdot~_0 at (q_n, v_n) (M a - g_q^T l = f,
  * g_q a = -(d/dt)(g_q) v, the joints only) into a0 */
 rc_status rci_ga_initial_acceleration(rci_ga_sys *s, double *a0);
+
+/* ga_solve.c */
+/* the linear bodies' factors of M and S for the step (kept in g) */
+rc_status rci_ga_factors(rci_ga_sys *s, rci_ga_state *g);
+/* y = M x; f -= K q + C v (linear bodies) */
+void rci_ga_mass_mul(const rci_ga_sys *s, const double *x, double *y);
+void rci_ga_internal_forces(const rci_ga_sys *s, const double *q, const double *v, double *f);
+/* the Newton update of the unknowns (41)-(44) by block elimination */
+rc_status rci_ga_newton_update(rci_ga_sys *s);
+/* a0 from M a - g_q^T l = s->f, g_q a = -cterm (the joints' rows of s->G) */
+rc_status rci_ga_consistent_acceleration(rci_ga_sys *s, const double *cterm, double *a0);
 
 #endif /* RC_GEN_ALPHA_H */

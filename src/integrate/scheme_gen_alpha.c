@@ -16,7 +16,8 @@
  *                and the alpha-method's numerical dissipation (W_theta: the
  *                rest of the energy change)
  *
- * Rigid planar bodies, built-in Newton laws without friction (issue 13 adds
+ * Rigid planar bodies and linear bodies with gap-function contacts, built-in
+ * Newton laws without friction (issue 13 adds
  * friction), joints of every kind (rheonomic included). The step's
  * multipliers: a contact's p_N is Lambda (its force Lambda / h, eq. 33), a
  * joint's impulse Lambda + h lambda~ (its force Lambda / h + lambda~).
@@ -31,13 +32,14 @@ static void ga_free(rc_world *w)
 {
     if (!w->ga) return;
     rcb_free(w->ga->a);
+    rcb_free(w->ga->fac);
     rcb_free(w->ga);
     w->ga = NULL;
 }
 
 static size_t ga_memory(const rc_world *w)
 {
-    return w->ga ? sizeof *w->ga + 4 * (size_t)w->ga->cap * sizeof(double) : 0;
+    return w->ga ? sizeof *w->ga + (4 * (size_t)w->ga->cap + w->ga->fac_cap) * sizeof(double) : 0;
 }
 
 static const rc_part ga_part = { ga_free, ga_memory, NULL };
@@ -72,12 +74,6 @@ static rc_status ga_state(rc_world *w, rci_ga_state **out)
 
 static rc_status check_bodies(const rc_world *w)
 {
-    for (int b = 0; b < w->nbodies; b++)
-        if (w->bodies[b].kind != RC_BODY_RIGID2D && w->bodies[b].kind != RCM_BODY_REMOVED)
-            return rc_set_error(RC_ERR_ARG, "gen-alpha: body %d is a linear body; the scheme takes rigid planar bodies "
-                                "only for now (issue 12)", b);
-    if (w->ngaps)
-        return rc_set_error(RC_ERR_ARG, "gen-alpha: gap-function contacts are not supported yet (issue 12)");
     for (int i = 0; i < w->njoints; i++)
         if (w->joints[i].motor || w->joints[i].limits)
             return rc_set_error(RC_ERR_ARG, "gen-alpha: joint %d has a motor or limits, which the scheme does not "
@@ -107,12 +103,16 @@ static rc_status check_law(const rc_world *w, int ci)
 static rc_status arrays(rci_ga_sys *s)
 {
     rcb_arena *A = &s->w->work;
-    const int n = s->n, nb = s->nb, nu = s->nu, m = s->m, N = s->N;
+    const int n = s->n, nb = s->nb, nu = s->nu, m = s->m, N = s->N, nr = nb + 2 * m;
+    const long long mn = (long long)m * n;
     double *blk;
     const long long total = 5LL * n + 2LL * m + nb   /* qn vn, unknowns except vt */
                           + 6LL * n                  /* vt a vd qt q v */
-                          + n + m + (long long)m * n + nb + nu + m + nu + 2LL * nu   /* f g G gt gtil ukn un e rj */
-                          + 2LL * N + (long long)N * N;                               /* r x S */
+                          + n + m + mn + nb + nu + m + nu + 2LL * nu   /* f g G gt gtil ukn un e rj */
+                          + 2LL * N + 3LL * n                          /* r x Mx */
+                          + mn + n + 2LL * nb + (long long)nb * n      /* Y (and the drift term's scratch), X */
+                          + (s->stiff ? 2 * mn : 0)                    /* ZA ZB */
+                          + (long long)nr * nr + nr + n;               /* R rhs tmp */
     RC_CHECK(rcb_arena_array(A, (void **)&blk, total, sizeof(double), "gen-alpha system"));
     double *p = blk;
 #define TAKE(field, k) (s->field = p, p += (k))
@@ -120,13 +120,18 @@ static rc_status arrays(rci_ga_sys *s)
     s->vn = p; p += n;
     TAKE(vt, n); TAKE(lt, nb); TAKE(U, n); TAKE(pnu, m); TAKE(W, n); TAKE(L, m);
     TAKE(a, n); TAKE(vd, n); TAKE(qt, n); TAKE(q, n); TAKE(v, n); TAKE(f, n);
-    TAKE(g, m); TAKE(G, (long long)m * n); TAKE(gt, nb); TAKE(gtil, nu); TAKE(ukn, m); TAKE(un, nu);
-    TAKE(e, nu); TAKE(rj, nu); TAKE(r, N); TAKE(x, N); TAKE(S, (long long)N * N);
+    TAKE(g, m); TAKE(G, mn); TAKE(gt, nb); TAKE(gtil, nu); TAKE(ukn, m); TAKE(un, nu);
+    TAKE(e, nu); TAKE(rj, nu); TAKE(r, N); TAKE(x, N); TAKE(Mx, 3LL * n);
+    TAKE(Y, mn + n + 2LL * nb); TAKE(X, (long long)nb * n);
+    if (s->stiff) { TAKE(ZA, mn); TAKE(ZB, mn); }
+    TAKE(R, (long long)nr * nr); TAKE(rhs, nr); TAKE(tmp, n);
 #undef TAKE
     RC_CHECK(rcb_arena_array(A, (void **)&s->cs, nu, sizeof(rc_contact), "gen-alpha contacts"));
     RC_CHECK(rcb_arena_array(A, (void **)&s->inA, 2 * m, 1, "gen-alpha active sets"));
     s->inB = s->inA + m;
-    return rcb_arena_array(A, (void **)&s->ipiv, N, sizeof(int), "gen-alpha pivots");
+    RC_CHECK(rcb_arena_array(A, (void **)&s->lo, 2 * m, sizeof(int), "gen-alpha row spans"));
+    s->hi = s->lo + m;
+    return rcb_arena_array(A, (void **)&s->ipiv, nr > 0 ? nr : 1, sizeof(int), "gen-alpha pivots");
 }
 
 /* The margin: what a contact may close within the step, 2 h (|v| + |omega| R
@@ -153,12 +158,17 @@ static rc_status setup(rci_step *st, rci_ga_sys *s)
     s->w = w;
     s->h = st->h;
     s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
+    s->cS = (1.0 - s->am) / ((1.0 - s->af) * s->gam);
+    s->bg = s->beta / s->gam;
+    s->stiff = 0;
+    for (int i = 0; i < w->nlinears; i++) s->stiff |= w->linears[i].K || w->linears[i].C;
     s->t1 = st->t_next;
     s->have_f = st->have_f;
     s->margin = step_margin(w, s->h);
     w->detect_margin = s->margin;
     rcc_update_shapes(w);
     RC_CHECK(rcc_detect(w));
+    RC_CHECK(rcm_gaps_detect(w));
     RC_CHECK(rci_match_contacts(w));
     for (int i = 0; i < w->ncontacts; i++) RC_CHECK(check_law(w, i));
     s->n = w->nv;
@@ -167,10 +177,10 @@ static rc_status setup(rci_step *st, rci_ga_sys *s)
     s->nu = w->ncontacts;
     s->m = s->nb + s->nu;
     s->N = 3 * s->n + s->nb + 2 * s->m;
-    if (s->N > RCI_GA_MAX_UNKNOWNS)
-        return rc_set_error(RC_ERR_ARG, "gen-alpha: the step's Newton system has %d unknowns (3 x %d velocities, %d joint rows, "
-                            "2 x %d constraints): more than the dense solver's limit of %d at t = %.17g",
-                            s->N, s->n, s->nb, s->m, RCI_GA_MAX_UNKNOWNS, w->t);
+    if (s->nb + 2 * s->m > RCI_GA_MAX_MULTIPLIERS)
+        return rc_set_error(RC_ERR_ARG, "gen-alpha: the step's Newton update has %d multipliers (%d joint rows, 2 x %d constraints): "
+                            "more than the dense solver's limit of %d at t = %.17g",
+                            s->nb + 2 * s->m, s->nb, s->m, RCI_GA_MAX_MULTIPLIERS, w->t);
     RC_CHECK(arrays(s));
     memcpy((double *)s->qn, w->q, (size_t)s->n * sizeof(double));
     memcpy((double *)s->vn, w->v, (size_t)s->n * sizeof(double));
@@ -192,6 +202,8 @@ static rc_status start(rci_ga_sys *s, rci_ga_state *g)
 {
     rc_world *w = s->w;
     const size_t bytes = (size_t)s->n * sizeof(double);
+    RC_CHECK(rci_ga_factors(s, g));
+    s->fac = g->fac;
     if (!g->valid || memcmp(g->q, w->q, bytes) != 0 || memcmp(g->v, w->v, bytes) != 0) {
         RC_CHECK(rci_ga_initial_acceleration(s, g->a));
         memcpy(g->vd, g->a, bytes);

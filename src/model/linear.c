@@ -206,26 +206,64 @@ static double quad(const double *A, int n, int kd, const double *x)
     return s;
 }
 
+/* cM M + cC C + cK K into F (banded upper storage or dense) and its Cholesky
+ * factor; F holds (kd + 1) n or n^2 doubles (rcm_linear_combo_size) */
+static rc_status combo_factor(const rc_linear *L, double cM, double cC, double cK, double *F)
+{
+    const int n = L->n, kd = L->kd;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double a = cM * L->M[i * n + j] + (L->C ? cC * L->C[i * n + j] : 0.0) + (L->K ? cK * L->K[i * n + j] : 0.0);
+            if (L->banded) {
+                if (i <= j && j - i <= kd) F[(kd + i - j) + (size_t)j * (kd + 1)] = a;
+            } else F[(size_t)i * n + j] = a;
+        }
+    return L->banded ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
+}
+
+/* x <- A^-1 x with A's factor F (nrhs right-hand sides of n, by rows) */
+static rc_status combo_solve(const rc_linear *L, const double *F, double *x, int nrhs)
+{
+    if (L->banded) return rcl_band_chol_solve(L->n, L->kd, F, nrhs, x);
+    if (nrhs == 1) return rcl_chol_solve(L->n, F, 1, x);
+    /* row-major n x nrhs expected: our rhs are stored by columns; solve one by one */
+    for (int r = 0; r < nrhs; r++) RC_CHECK(rcl_chol_solve(L->n, F, 1, x + (size_t)r * L->n));
+    return RC_OK;
+}
+
+size_t rcm_linear_combo_size(const rc_linear *L)
+{
+    return L->banded ? (size_t)(L->kd + 1) * L->n : (size_t)L->n * L->n;
+}
+
+rc_status rcm_linear_combo_factor(const rc_world *w, const rc_linear *L, double cM, double cC, double cK, double *F)
+{
+    if (combo_factor(L, cM, cC, cK, F) != RC_OK)
+        return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': %g M + %g C + %g K is not positive definite",
+                            label(rcm_body_name_of(w, L->body)), cM, cC, cK);
+    return RC_OK;
+}
+
+rc_status rcm_linear_combo_solve(const rc_linear *L, const double *F, double *x, int nrhs)
+{
+    return combo_solve(L, F, x, nrhs);
+}
+
+void rcm_linear_mul(const rc_linear *L, const double *A, const double *x, double *y)
+{
+    matvec(A, L->n, L->kd, x, y);
+}
+
 /* Mhat = M + h theta C + h^2 theta^2 K, factorised for (h, theta). */
 static rc_status factor(rc_world *w, rc_linear *L)
 {
     const double h = w->sim.h, th = w->sim.theta;
     if (L->fac && L->fac_h == h && L->fac_theta == th) return RC_OK;
-    const int n = L->n, kd = L->kd;
-    size_t size = L->banded ? (size_t)(kd + 1) * n : (size_t)n * n;
-    double *F = rcb_realloc(L->fac, size * sizeof(double));
+    double *F = rcb_realloc(L->fac, rcm_linear_combo_size(L) * sizeof(double));
     if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     L->fac = F;
     const double c1 = h * th, c2 = h * h * th * th;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            double a = L->M[i * n + j] + (L->C ? c1 * L->C[i * n + j] : 0.0) + (L->K ? c2 * L->K[i * n + j] : 0.0);
-            if (L->banded) {
-                if (i <= j && j - i <= kd) F[(kd + i - j) + (size_t)j * (kd + 1)] = a;
-            } else F[(size_t)i * n + j] = a;
-        }
-    rc_status s = L->banded ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
-    if (s != RC_OK)
+    if (combo_factor(L, 1.0, c1, c2, F) != RC_OK)
         return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': Mhat = M + h theta C + h^2 theta^2 K is not positive definite",
                             label(rcm_body_name_of(w, L->body)));
     L->fac_h = h;
@@ -237,11 +275,7 @@ static rc_status factor(rc_world *w, rc_linear *L)
 /* x <- Mhat^-1 x */
 static rc_status solve(rc_linear *L, double *x, int nrhs)
 {
-    if (L->banded) return rcl_band_chol_solve(L->n, L->kd, L->fac, nrhs, x);
-    if (nrhs == 1) return rcl_chol_solve(L->n, L->fac, 1, x);
-    /* row-major n x nrhs expected: our rhs are stored by columns; solve one by one */
-    for (int r = 0; r < nrhs; r++) RC_CHECK(rcl_chol_solve(L->n, L->fac, 1, x + (size_t)r * L->n));
-    return RC_OK;
+    return combo_solve(L, L->fac, x, nrhs);
 }
 
 rc_status rcm_linear_solve(rc_world *w, rc_linear *L, double *x, int nrhs)

@@ -561,17 +561,7 @@ rc_status rcm_body_recreate(rc_world *w, int i, const rc_body_def *def);
 rc_status rcm_shape_recreate(rc_world *w, int i, int body, const rc_shape_def *def);
 static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rcm_body_kinds[bd->kind]; }
 
-/* linear.c: a linear body's free velocity, eqs. (92) / (97), with the
- * scheme's coefficients; x <- Mhat^-1 x (nrhs right-hand sides of n, by rows) */
-rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coef *r, const double *F, double *V0);
-rc_status rcm_linear_solve(rc_world *w, rc_linear *L, double *x, int nrhs);
-void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee);
-void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *vth, double *norms, double *W_damp);
-void rcm_linear_free(rc_world *w);
-rc_status rcm_gaps_detect(rc_world *w);
-void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double *u);
-rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa);
-void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
+#include "model/linear.h"   /* linear bodies and gap contacts (linear.c) */
 
 /* contacts.c: the public record of a contact of the state */
 void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info);

@@ -122,6 +122,37 @@ describe("gen-alpha: rocking block (section 10.4)", function()
   end)
 end)
 
+describe("gen-alpha: elastic bar against a wall (section 10.3)", function()
+  local r = run("bruls2014_elastic_bar.lua", { scheme = "gen-alpha" })
+  local h = 2e-3
+
+  it("closes the contact at the step containing 0.5005 s and opens it within two steps of 1.1672 s", function()
+    assert.is_true(r.t_close <= 0.5005 and 0.5005 < r.t_close + h)   -- measured: the step from 0.5000
+    assert.is_true(math.abs(r.t_open - 1.1672) <= 2 * h)             -- measured 1.1700
+  end)
+
+  it("holds the front end on the wall: no penetration, g_q v = 0 while the wall pushes", function()
+    assert.is_true(r.penetration <= 1e-14)      -- measured 8.9e-16 (Moreau-Jean: 3.9e-3)
+    assert.is_true(r.contact_rate <= 1e-12)     -- measured 7.1e-15
+  end)
+
+  it("carries the analytic force rho c v0 A = 300 N on the plateau and leaves with about its 500 J", function()
+    assert.is_near(300, r.force, 3)             -- within 1 %: measured 300.00 N
+    assert.is_near(500, r.energy, 5)            -- within 1 %: measured 497.49 J
+    assert.is_true(r.max_increase <= 1e-3)      -- no energy increase over 1e-3 J in a step (measured 0)
+  end)
+
+  it("converges in two Newton iterations: the linear bodies' K is in the iteration matrix", function()
+    assert.is_true(r.max_iter <= 2)             -- measured 2; without K_t (simplified Newton): 43
+  end)
+
+  it("Moreau-Jean on the same script loses about 5 % of the energy and penetrates", function()
+    local mj = run("bruls2014_elastic_bar.lua", {})
+    assert.is_true(mj.energy < 480 and mj.energy > 470)   -- measured 476.53 J
+    assert.is_true(mj.penetration > 1e-3)
+  end)
+end)
+
 describe("gen-alpha: options and refusals", function()
   local function world(mu)
     local w = rc.world{ gravity = { 0, -10 } }
