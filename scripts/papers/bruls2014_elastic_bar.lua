@@ -21,7 +21,7 @@
 -- penetration, docs/theory/gen-alpha.md), rho_inf (0.8, in [0, 1]: gen-alpha's;
 -- theta and activation are then unused).
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5
---   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set scheme=gen-alpha
+--   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set scheme=gen-alpha --out out/bar   (+ figure.svg)
 local rc = require "ricochet"
 
 local theta = rc.param("theta", 1 / 1.8, { min = 0, max = 1 })
@@ -111,6 +111,21 @@ io.write(string.format(
   "largest energy increase in a step %.3e J, front-end rate in contact %.3e, %s\n",
   mass, theta, t_close or 0 / 0, t_open and string.format("%.4f", t_open) or "-", impulse, force, vmean, ek + ee, ek, ee, penetration,
   max_increase, contact_rate, scheme == "gen-alpha" and string.format("gen-alpha rho_inf = %g, Newton iterations <= %d", rho_inf, max_iter) or scheme))
+-- the figure beside the history (with --out), as the paper's figures 14-19: the
+-- front end's gap and rate, the contact force Lambda / h, the energies
+if summary.out then
+  local plot = require "ricochet.plot"
+  local hc = plot.read_history(summary.out).cols
+  local function s(name) return { name = name, y = hc[name] } end
+  local force = {}
+  for i, p in ipairs(hc["wall.pN"]) do force[i] = p == p and p / h or 0 end   -- NaN: no contact that step
+  plot.svg{ file = summary.out .. "/figure.svg", x = hc.t, xlabel = "t [s]",
+            title = string.format("elastic bar against a wall (Bruls et al. 2014), %s, h = %g", scheme, h),
+            panels = { { title = "gap of the front end", series = { s("wall.gN") }, ylabel = "g [m]" },
+                       { title = "rate of the front end", series = { s("wall.uN") }, ylabel = "g_q v [m/s]" },
+                       { title = "contact force", series = { { name = "Lambda/h", y = force } }, ylabel = "force [N]" },
+                       { title = "energy", series = { s("E"), s("E_kin"), s("E_elastic") }, ylabel = "energy [J]" } } }
+end
 return { t_close = t_close, t_open = t_open, force = force, impulse = impulse, exit_velocity = vmean, energy = ek + ee,
          penetration = penetration, max_increase = max_increase, contact_rate = contact_rate, max_iter = max_iter,
          summary = summary }

@@ -83,7 +83,13 @@ static rc_status contacts_at(rci_ga_sys *s, const double *X, int at_q)
     w->detect_margin = s->margin;
     rcc_update_shapes(w);
     RC_CHECK(rcc_detect(w));
-    RC_CHECK(rcm_gaps_detect(w));   /* gap functions (linear bodies), after the shape pairs' keys */
+    {   /* gap functions (linear bodies; keys after the shape pairs'), at t_{n+1} like the positions */
+        const double t = w->t;
+        w->t = s->t1;
+        rc_status st = rcm_gaps_detect(w);
+        w->t = t;
+        RC_CHECK(st);
+    }
     for (int j = 0; j < s->nu; j++) {
         rc_contact *cj = &s->cs[j];
         const rc_contact *c = find_contact(w, cj->key);
