@@ -10,6 +10,8 @@
  *     W_J,W_proj,W_theta,W_damp   (the rest of the balance, eq. 65, totals: the joints'
  *                     work, the projection's, the (1/2 - theta) term, damping of linear bodies)
  *     E_spring,E_elastic          (springs' potential, not in E; 1/2 q^T K q, in E_pot)
+ *     W_motor                     (joint motors' work, when a joint has a motor)
+ *     newton_iterations,newton_residual   (scheme gen-alpha: the step's Newton figures)
  * then one row for the state at open and one after every n-th step. Numbers
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
  * sync-flushed every RC_OUT_FLUSH_ROWS rows so that a killed run leaves a
@@ -135,6 +137,13 @@ static rc_status rc__write_row(rc_world *w)
             *p++ = ',';
             p += rco_fmt_num(p, (size_t)(end - p), rc_world_step_count(w) > 0 ? info.W_motor_total : 0.0);
         }
+    }
+    if (o->newton) {   /* the last step's Newton iterations and residual (none before the first step) */
+        const int ok = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK;
+        *p++ = ',';
+        p += rco_fmt_num(p, (size_t)(end - p), ok ? (double)info.iterations : NAN);
+        *p++ = ',';
+        p += rco_fmt_num(p, (size_t)(end - p), ok ? info.residual : NAN);
     }
     *p++ = '\n';
 
@@ -372,7 +381,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     }
     o->joint_work = 1;
     for (int id = 0; id < nj; id++) o->motor_work |= w->joints[id].motor_declared;   /* W_motor, last */
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work;
+    o->newton = w->sim.scheme == RC_SCHEME_GEN_ALPHA;   /* the Newton figures of every step, last */
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work + 2 * o->newton;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -416,6 +426,10 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     static const char *const audit[RC_OUT_NAUDIT] = { "W_J", "W_proj", "W_theta", "W_damp", "E_spring", "E_elastic" };
     for (int i = 0; i < RC_OUT_NAUDIT + o->motor_work; i++) {
         if (!(o->cols[o->ncols] = rcb_strdup(i < RC_OUT_NAUDIT ? audit[i] : "W_motor"))) RC__NOMEM();
+        o->ncols++;
+    }
+    for (int i = 0; i < 2 * o->newton; i++) {
+        if (!(o->cols[o->ncols] = rcb_strdup(i ? "newton_residual" : "newton_iterations"))) RC__NOMEM();
         o->ncols++;
     }
     return RC_OK;

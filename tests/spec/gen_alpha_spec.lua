@@ -210,6 +210,23 @@ describe("gen-alpha: options and refusals", function()
     end
   end)
 
+  it("writes the Newton iterations and residual of every step as the history's last columns", function()
+    local w = world(0)
+    local sim = w:simulation{ scheme = "gen-alpha", h = 1e-2, solver = { tol = 1e-12 } }
+    local dir = os.tmpname()
+    os.remove(dir)
+    sim:run{ T = 0.2, out = dir }
+    local h = require("ricochet.plot").read_history(dir)
+    assert.equals("newton_residual", h.names[#h.names])
+    assert.equals("newton_iterations", h.names[#h.names - 1])
+    local it, res = h.cols.newton_iterations, h.cols.newton_residual
+    assert.equals(21, #it)
+    assert.is_true(it[1] ~= it[1])                     -- nan: no step before the first row
+    for i = 2, #it do assert.is_true(it[i] >= 1 and it[i] <= 3 and res[i] <= 1e-12) end
+    assert.equals(sim:info().iterations, it[#it])
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
+
   it("refuses joints with motors or limits, which it does not enforce yet", function()
     local w = rc.world{ gravity = { 0, -10 } }
     local arm = w:body{ mass = 1, inertia = 0.1, q = { 0.5, 0, 0 } }
