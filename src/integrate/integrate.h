@@ -93,6 +93,14 @@ extern const rci_scheme rci_scheme_moreau_jean;
 extern const rci_scheme rci_scheme_moreau_jean_fremond;
 extern const rci_scheme rci_scheme_maury;
 extern const rci_scheme rci_scheme_gen_alpha;
+/* scheme_gen_alpha.c, for checkpoints: the scheme's state across steps, the
+ * arrays a_n, vdot~_n and the q, v they belong to (w->nv each) in arr[0..3];
+ * returns 1 when there is a valid one (else 0: another scheme, no step yet).
+ * rci_ga_state_reserve makes the room (before a restore commits),
+ * rci_ga_state_valid marks what was read into it as the state. */
+int rci_ga_state_arrays(const rc_world *w, double *arr[4]);
+rc_status rci_ga_state_reserve(rc_world *w, double *arr[4]);
+void rci_ga_state_valid(rc_world *w, int valid);
 /* The table entry of a scheme; NULL for a value that names none. */
 const rci_scheme *rci_scheme_of(rc_scheme type);
 

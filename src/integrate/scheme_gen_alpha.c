@@ -70,6 +70,27 @@ static rc_status ga_state(rc_world *w, rci_ga_state **out)
     return RC_OK;
 }
 
+int rci_ga_state_arrays(const rc_world *w, double *arr[4])
+{
+    const rci_ga_state *g = w->ga;
+    if (!g || !g->valid || g->n != w->nv) return 0;
+    arr[0] = g->a; arr[1] = g->vd; arr[2] = g->q; arr[3] = g->v;
+    return 1;
+}
+
+rc_status rci_ga_state_reserve(rc_world *w, double *arr[4])
+{
+    rci_ga_state *g = NULL;
+    RC_CHECK(ga_state(w, &g));
+    arr[0] = g->a; arr[1] = g->vd; arr[2] = g->q; arr[3] = g->v;
+    return RC_OK;
+}
+
+void rci_ga_state_valid(rc_world *w, int valid)
+{
+    if (w->ga) w->ga->valid = valid && w->ga->n == w->nv;
+}
+
 /* ---------------------------------------------------------------- checks */
 
 static rc_status check_bodies(const rc_world *w)

@@ -20,9 +20,12 @@
  *   (u64 hash, u32 count), u32 scheme, f64 theta, f64 h, f64 t, i64 step,
  *   u64 state length, u64 compressed length;
  *   the state, zlib-compressed; u32 CRC-32 (zlib) of everything before it.
+ * Format 4 added gen-alpha's nu per contact and its a_n, vdot~_n (the state
+ * ends with i32 1 and four arrays of nv doubles, or i32 0).
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync */
 #include "checkpoint.h"
+#include "integrate/integrate.h"   /* the generalized-alpha scheme's state across steps */
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +120,7 @@ static void put_state(ck_out *o, const rc_world *w)
         put_u64(o, c->key); put_i32(o, c->id); put_u32(o, c->law); put_i32(o, c->active);
         put_f64s(o, c->point, 2); put_f64s(o, c->n, 2); put_f64(o, c->gN);
         put_f64s(o, c->u, 2); put_f64s(o, c->p, 2); put_f64(o, c->WN); put_f64(o, c->WT);
+        put_f64(o, c->nu);
     }
     if (w->rec_has_state) put_f64s(o, w->rec_state, w->nrec * RC_LAW_MAX_STATE);
     /* joints: multipliers (warm start) and what they report */
@@ -141,6 +145,11 @@ static void put_state(ck_out *o, const rc_world *w)
         put_f64(o, l->def.e); put_f64(o, l->def.mu); put_f64(o, l->def.e_t);
     }
     rc_ck_put_lives(o, w);   /* removals (checkpoint_life.c) */
+    /* gen-alpha: a_n, vdot~_n and the state they belong to (scheme_gen_alpha.c) */
+    double *ga[4];
+    const int has_ga = rci_ga_state_arrays(w, ga);
+    put_i32(o, has_ga);
+    for (int k = 0; has_ga && k < 4; k++) put_f64s(o, ga[k], w->nv);
 }
 
 /* ---------------------------------------------------------------- save */
@@ -293,11 +302,13 @@ typedef struct ck_state {
     rc_step_info info;
     rc_run_stats stats;
     int nrec, has_state;
-    size_t rec_at, rec_state_at, joints_at, forces_at, laws_at;
+    size_t rec_at, rec_state_at, joints_at, forces_at, laws_at, ga_at;
+    int has_ga;
+    double *ga[4];          /* the room for it (reserve_restore) */
     ck_lives lives;
 } ck_state;
 
-#define REC_BYTES (8 + 4 + 4 + 4 + 11 * 8)   /* a contact of the state (put_state) */
+#define REC_BYTES (8 + 4 + 4 + 4 + 12 * 8)   /* a contact of the state (put_state) */
 #define JOINT_BYTES (23 * 8 + 2 * 4)
 #define LAW_BYTES (4 + 4 + 3 * 8)
 
@@ -337,6 +348,11 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
     s->laws_at = r->off;
     take(r, (size_t)nl * LAW_BYTES);
     if (!r->short_) RC_CHECK(rc_ck_parse_lives(path, w, r, &s->lives));
+    s->has_ga = get_i32(r);
+    if (!r->short_ && s->has_ga != 0 && s->has_ga != 1)
+        return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: gen-alpha state flag %d", path, s->has_ga);
+    s->ga_at = r->off;
+    if (s->has_ga) take(r, 4 * (size_t)w->nv * 8);
     if (r->short_ || r->off != r->n)
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: its state has %zu bytes, expected %zu",
                             path, r->n, r->off);
@@ -351,8 +367,9 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
 }
 
 /* Room for the restored contacts, reserved before anything changes. */
-static rc_status reserve_restore(rc_world *w, const ck_state *s)
+static rc_status reserve_restore(rc_world *w, ck_state *s)
 {
+    if (s->has_ga) RC_CHECK(rci_ga_state_reserve(w, s->ga));
     RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, s->nrec, sizeof(rc_contact_rec)));
     if (s->has_state)
         RC_CHECK(rcb_reserve((void **)&w->rec_state, &w->cap_rec_state, s->nrec * RC_LAW_MAX_STATE, sizeof(double)));
@@ -377,7 +394,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         c->key = get_u64(&r); c->id = get_i32(&r); c->law = get_u32(&r) & 0x7fffffffu; c->active = get_i32(&r) != 0;
         get_f64s(&r, c->point, 2); get_f64s(&r, c->n, 2); c->gN = get_f64(&r);
         get_f64s(&r, c->u, 2); get_f64s(&r, c->p, 2); c->WN = get_f64(&r); c->WT = get_f64(&r);
-        c->nu = 0.0;   /* gen-alpha's nu is not in the checkpoint (its state restarts, docs/theory/gen-alpha.md) */
+        c->nu = get_f64(&r);
     }
     w->nrec = s->nrec;
     r.off = s->rec_state_at;
@@ -413,6 +430,9 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         l->def.e = e; l->def.mu = mu; l->def.e_t = e_t;
         l->closed_form = !generic;
     }
+    r.off = s->ga_at;
+    for (int k = 0; s->has_ga && k < 4; k++) get_f64s(&r, s->ga[k], w->nv);
+    rci_ga_state_valid(w, s->has_ga);   /* none saved: the next gen-alpha step starts from the consistent acceleration */
 }
 
 /* Bodies whose restored constant force is nonzero get their rc_body_ext

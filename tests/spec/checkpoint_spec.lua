@@ -170,7 +170,22 @@ local function lua_law()
     return w, w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-10 } }
 end
 
+-- the pendulum on its obstacle (Bruls et al. 2014, section 10.2) under gen-alpha:
+-- the scheme's a_n and vdot~_n, the contacts' nu and the joints' lambda~ carry over
+local function gen_alpha_pendulum()
+    local w = rc.world{ gravity = { 0, -10 } }
+    w:halfplane{ point = { math.sqrt(2) / 2, 0 }, normal = { 1, 0 } }
+    local bob = w:body{ name = "bob", mass = 1, inertia = 0.1, q = { math.cos(math.pi / 12), math.sin(math.pi / 12), math.pi / 12 },
+                        shape = rc.point{ 0, 0 } }
+    w:revolute{ w.ground, bob, point_a = { 0, 0 }, point_b = { -1, 0 }, name = "pivot" }
+    w:contact{ w.ground, bob, law = rc.newton{ e = 0.8, mu = 0 }, name = "C" }
+    return w, w:simulation{ scheme = "gen-alpha", rho_inf = 0.8, h = 1e-3, solver = { tol = 1e-12 } }
+end
+
 describe("checkpoint and restart: 2T = T + save + restore + T, bit for bit", function()
+    it("gen-alpha: the pendulum on its obstacle, saved in contact (a_n, vdot~_n, nu)", function()
+        check_restart(gen_alpha_pendulum, 1200)   -- the bob reaches the obstacle at t = 0.67 s
+    end)
     it("the rocking block (impacts, friction, MJF)", function()
         local size = check_restart(rocking_block, 3000)
         print(string.format("\n  rocking block checkpoint: %d bytes", size))
