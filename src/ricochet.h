@@ -708,6 +708,9 @@ typedef struct rc_gen_alpha_def {
     double alpha_m, alpha_f, beta, gamma;  /* alpha_m < 1, alpha_f < 1, beta > 0, gamma > 0 */
     int max_iter;               /* Newton iterations per step, default 50; the
                                    tolerance and on_fail are the solver's        */
+    int sequential;             /* 0: monolithic semismooth Newton on (44) (default);
+                                   1: the paper's Algorithm 1 (smooth motion, then
+                                   position and velocity projections in turn)   */
 } rc_gen_alpha_def;
 
 typedef struct rc_sim_def {

@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "sleep" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "strategy", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
@@ -70,9 +70,9 @@ function World:simulation(t)
     def.project_tol = number(fname, "project_tol", t.project_tol, D.project_tol)
     def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, D.project_max_iter)
     if def.scheme == "gen-alpha" then I.gen_alpha_options(fname, t, s, def)
-    elseif t.rho_inf ~= nil or t.gen_alpha ~= nil then
-        fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)", t.rho_inf ~= nil and "rho_inf" or "gen_alpha",
-             show(def.scheme))
+    elseif t.rho_inf ~= nil or t.gen_alpha ~= nil or t.strategy ~= nil then
+        fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)",
+             t.rho_inf ~= nil and "rho_inf" or t.gen_alpha ~= nil and "gen_alpha" or "strategy", show(def.scheme))
     end
     c_check("sim", fname, def)
     -- the joints' rows at q* = q_k + s h v_k: by default the kernel's choice
@@ -93,7 +93,8 @@ end
 
 -- scheme = "gen-alpha" (Bruls, Acary & Cardona 2014): rho_inf (0.8, in [0, 1]), or
 -- gen_alpha = { alpha_m =, alpha_f =, beta =, gamma = } (all four); the Newton
--- iterations' cap is the solver's max_iter (default 50 under this scheme)
+-- iterations' cap is the solver's max_iter (default 50 under this scheme);
+-- strategy = "monolithic" (the semismooth Newton on (44)) or "sequential" (Algorithm 1)
 function I.gen_alpha_options(fname, t, s, def)
     if t.rho_inf ~= nil and t.gen_alpha ~= nil then
         fail(fname, "give 'rho_inf' or 'gen_alpha' = { alpha_m, alpha_f, beta, gamma }, not both")
@@ -111,6 +112,8 @@ function I.gen_alpha_options(fname, t, s, def)
         def.ga_gamma = number(gname, "gamma", ga.gamma, REQUIRED)
     end
     def.ga_max_iter = s.max_iter == nil and 50 or def.max_iter
+    def.strategy = option(fname, "strategy", t.strategy, "monolithic", { "monolithic", "sequential" })
+    def.ga_sequential = def.strategy == "sequential"
 end
 
 function Sim.__index(self, k)

@@ -16,7 +16,7 @@
 --
 --   build/ricochet run scripts/papers/bruls2014_bouncing_ball.lua --set h=5e-4 --out out/ball   (+ figure.svg)
 -- Parameters (each checked): h (2e-3, > 0), T (5, > 0), e (0.8, in [0, 1]),
--- rho_inf (0.8, in [0, 1]), h0 (1.001, > R), scheme ("gen-alpha" or
+-- rho_inf (0.8, in [0, 1]), strategy ("monolithic" or "sequential": Algorithm 1), h0 (1.001, > R), scheme ("gen-alpha" or
 -- "moreau-jean": theta = 1/(1 + rho_inf), the paper's comparison), still
 -- (1e-6: at rest once |v| stays below it).
 local rc = require "ricochet"
@@ -25,6 +25,7 @@ local h       = rc.param("h", 2e-3, { above = 0 })
 local T       = rc.param("T", 5.0, { above = 0 })
 local e       = rc.param("e", 0.8, { min = 0, max = 1 })
 local rho     = rc.param("rho_inf", 0.8, { min = 0, max = 1 })
+local strategy = rc.param("strategy", "monolithic", { one_of = { "monolithic", "sequential" } })   -- gen-alpha: Newton on (44) or Algorithm 1
 local R       = 0.2
 local h0      = rc.param("h0", 1.001, { above = R })
 local scheme  = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
@@ -37,7 +38,7 @@ local ball = w:body{ name = "ball", mass = m, inertia = 0.4 * m * R * R, q = { 0
 w:contact{ w.ground, ball, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, h = h, solver = { tol = 1e-12 } }
+  sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, strategy = strategy, h = h, solver = { tol = 1e-12 } }
 else
   sim = w:simulation{ scheme = "moreau-jean", theta = 1 / (1 + rho), h = h, solver = { tol = 1e-12 } }
 end

@@ -18,7 +18,7 @@
 -- dissipation), mass ("consistent" or "lumped"), elements (200, >= 1), h
 -- (2e-3, > 0), T (1.6, > 0), activation ("anticipate" or "gap"), scheme
 -- ("moreau-jean" or "gen-alpha": the wall at position and velocity level, no
--- penetration, docs/theory/gen-alpha.md), rho_inf (0.8, in [0, 1]: gen-alpha's;
+-- penetration, docs/theory/gen-alpha.md), rho_inf (0.8, in [0, 1]: gen-alpha's; strategy "monolithic" or "sequential" (Algorithm 1);
 -- theta and activation are then unused).
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set mass=lumped --set theta=0.5
 --   build/ricochet run scripts/papers/bruls2014_elastic_bar.lua --set scheme=gen-alpha --out out/bar   (+ figure.svg)
@@ -32,6 +32,7 @@ local mass  = rc.param("mass", "consistent", { one_of = { "consistent", "lumped"
 local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
 local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "gen-alpha" } })
 local rho_inf = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
+local strategy = rc.param("strategy", "monolithic", { one_of = { "monolithic", "sequential" } })   -- gen-alpha: Newton on (44) or Algorithm 1
 local E, rho, A, L, d0, v0 = 900.0, 1.0, 1.0, 10.0, 5.005, 10.0
 
 local n, le = ne + 1, L / ne
@@ -64,7 +65,7 @@ w:gap{ bar, index = { n }, normal = { -1 }, g0 = d0, law = rc.newton{ e = 0 }, n
 
 local sim
 if scheme == "gen-alpha" then   -- the paper's own scheme: the wall at position and velocity level
-  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, h = h, solver = { tol = 1e-10 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, strategy = strategy, h = h, solver = { tol = 1e-10 } }
 else
   sim = w:simulation{ scheme = "moreau-jean", theta = theta, h = h, activation = activation,
                       solver = { "nsgs", tol = 1e-12 } }

@@ -33,7 +33,7 @@
 -- > 0), e (0.8, in [0, 1]), scheme ("moreau-jean", "moreau-jean-fremond" or
 -- "gen-alpha": the paper's own scheme, docs/theory/gen-alpha.md: the pivot at
 -- position and velocity level, no drift; the obstacle's gap never negative),
--- rho_inf (0.8, in [0, 1]: gen-alpha's; theta and the joint options are then unused),
+-- rho_inf (0.8, in [0, 1]: gen-alpha's; strategy "monolithic" or "sequential" (Algorithm 1); theta and the joint options are then unused),
 -- project (false), joint_jacobian ("" for the kernel's default, "start",
 -- "midpoint" or "end"), activation ("anticipate" or "gap"), still (1e-6,
 -- > 0: the motion has stopped once |omega| stays below it).
@@ -45,6 +45,7 @@ local T       = rc.param("T", 7.0, { above = 0 })
 local e       = rc.param("e", 0.8, { min = 0, max = 1 })
 local scheme  = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
 local rho_inf = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
+local strategy = rc.param("strategy", "monolithic", { one_of = { "monolithic", "sequential" } })   -- gen-alpha: Newton on (44) or Algorithm 1
 local project = rc.param("project", false)
 local jac     = rc.param("joint_jacobian", "", { one_of = { "", "start", "midpoint", "end" } })   -- "": the kernel's default
 local activation = rc.param("activation", "anticipate", { one_of = { "anticipate", "gap" } })   -- g + h u_N / 2 <= 0 (the paper's q*); or "gap"
@@ -60,7 +61,7 @@ w:contact{ w.ground, bob, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 
 local sim
 if scheme == "gen-alpha" then   -- the paper's own scheme: the pivot at position and velocity level, no drift
-  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, h = h, solver = { tol = 1e-12 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho_inf, strategy = strategy, h = h, solver = { tol = 1e-12 } }
 else
   sim = w:simulation{ scheme = scheme, theta = theta, h = h, project_joints = project, activation = activation,
                       joint_jacobian = jac ~= "" and jac or nil,

@@ -17,13 +17,14 @@
 --
 --   build/ricochet run scripts/papers/bruls2014_rocking_block.lua --set h=2e-4 --out out/block   (+ figure.svg)
 -- Parameters (each checked): h (1e-2, > 0), T (5, > 0), e (0.5, in [0, 1]),
--- rho_inf (0.8, in [0, 1]), scheme ("gen-alpha" or "moreau-jean").
+-- rho_inf (0.8, in [0, 1]), strategy ("monolithic" or "sequential": Algorithm 1), scheme ("gen-alpha" or "moreau-jean").
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-2, { above = 0 })
 local T      = rc.param("T", 5.0, { above = 0 })
 local e      = rc.param("e", 0.5, { min = 0, max = 1 })
 local rho    = rc.param("rho_inf", 0.8, { min = 0, max = 1 })
+local strategy = rc.param("strategy", "monolithic", { one_of = { "monolithic", "sequential" } })   -- gen-alpha: Newton on (44) or Algorithm 1
 local scheme = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
 
 local m, L, l, g = 1.0, 1.0, 1.5, 9.81
@@ -34,7 +35,7 @@ local block = w:body{ name = "block", mass = m, inertia = m * (L * L + l * l) / 
 w:contact{ w.ground, block, law = rc.newton{ e = e, mu = 0 }, name = "C" }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, h = h, solver = { tol = 1e-10 } }
+  sim = w:simulation{ scheme = "gen-alpha", rho_inf = rho, strategy = strategy, h = h, solver = { tol = 1e-10 } }
 else
   sim = w:simulation{ scheme = "moreau-jean", theta = 1 / (1 + rho), h = h, solver = { tol = 1e-10 } }
 end

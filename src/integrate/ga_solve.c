@@ -22,6 +22,10 @@
  * space). M and S are block diagonal over the bodies: diagonal for rigid
  * bodies, a linear body's factorised once per (h, coefficients) in the
  * scheme's state (banded Cholesky like its Mhat).
+ *
+ * The sequential strategy (Algorithm 1) is the same solve restricted to one
+ * block of unknowns at a time: (V, l) with S (47), then (P, a) with M (48),
+ * then (Q, b) with M (49), the coupling through the others dropped.
  */
 #include "integrate/gen_alpha.h"
 #include "linalg/linalg.h"
@@ -177,20 +181,22 @@ static rc_status columns(rci_ga_sys *s)
     return solve(s, 1, s->ZB, m);
 }
 
-/* p0, q0, v0 of the header into x's P, Q and V blocks */
-static rc_status particular(rci_ga_sys *s)
+/* p0, q0, v0 of the header into x's P, Q and V blocks (a block left out of
+ * the update: 0) */
+static rc_status particular(rci_ga_sys *s, int blocks)
 {
     const int n = s->n, nb = s->nb, m = s->m;
     double *x = s->x, *V = x, *P = x + n + nb, *Q = x + 2 * n + nb + m;
     const double *r = s->r;
     for (int i = 0; i < n; i++) {
-        P[i] = -r[n + nb + i];
-        Q[i] = -r[2 * n + nb + m + i];
+        P[i] = blocks & RCI_GA_POSITION ? -r[n + nb + i] : 0.0;
+        Q[i] = blocks & RCI_GA_VELOCITY ? -r[2 * n + nb + m + i] : 0.0;
+        V[i] = blocks & RCI_GA_SMOOTH ? -r[i] : 0.0;
     }
-    RC_CHECK(solve(s, 0, P, 1));
-    RC_CHECK(solve(s, 0, Q, 1));
-    for (int i = 0; i < n; i++) V[i] = -r[i];
-    if (s->stiff) {
+    if (blocks & RCI_GA_POSITION) RC_CHECK(solve(s, 0, P, 1));
+    if (blocks & RCI_GA_VELOCITY) RC_CHECK(solve(s, 0, Q, 1));
+    if (!(blocks & RCI_GA_SMOOTH)) return RC_OK;
+    if (s->stiff && blocks != RCI_GA_SMOOTH) {
         double *t = s->tmp;
         for (int which = 0; which < 2; which++) {
             stiff_mul(s, which, which ? Q : P, t);
@@ -200,10 +206,13 @@ static rc_status particular(rci_ga_sys *s)
     return solve(s, 1, V, 1);
 }
 
-/* the reduced system R y = rhs in y = (l, a, b) (column-major R) */
-static void reduced(rci_ga_sys *s)
+/* the reduced system R y = rhs in y = (l, a, b) (column-major R); the
+ * multipliers of a block left out of the update get the row y = 0, and the
+ * coupling through the left-out unknowns is dropped (Algorithm 1) */
+static void reduced(rci_ga_sys *s, int blocks)
 {
     const int n = s->n, nb = s->nb, m = s->m, nr = nb + 2 * m;
+    const int useV = blocks & RCI_GA_SMOOTH, useP = blocks & RCI_GA_POSITION, useQ = blocks & RCI_GA_VELOCITY;
     const double bg = s->bg;
     const double *x = s->x, *V = x, *P = x + n + nb, *Q = x + 2 * n + nb + m, *r = s->r;
     double *R = s->R, *rhs = s->rhs;
@@ -212,17 +221,20 @@ static void reduced(rci_ga_sys *s)
     /* the rows: (29b) j < nb, then (29d-e) and (29g-h) for every constraint j */
     for (int eq = 0; eq < nb + 2 * m; eq++) {
         const int pos = eq >= nb && eq < nb + m, j = eq < nb ? eq : (pos ? eq - nb : eq - nb - m);
+        if ((eq < nb && !useV) || (pos && !useP) || (eq >= nb + m && !useQ)) { R_(eq, eq) = 1.0; rhs[eq] = 0.0; continue; }
         if (pos && !s->inA[j]) { R_(eq, eq) = -1.0; rhs[eq] = -r[2 * n + nb + j]; continue; }
         if (!pos && eq >= nb && !s->inB[j]) { R_(eq, eq) = -1.0; rhs[eq] = -r[3 * n + nb + m + j]; continue; }
         const double cV = pos ? bg : 1.0;   /* the weight of g_q V in the row */
-        /* V's part */
-        for (int k = 0; k < nb; k++) R_(eq, k) -= cV * dot_span(s, j, s->X + (size_t)k * n);
-        if (s->stiff)
-            for (int k = 0; k < m; k++) {
-                if (s->inA[k]) R_(eq, nb + k) += cV * dot_span(s, j, s->ZA + (size_t)k * n);
-                if (s->inB[k]) R_(eq, nb + m + k) += cV * dot_span(s, j, s->ZB + (size_t)k * n);
-            }
-        double b = -cV * dot_span(s, j, V);
+        double b = 0.0;
+        if (useV) {   /* V's part */
+            for (int k = 0; k < nb; k++) R_(eq, k) -= cV * dot_span(s, j, s->X + (size_t)k * n);
+            if (s->stiff)
+                for (int k = 0; k < m; k++) {
+                    if (useP && s->inA[k]) R_(eq, nb + k) += cV * dot_span(s, j, s->ZA + (size_t)k * n);
+                    if (useQ && s->inB[k]) R_(eq, nb + m + k) += cV * dot_span(s, j, s->ZB + (size_t)k * n);
+                }
+            b = -cV * dot_span(s, j, V);
+        }
         if (eq < nb) {
             rhs[eq] = -r[n + eq] + b;
             continue;
@@ -238,7 +250,7 @@ static void reduced(rci_ga_sys *s)
 }
 
 /* V, P, Q from the multipliers y (in rhs) into x */
-static void back(rci_ga_sys *s)
+static void back(rci_ga_sys *s, int blocks)
 {
     const int n = s->n, nb = s->nb, m = s->m;
     double *x = s->x, *V = x, *P = x + n + nb, *Q = x + 2 * n + nb + m;
@@ -259,25 +271,25 @@ static void back(rci_ga_sys *s)
             for (int i = 0; i < n; i++) P[i] -= Yk[i] * a;
         if (b != 0.0)
             for (int i = 0; i < n; i++) Q[i] -= Yk[i] * b;
-        if (!s->stiff) continue;
+        if (!s->stiff || !(blocks & RCI_GA_SMOOTH)) continue;
         const double *ZA = s->ZA + (size_t)k * n, *ZB = s->ZB + (size_t)k * n;
         for (int i = 0; i < n; i++) V[i] += ZA[i] * a + ZB[i] * b;
     }
 }
 
-rc_status rci_ga_newton_update(rci_ga_sys *s)
+rc_status rci_ga_newton_update(rci_ga_sys *s, int blocks)
 {
     const int n = s->n, nb = s->nb, m = s->m, nr = nb + 2 * m;
     const double h = s->h;
     RC_CHECK(columns(s));
-    RC_CHECK(particular(s));
-    reduced(s);
+    RC_CHECK(particular(s, blocks));
+    reduced(s, blocks);
     int singular = 0;
     if (nr) RC_CHECK(rcl_lu_solve(nr, s->R, s->ipiv, s->rhs, &singular));
     if (singular)
         return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the Newton matrix (44) is singular (multiplier %d of %d) at t = %.17g (step %ld): "
                             "redundant active constraints?", singular, nr, s->t1, s->w->step + 1);
-    back(s);
+    back(s, blocks);
     const double *x = s->x;
     for (int i = 0; i < n; i++) {
         s->vt[i] += x[i];

@@ -78,8 +78,11 @@ rc_status rci_ga_factors(rci_ga_sys *s, rci_ga_state *g);
 /* y = M x; f -= K q + C v (linear bodies) */
 void rci_ga_mass_mul(const rci_ga_sys *s, const double *x, double *y);
 void rci_ga_internal_forces(const rci_ga_sys *s, const double *q, const double *v, double *f);
-/* the Newton update of the unknowns (41)-(44) by block elimination */
-rc_status rci_ga_newton_update(rci_ga_sys *s);
+/* the Newton update of the unknowns (41)-(44) by block elimination: every
+ * block at once (RCI_GA_ALL, monolithic), or one of them with the coupling
+ * to the others dropped (Algorithm 1's steps 1, 2, 3: (47), (48), (49)) */
+enum { RCI_GA_SMOOTH = 1, RCI_GA_POSITION = 2, RCI_GA_VELOCITY = 4, RCI_GA_ALL = 7 };
+rc_status rci_ga_newton_update(rci_ga_sys *s, int blocks);
 /* a0 from M a - g_q^T l = s->f, g_q a = -cterm (the joints' rows of s->G) */
 rc_status rci_ga_consistent_acceleration(rci_ga_sys *s, const double *cterm, double *a0);
 

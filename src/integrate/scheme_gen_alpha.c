@@ -288,7 +288,16 @@ static rc_status newton(rci_step *st, rci_ga_sys *s)
         RC_CHECK(rci_ga_eval(s));
         res = rci_ga_residual(s, &worst);
         if (res <= tol || it == maxit || !rcb_finite(res)) break;
-        RC_CHECK(rci_ga_newton_update(s));
+        if (!w->sim.gen_alpha.sequential) RC_CHECK(rci_ga_newton_update(s, RCI_GA_ALL));
+        else   /* Algorithm 1: smooth motion (47), then the position (48) and the velocity (49)
+                  projections, each with the active sets and residual of the iterate it starts from */
+            for (int b = RCI_GA_SMOOTH; b <= RCI_GA_VELOCITY; b *= 2) {
+                if (b != RCI_GA_SMOOTH) {
+                    RC_CHECK(rci_ga_eval(s));
+                    (void)rci_ga_residual(s, &worst);
+                }
+                RC_CHECK(rci_ga_newton_update(s, b));
+            }
         if (rc_interrupt_requested())
             return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the gen-alpha Newton after %d iterations)",
                                 w->t, w->step + 1, it + 1);

@@ -99,7 +99,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     def->project_joints = field_bool(L, t, "project_joints", def->project_joints);
     def->project_tol = lrc_field_num(L, t, "project_tol", def->project_tol);
     def->project_max_iter = field_int(L, t, "project_max_iter", def->project_max_iter);
-    /* gen-alpha: rho_inf, or alpha_m, alpha_f, beta, ga_gamma (ga_direct); its Newton's cap */
+    /* gen-alpha: rho_inf, or alpha_m, alpha_f, beta, ga_gamma (ga_direct); its Newton's cap and strategy */
     rc_gen_alpha_def *ga = &def->gen_alpha;
     ga->rho_inf = lrc_field_num(L, t, "rho_inf", ga->rho_inf);
     ga->direct = field_bool(L, t, "ga_direct", ga->direct);
@@ -108,6 +108,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     ga->beta = lrc_field_num(L, t, "beta", ga->beta);
     ga->gamma = lrc_field_num(L, t, "ga_gamma", ga->gamma);
     ga->max_iter = field_int(L, t, "ga_max_iter", ga->max_iter);
+    ga->sequential = field_bool(L, t, "ga_sequential", ga->sequential);
 }
 
 static const char *order_name(rc_order x)

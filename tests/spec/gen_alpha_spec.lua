@@ -170,6 +170,34 @@ describe("gen-alpha: elastic bar against a wall (section 10.3)", function()
   end)
 end)
 
+describe("gen-alpha: the sequential strategy (Algorithm 1)", function()
+  it("reaches the monolithic Newton's solution on the pendulum, in as many iterations", function()
+    local mono = run("bruls2014_pendulum.lua", { scheme = "gen-alpha", T = "2" })
+    local seq = run("bruls2014_pendulum.lua", { scheme = "gen-alpha", T = "2", strategy = "sequential" })
+    assert.is_near(mono.first_impulse, seq.first_impulse, 1e-9)
+    assert.is_true(seq.max_drift <= 1e-14 and seq.max_vdrift <= 1e-11)
+    assert.equals(mono.max_iter, seq.max_iter)   -- 4: rigid bodies, the coupling blocks vanish (note 002, 2.7)
+  end)
+
+  it("converges only linearly on the elastic bar: it drops the h^2 K coupling", function()
+    local seq = run("bruls2014_elastic_bar.lua", { scheme = "gen-alpha", strategy = "sequential" })
+    local mono = run("bruls2014_elastic_bar.lua", { scheme = "gen-alpha" })
+    assert.is_near(mono.energy, seq.energy, 1e-6)
+    assert.is_near(mono.force, seq.force, 1e-6)
+    assert.is_true(seq.penetration <= 1e-14)
+    assert.is_true(mono.max_iter <= 2 and seq.max_iter >= 20)   -- measured 2 and 43
+  end)
+
+  it("is an option of gen-alpha only, with its values checked", function()
+    local w = rc.world{}
+    w:body{ mass = 1, inertia = 1 }
+    local function err(t) local ok, e = pcall(w.simulation, w, t); assert.is_false(ok); return tostring(e) end
+    assert.matches("'strategy' is an option of scheme = \"gen%-alpha\"", err{ strategy = "sequential" })
+    assert.matches("strategy", err{ scheme = "gen-alpha", strategy = "staggered" })
+    assert.equals("sequential", w:simulation{ scheme = "gen-alpha", strategy = "sequential" }.strategy)
+  end)
+end)
+
 describe("gen-alpha: options and refusals", function()
   local function world(mu)
     local w = rc.world{ gravity = { 0, -10 } }
