@@ -21,7 +21,8 @@
  * and in u. A joint's equality rows: Phi = rho_j (H V + dg/dt), rho_j =
  * 1 / W_jj. With A = dPhi/dp and B = dPhi/du (block diagonal, one 2 x 2
  * block a contact), the Newton matrix is J = A + B W (a generalized
- * Jacobian: the kinks take one side), solved by LAPACK's dgesv.
+ * Jacobian: the kinks take one side), plus delta I, delta = min(1e-8, |Phi|)
+ * (redundant contacts make it singular), solved by LAPACK's dgesv.
  *
  * Globalisation: Armijo backtracking on the merit theta = 1/2 |Phi|^2,
  * theta(x + a d) <= (1 - 2 sigma a) theta(x) with sigma = 1e-4, a halved
@@ -324,6 +325,12 @@ static rc_status newton_step(nt_sys *s, const char **why)
     RC_CHECK(eval_phi(s, s->x, s->u, s->phi, 1));
     const double th = half_sq(s->phi, n);
     assemble_J(s);
+    /* redundant contacts (a box on a box: more sticking rows than degrees of
+     * freedom) make J = A + B W singular: a small shift delta I, shrinking
+     * with |Phi| (the rows are scaled to O(1) on the diagonal), keeps the
+     * direction defined and the local convergence superlinear */
+    const double delta = fmin(1e-11, sqrt(2.0 * th));
+    for (int i = 0; i < n; i++) s->J[(size_t)n * (size_t)i + (size_t)i] += delta;
     for (int i = 0; i < n; i++) s->d[i] = -s->phi[i];
     int singular = 0;
     RC_CHECK(rcl_lu_solve(n, s->J, s->ipiv, s->d, &singular));
@@ -372,6 +379,27 @@ static rc_status fall_back(const rcn_problem *pb, rcn_report *rep, int newton_it
     return RC_OK;
 }
 
+/* Newton's iterates are not in the admissible sets (Phi = 0 only in the
+ * limit): each is projected onto them (p = proj_C(p), a move of the order of
+ * the residual, round-off once the active pieces are found: slide and
+ * take-off put p on the boundary by linear equations; V follows) before the
+ * residual is taken, so that every reported impulse is in its cone */
+static rc_status project_impulses(rc_world *w)
+{
+    for (int k = 0; k < w->nactive; k++) {
+        rc_contact *c = &w->contacts[w->active[k]];
+        const double zero[2] = { 0.0, 0.0 };
+        double q[2];
+        RC_CHECK(rcn_law_prox(w, c, c->p, zero, 0.0, q));
+        const double dp[2] = { q[0] - c->p[0], q[1] - c->p[1] };
+        if (dp[0] == 0.0 && dp[1] == 0.0) continue;
+        rcm_contact_apply(w, c, w->V, dp);
+        c->p[0] = q[0];
+        c->p[1] = q[1];
+    }
+    return RC_OK;
+}
+
 static int has_x_rows(const rc_world *w)
 {
     for (int i = 0; i < w->njoints; i++)
@@ -403,7 +431,8 @@ rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *rep)
         st = newton_step(&s, &why);
         if (st != RC_OK || why) break;
         it++;
-        st = rcn_nsgs_residual(w, nb, &rep->worst, &rep->residual);
+        st = project_impulses(w);
+        if (st == RC_OK) st = rcn_nsgs_residual(w, nb, &rep->worst, &rep->residual);
     }
     if (st == RC_OK && !why && rep->residual > opt->tol && it >= opt->max_iter) why = "max_iter reached";
     rep->local_solves = (long)it * w->nactive;
