@@ -373,6 +373,7 @@ static rc_status fall_back(const rcn_problem *pb, rcn_report *rep, int newton_it
     o.method = RC_SOLVER_NSGS;
     o.order = RC_ORDER_FIXED;
     o.threads = 1;
+    if (o.max_iter < 1000) o.max_iter = 1000;   /* max_iter capped Newton: NSGS gets at least its default */
     const rcn_problem nb = { w, &o, pb->cyclic };
     RC_CHECK(rcn_nsgs_solve(&nb, rep));   /* takes the square roots of c->res */
     rep->iterations += newton_its;
