@@ -617,9 +617,20 @@ typedef enum rc_on_fail { RC_ON_FAIL_WARN = 1, RC_ON_FAIL_ERROR = 2 } rc_on_fail
 typedef enum rc_solver_method {
     RC_SOLVER_NSGS = 1,     /* nonsmooth Gauss--Seidel (projected Gauss--Seidel
                                on the impulses), exact local solves           */
-    RC_SOLVER_UZAWA = 2     /* Uzawa / projected Jacobi on the impulses, step
+    RC_SOLVER_UZAWA = 2,    /* Uzawa / projected Jacobi on the impulses, step
                                rho = relax / lambda_max(W) (Maury 2006 3.3)    */
+    RC_SOLVER_NEWTON = 3    /* semismooth Newton on the Alart--Curnier
+                               reformulation of the whole problem (dense W,
+                               LAPACK dgesv; a few hundred contacts), Armijo
+                               line search on 1/2 |Phi|^2, NSGS fallback
+                               (docs/theory/newton-solver.md)                 */
 } rc_solver_method;
+
+/* The normal part of the Newton solver's equations (RC_SOLVER_NEWTON). */
+typedef enum rc_newton_formulation {
+    RC_NEWTON_ALART_CURNIER = 1,    /* p_N - max(0, p_N - rho_N u_N) (default) */
+    RC_NEWTON_FISCHER_BURMEISTER = 2 /* p_N + rho_N u_N - |(p_N, rho_N u_N)|    */
+} rc_newton_formulation;
 
 typedef enum rc_order {
     RC_ORDER_FIXED = 1,     /* contacts by key (deterministic)               */
@@ -688,7 +699,19 @@ typedef struct rc_solver_def {
                            (O'Donoghue & Candes 2015), default 1; 0: the
                            plain iteration of Maury's Proposition 1. Needs
                            relax <= 1; ignored (plain) when there are joints */
+    rc_newton_formulation formulation; /* Newton: the normal part's function,
+                           default RC_NEWTON_ALART_CURNIER                    */
+    int fallback;       /* Newton: 1 (default) when Newton fails (singular
+                           matrix, line search stalled, max_iter reached,
+                           more than RC_NEWTON_MAX_ROWS rows, joint motors
+                           or limits) NSGS finishes the solve from Newton's
+                           last iterate (counted in rc_run_stats's
+                           newton_fallbacks, the first one warned); 0: the
+                           solve stops there (not converged: on_fail)      */
 } rc_solver_def;
+/* The largest problem the Newton solver assembles (2 rows a contact, one a
+ * joint row): its two dense n x n matrices take 2 n^2 doubles (64 MB). */
+#define RC_NEWTON_MAX_ROWS 2000
 
 /* Thermodynamic admissibility check of the audit: a contact whose work in a
  * step (eq. 68) exceeds work_tol * (1 + |E_k|) is reported. */
@@ -760,7 +783,7 @@ RC_API rc_status rc_world_get_def(const rc_world *w, rc_world_def *def);
  * written (the output is then closed as "error" by rc_output_close). */
 RC_API rc_status rc_world_step(rc_world *w);
 /* The name of a scheme and of a solver, as in run.json and the Lua API
- * ("moreau-jean", "moreau-jean-fremond", "maury"; "nsgs", "uzawa"); NULL for
+ * ("moreau-jean", "moreau-jean-fremond", "maury"; "nsgs", "uzawa", "newton"); NULL for
  * a value that is none. */
 RC_API const char *rc_scheme_name(rc_scheme scheme);
 RC_API const char *rc_solver_name(rc_solver_method method);
@@ -871,6 +894,7 @@ typedef struct rc_run_stats {
     double t_max_overlap;
     long step_max_overlap;
     int contact_max_overlap;    /* id of that contact (-1 if none)           */
+    long newton_fallbacks;      /* solves the Newton solver handed to NSGS   */
 } rc_run_stats;
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 

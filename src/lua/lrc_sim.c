@@ -151,6 +151,7 @@ int lrc_run_stats(lua_State *L)
     lrc_set_int(L, "max_iterations", st.max_iterations);
     lrc_set_num(L, "max_residual", st.max_residual);
     lrc_set_int(L, "failures", st.failures);
+    lrc_set_int(L, "newton_fallbacks", st.newton_fallbacks);
     lrc_set_num(L, "max_abs_balance", st.max_abs_balance);
     lrc_set_num(L, "max_contact_work", st.max_contact_work);
     lrc_set_num(L, "t_max_contact_work", st.t_max_contact_work);

@@ -24,7 +24,9 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
     return r;
 }
 
-static const char *const methods[] = { "nsgs", "uzawa", NULL };
+static const char *const methods[] = { "nsgs", "uzawa", "newton", NULL };
+static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON };
+static const char *const formulations[] = { "alart-curnier", "fischer-burmeister", NULL };
 static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
 static const char *const norms[] = { "l2", "max", NULL };
@@ -74,7 +76,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     lua_pop(L, 1);
     sd->warm_start = field_bool(L, t, "warm_start", sd->warm_start);
     if (lua_getfield(L, t, "solver") != LUA_TNIL)
-        sd->method = field_option(L, t, "solver", methods, 0) == 0 ? RC_SOLVER_NSGS : RC_SOLVER_UZAWA;
+        sd->method = method_codes[field_option(L, t, "solver", methods, 0)];
     lua_pop(L, 1);
     sd->relax = lrc_field_num(L, t, "relax", sd->relax);
     if (lua_getfield(L, t, "order") != LUA_TNIL) sd->order = order_codes[field_option(L, t, "order", orders, 0)];
@@ -89,6 +91,11 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     sd->seed = (uint64_t)lrc_field_int(L, t, "seed", (lua_Integer)sd->seed);
     sd->local_tol = lrc_field_num(L, t, "local_tol", sd->local_tol);
     sd->local_max_iter = field_int(L, t, "local_max_iter", sd->local_max_iter);
+    if (lua_getfield(L, t, "formulation") != LUA_TNIL)   /* newton */
+        sd->formulation = field_option(L, t, "formulation", formulations, 0) == 0 ? RC_NEWTON_ALART_CURNIER
+                                                                                   : RC_NEWTON_FISCHER_BURMEISTER;
+    lua_pop(L, 1);
+    sd->fallback = field_bool(L, t, "fallback", sd->fallback);
     if (lua_getfield(L, t, "work_check") != LUA_TNIL)
         def->work_check = work_codes[field_option(L, t, "work_check", work_checks, 0)];
     lua_pop(L, 1);
@@ -143,7 +150,7 @@ void lrc_push_sim_defaults(lua_State *L)
     lua_setfield(L, -2, "activation");
     lrc_set_num(L, "gamma", d.gamma);
     lrc_set_num(L, "persist_tol", d.persist_tol);
-    lua_pushstring(L, sd->method == RC_SOLVER_UZAWA ? "uzawa" : "nsgs");
+    lua_pushstring(L, rc_solver_name(sd->method));
     lua_setfield(L, -2, "solver");
     lrc_set_num(L, "relax", sd->relax);
     lua_pushstring(L, order_name(sd->order));
@@ -162,6 +169,9 @@ void lrc_push_sim_defaults(lua_State *L)
     lua_pushstring(L, sd->norm == RC_NORM_MAX ? "max" : "l2");
     lua_setfield(L, -2, "norm");
     lrc_set_bool(L, "accelerate", sd->accelerate);
+    lua_pushstring(L, sd->formulation == RC_NEWTON_FISCHER_BURMEISTER ? "fischer-burmeister" : "alart-curnier");
+    lua_setfield(L, -2, "formulation");
+    lrc_set_bool(L, "fallback", sd->fallback);
     lua_pushstring(L, work_check_name(d.work_check));
     lua_setfield(L, -2, "work_check");
     lrc_set_num(L, "work_tol", d.work_tol);

@@ -87,6 +87,8 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.adaptive_threads = 1;
     d.solver.norm = RC_NORM_L2;
     d.solver.accelerate = 1;
+    d.solver.formulation = RC_NEWTON_ALART_CURNIER;
+    d.solver.fallback = 1;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
@@ -300,7 +302,7 @@ void rcm_world_trim_model(rc_world *w)
 static rc_status check_solver(const rc_solver_def *d, const char *sv)
 {
     char got[RCB_SHOW_SIZE];
-    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA)
+    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA && d->method != RC_SOLVER_NEWTON)
         return rc_set_error(RC_ERR_ARG, "%s: unknown method %d", sv, (int)d->method);
     if (!rcb_finite(d->relax) || d->relax <= 0.0 || d->relax >= 2.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be in (0, 2) (got %s)", sv, rcb_show(got, d->relax));
@@ -333,6 +335,8 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
         return rc_set_error(RC_ERR_ARG, "%s: 'local_tol' must be >= 0 (got %s)", sv, rcb_show(got, d->local_tol));
     if (d->local_max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'local_max_iter' must be >= 1 (got %d)", sv, d->local_max_iter);
+    if (d->formulation != RC_NEWTON_ALART_CURNIER && d->formulation != RC_NEWTON_FISCHER_BURMEISTER)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'formulation' %d", sv, (int)d->formulation);
     return RC_OK;
 }
 
@@ -374,6 +378,9 @@ static rc_status check_step_settings(const rc_sim_def *def, const char *sw)
 rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv)
 {
     RC_CHECK(check_step_settings(def, sw));
+    if (def->solver.method == RC_SOLVER_NEWTON && def->scheme == RC_SCHEME_GEN_ALPHA)
+        return rc_set_error(RC_ERR_ARG, "%s: the \"newton\" solver is for moreau-jean, moreau-jean-fremond and maury "
+                            "(gen-alpha solves its step with its own semismooth Newton: ga_max_iter)", sv);
     return check_solver(&def->solver, sv);
 }
 

@@ -8,15 +8,16 @@
 static const rcn_solver solvers[] = {
     { "nsgs", rcn_nsgs_solve },     /* RC_SOLVER_NSGS: nonsmooth Gauss--Seidel (nsgs.c) */
     { "uzawa", rcn_uzawa_solve },   /* RC_SOLVER_UZAWA: accelerated Uzawa (uzawa.c) */
+    { "newton", rcn_newton_solve }, /* RC_SOLVER_NEWTON: semismooth Newton, Alart--Curnier (newton.c) */
 };
 
 const rcn_solver *rcn_solver_of(rc_solver_method method)
 {
-    return method == RC_SOLVER_UZAWA ? &solvers[1] : &solvers[0];
+    return method == RC_SOLVER_UZAWA ? &solvers[1] : method == RC_SOLVER_NEWTON ? &solvers[2] : &solvers[0];
 }
 
 const char *rc_solver_name(rc_solver_method method)
 {
-    if (method != RC_SOLVER_NSGS && method != RC_SOLVER_UZAWA) return NULL;
+    if (method != RC_SOLVER_NSGS && method != RC_SOLVER_UZAWA && method != RC_SOLVER_NEWTON) return NULL;
     return rcn_solver_of(method)->name;
 }

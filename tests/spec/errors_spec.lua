@@ -201,8 +201,8 @@ describe("ranges", function()
             error_of(w.simulation, w, { scheme = "moreau" }))
         has("world:simulation: 'activation' must be one of \"gap\", \"anticipate\" (got 'always')",
             error_of(w.simulation, w, { activation = "always" }))
-        has("world:simulation: solver: unknown solver 'newton' (available: \"nsgs\", \"uzawa\")",
-            error_of(w.simulation, w, { solver = { "newton" } }))
+        has("world:simulation: solver: unknown solver 'lemke' (available: \"nsgs\", \"uzawa\", \"newton\")",
+            error_of(w.simulation, w, { solver = { "lemke" } }))
         has("world:simulation: solver: 'on_fail' must be one of \"warn\", \"error\" (got 'ignore')",
             error_of(w.simulation, w, { solver = { on_fail = "ignore" } }))
         has("world:simulation: solver: 'relax' must be in (0, 2) (got 2)",
