@@ -378,9 +378,12 @@ static rc_status check_step_settings(const rc_sim_def *def, const char *sw)
 rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv)
 {
     RC_CHECK(check_step_settings(def, sw));
-    if (def->solver.method == RC_SOLVER_NEWTON && def->scheme == RC_SCHEME_GEN_ALPHA)
-        return rc_set_error(RC_ERR_ARG, "%s: the \"newton\" solver is for moreau-jean, moreau-jean-fremond and maury "
-                            "(gen-alpha solves its step with its own semismooth Newton: ga_max_iter)", sv);
+    /* gen-alpha solves its step with its own semismooth Newton (Alart--Curnier-type active
+     * sets, eq. 38): "newton" names it, but not the Fischer--Burmeister variant */
+    if (def->solver.method == RC_SOLVER_NEWTON && def->scheme == RC_SCHEME_GEN_ALPHA
+        && def->solver.formulation == RC_NEWTON_FISCHER_BURMEISTER)
+        return rc_set_error(RC_ERR_ARG, "%s: gen-alpha's Newton uses the active sets of eq. (38); "
+                            "formulation \"fischer-burmeister\" is for moreau-jean, moreau-jean-fremond and maury", sv);
     return check_solver(&def->solver, sv);
 }
 
