@@ -351,6 +351,8 @@ typedef struct rc_joint_info {
     double motor_work;      /* its work u_{k+theta} lambda in the last step      */
     double limit_impulse;   /* the limit's impulse of the last step (on B, signed) */
     int limit;              /* the limit in the index set: -1 lower, 1 upper, 0 none */
+    double smooth[3];       /* gen-alpha: the smooth part lambda~ of force (force =
+                               Lambda / h + lambda~, eq. 33); 0 under other schemes */
 } rc_joint_info;
 RC_API rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info);
 /* A joint broken after a step (rc_joint_def.break_force, break_torque): the

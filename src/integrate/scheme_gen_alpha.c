@@ -371,6 +371,7 @@ static rc_status audit(rci_step *st, rci_ga_sys *s, rci_audit *a)
             double um = 0.0;
             for (int k = 0; k < n; k++) um += s->G[(size_t)row * n + k] * vm[k];
             j->lambda[r] = s->L[row] + s->h * s->lt[row];   /* reported force Lambda / h + lambda~ (33) */
+            j->smooth[r] = s->lt[row];
             j->mu_v[r] = 0.0;
             j->work += um * j->lambda[r];
         }

@@ -128,6 +128,7 @@ static void put_state(ck_out *o, const rc_world *w)
     for (int i = 0; i < w->njoints; i++) {
         const rc_joint *j = &w->joints[i];
         put_f64s(o, j->lambda, 3); put_f64s(o, j->mu_v, 3); put_f64(o, j->wstart); put_f64(o, j->res);
+        put_f64s(o, j->smooth, 3);
         put_f64s(o, j->g_end, 3); put_f64s(o, j->gdot_end, 3); put_f64(o, j->work);
         /* motor and limits: settings a callback may change, impulses (warm start), work */
         put_i32(o, j->motor); put_i32(o, j->limits);
@@ -309,7 +310,7 @@ typedef struct ck_state {
 } ck_state;
 
 #define REC_BYTES (8 + 4 + 4 + 4 + 12 * 8)   /* a contact of the state (put_state) */
-#define JOINT_BYTES (23 * 8 + 2 * 4)
+#define JOINT_BYTES (26 * 8 + 2 * 4)
 #define LAW_BYTES (4 + 4 + 3 * 8)
 
 static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_state *s)
@@ -404,6 +405,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
     for (int i = 0; i < w->njoints; i++) {
         rc_joint *j = &w->joints[i];
         get_f64s(&r, j->lambda, 3); get_f64s(&r, j->mu_v, 3); j->wstart = get_f64(&r); j->res = get_f64(&r);
+        get_f64s(&r, j->smooth, 3);
         get_f64s(&r, j->g_end, 3); get_f64s(&r, j->gdot_end, 3); j->work = get_f64(&r);
         j->motor = get_i32(&r); j->limits = get_i32(&r);
         double *const m[] = { &j->motor_speed, &j->motor_max, &j->lower, &j->upper, &j->limit_e,

@@ -409,6 +409,7 @@ int lrc_joint_info(lua_State *L)
     lrc_set_vec(L, "g", in.g, m);
     lrc_set_vec(L, "gdot", in.gdot, m);
     lrc_set_num(L, "work", in.work);
+    lrc_set_vec(L, "smooth", in.smooth, m);   /* gen-alpha's lambda~ */
     {   /* motor and limits: revolute and prismatic joints (0 for the others) */
         lrc_set_num(L, "coordinate", in.coordinate);
         lrc_set_num(L, "rate", in.rate);

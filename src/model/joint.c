@@ -329,6 +329,7 @@ rc_status rc_joint_get(const rc_world *w, int id, rc_joint_info *info)
         info->force[r] = p / w->sim.h;
         info->g[r] = j->g_end[r];
         info->gdot[r] = j->gdot_end[r];
+        info->smooth[r] = j->smooth[r];
     }
     info->work = j->work;
     rcm_joint_x_info(w, j, info);

@@ -236,6 +236,7 @@ typedef struct rc_joint {
                                    step's end and its start (reported with
                                    lambda: the centripetal part, a start's jump) */
     double wstart;              /* work of the start's velocity assembly        */
+    double smooth[3];           /* gen-alpha: the smooth multiplier lambda~ (a force; 0 otherwise) */
     double res;
     /* reported at the end of the step */
     double g_end[3], gdot_end[3], work;

@@ -28,6 +28,12 @@ describe("gen-alpha: bouncing ball (section 10.1)", function()
     assert.is_near(r.first.v_after - (r.first.v_before - 10 * 2e-3), r.first.impulse, 1e-12)
   end)
 
+  it("with the issue's e = 0.5 too: the velocity after the first impact step is -e times the one before", function()
+    local r5 = run("bruls2014_bouncing_ball.lua", { e = "0.5", T = "1" })
+    assert.is_near(-0.5 * r5.first.v_before, r5.first.v_after, 1e-12)
+    assert.is_true(r5.min_gap >= -1e-15 and r5.max_increase <= 1e-13)
+  end)
+
   it("comes to rest with the static Lambda = m g h and nu = m g h^2 / 2 (Property 2, eq. 32a)", function()
     assert.is_true(math.abs(r.y - 0.2) <= 1e-15 and math.abs(r.v) <= 1e-15)
     assert.is_near(10 * 2e-3, r.Lambda, 1e-15)
@@ -167,6 +173,34 @@ describe("gen-alpha: elastic bar against a wall (section 10.3)", function()
     local mj = run("bruls2014_elastic_bar.lua", {})
     assert.is_true(mj.energy < 480 and mj.energy > 470)   -- measured 476.53 J
     assert.is_true(mj.penetration > 1e-3)
+  end)
+end)
+
+describe("gen-alpha: orders of convergence (bruls2014_convergence.lua)", function()
+  local r = run("bruls2014_convergence.lua", {})
+
+  it("is second order in the smooth phase, where Moreau-Jean is first order", function()
+    local ga, mj = r.cases["gen-alpha"], r.cases["moreau-jean"]
+    assert.is_true(ga.p_smooth > 1.9 and ga.p_smooth < 2.1)   -- measured 2.00
+    assert.is_true(mj.p_smooth > 0.9 and mj.p_smooth < 1.2)   -- measured 1.03
+    assert.is_true(ga.smooth[6] < 1e-3 * mj.smooth[6])        -- 1.6e-6 against 1.8e-3 at h = 3.1e-4
+  end)
+
+  it("is first order through impacts, for both schemes", function()
+    local ga, mj = r.cases["gen-alpha"], r.cases["moreau-jean"]
+    assert.is_true(ga.p_impact > 0.8 and ga.p_impact < 1.4)   -- measured 1.03
+    assert.is_true(mj.p_impact > 0.8 and mj.p_impact < 1.4)   -- measured 1.16
+  end)
+end)
+
+describe("gen-alpha: rho_inf and the oscillation of lambda~ after an impact (Fig. 13)", function()
+  local r = run("bruls2014_pendulum_rho.lua", {}).results   -- rho_inf = 0, 0.5, 0.8, 1
+
+  it("rho_inf = 1 keeps the oscillation, smaller rho_inf damps it at about rho_inf per step, 0 leaves none", function()
+    assert.is_true(r[4].ratio > 0.99 and r[4].A[2] > 30)      -- measured 1.003, jumps of 35 N
+    assert.is_true(r[3].ratio > 0.75 and r[3].ratio < 0.9)    -- rho_inf = 0.8: measured 0.837
+    assert.is_true(r[2].ratio > 0.45 and r[2].ratio < 0.6)    -- rho_inf = 0.5: measured 0.509
+    assert.is_true(r[1].A[2] < 1 and r[3].A[2] > 20)          -- rho_inf = 0: 0.22 N (the motion's own change)
   end)
 end)
 
