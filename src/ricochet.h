@@ -247,6 +247,10 @@ RC_API rc_linear_def rc_default_linear_def(void);
 /* The matrices are copied. Bad input (sizes, asymmetry, M not positive
  * definite, NaN) is refused with a message naming the item. */
 RC_API rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body);
+/* The checks of rc_linear_create that do not depend on the world (n, M, K, C
+ * finite, symmetric, positive (semi-)definite, finite q0, v0, f): as
+ * rc_law_def_check, what NULL: "linear body 'NAME'". */
+RC_API rc_status rc_linear_def_check(const rc_linear_def *def, const char *what);
 /* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q. */
 RC_API rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
 
@@ -331,6 +335,17 @@ typedef struct rc_joint_def {
 
 RC_API rc_joint_def rc_default_joint_def(void);
 RC_API rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);
+/* The checks of rc_joint_create that do not depend on the world (type,
+ * finite points and axis, a nonzero axis, coord, rows, angle, length > 0 or
+ * < 0, break_force and break_torque >= 0): as rc_law_def_check, what NULL:
+ * "joint 'NAME'". */
+RC_API rc_status rc_joint_def_check(const rc_joint_def *def, const char *what);
+/* The checks of rc_joint_set_motor (speed finite, max_force >= 0) and of
+ * rc_joint_set_limits (lower < upper, not both unbounded, e in [0, 1]), their
+ * messages naming what (NULL: the function) and the keys KEY.speed,
+ * KEY.MAXKEY, KEY.lower, ... (key NULL: speed, max_force, lower, ...). */
+RC_API rc_status rc_joint_motor_check(double speed, double max_force, const char *what, const char *key, const char *maxkey);
+RC_API rc_status rc_joint_limits_check(double lower, double upper, double e, const char *what, const char *key);
 RC_API int rc_joint_count(const rc_world *w);
 RC_API rc_status rc_joint_find(const rc_world *w, const char *name, int *out_id);
 

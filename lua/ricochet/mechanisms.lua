@@ -101,13 +101,15 @@ local function joint_points(fname, cw, t, a, b, required)
     if required and (t.point_a == nil or t.point_b == nil) then
         fail(fname, "give 'at' (a world point) or both 'point_a' and 'point_b' (points in A's and B's frames)")
     end
-    return vec(fname, "point_a", t.point_a, 2, "{x, y}", { 0, 0 }), vec(fname, "point_b", t.point_b, 2, "{x, y}", { 0, 0 })
+    local D = core.defaults.joint   -- the kernel's (rc_default_joint_def)
+    return vec(fname, "point_a", t.point_a, 2, "{x, y}", D.point_a), vec(fname, "point_b", t.point_b, 2, "{x, y}", D.point_b)
 end
 
+-- (a zero axis is left to the kernel's check, rc_joint_def_check: "'axis' must be nonzero")
 local function unit_axis(fname, v)
     local ax = vec(fname, "axis", v, 2, "{ax, ay}")
     local len = math.sqrt(ax[1] * ax[1] + ax[2] * ax[2])
-    if not (len > 0) then fail(fname, "'axis' must be nonzero") end
+    if not (len > 0) then return ax end
     return { ax[1] / len, ax[2] / len }
 end
 
@@ -127,6 +129,7 @@ local function make_joint(fname, self, cw, jtype, a, b, rows, def)
     local name = opt_name(fname, "name", def.name)
     if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
     def.type, def.a, def.b, def.name = jtype, a.id, b.id, name
+    c_check("joint", fname, def)   -- axis, length, rows, break_force, ...: the kernel's rc_joint_def_check
     local id, msg = core.joint_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     local j = setmetatable({ id = id, name = name, type = jtype, a = a, b = b, rows = rows, world = self }, Joint)
@@ -145,8 +148,8 @@ local function world_begin(fname, self, t, example, keys, npos)
         keys = table.move(keys, 1, #keys, 1, {})
         keys[#keys + 1], keys[#keys + 2] = "break_force", "break_torque"
         check_keys(fname, t, keys, npos)
-        local bf = t.break_force ~= nil and positive(fname, "break_force", number(fname, "break_force", t.break_force)) or nil
-        local bt = t.break_torque ~= nil and positive(fname, "break_torque", number(fname, "break_torque", t.break_torque)) or nil
+        local bf = t.break_force ~= nil and number(fname, "break_force", t.break_force) or nil   -- (ranges: make_joint)
+        local bt = t.break_torque ~= nil and number(fname, "break_torque", t.break_torque) or nil
         if bf or bt then pending_break = { bf, bt } end
         return cw
     end
@@ -165,8 +168,9 @@ local function motor_args(fname, key, m, maxkey, cur)
     check_keys(fname .. ": '" .. key .. "'", m, { "speed", maxkey, "enabled" })
     local r = {}
     r.speed = number(fname, key .. ".speed", m.speed, cur and cur.speed or REQUIRED)
-    r.max = nonneg(fname, key .. "." .. maxkey, number(fname, key .. "." .. maxkey, m[maxkey], cur and cur.max or REQUIRED))
+    r.max = number(fname, key .. "." .. maxkey, m[maxkey], cur and cur.max or REQUIRED)
     r.enabled = check.boolean(fname, key .. ".enabled", m.enabled, true)
+    c_check("motor", fname, { speed = r.speed, max = r.max, key = key, maxkey = maxkey })   -- rc_joint_motor_check
     return r
 end
 
@@ -175,17 +179,12 @@ local function limit_args(fname, key, l, cur)
         fail(fname, "'%s' must be a table such as { lower = -0.5, upper = 0.5, e = 0 } (got %s)", key, show(l))
     end
     check_keys(fname .. ": '" .. key .. "'", l, { "lower", "upper", "e", "enabled" })
-    local r = {}
-    r.lower = l.lower ~= nil and number(fname, key .. ".lower", l.lower) or (cur and cur.lower or -math.huge)
-    r.upper = l.upper ~= nil and number(fname, key .. ".upper", l.upper) or (cur and cur.upper or math.huge)
-    r.e = check.in01(fname, key .. ".e", number(fname, key .. ".e", l.e, cur and cur.e or 0))
+    local r, D = {}, cur or core.defaults.joint.limits   -- the values set before, else the binding's defaults
+    r.lower = l.lower ~= nil and number(fname, key .. ".lower", l.lower) or D.lower
+    r.upper = l.upper ~= nil and number(fname, key .. ".upper", l.upper) or D.upper
+    r.e = number(fname, key .. ".e", l.e, D.e)
     r.enabled = check.boolean(fname, key .. ".enabled", l.enabled, true)
-    if r.lower == -math.huge and r.upper == math.huge then
-        fail(fname, "'%s' needs 'lower' or 'upper' (or both)", key)
-    end
-    if not (r.lower < r.upper) then
-        fail(fname, "'%s.lower' (%s) must be < '%s.upper' (%s)", key, show(r.lower), key, show(r.upper))
-    end
+    c_check("limits", fname, { lower = r.lower, upper = r.upper, e = r.e, key = key })   -- rc_joint_limits_check
     return r
 end
 
@@ -293,7 +292,9 @@ function World:distance(t)
     local a, b = two_sides(fname, self, t, usage)
     local pa, pb = joint_points(fname, cw, t, a, b, false)
     local len = opt_number(fname, "length", t.length)
-    if len ~= nil then positive(fname, "length", len) end
+    -- (0 is refused by the kernel's check; a negative length means "the initial length"
+    -- to the kernel (rc_joint_def.length < 0), so only the front end can refuse a given one)
+    if len ~= nil and len < 0 then positive(fname, "length", len) end
     return make_joint(fname, self, cw, "distance", a, b, 1, { point_a = pa, point_b = pb, length = len, name = t.name })
 end
 
@@ -371,7 +372,7 @@ function World:constraint(t)
     local a, b = two_sides(fname, self, t, usage)
     if t.rows == nil then fail(fname, "'rows' is required (1, 2 or 3)") end
     local rows = integer(fname, "rows", t.rows)
-    if rows < 1 or rows > 3 then fail(fname, "'rows' must be 1, 2 or 3 (got %s)", show(t.rows)) end
+    c_check("joint", fname, { type = "custom", rows = rows })   -- 1..3 (rc_joint_def_check), before g is probed
     if type(t.g) ~= "function" then fail(fname, "'g' must be a function(t, qa, qb) returning %d values (got %s)", rows, show(t.g)) end
     check_fn(fname, "grad", t.grad)
     local tnow = core.time(cw)
@@ -459,7 +460,8 @@ function World:torsion_spring(t)
 end
 
 -- A square matrix given as a table of rows (n rows of n finite numbers, n =
--- `n` if given), checked symmetric; returns a copy.
+-- `n` if given); returns a copy. (Symmetry and definiteness: the kernel's
+-- rc_linear_def_check, through c_check in World:linear.)
 local function sym_matrix(fname, key, m, n)
     local example = "a table of rows such as {{2, 0}, {0, 1}}, or rc.read_matrix(path)"
     if type(m) ~= "table" then fail(fname, "'%s' must be %s (got %s)", key, example, show(m)) end
@@ -472,7 +474,7 @@ local function sym_matrix(fname, key, m, n)
     end
     if n and nr ~= n then fail(fname, "'%s' must be %d x %d like 'M' (got %d rows)", key, n, n, nr) end
     n = nr
-    local r, scale = {}, 0
+    local r = {}
     for i = 1, n do
         local row = m[i]
         if type(row) ~= "table" then fail(fname, "'%s[%d]' must be a row of %d numbers (got %s)", key, i, n, show(row)) end
@@ -490,18 +492,8 @@ local function sym_matrix(fname, key, m, n)
             if type(x) ~= "number" then fail(fname, "'%s[%d][%d]' must be a number (got %s)", key, i, j, show(x)) end
             if not isfinite(x) then fail(fname, "'%s[%d][%d]' must be a finite number (got %s)", key, i, j, show(x)) end
             ri[j] = x
-            if math.abs(x) > scale then scale = math.abs(x) end
         end
         r[i] = ri
-    end
-    local tol = 1e-12 * scale
-    for i = 1, n do
-        for j = i + 1, n do
-            if math.abs(r[i][j] - r[j][i]) > tol then
-                fail(fname, "'%s' must be symmetric (%s[%d][%d] = %s but %s[%d][%d] = %s)", key, key, i, j,
-                     show(r[i][j]), key, j, i, show(r[j][i]))
-            end
-        end
     end
     return r
 end
@@ -517,14 +509,12 @@ function World:linear(t)
     local K = t.K ~= nil and sym_matrix(fname, "K", t.K, n) or nil
     local C = t.C ~= nil and sym_matrix(fname, "C", t.C, n) or nil
     local per = "(one per coordinate)"
-    local zeros = {}
-    for i = 1, n do zeros[i] = 0 end
-    local q0 = vec(fname, "q0", t.q0, n, per, zeros)
-    local v0 = vec(fname, "v0", t.v0, n, per, zeros)
-    local f = vec(fname, "f", t.f, n, per, zeros)
+    local function opt_vec(key) return t[key] ~= nil and vec(fname, key, t[key], n, per) or nil end   -- nil: the kernel's 0
+    local def = { name = name, n = n, M = M, K = K, C = C, q0 = opt_vec("q0"), v0 = opt_vec("v0"), f = opt_vec("f") }
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
+    c_check("linear", fname, def)   -- symmetric, positive (semi-)definite: the kernel's rc_linear_def_check
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    local id, msg = core.linear_create(cw, { name = name, n = n, M = M, K = K, C = C, q0 = q0, v0 = v0, f = f })
+    local id, msg = core.linear_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
     if name then self._by_name[name] = body end
@@ -589,7 +579,7 @@ function World:gap(t)
         local names = fmt("(one per entry of 'index')")
         def.normal = vec(fname, "normal", t.normal, n, names)
         if t.tangent ~= nil then def.tangent = vec(fname, "tangent", t.tangent, n, names) end
-        def.g0 = number(fname, "g0", t.g0, 0)
+        def.g0 = number(fname, "g0", t.g0, core.defaults.gap.g0)   -- the kernel's (rc_default_gap_def)
     end
     local id, msg = core.gap_create(cw, def)
     if not id then fail(fname, "%s", msg) end

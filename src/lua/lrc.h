@@ -214,6 +214,8 @@ int lrc_gap_create(lua_State *L);
 
 /* lrc_mechanisms.c */
 void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);
+void lrc_joint_def_read(lua_State *L, int t, rc_joint_def *def);
+void lrc_linear_def_read(lua_State *L, int t, rc_linear_def *def);
 
 /* lrc_defs.c */
 int lrc_defaults(lua_State *L);

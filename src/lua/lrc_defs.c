@@ -65,6 +65,30 @@ static void push_spring_defaults(lua_State *L)
     lrc_set_num(L, "c", d.c);
 }
 
+/* A joint's (rc_default_joint_def), and its limits' when none were set
+ * before: no bound on either side, no restitution (the arguments of
+ * rc_joint_set_limits have no default in C: these are the binding's). */
+static void push_joint_defaults(lua_State *L)
+{
+    rc_joint_def d = rc_default_joint_def();
+    lua_newtable(L);
+    lrc_set_vec(L, "point_a", d.point_a, 2);
+    lrc_set_vec(L, "point_b", d.point_b, 2);
+    lrc_set_vec(L, "axis", d.axis, 2);
+    lua_newtable(L);
+    lrc_set_num(L, "lower", -INFINITY);
+    lrc_set_num(L, "upper", INFINITY);
+    lrc_set_num(L, "e", 0.0);
+    lua_setfield(L, -2, "limits");
+}
+
+static void push_gap_defaults(lua_State *L)
+{
+    rc_gap_def d = rc_default_gap_def();
+    lua_newtable(L);
+    lrc_set_num(L, "g0", d.g0);
+}
+
 /* core.defaults: { law = {...}, ... } (a new table each call; luaopen stores one) */
 int lrc_defaults(lua_State *L)
 {
@@ -81,6 +105,10 @@ int lrc_defaults(lua_State *L)
     lua_setfield(L, -2, "sim");
     push_spring_defaults(L);
     lua_setfield(L, -2, "spring");
+    push_joint_defaults(L);
+    lua_setfield(L, -2, "joint");
+    push_gap_defaults(L);
+    lua_setfield(L, -2, "gap");
     return 1;
 }
 
@@ -143,10 +171,46 @@ static rc_status check_spring(lua_State *L, const char *what)
     return rc_spring_def_check(&def, what);
 }
 
+static rc_status check_joint(lua_State *L, const char *what)
+{
+    rc_joint_def def;
+    lrc_joint_def_read(L, 3, &def);
+    return rc_joint_def_check(&def, what);
+}
+
+static rc_status check_linear(lua_State *L, const char *what)
+{
+    rc_linear_def def;
+    lrc_linear_def_read(L, 3, &def);
+    return rc_linear_def_check(&def, what);
+}
+
+/* { speed, max, key = "motor", maxkey = "max_torque" } */
+static rc_status check_motor(lua_State *L, const char *what)
+{
+    lua_getfield(L, 3, "key");
+    lua_getfield(L, 3, "maxkey");
+    rc_status s = rc_joint_motor_check(lrc_field_num(L, 3, "speed", 0.0), lrc_field_num(L, 3, "max", 0.0), what,
+                                       lua_tostring(L, -2), lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return s;
+}
+
+/* { lower, upper, e, key = "limits" } */
+static rc_status check_limits(lua_State *L, const char *what)
+{
+    lua_getfield(L, 3, "key");
+    rc_status s = rc_joint_limits_check(lrc_field_num(L, 3, "lower", -INFINITY), lrc_field_num(L, 3, "upper", INFINITY),
+                                        lrc_field_num(L, 3, "e", 0.0), what, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return s;
+}
+
 /* core.check_def(kind, what, t) -> nil | message ("WHAT: 'key' must be ...") */
 int lrc_check_def(lua_State *L)
 {
-    static const char *const kinds[] = { "law", "shape", "world", "body", "sim", "spring", NULL };
+    static const char *const kinds[] = { "law", "shape", "world", "body", "sim", "spring", "joint", "linear", "motor",
+                                         "limits", NULL };
     int kind = luaL_checkoption(L, 1, NULL, kinds);
     const char *what = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -158,6 +222,10 @@ int lrc_check_def(lua_State *L)
     case 3: s = check_body(L, what); break;
     case 4: s = check_sim(L, what); break;
     case 5: s = check_spring(L, what); break;
+    case 6: s = check_joint(L, what); break;
+    case 7: s = check_linear(L, what); break;
+    case 8: s = check_motor(L, what); break;
+    case 9: s = check_limits(L, what); break;
     }
     if (s == RC_OK) return 0;
     lua_pushstring(L, rc_last_error());

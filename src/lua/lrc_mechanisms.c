@@ -310,27 +310,37 @@ static int field_body(lua_State *L, int t, const char *key, int dflt)
 /* joint_create(world, { type, a = id | GROUND, b = id, point_a, point_b, axis, length, angle,
  *               coord (0 x, 1 y, 2 theta), f, df (prescribed), rows, g, grad (custom), name })
  * -> joint id | nil, msg, status. The Lua side (init.lua) has checked the values. */
+/* A joint's definition from { type, a, b, point_a, point_b, axis, length, angle,
+ * break_force, break_torque, coord, rows, name } (absent: the defaults; no callbacks). */
+void lrc_joint_def_read(lua_State *L, int t, rc_joint_def *def)
+{
+    *def = rc_default_joint_def();
+    lua_getfield(L, t, "type");
+    def->type = joint_codes[luaL_checkoption(L, -1, NULL, joint_types)];
+    lua_pop(L, 1);
+    def->body_a = field_body(L, t, "a", RC_GROUND);
+    def->body_b = field_body(L, t, "b", RC_GROUND);
+    lrc_field_vec(L, t, "point_a", def->point_a, 2);
+    lrc_field_vec(L, t, "point_b", def->point_b, 2);
+    lrc_field_vec(L, t, "axis", def->axis, 2);
+    def->length = lrc_field_num(L, t, "length", def->length);
+    def->angle = lrc_field_num(L, t, "angle", def->angle);
+    def->break_force = lrc_field_num(L, t, "break_force", def->break_force);
+    def->break_torque = lrc_field_num(L, t, "break_torque", def->break_torque);
+    lua_Integer coord = lrc_field_int(L, t, "coord", def->coord);
+    if (coord < 0 || coord > 2) luaL_error(L, "field 'coord' must be 0, 1 or 2");
+    def->coord = (int)coord;
+    lua_Integer rows = lrc_field_int(L, t, "rows", def->rows);
+    def->rows = rows < INT_MIN || rows > INT_MAX ? 0 : (int)rows;   /* (the range: rc_joint_def_check) */
+    def->name = lrc_field_str(L, t, "name");
+}
+
 int lrc_joint_create(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_joint_def def = rc_default_joint_def();
-    lua_getfield(L, 2, "type");
-    def.type = joint_codes[luaL_checkoption(L, -1, NULL, joint_types)];
-    lua_pop(L, 1);
-    def.body_a = field_body(L, 2, "a", RC_GROUND);
-    def.body_b = field_body(L, 2, "b", RC_GROUND);
-    lrc_field_vec(L, 2, "point_a", def.point_a, 2);
-    lrc_field_vec(L, 2, "point_b", def.point_b, 2);
-    lrc_field_vec(L, 2, "axis", def.axis, 2);
-    def.length = lrc_field_num(L, 2, "length", def.length);
-    def.angle = lrc_field_num(L, 2, "angle", def.angle);
-    def.break_force = lrc_field_num(L, 2, "break_force", def.break_force);
-    def.break_torque = lrc_field_num(L, 2, "break_torque", def.break_torque);
-    lua_Integer coord = lrc_field_int(L, 2, "coord", def.coord);
-    if (coord < 0 || coord > 2) luaL_error(L, "field 'coord' must be 0, 1 or 2");
-    def.coord = (int)coord;
-    def.name = lrc_field_str(L, 2, "name");
+    rc_joint_def def;
+    lrc_joint_def_read(L, 2, &def);
     lrc_cb *cb = NULL;
     if (def.type == RC_JOINT_PRESCRIBED) {
         lua_getfield(L, 2, "f");
@@ -342,9 +352,7 @@ int lrc_joint_create(lua_State *L)
         def.motion = motion_cb;
         def.motion_user = cb;
     } else if (def.type == RC_JOINT_CUSTOM) {
-        lua_Integer rows = lrc_field_int(L, 2, "rows", 0);
-        if (rows < 1 || rows > 3) return luaL_error(L, "joint_create: 'rows' must be 1, 2 or 3");
-        def.rows = (int)rows;
+        if (def.rows < 1) return luaL_error(L, "joint_create: 'rows' must be 1, 2 or 3");
         lua_getfield(L, 2, "g");
         lua_getfield(L, 2, "grad");
         if (!lua_isfunction(L, -2)) return luaL_error(L, "joint_create: a custom joint needs a function 'g'");
@@ -530,21 +538,29 @@ static const double *field_vec_opt(lua_State *L, int t, const char *key, int n)
 
 /* linear_create(world, { name, n, M = rows, K = rows | nil, C = rows | nil, q0, v0, f })
  * -> body id | nil, msg, status. The force function is set with body_set_force_fn. */
+/* A linear body's definition from { name, n, M, K, C, q0, v0, f } (absent:
+ * the defaults, NULL); the arrays are buffers left on the stack. */
+void lrc_linear_def_read(lua_State *L, int t, rc_linear_def *def)
+{
+    *def = rc_default_linear_def();
+    lua_Integer n = lrc_field_int(L, t, "n", 0);
+    if (n < 1 || n > LRC_MAX_LINEAR_N) luaL_error(L, "linear_create: 'n' must be in 1..%d", LRC_MAX_LINEAR_N);
+    def->n = (int)n;
+    def->name = lrc_field_str(L, t, "name");
+    def->M = field_matrix(L, t, "M", def->n);
+    def->K = field_matrix(L, t, "K", def->n);
+    def->C = field_matrix(L, t, "C", def->n);
+    def->q0 = field_vec_opt(L, t, "q0", def->n);
+    def->v0 = field_vec_opt(L, t, "v0", def->n);
+    def->f = field_vec_opt(L, t, "f", def->n);
+}
+
 int lrc_linear_create(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    rc_linear_def def = rc_default_linear_def();
-    lua_Integer n = lrc_field_int(L, 2, "n", 0);
-    if (n < 1 || n > LRC_MAX_LINEAR_N) return luaL_error(L, "linear_create: 'n' must be in 1..%d", LRC_MAX_LINEAR_N);
-    def.n = (int)n;
-    def.name = lrc_field_str(L, 2, "name");
-    def.M = field_matrix(L, 2, "M", def.n);
-    def.K = field_matrix(L, 2, "K", def.n);
-    def.C = field_matrix(L, 2, "C", def.n);
-    def.q0 = field_vec_opt(L, 2, "q0", def.n);
-    def.v0 = field_vec_opt(L, 2, "v0", def.n);
-    def.f = field_vec_opt(L, 2, "f", def.n);
+    rc_linear_def def;
+    lrc_linear_def_read(L, 2, &def);
     int id = -1;
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_linear_create(lw->w, &def, &id);

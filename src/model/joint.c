@@ -217,8 +217,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_joint_create: NULL argument");
     const char *what = def->name ? def->name : "(unnamed)";
-    if (def->type < RC_JOINT_REVOLUTE || def->type > RC_JOINT_CUSTOM)
-        return rc_set_error(RC_ERR_ARG, "joint '%s': unknown type %d", what, (int)def->type);
+    RC_CHECK(rc_joint_def_check(def, NULL));   /* the world-independent checks (joint_def.c) */
     if (!rigid_body(w, def->body_b))
         return rc_set_error(RC_ERR_NOT_FOUND, "joint '%s': body_b %d is not a rigid2d body of this world", what, def->body_b);
     if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))
@@ -227,9 +226,6 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
         return rc_set_error(RC_ERR_ARG, "joint '%s': a joint needs two different bodies", what);
     rcm_sleep_wake(w, def->body_a);   /* its bodies' islands wake (sleep.c) */
     rcm_sleep_wake(w, def->body_b);
-    for (int i = 0; i < 2; i++)
-        if (!rcb_finite(def->point_a[i]) || !rcb_finite(def->point_b[i]) || !rcb_finite(def->axis[i]))
-            return rc_set_error(RC_ERR_ARG, "joint '%s': points and axis must be finite", what);
     if (def->name) {
         int dup;
         if (rc_joint_find(w, def->name, &dup) == RC_OK)
@@ -248,20 +244,15 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     case RC_JOINT_DISTANCE: j.rows = 1; break;
     case RC_JOINT_PRESCRIBED:
         j.rows = 1;
-        if (def->coord < 0 || def->coord > 2)
-            return rc_set_error(RC_ERR_ARG, "joint '%s': 'coord' must be 0 (x), 1 (y) or 2 (theta) (got %d)", what, def->coord);
         if (!def->motion) return rc_set_error(RC_ERR_ARG, "joint '%s': 'motion' is missing", what);
         break;
     case RC_JOINT_CUSTOM:
-        if (def->rows < 1 || def->rows > 3)
-            return rc_set_error(RC_ERR_ARG, "joint '%s': 'rows' must be 1, 2 or 3 (got %d)", what, def->rows);
         if (!def->constraint) return rc_set_error(RC_ERR_ARG, "joint '%s': 'constraint' is missing", what);
         j.rows = def->rows;
         break;
     }
     if (def->type == RC_JOINT_PRISMATIC || def->type == RC_JOINT_LINE) {
-        double n = hypot(def->axis[0], def->axis[1]);
-        if (!(n > 0.0)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'axis' must be nonzero", what);
+        double n = hypot(def->axis[0], def->axis[1]);   /* > 0 (rc_joint_def_check) */
         j.axis[0] = def->axis[0] / n;
         j.axis[1] = def->axis[1] / n;
     }
@@ -270,12 +261,9 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     double tha = def->body_a == RC_GROUND ? 0.0 : body_q(w, def->body_a, q)[2];
     double thb = body_q(w, def->body_b, q)[2];
     if (def->type == RC_JOINT_WELD || def->type == RC_JOINT_PRISMATIC || def->type == RC_JOINT_REVOLUTE) {
-        if (def->angle != def->angle) j.angle = thb - tha;
-        else if (!rcb_finite(def->angle)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'angle' must be finite", what);
-        else j.angle = def->angle;
+        j.angle = def->angle != def->angle ? thb - tha : def->angle;
     }
     if (def->type == RC_JOINT_DISTANCE) {
-        if (!rcb_finite(def->length)) return rc_set_error(RC_ERR_ARG, "joint '%s': 'length' must be finite", what);
         if (def->length < 0.0) {
             double Pa[2], Pb[2], l[2];
             point(w, def->body_a, q, j.pa, Pa, l);

@@ -158,9 +158,7 @@ rc_status rc_joint_set_motor(rc_world *w, int id, int enabled, double speed, dou
 {
     rc_joint *j = NULL;
     RC_CHECK(motor_joint(w, id, "rc_joint_set_motor", &j));
-    if (!isfinite(speed)) return rc_set_error(RC_ERR_ARG, "rc_joint_set_motor: speed must be finite (got %g)", speed);
-    if (!isfinite(max_force) || max_force < 0.0)
-        return rc_set_error(RC_ERR_ARG, "rc_joint_set_motor: max_force must be finite and >= 0 (got %g)", max_force);
+    RC_CHECK(rc_joint_motor_check(speed, max_force, NULL, NULL, NULL));   /* joint_def.c */
     j->motor = enabled != 0;
     j->motor_declared = 1;
     j->motor_speed = speed;
@@ -173,13 +171,7 @@ rc_status rc_joint_set_limits(rc_world *w, int id, int enabled, double lower, do
 {
     rc_joint *j = NULL;
     RC_CHECK(motor_joint(w, id, "rc_joint_set_limits", &j));
-    if (enabled) {
-        if (isnan(lower) || isnan(upper) || lower == INFINITY || upper == -INFINITY)
-            return rc_set_error(RC_ERR_ARG, "rc_joint_set_limits: lower and upper must be numbers (-inf and inf: no bound)");
-        if (!(lower < upper))
-            return rc_set_error(RC_ERR_ARG, "rc_joint_set_limits: lower (%g) must be < upper (%g)", lower, upper);
-        if (!(e >= 0.0 && e <= 1.0)) return rc_set_error(RC_ERR_ARG, "rc_joint_set_limits: e must be in [0, 1] (got %g)", e);
-    }
+    if (enabled) RC_CHECK(rc_joint_limits_check(lower, upper, e, NULL, NULL));   /* joint_def.c */
     j->limits = enabled != 0;
     j->lower = lower;
     j->upper = upper;

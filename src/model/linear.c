@@ -30,21 +30,24 @@ rc_gap_def rc_default_gap_def(void)
 
 static const char *label(const char *name) { return name ? name : "(unnamed)"; }
 
+/* what: the message's prefix ("linear body 'NAME'", or the Lua function's name) */
 static rc_status check_matrix(const double *A, int n, const char *what, const char *mname, int spd_required)
 {
+    char g1[RCB_SHOW_SIZE], g2[RCB_SHOW_SIZE];
     for (int i = 0; i < n * n; i++)
         if (!rcb_finite(A[i]))
-            return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d][%d] is not finite", what, mname, i / n + 1, i % n + 1);
+            return rc_set_error(RC_ERR_ARG, "%s: %s[%d][%d] is not finite", what, mname, i / n + 1, i % n + 1);
     double scale = 0.0;
     for (int i = 0; i < n * n; i++) scale = fmax(scale, fabs(A[i]));
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (fabs(A[i * n + j] - A[j * n + i]) > 1e-12 * scale)
-                return rc_set_error(RC_ERR_ARG, "linear body '%s': %s is not symmetric (%s[%d][%d] = %g, %s[%d][%d] = %g)",
-                                    what, mname, mname, i + 1, j + 1, A[i * n + j], mname, j + 1, i + 1, A[j * n + i]);
+                return rc_set_error(RC_ERR_ARG, "%s: '%s' must be symmetric (%s[%d][%d] = %s but %s[%d][%d] = %s)",
+                                    what, mname, mname, i + 1, j + 1, rcb_show(g1, A[i * n + j]), mname, j + 1, i + 1,
+                                    rcb_show(g2, A[j * n + i]));
     for (int i = 0; i < n; i++)
         if (A[i * n + i] < 0.0 || (spd_required && !(A[i * n + i] > 0.0)))
-            return rc_set_error(RC_ERR_ARG, "linear body '%s': %s is not positive %sdefinite (diagonal entry %d is %g)",
+            return rc_set_error(RC_ERR_ARG, "%s: %s is not positive %sdefinite (diagonal entry %d is %g)",
                                 what, mname, spd_required ? "" : "semi-", i + 1, A[i * n + i]);
     return RC_OK;
 }
@@ -81,13 +84,17 @@ static void gap_discard(rc_gap *g)
     memset(g, 0, sizeof *g);
 }
 
-rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
+rc_status rc_linear_def_check(const rc_linear_def *def, const char *what)
 {
-    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
-    const char *what = label(def->name);
+    char lbl[160];
+    if (!def) return rc_set_error(RC_ERR_ARG, "rc_linear_def_check: 'def' is NULL");
+    if (!what) {
+        snprintf(lbl, sizeof lbl, "linear body '%s'", label(def->name));
+        what = lbl;
+    }
     const int n = def->n;
-    if (n < 1) return rc_set_error(RC_ERR_ARG, "linear body '%s': 'n' must be >= 1 (got %d)", what, n);
-    if (!def->M) return rc_set_error(RC_ERR_ARG, "linear body '%s': 'M' is missing", what);
+    if (n < 1) return rc_set_error(RC_ERR_ARG, "%s: 'n' must be >= 1 (got %d)", what, n);
+    if (!def->M) return rc_set_error(RC_ERR_ARG, "%s: 'M' is missing", what);
     RC_CHECK(check_matrix(def->M, n, what, "M", 1));
     if (def->K) RC_CHECK(check_matrix(def->K, n, what, "K", 0));
     if (def->C) RC_CHECK(check_matrix(def->C, n, what, "C", 0));
@@ -96,14 +103,23 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
         if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
         rc_status s = rcl_chol_factor(n, F);
         rcb_free(F);
-        if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "linear body '%s': M is not positive definite", what);
+        if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "%s: M is not positive definite", what);
     }
     const double *vecs[3] = { def->q0, def->v0, def->f };
     const char *vnames[3] = { "q0", "v0", "f" };
     for (int k = 0; k < 3; k++)
         for (int i = 0; vecs[k] && i < n; i++)
             if (!rcb_finite(vecs[k][i]))
-                return rc_set_error(RC_ERR_ARG, "linear body '%s': %s[%d] is not finite", what, vnames[k], i + 1);
+                return rc_set_error(RC_ERR_ARG, "%s: %s[%d] is not finite", what, vnames[k], i + 1);
+    return RC_OK;
+}
+
+rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
+    const char *what = label(def->name);
+    const int n = def->n;
+    RC_CHECK(rc_linear_def_check(def, NULL));
     if (def->name) {
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)

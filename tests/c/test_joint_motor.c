@@ -107,14 +107,16 @@ RC_TEST(bad_motor_and_limits)
     CHECK(rc_joint_set_motor(w, 9, 1, 1.0, 1.0) == RC_ERR_NOT_FOUND);
     CHECK(strcmp(rc_last_error(), "rc_joint_set_motor: no joint with id 9") == 0);
     CHECK(rc_joint_set_motor(w, j, 1, NAN, 1.0) == RC_ERR_ARG);
-    CHECK(strcmp(rc_last_error(), "rc_joint_set_motor: speed must be finite (got nan)") == 0);
+    CHECK(strcmp(rc_last_error(), "rc_joint_set_motor: 'speed' must be finite (got nan)") == 0);
     CHECK(rc_joint_set_motor(w, j, 1, 1.0, -1.0) == RC_ERR_ARG);
-    CHECK(strcmp(rc_last_error(), "rc_joint_set_motor: max_force must be finite and >= 0 (got -1)") == 0);
+    CHECK(strcmp(rc_last_error(), "rc_joint_set_motor: 'max_force' must be >= 0 (got -1)") == 0);
     CHECK(rc_joint_set_limits(w, j, 1, 0.5, 0.5, 0.0) == RC_ERR_ARG);
-    CHECK(strcmp(rc_last_error(), "rc_joint_set_limits: lower (0.5) must be < upper (0.5)") == 0);
+    CHECK(strcmp(rc_last_error(), "rc_joint_set_limits: 'lower' (0.5) must be < 'upper' (0.5)") == 0);
     CHECK(rc_joint_set_limits(w, j, 1, -1.0, 1.0, 2.0) == RC_ERR_ARG);
-    CHECK(strcmp(rc_last_error(), "rc_joint_set_limits: e must be in [0, 1] (got 2)") == 0);
+    CHECK(strcmp(rc_last_error(), "rc_joint_set_limits: 'e' must be in [0, 1] (got 2)") == 0);
     CHECK(rc_joint_set_limits(w, j, 1, NAN, 1.0, 0.0) == RC_ERR_ARG);
+    CHECK(rc_joint_set_limits(w, j, 1, -INFINITY, INFINITY, 0.0) == RC_ERR_ARG);   /* no bound at all */
+    CHECK(strcmp(rc_last_error(), "rc_joint_set_limits: 'limits' needs 'lower' or 'upper' (or both)") == 0);
     rc_joint_def jd = rc_default_joint_def();
     jd.type = RC_JOINT_DISTANCE;
     jd.body_b = body(w, 1.0, 1.0, 1.0, 0.0);

@@ -147,7 +147,7 @@ RC_TEST(bad_linear_inputs)
     rc_linear_def ld = rc_default_linear_def();
     ld.name = "bad"; ld.n = 2; ld.M = Mn;
     CHECK(rc_linear_create(w, &ld, NULL) == RC_ERR_ARG);
-    CHECK(strstr(rc_last_error(), "'bad'") && strstr(rc_last_error(), "not symmetric"));
+    CHECK(strstr(rc_last_error(), "'bad'") && strstr(rc_last_error(), "'M' must be symmetric (M[1][2] = 0.5 but M[2][1] = 0.2)"));
     ld.M = Mneg;
     CHECK(rc_linear_create(w, &ld, NULL) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "not positive definite") != NULL);

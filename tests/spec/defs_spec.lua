@@ -297,3 +297,62 @@ describe("springs (world:spring, world:torsion_spring)", function()
         end)
     end)
 end)
+
+describe("joints, motors and limits, linear bodies, gap contacts", function()
+    local function two_bodies()
+        local w = rc.world{}
+        return w, w:body{ mass = 1, inertia = 1 }, w:body{ mass = 1, inertia = 1, q = { 1, 0, 0 } }
+    end
+
+    it("the kernel's defaults (rc_default_joint_def, rc_default_gap_def; the limits': the binding's)", function()
+        assert.are.same({ point_a = { 0, 0 }, point_b = { 0, 0 }, axis = { 1, 0 },
+                          limits = { lower = -math.huge, upper = math.huge, e = 0 } }, core.defaults.joint)
+        assert.are.same({ g0 = 0 }, core.defaults.gap)
+    end)
+
+    it("are the front end's defaults, read from core.defaults", function()
+        local w, a, b = two_bodies()
+        assert.are.same(core.defaults.joint.limits.e, w:revolute{ a, b, at = { 0, 0 }, limits = { lower = -1 } }._limits.e)
+        with_default("joint", "limits", { lower = -2, upper = math.huge, e = 0.5 }, function()
+            local l = w:revolute{ a, b, at = { 0, 0 }, limits = { upper = 1 } }._limits
+            assert.are.same({ -2, 1, 0.5 }, { l.lower, l.upper, l.e })
+        end)
+        with_default("gap", "g0", 0.25, function()
+            local bar = w:linear{ M = { { 1 } } }
+            local g = w:gap{ bar, index = { 1 }, normal = { 1 } }
+            w:simulation{ h = 1e-3 }:step()
+            assert.are.equal(0.25, w:simulation{ h = 1e-3 }:contacts()[1].gN)
+        end)
+    end)
+
+    it("are range-checked by the kernel only, and reach the user at the script line", function()
+        assert.are.equal("world:line: 'axis' must be nonzero",
+                         core.check_def("joint", "world:line", { type = "line", axis = { 0, 0 } }))
+        assert.are.equal("world:revolute: 'break_force' must be > 0 (got -1; INFINITY or 0: never breaks)",
+                         core.check_def("joint", "world:revolute", { type = "revolute", break_force = -1 }))
+        assert.are.equal("world:revolute: 'motor.max_torque' must be >= 0 (got -2)",
+                         core.check_def("motor", "world:revolute", { speed = 1, max = -2, key = "motor", maxkey = "max_torque" }))
+        assert.are.equal("joint:set_limits: 'argument [1].e' must be in [0, 1] (got 2)",
+                         core.check_def("limits", "joint:set_limits", { lower = 0, e = 2, key = "argument [1]" }))
+        assert.are.equal("world:linear: 'M' must be symmetric (M[1][2] = 0.5 but M[2][1] = 0)",
+                         core.check_def("linear", "world:linear", { n = 2, M = { { 1, 0.5 }, { 0, 1 } } }))
+        local pre = PRE .. "local a, b = w:body{ mass = 1, inertia = 1 }, w:body{ mass = 1, inertia = 1 }\n"
+        assert.are.equal("myscript:4: world:constraint: 'rows' must be 1, 2 or 3 (got 4)",
+                         script_error(pre .. "w:constraint{ a, b, rows = 4, g = function() return 0 end }\n"))
+        assert.are.equal("myscript:4: world:revolute: 'limits.e' must be in [0, 1] (got 1.5)",
+                         script_error(pre .. "w:revolute{ a, b, at = { 0, 0 }, limits = { lower = 0, e = 1.5 } }\n"))
+        with_check(function() return nil end, function()
+            -- no check in Lua: the kernel's rc_joint_create / rc_joint_set_limits refuse them
+            local w, a, b = two_bodies()
+            local ok, err = pcall(w.line, w, { a, b, axis = { 0, 0 }, at = { 0, 0 } })
+            assert.is_false(ok)
+            assert.matches("world:line: joint '(unnamed)': 'axis' must be nonzero", err, 1, true)
+            ok, err = pcall(w.revolute, w, { a, b, at = { 0, 0 }, limits = { lower = 1, upper = 0 } })
+            assert.is_false(ok)
+            assert.matches("rc_joint_set_limits: 'lower' (1) must be < 'upper' (0)", err, 1, true)
+            ok, err = pcall(w.linear, w, { M = { { 1, 0.5 }, { 0, 1 } } })
+            assert.is_false(ok)
+            assert.matches("linear body '(unnamed)': 'M' must be symmetric", err, 1, true)
+        end)
+    end)
+end)
