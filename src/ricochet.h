@@ -437,15 +437,18 @@ typedef enum rc_shape_type {
                                world frame on the ground)                     */
     RC_SHAPE_POINT,         /* body: a point contactor at offset              */
     RC_SHAPE_HALFPLANE,     /* ground: boundary point, outward normal         */
-    RC_SHAPE_SEGMENT        /* ground: segment a-b, two-sided, radius >= 0    */
+    RC_SHAPE_SEGMENT,       /* ground: segment a-b, two-sided, radius >= 0    */
+    RC_SHAPE_CIRCLE_INSIDE  /* ground: a concave circular wall, the bodies
+                               inside: centre offset (world frame), radius > 0;
+                               the outside of the circle is solid            */
 } rc_shape_type;
 
 #define RC_MAX_POLYGON_VERTICES 16
 
 typedef struct rc_shape_def {
     rc_shape_type type;
-    double radius;                                /* disk (> 0), segment (>= 0) */
-    double offset[2];                             /* disk/point, body frame     */
+    double radius;                                /* disk, circle_inside (> 0), segment (>= 0) */
+    double offset[2];                             /* disk/point, body frame; circle_inside: centre */
     int nvert;                                    /* polygon: 3..16             */
     double vert[RC_MAX_POLYGON_VERTICES][2];      /* polygon, body frame        */
     double point[2], normal[2];                   /* half-plane                 */
@@ -455,7 +458,8 @@ typedef struct rc_shape_def {
 } rc_shape_def;
 
 RC_API rc_shape_def rc_default_shape_def(void);
-/* body = a body id, or RC_GROUND for static obstacles (half-plane, segment). */
+/* body = a body id, or RC_GROUND for static obstacles (half-plane, segment,
+ * circle_inside). */
 RC_API rc_status rc_shape_create(rc_world *w, int body, const rc_shape_def *def, int *out_id);
 /* The checks of rc_shape_create that do not depend on the world (radius,
  * vertices: 3..16, counter-clockwise, strictly convex, winding once; the

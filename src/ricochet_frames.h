@@ -17,7 +17,7 @@
  *          per shape: int32 body (-1: ground), uint32 type (rc_shape_type),
  *            uint32 m, m float64 values: disk ox oy r; polygon x0 y0 x1 y1 ...
  *            (body frame); point ox oy; half-plane px py nx ny; segment
- *            ax ay bx by r (world frame for the ground)
+ *            ax ay bx by r; circle_inside cx cy R (world frame for the ground)
  *   'FRAM' float64 t, float64 step, uint32 nbody, uint32 ncontact, then the
  *          float32 arrays x, y, theta, vx, vy, omega (nbody each; a linear
  *          body: its first three q and v or NaN), then int32 body_a[nc],

@@ -458,10 +458,14 @@ local function create_shape(fname, c, body_id, d)
     return id
 end
 
-local function check_shape(fname, key, d)
+-- wall_ok: the shape may be a circular wall (w:obstacle only)
+local function check_shape(fname, key, d, wall_ok)
     if getmetatable(d) ~= Shape then
         fail(fname, "'%s' must be a shape descriptor (rc.disk{...}, rc.box{...}, rc.polygon{...} or rc.point{...}) (got %s)",
              key, show(d))
+    end
+    if d.type == "circle_inside" and not wall_ok then
+        fail(fname, "'%s' is a circular wall: it belongs to the ground (w:obstacle{ shape = rc.circle_inside{...} }), not to a body", key)
     end
     return d
 end
@@ -566,7 +570,7 @@ end
 
 -- w:obstacle{ shape, at = {x, y}, angle = 0 }: a fixed disk or polygon (a
 -- shape of the ground), placed in the world frame; e.g. grains glued to a
--- rough floor.
+-- rough floor; or a circular wall (rc.circle_inside: the bodies inside).
 function World:obstacle(t)
     local fname = "world:obstacle"
     check_self(fname, self, World, "a world")
@@ -575,10 +579,10 @@ function World:obstacle(t)
     check_keys(fname, t, { "shape", "at", "angle", "group", "name" }, 1)
     if t[1] ~= nil and t.shape ~= nil then fail(fname, "give the shape either as [1] or as shape =, not both") end
     local d = t[1] or t.shape
-    if d == nil then fail(fname, "'shape' is required (rc.disk{...}, rc.box{...} or rc.polygon{...})") end
-    check_shape(fname, "shape", d)
-    if d.type ~= "disk" and d.type ~= "polygon" then
-        fail(fname, "'shape' must be a disk, box or polygon (got %s: points belong to bodies)", d.kind)
+    if d == nil then fail(fname, "'shape' is required (rc.disk{...}, rc.box{...}, rc.polygon{...} or rc.circle_inside{...})") end
+    check_shape(fname, "shape", d, true)
+    if d.type ~= "disk" and d.type ~= "polygon" and d.type ~= "circle_inside" then
+        fail(fname, "'shape' must be a disk, box, polygon or circle_inside (got %s: points belong to bodies)", d.kind)
     end
     local at = vec(fname, "at", t.at, 2, "{x, y}", { 0, 0 })   -- (the placement: not a kernel definition)
     local a = number(fname, "angle", t.angle, 0)
@@ -588,6 +592,7 @@ function World:obstacle(t)
                   group = integer(fname, "group", t.group, d.group),
                   name = opt_name(fname, "name", t.name) or d.name }
     if d.type == "disk" then def.offset = place(d.offset)
+    elseif d.type == "circle_inside" then def.centre = place(d.centre)
     else
         def.vertices = {}
         for i, p in ipairs(d.vertices) do def.vertices[i] = place(p) end

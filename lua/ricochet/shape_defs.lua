@@ -1,5 +1,6 @@
 -- ricochet/shape_defs.lua -- part of require "ricochet" (lua/ricochet/init.lua, which
--- requires it in order): shape descriptors: rc.disk, rc.box, rc.polygon, rc.point.
+-- requires it in order): shape descriptors: rc.disk, rc.box, rc.polygon, rc.point,
+-- rc.circle_inside.
 -- The module's shared locals come from ricochet.private, the argument checks
 -- from ricochet.check.
 
@@ -90,6 +91,17 @@ function rc.point(t)
         o = vec(fname, "offset", t.offset, 2, "{x, y}", D.offset)
     end
     return shape_common(fname, t, { kind = "point", type = "point", offset = o })
+end
+
+-- The inside of a circle as a wall of the ground (w:obstacle only): the bodies
+-- move inside, the outside is solid; exact gap R - r - |c - centre|.
+function rc.circle_inside(t)
+    local fname = "rc.circle_inside"
+    check_table(fname, t, "rc.circle_inside{ centre = {0, 0}, radius = 1 }")
+    check_keys(fname, t, { "centre", "radius", "group", "name" })
+    local c = vec(fname, "centre", t.centre, 2, "{x, y}", D.offset)
+    local r = number(fname, "radius", t.radius, REQUIRED)   -- (> 0 and finite: checked by the kernel)
+    return shape_common(fname, t, { kind = "circle_inside", type = "circle_inside", centre = c, radius = r })
 end
 
 I.Shape = Shape

@@ -74,7 +74,8 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 
 /* The uniform grid (layout of w->order at the top of the file). */
 
-enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] */
+enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] (CELL_HALF: ground
+                                                       half-planes and circular walls) */
 
 /* cell = GRID_SCALE x the typical inflated extent of the body shapes (see
  * cell_size); a shape whose cell coordinates would exceed GRID_MAX_COORD
@@ -161,6 +162,26 @@ static int halfplane_near(const double N[2], const double P[2], const double *b,
     return s <= m + 1e-9 * (1.0 + fabs(x) + fabs(y) + fabs(P[0]) + fabs(P[1]));
 }
 
+/* Can a shape inside box b touch the circular wall (centre C, radius R: the
+ * solid outside the circle) within margin m? Every gap of a disk/point
+ * (R - r - |c - C|) or polygon vertex (R - |x_i - C|) is >= R - the largest
+ * |x - C| over the box, reached at the farthest corner; keep the pair when
+ * that is <= m plus a rounding allowance. */
+static int circle_inside_near(const double C[2], double R, const double *b, double m)
+{
+    double x = fabs(b[0] - C[0]) >= fabs(b[2] - C[0]) ? b[0] : b[2];
+    double y = fabs(b[1] - C[1]) >= fabs(b[3] - C[1]) ? b[1] : b[3];
+    double s = R - hypot(x - C[0], y - C[1]);
+    return s <= m + 1e-9 * (1.0 + fabs(x) + fabs(y) + fabs(C[0]) + fabs(C[1]) + R);
+}
+
+/* A ground wall (marked CELL_HALF: a half-plane or a circular wall) near box b. */
+static int wall_near(const rc_shape *s, const double *b, double m)
+{
+    if (s->type == RC_SHAPE_CIRCLE_INSIDE) return circle_inside_near(s->offset, s->radius, b, m);
+    return halfplane_near(s->normal, s->point, b, m);
+}
+
 /* Cell size: GRID_SCALE x the mean inflated extent of the body shapes among
  * the candidates, the mean taken again over the extents <= 4 x the first mean
  * (a few huge shapes must not coarsen the grid for all the others). */
@@ -208,7 +229,8 @@ static long long grid_cells(grid *g, int ncand, double h, long long klim)
 }
 
 /* Candidate pairs: the shapes whose AABBs, each inflated by bm / 2, overlap
- * (a ground half-plane: whose box reaches within the margin of it). */
+ * (a ground half-plane or circular wall: whose box reaches within the margin
+ * of it). */
 rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
 {
     grid g = { 0 };
@@ -232,9 +254,9 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
         rcc_shape_aabb(&S[i], a);
         b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
         if (k == RC_SK_NONE) cell[4 * i] = CELL_SKIP;
-        else if (k == RC_SK_HALF) cell[4 * i] = CELL_HALF;
+        else if (k == RC_SK_HALF || k == RC_SK_CIN) cell[4 * i] = CELL_HALF;
         else list[ncand++] = i;
-        if (g.L > 0.0 && k != RC_SK_NONE && k != RC_SK_HALF && !(b[2] - b[0] < 0.5 * g.L))
+        if (g.L > 0.0 && cell[4 * i] != CELL_SKIP && cell[4 * i] != CELL_HALF && !(b[2] - b[0] < 0.5 * g.L))
             return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
                                 "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
                                 i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",
@@ -335,15 +357,15 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
     for (int k = 0; k < nbig; k++) {
         int i = big[k];
         if (cell[4 * i] == CELL_HALF) {
-            const double *N = S[i].normal, *P = S[i].point;
+            const rc_shape *H = &S[i];
             for (int l = 0; l < ng; l++) {
                 int j = list[l];
-                if (halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                if (wall_near(H, box + 4 * j, m) && body[j] != body[i])
                     RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
             for (int l = k + 1; l < nbig; l++) {
                 int j = big[l];
-                if (cell[4 * j] != CELL_HALF && halfplane_near(N, P, box + 4 * j, m) && body[j] != body[i])
+                if (cell[4 * j] != CELL_HALF && wall_near(H, box + 4 * j, m) && body[j] != body[i])
                     RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
         } else {
@@ -355,7 +377,7 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
             }
             for (int l = k + 1; l < nbig; l++) {
                 int j = big[l];
-                int near = cell[4 * j] == CELL_HALF ? halfplane_near(S[j].normal, S[j].point, bi, m)
+                int near = cell[4 * j] == CELL_HALF ? wall_near(&S[j], bi, m)
                                                     : boxes_overlap_p(&g, bi, box + 4 * j);
                 if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }

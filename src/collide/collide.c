@@ -20,7 +20,8 @@
  * (row-major) when the grid's bounding box has at most T cells, else they are
  * hashed into T buckets (T = the power of two >= E); a counting sort groups
  * the entries by bucket. Big shapes are tested against every shape: ground
- * half-planes (by the least N.(x - P) over the other's box), shapes covering
+ * half-planes (by the least N.(x - P) over the other's box) and circular
+ * walls (by the largest |x - C| over the other's box), shapes covering
  * more than max(64, n / 8) cells (cheaper that way), shapes too far out for
  * int cell coordinates or not finite. Ground segments are ordinary shapes (a
  * long one covers a row of cells, or is big). Shapes that never touch
@@ -48,8 +49,8 @@
  * two shapes touch through one image at most: the nearest, B moved by
  * k L (image_shift of their box centres). The narrowphase sees that image
  * (shift_shape) and the Jacobian of B takes its lever arm from the moved
- * centre, so the impulse acts on the real body. Half-planes act on the real
- * shapes (no image).
+ * centre, so the impulse acts on the real body. Half-planes and circular
+ * walls act on the real shapes (no image).
  *
  * Named pairs are added whatever their distance. Candidate pairs (w->pairs)
  * are sorted by (A, B) (radix sort, O(pairs + n)) and features are emitted in
@@ -114,6 +115,7 @@ void rcc_update_shapes(rc_world *w)
         }
         case RC_SHAPE_HALFPLANE:
         case RC_SHAPE_SEGMENT:   /* static: shape_aabb */
+        case RC_SHAPE_CIRCLE_INSIDE:
             break;
         }
     }
@@ -140,6 +142,7 @@ void rcc_shape_aabb(const rc_shape *s, double bb[4])
         return;
     }
     case RC_SHAPE_HALFPLANE:
+    case RC_SHAPE_CIRCLE_INSIDE:   /* solid outside the circle: unbounded */
         break;
     }
     bb[0] = bb[1] = -INFINITY; bb[2] = bb[3] = INFINITY;

@@ -160,6 +160,41 @@ static void poly_half(pair_ctx *p)
     }
 }
 
+/* A point x against the circular wall W (centre C, radius R, solid outside):
+ * d = x - C, gN = R - |d| (the gap of the point; a disk subtracts its radius),
+ * n = -d/|d| (inward, from the wall to the body: dgN/dx = n); at the centre,
+ * where every direction is as far from the wall, d/|d| = (0, -1). */
+static double circle_inside_normal(const rc_shape *W, const double x[2], double n[2])
+{
+    double dx = x[0] - W->offset[0], dy = x[1] - W->offset[1], d = hypot(dx, dy);
+    n[0] = 0.0; n[1] = 1.0;
+    if (d >= 1e-300) { n[0] = -dx / d; n[1] = -dy / d; }
+    return W->radius - d;
+}
+
+/* disk/point B vs circular wall A (centre C, radius R): gN = R - r - |c - C|,
+ * n = (C - c)/|c - C| (towards the centre), point = c - r n (the body's
+ * surface point on the ray from C through c, where it meets the wall). */
+static void round_cin(pair_ctx *p)
+{
+    const rc_shape *D = p->B;
+    const double *c = D->wc, r = round_radius(D);
+    double n[2], gN = circle_inside_normal(p->A, c, n) - r;
+    double pt[2] = { c[0] - r * n[0], c[1] - r * n[1] };
+    emit(p, 0, gN, n, pt);
+}
+
+/* polygon B vs circular wall A: per vertex i, gN = R - |x_i - C|,
+ * n = (C - x_i)/|x_i - C|, point = x_i. */
+static void poly_cin(pair_ctx *p)
+{
+    const rc_shape *P = p->B;
+    for (int i = 0; i < P->nvert; i++) {
+        double n[2], gN = circle_inside_normal(p->A, P->wvert[i], n);
+        emit(p, i, gN, n, P->wvert[i]);
+    }
+}
+
 /* Does segment a-b cross the inside of convex polygon P, both ends outside (or on its boundary)?
  * (Its part inside the edges' half-planes, t in [t0, t1], is not empty.) */
 static int segment_crosses(const rc_shape *P, const double a[2], const double b[2])
@@ -400,6 +435,7 @@ static void narrow(pair_ctx *p)
     int ka = rcm_shape_kind(p->A), kb = rcm_shape_kind(p->B);
     if (ka == RC_SK_HALF) { if (kb == RC_SK_ROUND) round_half(p); else if (kb == RC_SK_POLY) poly_half(p); }
     else if (ka == RC_SK_SEG) { if (kb == RC_SK_ROUND) round_seg(p); else if (kb == RC_SK_POLY) poly_seg(p); }
+    else if (ka == RC_SK_CIN) { if (kb == RC_SK_ROUND) round_cin(p); else if (kb == RC_SK_POLY) poly_cin(p); }
     else if (ka == RC_SK_ROUND && kb == RC_SK_ROUND) round_round(p);
     else if ((ka == RC_SK_ROUND && kb == RC_SK_POLY) || (ka == RC_SK_POLY && kb == RC_SK_ROUND)) round_poly(p);
     else if (ka == RC_SK_POLY && kb == RC_SK_POLY) poly_poly(p);
@@ -457,7 +493,7 @@ rc_status rcc_narrow_pairs(rc_world *w)
         pair_ctx p = { w, sa, sb, &w->shapes[sa], &w->shapes[sb], !(w->pairs[2 * k + 1] & 1), m, 0.0, RC_OK };
         rc_shape image;
         double image_vert[RC_MAX_POLYGON_VERTICES][2];
-        if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE) {   /* periodic: B's nearest image */
+        if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE && p.A->type != RC_SHAPE_CIRCLE_INSIDE) {   /* periodic: B's nearest image */
             double ba[4], bb[4];
             rcc_shape_aabb(p.A, ba);
             rcc_shape_aabb(p.B, bb);

@@ -6,7 +6,8 @@
  * polygon, in the world frame at the world's current q) inflated by a radius:
  *     disk = centre + r, point = centre + 0, polygon = vertices + 0,
  *     ground segment = a-b + radius;
- * ground half-planes {N.(x - P) <= 0} apart. A swept disk of radius R is a
+ * ground half-planes {N.(x - P) <= 0} and circular walls {|x - C| >= R} (the
+ * solid outside the circle) apart. A swept disk of radius R is a
  * ray against the shape inflated by R more. The exact tests:
  *   point:  dist(p, core) <= r (0 inside a polygon);
  *   box:    dist(core, box) <= r, where dist = 0 when the separating axis test
@@ -31,7 +32,8 @@
 enum { QMAX = RC_MAX_POLYGON_VERTICES };
 
 /* A shape in the world frame: a convex core of n vertices (CCW), its edge
- * normals (n >= 2; a segment's two sides), a radius; or a half-plane. */
+ * normals (n >= 2; a segment's two sides), a radius; or a half-plane (half
+ * = 1: P, N); or a circular wall (half = 2: centre P, radius r). */
 typedef struct qshape {
     int n, half;
     double r;
@@ -81,6 +83,10 @@ static void shape_world(const rc_world *w, const rc_shape *s, qshape *g)
         g->half = 1;
         memcpy(g->P, s->point, sizeof g->P); memcpy(g->N, s->normal, sizeof g->N);
         return;
+    case RC_SHAPE_CIRCLE_INSIDE:   /* ground only */
+        g->half = 2; g->r = s->radius;
+        memcpy(g->P, s->offset, sizeof g->P);
+        return;
     }
 }
 
@@ -128,6 +134,7 @@ static double dist2_point_box(const double *p, const double *lo, const double *h
 
 static int contains(const qshape *g, const double *p)
 {
+    if (g->half == 2) return hypot(p[0] - g->P[0], p[1] - g->P[1]) >= g->r;
     if (g->half) return g->N[0] * (p[0] - g->P[0]) + g->N[1] * (p[1] - g->P[1]) <= 0.0;
     return dist2_core(g, p) <= g->r * g->r;
 }
@@ -147,6 +154,11 @@ static int separated(const qshape *g, const double *lo, const double *hi, double
 
 static int overlaps_box(const qshape *g, const double *lo, const double *hi)
 {
+    if (g->half == 2) {   /* the box's corner farthest from the centre */
+        double x = fabs(lo[0] - g->P[0]) >= fabs(hi[0] - g->P[0]) ? lo[0] : hi[0];
+        double y = fabs(lo[1] - g->P[1]) >= fabs(hi[1] - g->P[1]) ? lo[1] : hi[1];
+        return hypot(x - g->P[0], y - g->P[1]) >= g->r;
+    }
     if (g->half) {   /* the box's corner least along N */
         double x = g->N[0] >= 0.0 ? lo[0] : hi[0], y = g->N[1] >= 0.0 ? lo[1] : hi[1];
         return g->N[0] * (x - g->P[0]) + g->N[1] * (y - g->P[1]) <= 0.0;
@@ -213,6 +225,22 @@ static void keep(double t, double nx, double ny, double *best, double *n)
     if (t < *best) { *best = t; n[0] = nx; n[1] = ny; }
 }
 
+/* The circular wall (centre c, radius R, solid outside) inflated by rho: the
+ * exit t in [0, 1] of p + t d from the disk (c, R - rho), p inside it. */
+static int ray_circle_inside(const double *p, const double *d, const double *c, double R, double rho,
+                             double *t, double *n)
+{
+    const double Ri = R - rho, mx = p[0] - c[0], my = p[1] - c[1];
+    const double a = d[0] * d[0] + d[1] * d[1], b = mx * d[0] + my * d[1], cc = mx * mx + my * my - Ri * Ri;
+    if (!(Ri > 0.0) || !(cc < 0.0) || !(a > 0.0)) return 0;   /* starts inside the solid */
+    const double s = (-b + sqrt(b * b - a * cc)) / a;          /* the larger root (cc < 0: real, > 0) */
+    if (!(s >= 0.0 && s <= 1.0)) return 0;
+    *t = s;
+    n[0] = -(mx + s * d[0]) / Ri;   /* outward from the solid: towards the centre */
+    n[1] = -(my + s * d[1]) / Ri;
+    return 1;
+}
+
 /* The rectangle of edge a-b with half-width rho: 4 sides. */
 static void edge_rect(const double *a, const double *b, double rho, double N[4][2], double o[4])
 {
@@ -230,7 +258,9 @@ static int ray_shape(const qshape *g, const double *p, const double *d, double R
 {
     double best = INFINITY, s;
     int k;
-    if (g->half) {
+    if (g->half == 2) {
+        if (!ray_circle_inside(p, d, g->P, g->r, R, &best, n)) return 0;
+    } else if (g->half) {
         if (g->N[0] * (p[0] - g->P[0]) + g->N[1] * (p[1] - g->P[1]) <= R) return 0;   /* starts inside */
         const double N[1][2] = { { g->N[0], g->N[1] } };
         const double o = g->N[0] * g->P[0] + g->N[1] * g->P[1] + R;

@@ -243,6 +243,7 @@ static int shape_values(const rc_shape_def *d, double *v)
     case RC_SHAPE_POINT: v[0] = d->offset[0]; v[1] = d->offset[1]; return 2;
     case RC_SHAPE_HALFPLANE: v[0] = d->point[0]; v[1] = d->point[1]; v[2] = d->normal[0]; v[3] = d->normal[1]; return 4;
     case RC_SHAPE_SEGMENT: v[0] = d->a[0]; v[1] = d->a[1]; v[2] = d->b[0]; v[3] = d->b[1]; v[4] = d->radius; return 5;
+    case RC_SHAPE_CIRCLE_INSIDE: v[0] = d->offset[0]; v[1] = d->offset[1]; v[2] = d->radius; return 3;
     }
     return 0;
 }

@@ -13,7 +13,8 @@
  *                        gap, pN, pT
  *   shapes_NNNNNN.vtp    the outlines in the world frame: polygons and disks as
  *                        polygon cells, a radius line per disk (its angle),
- *                        segments and half-planes as line cells, point
+ *                        segments, half-planes and circular walls (a closed
+ *                        polyline) as line cells, point
  *                        contactors as vertex cells; cell data body, shape, type
  * and adds them to four collection files: series.pvd (the three as parts 0, 1,
  * 2) and grains.pvd, contacts.pvd, shapes.pvd (one each). Every file carries

@@ -302,6 +302,14 @@ rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double 
                 RC_CHECK(rc__point(vw, o[0] + smin * tg[0], o[1] + smin * tg[1]));
                 RC_CHECK(rc__point(vw, o[0] + smax * tg[0], o[1] + smax * tg[1]));
                 RC_CHECK(rc__cell(vw, k, first, 2, info));
+            } else if (k == CELL_LINES && d.type == RC_SHAPE_CIRCLE_INSIDE) {
+                /* the circular wall: a closed polyline of 4 x disk_segments sides */
+                const int ns4 = 4 * vw->segments;
+                for (int j = 0; j <= ns4; j++) {
+                    double a = 2.0 * RC_VTK_PI * (double)(j % ns4) / (double)ns4;
+                    RC_CHECK(rc__point(vw, d.offset[0] + d.radius * cos(a), d.offset[1] + d.radius * sin(a)));
+                }
+                RC_CHECK(rc__cell(vw, k, first, (size_t)ns4 + 1, info));
             } else if (k == CELL_LINES && d.type == RC_SHAPE_DISK) {
                 /* a radius at the body's angle: shows the rotation */
                 double rim[2] = { d.offset[0] + d.radius, d.offset[1] };

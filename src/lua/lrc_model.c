@@ -260,12 +260,13 @@ int lrc_body_mass(lua_State *L)
 
 /* ---------------------------------------------------------------- shapes */
 
-static const char *const shape_types[] = { "disk", "polygon", "point", "halfplane", "segment", NULL };
+static const char *const shape_types[] = { "disk", "polygon", "point", "halfplane", "segment", "circle_inside", NULL };
 static const rc_shape_type shape_codes[] = { RC_SHAPE_DISK, RC_SHAPE_POLYGON, RC_SHAPE_POINT,
-                                              RC_SHAPE_HALFPLANE, RC_SHAPE_SEGMENT };
+                                              RC_SHAPE_HALFPLANE, RC_SHAPE_SEGMENT, RC_SHAPE_CIRCLE_INSIDE };
 
 /* A shape's definition from { type, radius, offset, vertices, point, normal,
- * a, b, group, name } (absent: the defaults; a segment's radius: 0). More
+ * a, b, group, name } (absent: the defaults; a segment's radius: 0; a
+ * circle_inside's centre: 'centre', into offset). More
  * than RC_MAX_POLYGON_VERTICES vertices: nvert tells how many (refused by
  * the kernel's check), the first ones are read. */
 void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def)
@@ -276,7 +277,7 @@ void lrc_shape_def_read(lua_State *L, int t, rc_shape_def *def)
     lua_pop(L, 1);
     def->type = shape_codes[ty];
     def->radius = lrc_field_num(L, t, "radius", def->type == RC_SHAPE_SEGMENT ? LRC_SEGMENT_RADIUS : def->radius);
-    lrc_field_vec(L, t, "offset", def->offset, 2);
+    lrc_field_vec(L, t, def->type == RC_SHAPE_CIRCLE_INSIDE ? "centre" : "offset", def->offset, 2);
     lrc_field_vec(L, t, "point", def->point, 2);
     lrc_field_vec(L, t, "normal", def->normal, 2);
     lrc_field_vec(L, t, "a", def->a, 2);
@@ -363,6 +364,10 @@ int lrc_shape_def(lua_State *L)
     case RC_SHAPE_SEGMENT:
         lrc_set_vec(L, "a", d.a, 2);
         lrc_set_vec(L, "b", d.b, 2);
+        lrc_set_num(L, "radius", d.radius);
+        break;
+    case RC_SHAPE_CIRCLE_INSIDE:
+        lrc_set_vec(L, "centre", d.offset, 2);
         lrc_set_num(L, "radius", d.radius);
         break;
     }

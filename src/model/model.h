@@ -96,7 +96,7 @@ typedef struct rc_shape {
 static inline double *rcm_shape_poly_aabb(const rc_shape *s) { return &s->wnorm[s->nvert][0]; }
 
 /* A shape's kind in pair order (collide.c's narrowphase dispatch, named slots). */
-enum { RC_SK_NONE = 0, RC_SK_ROUND, RC_SK_POLY, RC_SK_HALF, RC_SK_SEG };
+enum { RC_SK_NONE = 0, RC_SK_ROUND, RC_SK_POLY, RC_SK_HALF, RC_SK_SEG, RC_SK_CIN };
 static inline int rcm_shape_kind(const rc_shape *s)
 {
     switch (s->type) {
@@ -104,6 +104,7 @@ static inline int rcm_shape_kind(const rc_shape *s)
     case RC_SHAPE_POLYGON: return RC_SK_POLY;
     case RC_SHAPE_HALFPLANE: return s->body == RC_GROUND ? RC_SK_HALF : RC_SK_NONE;
     case RC_SHAPE_SEGMENT: return s->body == RC_GROUND ? RC_SK_SEG : RC_SK_NONE;
+    case RC_SHAPE_CIRCLE_INSIDE: return s->body == RC_GROUND ? RC_SK_CIN : RC_SK_NONE;
     }
     return RC_SK_NONE;
 }

@@ -79,6 +79,12 @@ static rc_status check_shape_def(rc_shape_def *d, const char *what)
         if (!rcb_finite(d->radius) || d->radius < 0.0)
             return rc_set_error(RC_ERR_ARG, "%s: 'radius' must be >= 0 (got %s)", what, rcb_show(got, d->radius));
         return RC_OK;
+    case RC_SHAPE_CIRCLE_INSIDE:   /* the centre in offset, world frame */
+        if (!what) what = "circle_inside";
+        RC_CHECK(rcm_check_vec(d->offset, 2, what, "centre"));
+        if (!rcb_finite(d->radius) || d->radius <= 0.0)
+            return rc_set_error(RC_ERR_ARG, "%s: 'radius' must be > 0 (got %s)", what, rcb_show(got, d->radius));
+        return RC_OK;
     }
     return rc_set_error(RC_ERR_ARG, "%s: unknown type %d", what ? what : "shape", (int)d->type);
 }
@@ -103,6 +109,8 @@ static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
         return rc_set_error(RC_ERR_ARG, "halfplane: half-planes are static obstacles (body must be the ground)");
     if (!ground && d->type == RC_SHAPE_SEGMENT)
         return rc_set_error(RC_ERR_ARG, "segment: segments are static obstacles (body must be the ground)");
+    if (!ground && d->type == RC_SHAPE_CIRCLE_INSIDE)
+        return rc_set_error(RC_ERR_ARG, "circle_inside: circular walls are static obstacles (body must be the ground)");
     return check_shape_def(d, NULL);
 }
 
@@ -191,9 +199,10 @@ int rcm_shape_feature_count(const rc_shape *a, const rc_shape *b)
     if (ka == RC_SK_NONE) return 0;
     if (ka == RC_SK_ROUND) return 1;               /* disk/point with anything */
     if (ka == RC_SK_POLY) {
+        if (kb == RC_SK_CIN) return a->nvert;      /* its vertices */
         if (kb == RC_SK_POLY) return a->nvert + b->nvert;
         if (kb == RC_SK_HALF) return a->nvert;
         if (kb == RC_SK_SEG) return a->nvert + 2;
     }
-    return 0;                                  /* half-plane/segment pairs */
+    return 0;                                  /* half-plane/segment/circle_inside pairs */
 }

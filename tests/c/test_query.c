@@ -46,7 +46,8 @@ static int add(rc_world *w, int body, rc_shape_def *d)
 }
 
 /* n random shapes: disks, points, polygons on bodies; ground disks,
- * polygons, segments (with and without radius), two half-planes. */
+ * polygons, segments (with and without radius), two half-planes, a circular
+ * wall. */
 static rc_world *random_scene(int n)
 {
     rc_world_def wd = rc_default_world_def();
@@ -97,6 +98,9 @@ static rc_world *random_scene(int n)
     add(w, RC_GROUND, &h);
     h.point[0] = 12; h.point[1] = 0; h.normal[0] = -1; h.normal[1] = 0.2; h.group = 2;
     add(w, RC_GROUND, &h);
+    rc_shape_def ci = rc_default_shape_def();   /* a circular wall around the scene, reached at its corners */
+    ci.type = RC_SHAPE_CIRCLE_INSIDE; ci.offset[0] = -1; ci.offset[1] = -1.5; ci.radius = 15.5; ci.group = 0;
+    add(w, RC_GROUND, &ci);
     return w;
 }
 
@@ -116,6 +120,7 @@ static void load(const rc_world *w, int id, tshape *t)
     case RC_SHAPE_POLYGON: t->n = d.nvert; for (int k = 0; k < d.nvert; k++) TOW(d.vert[k], t->v[k]); break;
     case RC_SHAPE_SEGMENT: t->n = 2; t->r = d.radius; memcpy(t->v[0], d.a, 16); memcpy(t->v[1], d.b, 16); break;
     case RC_SHAPE_HALFPLANE: memcpy(t->P, d.point, 16); memcpy(t->N, d.normal, 16); break;
+    case RC_SHAPE_CIRCLE_INSIDE: memcpy(t->P, d.offset, 16); t->r = d.radius; break;
     }
 #undef TOW
     t->bound = INFINITY;
@@ -150,6 +155,7 @@ static double seg_dist(const double *p, const double *a, const double *b)
 static double dist(const tshape *t, const double *x)
 {
     if (t->type == RC_SHAPE_HALFPLANE) return fmax(0.0, t->N[0] * (x[0] - t->P[0]) + t->N[1] * (x[1] - t->P[1]));
+    if (t->type == RC_SHAPE_CIRCLE_INSIDE) return fmax(0.0, t->r - hypot(x[0] - t->P[0], x[1] - t->P[1]));
     if (t->n == 1) return fmax(0.0, hypot(x[0] - t->v[0][0], x[1] - t->v[0][1]) - t->r);
     if (t->n == 2) return fmax(0.0, seg_dist(x, t->v[0], t->v[1]) - t->r);
     int inside = 1;

@@ -117,7 +117,7 @@ describe("types and unknown keys", function()
         has("rc.world: 'periodic' must be a table of 2 numbers {x0, x1} (got 'x')", error_of(rc.world, { periodic = "x" }))
         has("rc.world: 'periodic[2]' must be a finite number (got inf)", error_of(rc.world, { periodic = { 0, math.huge } }))
         has("world:obstacle: 'shape' is required", error_of(w.obstacle, w, { at = { 0, 0 } }))
-        has("world:obstacle: 'shape' must be a disk, box or polygon (got point", error_of(w.obstacle, w, { rc.point{ 0, 0 } }))
+        has("world:obstacle: 'shape' must be a disk, box, polygon or circle_inside (got point", error_of(w.obstacle, w, { rc.point{ 0, 0 } }))
         has("world:obstacle: 'shape' must be a shape descriptor", error_of(w.obstacle, w, { shape = { radius = 1 } }))
         has("world:obstacle: unknown key 'angel' (allowed: shape, at, angle, group, name)",
             error_of(w.obstacle, w, { rc.disk{ 1 }, angel = 1 }))
