@@ -746,12 +746,21 @@ typedef enum rc_work_check {
  * (eq. 31, Chung & Hulbert): alpha_m = (2 rho - 1)/(rho + 1), alpha_f =
  * rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m, beta = (gamma + 1/2)^2 / 4;
  * or (direct = 1) alpha_m, alpha_f, beta, gamma as given. */
+/* The generalized-alpha scheme's contact formulation: Bruls, Acary & Cardona
+ * 2014 (frictionless, docs/theory/gen-alpha.md) or Capobianco, Harsch,
+ * Eugster & Leine 2021 (Coulomb friction, docs/theory/gen-alpha-friction.md). */
+typedef enum rc_ga_variant { RC_GA_AUTO = 0, RC_GA_BRULS = 1, RC_GA_CAPOBIANCO = 2 } rc_ga_variant;
 typedef struct rc_gen_alpha_def {
     double rho_inf;             /* spectral radius at infinity, in [0, 1], default 0.8 */
     int direct;                 /* 1: the four coefficients below, 0: from rho_inf     */
     double alpha_m, alpha_f, beta, gamma;  /* alpha_m < 1, alpha_f < 1, beta > 0, gamma > 0 */
     int max_iter;               /* Newton iterations per step, default 50; the
                                    tolerance and on_fail are the solver's        */
+    rc_ga_variant variant;      /* RC_GA_AUTO (default): Capobianco et al. 2021 when
+                                   some law has friction (mu > 0), else Bruls et al.
+                                   2014; or either one                            */
+    double prox_r;              /* Capobianco's prox parameter r; 0 (default): each
+                                   contact's effective mass                        */
     int sequential;             /* 0: monolithic semismooth Newton on (44) (default);
                                    1: the paper's Algorithm 1 (smooth motion, then
                                    position and velocity projections in turn)   */

@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "strategy", "sleep" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
@@ -77,9 +77,10 @@ function World:simulation(t)
     def.project_tol = number(fname, "project_tol", t.project_tol, D.project_tol)
     def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, D.project_max_iter)
     if def.scheme == "gen-alpha" then I.gen_alpha_options(fname, t, s, def)
-    elseif t.rho_inf ~= nil or t.gen_alpha ~= nil or t.strategy ~= nil then
-        fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)",
-             t.rho_inf ~= nil and "rho_inf" or t.gen_alpha ~= nil and "gen_alpha" or "strategy", show(def.scheme))
+    else
+        for _, k in ipairs{ "rho_inf", "gen_alpha", "strategy", "variant", "prox_r" } do
+            if t[k] ~= nil then fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)", k, show(def.scheme)) end
+        end
     end
     c_check("sim", fname, def)
     -- the joints' rows at q* = q_k + s h v_k: by default the kernel's choice
@@ -121,6 +122,11 @@ function I.gen_alpha_options(fname, t, s, def)
     def.ga_max_iter = s.max_iter == nil and 50 or def.max_iter
     def.strategy = option(fname, "strategy", t.strategy, "monolithic", { "monolithic", "sequential" })
     def.ga_sequential = def.strategy == "sequential"
+    -- the contact formulation: Bruls et al. 2014 (frictionless) or Capobianco et al. 2021
+    -- (Coulomb friction); "auto": the latter when a law has friction
+    def.variant = option(fname, "variant", t.variant, "auto", { "auto", "bruls2014", "capobianco2021" })
+    def.ga_variant = ({ auto = 0, bruls2014 = 1, capobianco2021 = 2 })[def.variant]
+    def.prox_r = number(fname, "prox_r", t.prox_r, 0)
 end
 
 function Sim.__index(self, k)

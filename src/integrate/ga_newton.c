@@ -38,96 +38,21 @@ static void dependent(rci_ga_sys *s)
     }
 }
 
-static const rc_contact *find_contact(const rc_world *w, uint64_t key)
-{
-    int lo = 0, hi = w->ncontacts - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        const uint64_t k = w->contacts[mid].key;
-        if (k == key) return &w->contacts[mid];
-        if (k < key) lo = mid + 1; else hi = mid - 1;
-    }
-    return NULL;
-}
-
-/* the normal row of a geometric contact into row `row` of G */
-static void contact_row(rci_ga_sys *s, const rc_contact *c, int row)
-{
-    const rc_world *w = s->w;
-    double Ha[2][3], Hb[2][3], *G = s->G + (size_t)row * s->n;
-    memset(G, 0, (size_t)s->n * sizeof(double));
-    if (c->gap >= 0) {   /* a gap function of a linear body: its gradient at the last evaluation */
-        const rc_gap *gp = &w->gaps[c->gap];
-        const int o = w->bodies[gp->body].iv;
-        for (int k = 0; k < gp->nnz; k++) G[o + gp->idx[k]] += gp->nrm[k];
-        return;
-    }
-    rcm_contact_jacobian(c, Ha, Hb);
-    const int ib = w->bodies[c->body_b].iv;
-    for (int k = 0; k < 3; k++) G[ib + k] += Hb[0][k];
-    if (c->body_a != RC_GROUND) {
-        const int ia = w->bodies[c->body_a].iv;
-        for (int k = 0; k < 3; k++) G[ia + k] += Ha[0][k];
-    }
-}
-
-/* The unilateral constraints at the positions X (the narrow phase at X:
- * each constraint of the step's set found by its key). at_q: g(q), its rows
- * and the contact frames; else g(q~). A constraint whose pair moved out of
- * the detection margin has g = margin (open) and keeps its last rows. */
+/* The unilateral constraints at the positions X (rci_contacts_at): at_q:
+ * g(q), its rows and the contact frames; else g(q~). */
 static rc_status contacts_at(rci_ga_sys *s, const double *X, int at_q)
 {
-    rc_world *w = s->w;
     if (!s->nu) return RC_OK;
-    memcpy(w->q, X, (size_t)w->nq * sizeof(double));
-    w->detect_margin = s->margin;
-    rcc_update_shapes(w);
-    RC_CHECK(rcc_detect(w));
-    {   /* gap functions (linear bodies; keys after the shape pairs'), at t_{n+1} like the positions */
-        const double t = w->t;
-        w->t = s->t1;
-        rc_status st = rcm_gaps_detect(w);
-        w->t = t;
-        RC_CHECK(st);
-    }
-    for (int j = 0; j < s->nu; j++) {
-        rc_contact *cj = &s->cs[j];
-        const rc_contact *c = find_contact(w, cj->key);
-        const double gap = c ? c->gN : s->margin;
-        if (!at_q) { s->gtil[j] = gap; continue; }
-        s->g[s->nb + j] = gap;
-        if (c) {
-            cj->gN = c->gN;
-            cj->n[0] = c->n[0]; cj->n[1] = c->n[1];
-            memcpy(cj->Hr, c->Hr, sizeof cj->Hr);
-            cj->point[0] = c->point[0]; cj->point[1] = c->point[1];
-        }
-        contact_row(s, cj, s->nb + j);
-    }
+    RC_CHECK(rci_contacts_at(s->w, s->margin, s->t1, X, s->cs, s->nu, at_q ? s->g + s->nb : s->gtil, at_q));
+    if (at_q)
+        for (int j = 0; j < s->nu; j++) rci_contact_row(s->w, &s->cs[j], 0, s->n, s->G + (size_t)(s->nb + j) * s->n);
     return RC_OK;
 }
 
 /* the joints' rows g(q, t), g_q, dg/dt at positions X and time t */
 static rc_status joints_at(rci_ga_sys *s, const double *X, double t, double *g, double *G, double *gt)
 {
-    rc_world *w = s->w;
-    int row = 0;
-    for (int i = 0; i < w->njoints; i++) {
-        const rc_joint *j = &w->joints[i];
-        double gj[3], gtj[3], Ha[3][3], Hb[3][3];
-        RC_CHECK(rcm_joint_eval(w, j, X, t, gj, Ha, Hb, gtj));
-        const int ib = w->bodies[j->def.body_b].iv, ia = j->def.body_a == RC_GROUND ? -1 : w->bodies[j->def.body_a].iv;
-        for (int r = 0; r < j->rows; r++, row++) {
-            double *Gr = G + (size_t)row * s->n;
-            memset(Gr, 0, (size_t)s->n * sizeof(double));
-            for (int k = 0; k < 3; k++) Gr[ib + k] += Hb[r][k];
-            if (ia >= 0)
-                for (int k = 0; k < 3; k++) Gr[ia + k] += Ha[r][k];
-            g[row] = gj[r];
-            gt[row] = gtj[r];
-        }
-    }
-    return RC_OK;
+    return rci_joint_rows(s->w, s->n, X, t, g, G, gt);
 }
 
 /* f(q, v, t): the applied forces (w->q, w->v hold q, v), gravity on rigid

@@ -20,6 +20,12 @@ typedef struct rci_ga_state {
     size_t fac_cap;
     double fac_key[3];
     int fac_n, fac_valid;
+    /* the frictional variant (gf_step.c): which variant the state belongs to
+     * (a: a_n, vd: a-bar_n), and each contact's lambda_N, its bar, lambda_F,
+     * its bar and the warm start kappa_N, Lambda_N, Lambda_F, by key */
+    int variant;
+    struct rci_gf_rec *rec;
+    int nrec, cap_rec;
 } rci_ga_state;
 
 /* The largest system in the multipliers (n_b + 2 m unknowns) the dense
@@ -85,5 +91,9 @@ enum { RCI_GA_SMOOTH = 1, RCI_GA_POSITION = 2, RCI_GA_VELOCITY = 4, RCI_GA_ALL =
 rc_status rci_ga_newton_update(rci_ga_sys *s, int blocks);
 /* a0 from M a - g_q^T l = s->f, g_q a = -cterm (the joints' rows of s->G) */
 rc_status rci_ga_consistent_acceleration(rci_ga_sys *s, const double *cterm, double *a0);
+
+/* gf_step.c: the step of the frictional variant (Capobianco et al. 2021)
+ * with the scheme's state g */
+rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 #endif /* RC_GEN_ALPHA_H */

@@ -94,13 +94,25 @@ extern const rci_scheme rci_scheme_moreau_jean_fremond;
 extern const rci_scheme rci_scheme_maury;
 extern const rci_scheme rci_scheme_gen_alpha;
 /* scheme_gen_alpha.c, for checkpoints: the scheme's state across steps, the
- * arrays a_n, vdot~_n and the q, v they belong to (w->nv each) in arr[0..3];
- * returns 1 when there is a valid one (else 0: another scheme, no step yet).
- * rci_ga_state_reserve makes the room (before a restore commits),
- * rci_ga_state_valid marks what was read into it as the state. */
+ * arrays a_n, vdot~_n (or a-bar_n) and the q, v they belong to (w->nv each)
+ * in arr[0..3]; returns its variant when there is a valid one (else 0:
+ * another scheme, no step yet). rci_ga_state_reserve makes the room (before
+ * a restore commits), rci_ga_state_set marks what was read into it as the
+ * state. */
 int rci_ga_state_arrays(const rc_world *w, double *arr[4]);
 rc_status rci_ga_state_reserve(rc_world *w, double *arr[4]);
-void rci_ga_state_valid(rc_world *w, int valid);
+/* The frictional variant's (gf_step.c) record of a contact across steps:
+ * lambda_N, its bar, lambda_F, its bar, and the warm start kappa_N,
+ * Lambda_N, Lambda_F. rci_ga_state_arrays returns that variant's number
+ * (RC_GA_BRULS, RC_GA_CAPOBIANCO) when the state is valid; the records: */
+typedef struct rci_gf_rec {
+    uint64_t key;
+    double v[7];            /* lN, lbN, lF, lbF, kN, LN, LF */
+} rci_gf_rec;
+const rci_gf_rec *rci_ga_state_recs(const rc_world *w, int *n);
+rc_status rci_ga_state_reserve_recs(rc_world *w, int n, rci_gf_rec **recs);
+/* after a restore: valid (variant, 0: none) with n records */
+void rci_ga_state_set(rc_world *w, int variant, int nrec);
 /* The table entry of a scheme; NULL for a value that names none. */
 const rci_scheme *rci_scheme_of(rc_scheme type);
 
@@ -126,6 +138,18 @@ rc_status rci_stage_converged(rci_step *st);
 
 /* ---- contacts of the state (contacts_state.c) */
 rc_status rci_match_contacts(rc_world *w);
+/* iterate_contacts.c: the step's contacts cs[0..nc) at positions X (time t
+ * for gap functions): the narrow phase at X within margin, each found by its
+ * key; gap[j] its gap (margin when its pair left the margin: cs[j] keeps its
+ * last frame); update: cs[j] takes the new frame (gN, n, Hr, point). w->q
+ * holds X afterwards. rci_contact_row: row 0 (normal) or 1 (tangent) of
+ * contact c as a dense row G of the n velocities. */
+rc_status rci_contacts_at(rc_world *w, double margin, double t, const double *X, rc_contact *cs, int nc, double *gap,
+                          int update);
+void rci_contact_row(const rc_world *w, const rc_contact *c, int row, int n, double *G);
+/* iterate_contacts.c: the joints' rows at positions X and time t: g (one per
+ * row), G (dense rows of the n velocities), dg/dt (gt) */
+rc_status rci_joint_rows(rc_world *w, int n, const double *X, double t, double *g, double *G, double *gt);
 rc_status rci_reserve_state(rc_world *w);
 void rci_save_contacts(rc_world *w);
 

@@ -33,6 +33,7 @@ static void ga_free(rc_world *w)
     if (!w->ga) return;
     rcb_free(w->ga->a);
     rcb_free(w->ga->fac);
+    rcb_free(w->ga->rec);
     rcb_free(w->ga);
     w->ga = NULL;
 }
@@ -75,7 +76,35 @@ int rci_ga_state_arrays(const rc_world *w, double *arr[4])
     const rci_ga_state *g = w->ga;
     if (!g || !g->valid || g->n != w->nv) return 0;
     arr[0] = g->a; arr[1] = g->vd; arr[2] = g->q; arr[3] = g->v;
-    return 1;
+    return g->variant == RC_GA_CAPOBIANCO ? RC_GA_CAPOBIANCO : RC_GA_BRULS;
+}
+
+const rci_gf_rec *rci_ga_state_recs(const rc_world *w, int *n)
+{
+    *n = w->ga && w->ga->variant == RC_GA_CAPOBIANCO ? w->ga->nrec : 0;
+    return *n ? w->ga->rec : NULL;
+}
+
+rc_status rci_ga_state_reserve_recs(rc_world *w, int n, rci_gf_rec **recs)
+{
+    rci_ga_state *g = NULL;
+    RC_CHECK(ga_state(w, &g));
+    if (n > g->cap_rec) {
+        rci_gf_rec *p = rcb_realloc(g->rec, (size_t)n * sizeof *p);
+        if (!p) return rc_set_error(RC_ERR_NOMEM, "gen-alpha: out of memory (%d contact records)", n);
+        g->rec = p;
+        g->cap_rec = n;
+    }
+    *recs = g->rec;
+    return RC_OK;
+}
+
+void rci_ga_state_set(rc_world *w, int variant, int nrec)
+{
+    if (!w->ga) return;
+    w->ga->variant = variant;
+    w->ga->nrec = variant == RC_GA_CAPOBIANCO ? nrec : 0;
+    w->ga->valid = variant != 0 && w->ga->n == w->nv;
 }
 
 rc_status rci_ga_state_reserve(rc_world *w, double *arr[4])
@@ -84,11 +113,6 @@ rc_status rci_ga_state_reserve(rc_world *w, double *arr[4])
     RC_CHECK(ga_state(w, &g));
     arr[0] = g->a; arr[1] = g->vd; arr[2] = g->q; arr[3] = g->v;
     return RC_OK;
-}
-
-void rci_ga_state_valid(rc_world *w, int valid)
-{
-    if (w->ga) w->ga->valid = valid && w->ga->n == w->nv;
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -115,8 +139,8 @@ static rc_status check_law(const rc_world *w, int ci)
     if (law->def.type == RC_LAW_CUSTOM)
         return rc_set_error(RC_ERR_ARG, "gen-alpha takes the built-in laws only (Newton's impact law with their e): "
                             "law '%s' is a custom law (%s)", name, cd);
-    return rc_set_error(RC_ERR_ARG, "gen-alpha is frictionless until issue 13: law '%s' has mu = %g (%s); "
-                        "use mu = 0 or a Moreau--Jean scheme", name, law->def.mu, cd);
+    return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" is frictionless: law '%s' has mu = %g (%s); "
+                        "use variant \"capobianco2021\" (the default when a law has friction)", name, law->def.mu, cd);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -391,11 +415,23 @@ static rc_status audit(rci_step *st, rci_ga_sys *s, rci_audit *a)
     return RC_OK;
 }
 
+/* the variant of this step: the simulation's, or (auto) Capobianco's when
+ * some law of the world has friction or is a custom law */
+static rc_ga_variant variant_of(const rc_world *w)
+{
+    if (w->sim.gen_alpha.variant != RC_GA_AUTO) return w->sim.gen_alpha.variant;
+    for (int i = 0; i < w->nlaws; i++)
+        if (w->laws[i].def.mu > 0.0) return RC_GA_CAPOBIANCO;
+    return RC_GA_BRULS;
+}
+
 static rc_status step_body(rci_step *st, rci_ga_sys *s, rci_audit *a, rci_ga_state **gs)
 {
     rc_world *w = st->w;
     RC_CHECK(check_bodies(w));
     RC_CHECK(ga_state(w, gs));
+    if (variant_of(w) == RC_GA_CAPOBIANCO) return rci_gf_step(st, a, *gs);
+    if ((*gs)->variant != RC_GA_BRULS) { (*gs)->valid = 0; (*gs)->variant = RC_GA_BRULS; }
     RC_CHECK(setup(st, s));
     RC_CHECK(start(s, *gs));
     RC_CHECK(newton(st, s));

@@ -20,8 +20,10 @@
  *   (u64 hash, u32 count), u32 scheme, f64 theta, f64 h, f64 t, i64 step,
  *   u64 state length, u64 compressed length;
  *   the state, zlib-compressed; u32 CRC-32 (zlib) of everything before it.
- * Format 4 added gen-alpha's nu per contact and its a_n, vdot~_n (the state
- * ends with i32 1 and four arrays of nv doubles, or i32 0).
+ * Format 4 added gen-alpha's nu per contact and its state: the state ends with
+ * i32 variant (0: none) and then four arrays of nv doubles (a_n, vdot~_n or
+ * a-bar_n, q, v) and, for the frictional variant, i32 n and n contact
+ * records (u64 key, 7 doubles).
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync */
 #include "checkpoint.h"
@@ -151,6 +153,12 @@ static void put_state(ck_out *o, const rc_world *w)
     const int has_ga = rci_ga_state_arrays(w, ga);
     put_i32(o, has_ga);
     for (int k = 0; has_ga && k < 4; k++) put_f64s(o, ga[k], w->nv);
+    if (has_ga == RC_GA_CAPOBIANCO) {
+        int nrec;
+        const rci_gf_rec *rec = rci_ga_state_recs(w, &nrec);
+        put_i32(o, nrec);
+        for (int i = 0; i < nrec; i++) { put_u64(o, rec[i].key); put_f64s(o, rec[i].v, 7); }
+    }
 }
 
 /* ---------------------------------------------------------------- save */
@@ -304,8 +312,9 @@ typedef struct ck_state {
     rc_run_stats stats;
     int nrec, has_state;
     size_t rec_at, rec_state_at, joints_at, forces_at, laws_at, ga_at;
-    int has_ga;
+    int has_ga, ga_nrec;
     double *ga[4];          /* the room for it (reserve_restore) */
+    rci_gf_rec *ga_rec;
     ck_lives lives;
 } ck_state;
 
@@ -350,10 +359,17 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
     take(r, (size_t)nl * LAW_BYTES);
     if (!r->short_) RC_CHECK(rc_ck_parse_lives(path, w, r, &s->lives));
     s->has_ga = get_i32(r);
-    if (!r->short_ && s->has_ga != 0 && s->has_ga != 1)
+    if (!r->short_ && s->has_ga != 0 && s->has_ga != RC_GA_BRULS && s->has_ga != RC_GA_CAPOBIANCO)
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: gen-alpha state flag %d", path, s->has_ga);
     s->ga_at = r->off;
     if (s->has_ga) take(r, 4 * (size_t)w->nv * 8);
+    s->ga_nrec = 0;
+    if (s->has_ga == RC_GA_CAPOBIANCO) {
+        s->ga_nrec = get_i32(r);
+        if (!r->short_ && (s->ga_nrec < 0 || (size_t)s->ga_nrec > (r->n - r->off) / 64))
+            return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: %d gen-alpha contact records", path, s->ga_nrec);
+        take(r, (size_t)s->ga_nrec * 64);
+    }
     if (r->short_ || r->off != r->n)
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: its state has %zu bytes, expected %zu",
                             path, r->n, r->off);
@@ -371,6 +387,7 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
 static rc_status reserve_restore(rc_world *w, ck_state *s)
 {
     if (s->has_ga) RC_CHECK(rci_ga_state_reserve(w, s->ga));
+    if (s->has_ga == RC_GA_CAPOBIANCO) RC_CHECK(rci_ga_state_reserve_recs(w, s->ga_nrec, &s->ga_rec));
     RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, s->nrec, sizeof(rc_contact_rec)));
     if (s->has_state)
         RC_CHECK(rcb_reserve((void **)&w->rec_state, &w->cap_rec_state, s->nrec * RC_LAW_MAX_STATE, sizeof(double)));
@@ -434,7 +451,11 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
     }
     r.off = s->ga_at;
     for (int k = 0; s->has_ga && k < 4; k++) get_f64s(&r, s->ga[k], w->nv);
-    rci_ga_state_valid(w, s->has_ga);   /* none saved: the next gen-alpha step starts from the consistent acceleration */
+    if (s->has_ga == RC_GA_CAPOBIANCO) {
+        r.off += 4;   /* the count, parsed */
+        for (int i = 0; i < s->ga_nrec; i++) { s->ga_rec[i].key = get_u64(&r); get_f64s(&r, s->ga_rec[i].v, 7); }
+    }
+    rci_ga_state_set(w, s->has_ga, s->ga_nrec);   /* none saved: the next gen-alpha step starts from the consistent acceleration */
 }
 
 /* Bodies whose restored constant force is nonzero get their rc_body_ext

@@ -116,6 +116,8 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     ga->gamma = lrc_field_num(L, t, "ga_gamma", ga->gamma);
     ga->max_iter = field_int(L, t, "ga_max_iter", ga->max_iter);
     ga->sequential = field_bool(L, t, "ga_sequential", ga->sequential);
+    ga->prox_r = lrc_field_num(L, t, "prox_r", ga->prox_r);
+    ga->variant = (rc_ga_variant)field_int(L, t, "ga_variant", (int)ga->variant);
 }
 
 static const char *order_name(rc_order x)

@@ -182,7 +182,20 @@ local function gen_alpha_pendulum()
     return w, w:simulation{ scheme = "gen-alpha", rho_inf = 0.8, h = 1e-3, solver = { tol = 1e-12 } }
 end
 
+-- the rotating ball of Capobianco et al. 2021 (section 10.1, omega = 50): gen-alpha with
+-- friction, saved while it slides (a, a-bar and each contact's forces by key)
+local function gen_alpha_friction_ball()
+    local w = rc.world{ gravity = { 0, -9.81 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    w:body{ name = "ball", mass = 1, inertia = 0.004, q = { 0, 1, 0 }, v = { 0, 0, 50 }, shape = rc.disk{ radius = 0.1 } }
+    w:contact{ w.ground, w:bodies()[1], law = rc.newton{ e = 0, mu = 0.2 }, name = "C" }
+    return w, w:simulation{ scheme = "gen-alpha", rho_inf = 0.5, h = 2e-3, solver = { tol = 1e-10 } }
+end
+
 describe("checkpoint and restart: 2T = T + save + restore + T, bit for bit", function()
+    it("gen-alpha with friction: the rotating ball, saved while it slides", function()
+        check_restart(gen_alpha_friction_ball, 250)   -- lands at 0.43 s, slides until 0.73 s
+    end)
     it("gen-alpha: the pendulum on its obstacle, saved in contact (a_n, vdot~_n, nu)", function()
         check_restart(gen_alpha_pendulum, 1200)   -- the bob reaches the obstacle at t = 0.67 s
     end)

@@ -241,12 +241,12 @@ describe("gen-alpha: options and refusals", function()
     return w, b
   end
 
-  it("refuses friction with a clear message until issue 13", function()
+  it("variant bruls2014 refuses friction with a clear message (capobianco2021 is the default with friction)", function()
     local w = world(0.3)
-    local sim = w:simulation{ scheme = "gen-alpha" }
+    local sim = w:simulation{ scheme = "gen-alpha", variant = "bruls2014" }
     local ok, err = pcall(function() sim:step() end)
     assert.is_false(ok)
-    assert.truthy(tostring(err):find("gen-alpha is frictionless until issue 13: law '(unnamed)' has mu = 0.3", 1, true))
+    assert.truthy(tostring(err):find("gen-alpha's variant \"bruls2014\" is frictionless: law '(unnamed)' has mu = 0.3", 1, true))
   end)
 
   it("takes rho_inf or the four coefficients, and checks them", function()

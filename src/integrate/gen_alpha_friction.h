@@ -1,0 +1,71 @@
+/*
+ * integrate/gen_alpha_friction.h -- what the frictional nonsmooth
+ * generalized-alpha scheme's files share (Capobianco, Harsch, Eugster & Leine
+ * 2021; equation numbers are the paper's; implementation note
+ * ../shared/notes/003): gf_residual.c (the step's quantities and the residual
+ * R(x) of section 9), gf_step.c (the state across steps, the semismooth Newton
+ * and the fixed-point iterations, the audit). Not for other files.
+ */
+#ifndef RC_GEN_ALPHA_FRICTION_H
+#define RC_GEN_ALPHA_FRICTION_H
+
+#include "integrate/integrate.h"
+
+/* The largest system the dense Newton with a Jacobian by differences takes
+ * (each column costs an evaluation of R with three narrow phases): the
+ * paper's examples have 14 to 36 unknowns. */
+enum { RCI_GF_MAX_UNKNOWNS = 120, RCI_GF_MAX_FIXED_POINT = 300 };
+
+/* a contact's index sets (130)-(141), bits of rci_gf_sys.set */
+enum { RCI_GF_A = 1, RCI_GF_B = 2, RCI_GF_C = 4, RCI_GF_DST = 8, RCI_GF_EST = 16 };
+
+/* One step's system. The unknowns x (126), in this order: a (n), U (n),
+ * Q (n), kappa_g, Lambda_g, lambda_g (nb each: the joints' rows), kappa_N,
+ * Lambda_N, lambda_N, Lambda_F, lambda_F (nc each: the step's contacts,
+ * planar friction). */
+typedef struct rci_gf_sys {
+    rc_world *w;
+    int n, nb, nc, N;
+    double h, am, af, beta, gam, t1, margin;
+    int have_f;
+    const double *qn, *un, *an, *abn;          /* the state at t_i: q, u, a, a-bar */
+    double *lNn, *lbNn, *lFn, *lbFn;           /* the contacts' lambda_N, its bar, lambda_F, its bar at t_i */
+    double *x;                                 /* the unknowns (N) */
+    /* what follows from x (section 2.4 of the note) */
+    double *ab, *u, *q, *lbN, *lbF, *PN, *kh, *PF;
+    /* evaluated at (t_{i+1}, q, u, a) */
+    double *f;                                 /* h(t, q, u): applied forces, gravity, -K q - C v */
+    double *G;                                 /* rows (n each): the joints' nb, then each contact's normal and tangent */
+    double *g, *gd, *gdd;                      /* the joints: g, g-dot, g-ddot */
+    double *gN, *gdN, *gddN, *xiN, *gF, *gdF, *xiF;   /* the contacts */
+    double *eN, *eF, *mu, *rN, *rF;            /* the contacts' laws and prox parameters */
+    rc_contact *cs;                            /* the step's contacts (nc) */
+    unsigned char *set;                        /* their index sets (RCI_GF_*) */
+    double *R;                                 /* the residual (N), scaled as in the header of gf_residual.c */
+    /* scratch */
+    double *J, *dx, *x0, *R0, *X, *Gp, *tmp;
+    double *dc;                                /* the accelerations' velocity terms (nb + 2 nc) */
+    rc_contact *cs2;                           /* the contacts at a shifted position (the accelerations' terms) */
+    int *ipiv;
+} rci_gf_sys;
+
+/* gf_residual.c */
+/* x -> a-bar, u, q, the contacts' lambda-bar, P_N, kappa-hat, P_F (section 2.4
+ * of note 003) only: enough after a change of the multipliers alone */
+void rci_gf_dependent(rci_gf_sys *s);
+/* x -> the dependent quantities, the constraints and forces at the iterate */
+rc_status rci_gf_eval(rci_gf_sys *s);
+/* at (t_i, q_i, u_i): the joints' rows G, their g-ddot at a = 0 (in gdd), the
+ * forces f (the consistent start) */
+rc_status rci_gf_start_terms(rci_gf_sys *s);
+/* the index sets at the iterate (after rci_gf_eval) */
+void rci_gf_sets(rci_gf_sys *s);
+/* the residual with the current index sets; its max-norm, its largest entry in *worst */
+double rci_gf_residual(rci_gf_sys *s, int *worst);
+/* the smooth part R_s (3 n + 3 nb rows) only: its max-norm */
+double rci_gf_residual_smooth(rci_gf_sys *s);
+/* the fixed point's contact update z <- p(y, z) (notes 003, section 2.8);
+ * returns max |z_new - z| */
+double rci_gf_prox_update(rci_gf_sys *s);
+
+#endif /* RC_GEN_ALPHA_FRICTION_H */
