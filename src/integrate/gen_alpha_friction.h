@@ -14,7 +14,7 @@
 /* The largest system the dense Newton with a Jacobian by differences takes
  * (each column costs an evaluation of R with three narrow phases): the
  * paper's examples have 14 to 36 unknowns. */
-enum { RCI_GF_MAX_UNKNOWNS = 120, RCI_GF_MAX_FIXED_POINT = 300 };
+enum { RCI_GF_MAX_UNKNOWNS = 120, RCI_GF_MAX_FIXED_POINT = 1000 };
 
 /* a contact's index sets (130)-(141), bits of rci_gf_sys.set */
 enum { RCI_GF_A = 1, RCI_GF_B = 2, RCI_GF_C = 4, RCI_GF_DST = 8, RCI_GF_EST = 16 };

@@ -1,0 +1,108 @@
+-- The frictional nonsmooth generalized-alpha scheme (Capobianco, Harsch,
+-- Eugster & Leine 2021; scheme = "gen-alpha", its variant "capobianco2021",
+-- docs/theory/gen-alpha-friction.md): the paper's planar experiments
+-- (scripts/papers/capobianco2021_*.lua) against their analytic figures.
+local helper = require "scenario_helper"
+local rc = require "ricochet"
+
+local function run(name, set, allow_failures) return helper.run("scripts/papers/" .. name, set, false, allow_failures) end
+
+describe("gen-alpha with friction: the rotating ball (section 10.1)", function()
+  it("b: slides after the impact with the saturated percussion, then sticks at the analytic time and rolls", function()
+    local r = run("capobianco2021_rotating_ball.lua", { case = "b" })
+    assert.is_near(-0.2 * r.first.pN, r.first.pT, 1e-9)            -- P_F = -mu P_N at the impact (slip)
+    assert.is_near(4.2021 + 0.0162, r.first.pN, 5e-4)              -- m v (4.2021) + the step's h lambda: measured 4.2183
+    assert.is_near(-0.2 * 9.81, r.force, 1e-6)                     -- -mu m g while it slides (149 steps)
+    assert.is_true(r.stick >= 0.7281 and r.stick <= 0.7281 + 2e-3) -- analytic 0.7281, within one step: 0.730
+    assert.is_near(-10 / 7, r.u[1], 1e-6)                          -- rolling: -(2/7) R omega
+    assert.is_near(100 / 7, r.u[3], 1e-6)                          -- (5/7) omega
+    assert.is_near(9.81, r.lambda_N, 1e-6)
+    assert.is_true(r.min_gap >= -1e-12 and r.max_iter <= 3)
+  end)
+
+  it("c: sticks at the impact (P_F = -(2/7) m R omega) and rolls", function()
+    local r = run("capobianco2021_rotating_ball.lua", { case = "c" })
+    assert.is_near(-2 / 7, r.first.pT, 1e-5)                        -- measured -0.28571
+    assert.is_near(-2 / 7, r.u[1], 1e-6)
+    assert.is_near(20 / 7, r.u[3], 1e-6)
+  end)
+
+  it("a: Zeno bouncing with the analytic apexes, at rest after the accumulation with lambda_N = m g", function()
+    local r = run("capobianco2021_rotating_ball.lua", { case = "a" })
+    for i, y in ipairs({ 0.325, 0.15625, 0.11406 }) do
+      assert.is_true(math.abs(r.apex[i] - y) <= 0.01 * y)           -- measured 0.32463 0.15615 0.11352
+    end
+    assert.is_near(6.3032 + 0.0145, r.first.pN, 5e-3)               -- (1 + e) m v + h lambda: measured 6.3176
+    assert.is_true(r.t_rest > 1.28506 and r.t_rest < 1.34)          -- analytic accumulation 1.28506; measured 1.324
+    assert.is_near(9.81, r.lambda_N, 1e-6)
+    assert.is_near(0.981, r.E, 1e-9)                                 -- at rest: m g R
+    assert.is_true(r.min_gap >= -1e-12)                              -- measured -2.0e-13
+  end)
+
+  it("penetrates by round-off where Moreau-Jean penetrates by h v (the paper's comparison)", function()
+    local mj = run("capobianco2021_rotating_ball.lua", { case = "b", scheme = "moreau-jean" })
+    assert.is_true(mj.min_gap < -2e-3)                               -- measured -2.7e-3
+  end)
+end)
+
+describe("gen-alpha with friction: the ball in a corner (section 10.2)", function()
+  local r = run("capobianco2021_ball_in_corner.lua", {}, true)   -- 4 steps at rest unconverged, each reported
+
+  it("reaches plane 2 at the analytic time and rests in the corner with both contacts closed near t = 1.36", function()
+    assert.is_true(math.abs(r.first - 0.27038) <= 2e-4)             -- measured 0.27030 (h = 1e-4)
+    assert.is_true(r.rest and r.rest > 1.3 and r.rest < 1.42)       -- the paper: about 1.36; measured 1.3619
+    assert.is_near(0, r.q[1], 1e-6)
+    assert.is_near(0.1 * math.sqrt(2), r.q[2], 1e-6)
+    assert.is_true(r.min_gap >= -1e-8)                              -- measured -3.9e-11
+  end)
+
+  it("survives the singular Newton matrix at rest through the fixed point, and reports what did not converge", function()
+    assert.is_true(r.fallbacks > 0)                                 -- measured 91 steps
+    assert.is_true(r.unconverged <= 8)                              -- measured 4, each a warning with time and contact
+    assert.equals(r.unconverged, r.summary.failures)                -- and counted in the run's failures
+  end)
+end)
+
+describe("gen-alpha with friction: the ball in a cylinder (section 10.3)", function()
+  it("keeps |g_N| at round-off for 10 s where Moreau-Jean drifts into the wall more and more", function()
+    local r = run("capobianco2021_ball_in_cylinder.lua", {})
+    assert.is_true(r.max_abs <= 1e-12)                              -- measured 2.0e-13
+    assert.is_true(r.E < 9.81 * 0.9 - 0.981 and r.max_rise <= 2e-4)  -- dissipates: 9.81 -> 1.60 J; largest rise in a step 1.2e-4 J
+    local mj = run("capobianco2021_ball_in_cylinder.lua", { scheme = "moreau-jean" })
+    assert.is_true(mj.pen_at[1] > 0.01 and mj.pen_at[10] > 2 * mj.pen_at[1])   -- measured 3.8e-2 / 9.6e-2
+  end)
+end)
+
+describe("gen-alpha with friction: the Painleve rod (section 10.4)", function()
+  local r = run("capobianco2021_painleve_rod.lua", {})
+
+  it("follows the sliding solution to the singularity (phi = 45 deg)", function()
+    assert.is_near(0.8145, r.t_star, 1e-3)
+    assert.is_true(math.abs(r.phi_half - r.phi_half_ref) <= 1e-4)  -- measured 4.2e-5 (h = 8e-4)
+    assert.is_true(math.abs(r.om_half - r.om_half_ref) <= 1e-3)    -- measured 3.4e-4
+  end)
+
+  it("passes the singularity at the paper's h without an impulse, lifts off after it, and never sinks", function()
+    assert.is_true(r.max_pN < 0.2)                                  -- measured 0.138 N s (172 h; Moreau-Jean 3.70)
+    assert.is_true(r.lift > r.t_star and r.lift < r.t_star + 0.1)  -- measured 0.8592
+    assert.is_true(r.min_gap >= -1e-10 and r.unconverged == 0)
+    assert.is_true(r.u[3] < -8.5 and r.u[3] > -9.5)                 -- clockwise u_phi 9.01 in the flight
+  end)
+end)
+
+describe("gen-alpha with friction: options", function()
+  it("chooses the variant by the laws (auto) or as asked, and checks prox_r", function()
+    local w = rc.world{ gravity = { 0, -10 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    local b = w:body{ mass = 1, inertia = 0.1, q = { 0, 0.5, 0 }, shape = rc.disk{ radius = 0.5 } }
+    w:contact{ w.ground, b, law = rc.newton{ e = 0, mu = 0.5 } }
+    local function err(t) local ok, e = pcall(w.simulation, w, t); assert.is_false(ok); return tostring(e) end
+    assert.matches("'prox_r' must be >= 0", err{ scheme = "gen-alpha", prox_r = -1 })
+    assert.matches("'variant' must be one of", err{ scheme = "gen-alpha", variant = "glocker" })
+    assert.matches("'variant' is an option of scheme = \"gen%-alpha\"", err{ variant = "capobianco2021" })
+    local sim = w:simulation{ scheme = "gen-alpha", h = 1e-2 }
+    sim:run{ T = 0.5 }
+    assert.is_near(0.5, b:q()[2], 1e-12)          -- resting with friction: Capobianco's variant (auto)
+    assert.is_near(10 * 1e-2, sim:contacts()[1].pN, 1e-9)   -- P_N = m g h
+  end)
+end)
