@@ -77,6 +77,7 @@ static void put_stats(ck_out *o, const rc_run_stats *s)
     put_i64(o, s->parallel_steps);
     put_f64(o, s->max_overlap); put_f64(o, s->t_max_overlap); put_i64(o, s->step_max_overlap);
     put_i32(o, s->contact_max_overlap);
+    put_i64(o, s->newton_fallbacks);
 }
 
 static void get_stats(ck_in *r, rc_run_stats *s)
@@ -89,6 +90,7 @@ static void get_stats(ck_in *r, rc_run_stats *s)
     s->parallel_steps = get_i64(r);
     s->max_overlap = get_f64(r); s->t_max_overlap = get_f64(r); s->step_max_overlap = get_i64(r);
     s->contact_max_overlap = get_i32(r);
+    s->newton_fallbacks = get_i64(r);
     s->memory_bytes = 0;
 }
 

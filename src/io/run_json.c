@@ -158,6 +158,8 @@ static void json_settings(FILE *f, int have_sim, const rc_sim_def *sim, const rc
     rc__json_key(f, 2, "max_residual"); rc__json_num(f, st->max_residual); fputs(",\n", f);
     rc__json_key(f, 2, "failures"); fprintf(f, "%ld", st->failures); fputs(",\n", f);
     rc__json_key(f, 2, "local_solves"); fprintf(f, "%ld", st->local_solves); fputs(",\n", f);
+    /* steps the Newton solver handed to NSGS, or gen-alpha's Newton to its fixed point */
+    rc__json_key(f, 2, "newton_fallbacks"); fprintf(f, "%ld", st->newton_fallbacks); fputs(",\n", f);
     rc__json_key(f, 2, "cpu_s"); rc__json_num(f, st->solver_cpu_s); fputs("\n", f);
     fputs("  },\n", f);
 }
