@@ -55,20 +55,6 @@ static rc_status arrays(rci_gf_sys *s)
     return rcb_arena_array(A, (void **)&s->ipiv, N > 0 ? N : 1, sizeof(int), "gen-alpha pivots");
 }
 
-/* the margin: what a contact may close within the step (as the frictionless variant) */
-static double step_margin(const rc_world *w, double h)
-{
-    double m = 0.0;
-    const double ag = hypot(w->def.gravity[0], w->def.gravity[1]);
-    for (int i = 0; i < w->nshapes; i++) {
-        const rc_shape *sh = &w->shapes[i];
-        if (sh->body == RC_GROUND || w->bodies[sh->body].kind != RC_BODY_RIGID2D) continue;
-        const double *v = w->v + w->bodies[sh->body].iv;
-        m = fmax(m, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound + h * ag);
-    }
-    return w->def.contact_margin + 8.0 * h * m;
-}
-
 /* a contact's law under this scheme: a built-in law (Newton's impact law in
  * normal direction with e, Coulomb with mu, tangential restitution e_t) */
 static rc_status law_of(const rc_world *w, int ci, double *e, double *et, double *mu)
@@ -125,12 +111,7 @@ static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
     s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
     s->t1 = st->t_next;
     s->have_f = st->have_f;
-    s->margin = step_margin(w, s->h);
-    w->detect_margin = s->margin;
-    rcc_update_shapes(w);
-    RC_CHECK(rcc_detect(w));
-    RC_CHECK(rcm_gaps_detect(w));
-    RC_CHECK(rci_match_contacts(w));
+    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
     s->n = w->nv;
     s->nb = 0;
     for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
