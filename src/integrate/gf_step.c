@@ -131,7 +131,6 @@ static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
         s->lNn[k] = r ? r->v[0] : 0.0; s->lbNn[k] = r ? r->v[1] : 0.0;
         s->lFn[k] = r ? r->v[2] : 0.0; s->lbFn[k] = r ? r->v[3] : 0.0;
     }
-    (void)g;
     return RC_OK;
 }
 
@@ -419,10 +418,8 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
     int iters = 0, worst = -1, ok = 0;
     double res = 0.0;
     RC_CHECK(newton(&s, maxit, tol, &iters, &res, &worst, &ok));
-    int fallback = 0;
     if (!ok) {   /* the whole step again by the fixed-point iterations (note 003 section 2.7) */
         int fp = 0;
-        fallback = 1;
         w->stats.newton_fallbacks++;
         first_guess(&s, g);
         RC_CHECK(fixed_point(&s, RCI_GF_MAX_FIXED_POINT, tol, &fp, &res, &worst, &ok));
@@ -443,7 +440,6 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
         rci_warn_unconverged(w, "gen-alpha: neither Newton nor the fixed point converged at t = %.17g (step %ld): residual %.3e > "
                              "tol %.3e; worst: %s", st->t_next, w->step + 1, res, tol, what);
     }
-    (void)fallback;
     for (int i = 0; i < s.n; i++)
         if (!rcb_finite(s.u[i]) || !rcb_finite(s.q[i])) return rci_nonfinite_state(w, i, !rcb_finite(s.q[i]), s.q[i]);
     memcpy(w->q, s.q, bytes);
