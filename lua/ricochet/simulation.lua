@@ -43,8 +43,8 @@ function World:simulation(t)
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
                            "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
                            "accelerate", "formulation", "fallback" }, 1)
-    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" then
-        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\")", show(s[1]))
+    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" and s[1] ~= "apgd" then
+        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")", show(s[1]))
     end
     def.solver = s[1] or D.solver
     for _, k in ipairs { "formulation", "fallback" } do

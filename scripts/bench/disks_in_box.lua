@@ -62,7 +62,7 @@ w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
-  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
+  solver = { rc.param("solver", "nsgs"), tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
              adaptive_threads = adaptive, check_every = check_every },
 }
 -- allocations once the pile has formed (capacities only grow while contacts multiply)

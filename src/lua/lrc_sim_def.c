@@ -24,8 +24,8 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
     return r;
 }
 
-static const char *const methods[] = { "nsgs", "uzawa", "newton", NULL };
-static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON };
+static const char *const methods[] = { "nsgs", "uzawa", "newton", "apgd", NULL };
+static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON, RC_SOLVER_APGD };
 static const char *const formulations[] = { "alart-curnier", "fischer-burmeister", NULL };
 static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
