@@ -707,6 +707,11 @@ typedef struct rc_solver_def {
                            (O'Donoghue & Candes 2015), default 1; 0: the
                            plain iteration of Maury's Proposition 1. Needs
                            relax <= 1; ignored (plain) when there are joints */
+    int anderson;       /* NSGS: Anderson acceleration of the sweeps' fixed
+                           point with this depth m (1..10; 0, the default:
+                           off), safeguarded (an extrapolated iterate is
+                           kept only when it lowers the residual); one
+                           thread, order fixed, position or colour        */
     rc_newton_formulation formulation; /* Newton: the normal part's function,
                            default RC_NEWTON_ALART_CURNIER                    */
     int fallback;       /* Newton: 1 (default) when Newton fails (singular

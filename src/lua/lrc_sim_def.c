@@ -84,6 +84,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     sd->threads = field_int(L, t, "threads", sd->threads);
     sd->adaptive_threads = field_bool(L, t, "adaptive_threads", sd->adaptive_threads);
     sd->accelerate = field_bool(L, t, "accelerate", sd->accelerate);
+    sd->anderson = field_int(L, t, "anderson", sd->anderson);   /* NSGS: accelerate = "anderson", its depth */
     if (lua_getfield(L, t, "norm") != LUA_TNIL)
         sd->norm = field_option(L, t, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
     lua_pop(L, 1);

@@ -326,6 +326,11 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
                             sv, d->threads);
     if (d->check_every < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'check_every' must be >= 1 (got %d)", sv, d->check_every);
+    if (d->anderson < 0 || d->anderson > 10)
+        return rc_set_error(RC_ERR_ARG, "%s: Anderson 'depth' must be in 1..10 (got %d)", sv, d->anderson);
+    if (d->anderson && (d->method != RC_SOLVER_NSGS || d->threads > 1 || d->order == RC_ORDER_RANDOM))
+        return rc_set_error(RC_ERR_ARG, "%s: Anderson acceleration is for the \"nsgs\" solver on one thread "
+                            "with order fixed, position or colour", sv);
     if (!rcb_finite(d->tol) || d->tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'tol' must be > 0 (got %s)", sv, rcb_show(got, d->tol));
     if (d->max_iter < 1)
