@@ -902,6 +902,10 @@ typedef struct rc_step_info {
                                sleep at the end of this step (>= 0; in the
                                balance: E_{k+1} - E_k = ... - E_sleep)       */
     double E_sleep_total;
+    int newton_fallback;    /* 1: a Newton method failed in this step and another
+                               finished it (solver "newton": NSGS; gen-alpha with
+                               friction: its fixed point); counted in
+                               rc_run_stats.newton_fallbacks                 */
 } rc_step_info;
 
 RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);

@@ -421,6 +421,7 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
     if (!ok) {   /* the whole step again by the fixed-point iterations (note 003 section 2.7) */
         int fp = 0;
         w->stats.newton_fallbacks++;
+        st->fallback = 1;
         first_guess(&s, g);
         RC_CHECK(fixed_point(&s, RCI_GF_MAX_FIXED_POINT, tol, &fp, &res, &worst, &ok));
         iters += fp;

@@ -35,6 +35,7 @@ typedef struct rci_step {
     int cyclic, exploring;
     double res;
     int iters, worst, converged;
+    int fallback;             /* a Newton method failed and another finished the solve */
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
     double E_sleep;           /* kinetic energy of the islands put to sleep (sleep.c) */

@@ -58,6 +58,7 @@ describe("gen-alpha with friction: the ball in a corner (section 10.2)", functio
 
   it("survives the singular Newton matrix at rest through the fixed point, and reports what did not converge", function()
     assert.is_true(r.fallbacks > 0)                                 -- measured 91 steps
+    assert.equals(r.fallbacks, r.fallback_steps)                    -- each flagged in its step's info (newton_fallback)
     assert.is_true(r.unconverged <= 8)                              -- measured 4, each a warning with time and contact
     assert.equals(r.unconverged, r.summary.failures)                -- and counted in the run's failures
   end)
