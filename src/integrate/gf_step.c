@@ -239,8 +239,8 @@ static rc_status newton(rci_gf_sys *s, int maxit, double tol, int *iters, double
 static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, double *res, int *worst, int *ok)
 {
     const int ny = 3 * s->n + 3 * s->nb;
-    double *Jy = s->J;
-    int have_j = 0;
+    double *Jy = s->J, best = INFINITY;
+    int have_j = 0, since = 0;
     *ok = 0;
     for (int mu = 0; mu < maxit; mu++) {
         double rs = 0.0, last = INFINITY;
@@ -260,6 +260,10 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
         const double change = rci_gf_prox_update(s);   /* (146) */
         *iters = mu + 1;
         if (change <= tol) { *ok = 1; break; }
+        /* no progress: a change that is not finite, or not halved in 100 iterations */
+        if (!rcb_finite(change)) break;
+        if (mu == 0 || change < 0.5 * best) { best = change; since = 0; }
+        else if (++since >= 100) break;
     }
     /* the residual of the result, with its own index sets */
     RC_CHECK(rci_gf_eval(s));

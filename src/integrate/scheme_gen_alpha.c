@@ -445,6 +445,7 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
         rcc_update_shapes(w);
         return r;
     }
+    if (g->variant == RC_GA_CAPOBIANCO) return RC_OK;   /* its step kept its own state (gf_step.c) */
     /* a_{n+1} (30e), vdot~_{n+1}, and the state they belong to */
     memcpy(g->a, s.a, (size_t)s.n * sizeof(double));
     memcpy(g->vd, s.vd, (size_t)s.n * sizeof(double));
