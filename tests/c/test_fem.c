@@ -80,6 +80,32 @@ RC_TEST(patch_test_linear_field_has_no_interior_forces)
     }
 }
 
+/* A uniaxial strain u = (e x, 0) on a W x H block: the right edge's nodal
+ * x-forces add up to sigma_xx H t, sigma_xx = E e/(1 - nu^2) in plane stress,
+ * E (1 - nu) e/((1 + nu)(1 - 2 nu)) in plane strain (checks D). */
+RC_TEST(uniaxial_strain_gives_the_plane_law)
+{
+    const int nx = 4, ny = 3;
+    const double W = 2.0, H = 1.5, e = 1e-3;
+    make_grid(&G, nx, ny, W, H, 0.25);
+    for (int plane = 0; plane < 2; plane++) {
+        rc_fem_def d = grid_def(&G);
+        d.plane = plane;
+        const int n = 2 * G.nn;
+        double *K = malloc(sizeof(double) * n * n);
+        CHECK_OK(rc_fem_assemble(&d, NULL, NULL, K, NULL));
+        double fx = 0;
+        for (int j = 0; j <= ny; j++) {
+            int r = 2 * (j * (nx + 1) + nx);
+            for (int k = 0; k < G.nn; k++) fx += K[(size_t)r * n + 2 * k] * e * G.xy[2 * k];
+        }
+        const double E = d.E, nu = d.nu;
+        const double sxx = plane == 0 ? E * e / (1 - nu * nu) : E * (1 - nu) * e / ((1 + nu) * (1 - 2 * nu));
+        CHECK_NEAR(fx, sxx * H * d.thickness, 1e-12 * sxx * H);
+        free(K);
+    }
+}
+
 RC_TEST(mass_matrices_carry_rho_t_area)
 {
     make_grid(&G, 3, 2, 2.0, 1.5, 0.2);
@@ -247,6 +273,6 @@ RC_TEST(bad_meshes_are_refused)
     expect_error(&d, "fem body 'plate': 'E' must be > 0 (got 0)", failed);
 }
 
-RC_TEST_MAIN(T(patch_test_linear_field_has_no_interior_forces), T(mass_matrices_carry_rho_t_area),
+RC_TEST_MAIN(T(patch_test_linear_field_has_no_interior_forces), T(uniaxial_strain_gives_the_plane_law), T(mass_matrices_carry_rho_t_area),
              T(static_column_under_self_weight), T(reverse_cuthill_mckee_narrows_the_band),
              T(creates_a_linear_body), T(bad_meshes_are_refused))
