@@ -279,6 +279,45 @@ typedef struct rc_gap_def {
 RC_API rc_gap_def rc_default_gap_def(void);
 RC_API rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
 
+/* ---------------------------------------------------------------- finite-element bodies */
+
+/* A 2D linear elastic solid meshed with 3-node triangles (T3, one Gauss
+ * point), assembled once in the undeformed configuration into a linear
+ * body (rc_linear_create): coordinates = nodal displacements (u_x, u_y),
+ * node k at 2 perm[k], 2 perm[k] + 1 (perm: rc_fem_numbering). src/model/fem_t3.c. */
+#define RC_FEM_MAX_NODES 23170    /* (2n)^2 fits an int */
+enum { RC_FEM_PLANE_STRESS = 0, RC_FEM_PLANE_STRAIN = 1 };
+enum { RC_FEM_MASS_CONSISTENT = 0, RC_FEM_MASS_LUMPED = 1 };
+typedef struct rc_fem_def {
+    const char *name;
+    int nnodes;             /* >= 3                                           */
+    const double *xy;       /* 2 per node: undeformed positions              */
+    int ntri;               /* >= 1                                           */
+    const int *tri;         /* 3 per triangle, 0-based, counter-clockwise     */
+    double E, nu, rho;      /* E > 0, -1 < nu < 0.5, rho > 0 (mass per volume) */
+    double thickness;       /* > 0 (default 1)                                */
+    int plane;              /* RC_FEM_PLANE_STRESS (default) or _STRAIN        */
+    int mass;               /* RC_FEM_MASS_CONSISTENT (default) or _LUMPED     */
+    double alpha, beta;     /* Rayleigh damping C = alpha M + beta K (>= 0)    */
+    double gravity[2];      /* acceleration: constant nodal forces rho t A/3 g */
+    int renumber;           /* reverse Cuthill--McKee numbering (default 1)    */
+} rc_fem_def;
+
+RC_API rc_fem_def rc_default_fem_def(void);
+/* Material ranges, node indices, inverted (clockwise) or degenerate
+ * triangles (named with their area), nodes in no triangle. */
+RC_API rc_status rc_fem_def_check(const rc_fem_def *def, const char *what);
+/* perm[k]: the place of node k in the body (reverse Cuthill--McKee if
+ * renumber, kept only when narrower than the given order; else k);
+ * *bandwidth: the half-bandwidth of M and K in dofs (2 x nodes + 1). */
+RC_API rc_status rc_fem_numbering(const rc_fem_def *def, int renumber, int *perm, int *bandwidth);
+/* Dense 2n x 2n M, K (row-major) and gravity force f (2n) in the numbering
+ * perm (NULL: identity); any of M, K, f may be NULL. */
+RC_API rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double *M, double *K, double *f);
+/* Assemble and create the linear body; perm (nnodes, optional) and
+ * bandwidth (optional) as rc_fem_numbering with def->renumber. */
+RC_API rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *perm, int *bandwidth);
+
 /* ---------------------------------------------------------------- joints */
 
 /* Bilateral constraints g(q, t) = 0 between body A (or the ground) and body

@@ -655,6 +655,8 @@ end
 I.check_law, I.World, I.Body, I.new_body, I.Ground, I.check_self = check_law, World, Body, new_body, Ground, check_self
 I.world_core, I.law_id = world_core, law_id
 part "ricochet.mechanisms"
+part "ricochet.fem"        -- finite-element bodies (ricochet/fem.lua)
+part "ricochet.msh"        -- rc.read_msh (ricochet/msh.lua)
 
 ------------------------------------------------------------------ matrices from files (ricochet/matrix.lua)
 

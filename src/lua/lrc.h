@@ -211,6 +211,8 @@ int lrc_spring_create(lua_State *L);
 int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
+int lrc_fem_create(lua_State *L);     /* lrc_fem.c */
+int lrc_fem_matrices(lua_State *L);
 
 /* lrc_mechanisms.c */
 void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);

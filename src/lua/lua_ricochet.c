@@ -65,6 +65,8 @@ static const luaL_Reg core_funcs[] = {
     { "linear_create", lrc_linear_create },
     { "linear_energy", lrc_linear_energy },
     { "gap_create", lrc_gap_create },
+    { "fem_create", lrc_fem_create },
+    { "fem_matrices", lrc_fem_matrices },
     { "shape_create", lrc_shape_create },
     { "shape_count", lrc_shape_count },
     { "shape_def", lrc_shape_def },

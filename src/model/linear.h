@@ -22,4 +22,7 @@ void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double
 rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa);
 void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
 
+/* fem_mesh.c: every node of a finite-element body in a triangle */
+rc_status rcm_fem_orphan_check(const rc_fem_def *d, const char *what);
+
 #endif /* RC_MODEL_LINEAR_H */

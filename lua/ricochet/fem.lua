@@ -1,0 +1,205 @@
+-- ricochet/fem.lua -- part of require "ricochet" (lua/ricochet/init.lua):
+-- finite-element bodies from a triangle mesh (w:fem), node-to-half-plane
+-- contacts (w:fem_contact). The element assembly is the kernel's
+-- (src/model/fem_t3.c); reference: docs/fem.md.
+
+local I = require "ricochet.private"
+local core, rc, World, Body, new_body, world_core = I.core, I.rc, I.World, I.Body, I.new_body, I.world_core
+local type, pairs, ipairs, getmetatable, rawget = type, pairs, ipairs, getmetatable, rawget
+local mtype, fmt, sqrt = math.type, string.format, math.sqrt
+local check = require "ricochet.check"
+local fail, isfinite, show, showkey, check_keys, check_table = check.fail, check.isfinite, check.show, check.showkey, check.check_keys, check.check_table
+local REQUIRED, number, positive, opt_name, option, vec = check.REQUIRED, check.number, check.positive, check.opt_name, check.option, check.vec
+
+-- A list (keys 1..#t only) of at least `min` entries.
+local function list(fname, key, t, min, what)
+    if type(t) ~= "table" then fail(fname, "'%s' must be a list of %s (got %s)", key, what, show(t)) end
+    local n = #t
+    for k in pairs(t) do
+        if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+            fail(fname, "'%s' must be a list of %s (unexpected entry %s)", key, what, showkey(k))
+        end
+    end
+    if n < min then fail(fname, "'%s' must have at least %d entries (got %d)", key, min, n) end
+    return n
+end
+
+local function node_index(fname, key, k, nn)
+    if mtype(k) ~= "integer" then
+        k = type(k) == "number" and math.tointeger(k) or nil
+        if not k then fail(fname, "'%s' must be a node number (an integer)", key) end
+    end
+    if k < 1 or k > nn then fail(fname, "'%s' must be a node number in 1..%d (got %d)", key, nn, k) end
+    return k
+end
+
+-- Node sets: { name = {k, ...} } (node numbers 1..nn).
+local function node_sets(fname, sets, nn)
+    local r = {}
+    if sets == nil then return r end
+    if type(sets) ~= "table" then fail(fname, "'sets' must be a table { name = {node, ...} } (got %s)", show(sets)) end
+    for name, s in pairs(sets) do
+        if type(name) ~= "string" then fail(fname, "'sets' keys must be names (got %s)", showkey(name)) end
+        local n = list(fname, "sets." .. name, s, 1, "node numbers")
+        local c = {}
+        for i = 1, n do c[i] = node_index(fname, fmt("sets.%s[%d]", name, i), s[i], nn) end
+        r[name] = c
+    end
+    return r
+end
+
+local FEM_KEYS = { "name", "nodes", "triangles", "mesh", "E", "nu", "rho", "thickness", "plane", "mass",
+                   "rayleigh", "gravity", "sets", "renumber" }
+local USAGE = "w:fem{ nodes = {{0, 0}, {1, 0}, {0, 1}}, triangles = {{1, 2, 3}}, E = 1e3, nu = 0.3, rho = 1 }"
+
+-- The kernel's definition from the keys of w:fem (and the node sets).
+local function fem_def(fname, t, world_g)
+    local nodes, tris, sets = t.nodes, t.triangles, t.sets
+    if t.mesh ~= nil then
+        if nodes ~= nil or tris ~= nil then fail(fname, "give 'mesh' (rc.read_msh) or 'nodes' and 'triangles', not both") end
+        if type(t.mesh) ~= "table" then fail(fname, "'mesh' must be a mesh from rc.read_msh (got %s)", show(t.mesh)) end
+        nodes, tris = t.mesh.nodes, t.mesh.triangles
+        sets = sets or t.mesh.node_sets
+    end
+    if nodes == nil then fail(fname, "'nodes' is required: %s", USAGE) end
+    if tris == nil then fail(fname, "'triangles' is required: %s", USAGE) end
+    local nn = list(fname, "nodes", nodes, 3, "{x, y} positions")
+    local xy = {}
+    for k = 1, nn do
+        local p = vec(fname, fmt("nodes[%d]", k), nodes[k], 2, "{x, y}")
+        xy[2 * k - 1], xy[2 * k] = p[1], p[2]
+    end
+    local nt = list(fname, "triangles", tris, 1, "{i, j, k} node triples")
+    local tri = {}
+    for e = 1, nt do
+        local te = tris[e]
+        if type(te) ~= "table" or #te ~= 3 then
+            fail(fname, "'triangles[%d]' must be 3 node numbers {i, j, k} (got %s)", e, show(te))
+        end
+        for a = 1, 3 do tri[3 * e - 3 + a] = node_index(fname, fmt("triangles[%d][%d]", e, a), te[a], nn) - 1 end
+    end
+    local def = { name = opt_name(fname, "name", t.name), xy = xy, tri = tri,
+                  E = positive(fname, "E", number(fname, "E", t.E, REQUIRED)),
+                  nu = number(fname, "nu", t.nu, REQUIRED),
+                  rho = positive(fname, "rho", number(fname, "rho", t.rho, REQUIRED)),
+                  thickness = positive(fname, "thickness", number(fname, "thickness", t.thickness, 1)),
+                  plane = option(fname, "plane", t.plane, "stress", { "stress", "strain" }) == "strain" and 1 or 0,
+                  mass = option(fname, "mass", t.mass, "consistent", { "consistent", "lumped" }) == "lumped" and 1 or 0 }
+    if not (def.nu > -1 and def.nu < 0.5) then fail(fname, "'nu' must be in (-1, 0.5) (got %s)", show(def.nu)) end
+    if t.rayleigh ~= nil then
+        local r = vec(fname, "rayleigh", t.rayleigh, 2, "{alpha, beta}")
+        if r[1] < 0 or r[2] < 0 then fail(fname, "'rayleigh' = {alpha, beta} must be >= 0 (got {%s, %s})", show(r[1]), show(r[2])) end
+        def.alpha, def.beta = r[1], r[2]
+    end
+    if t.gravity ~= nil and type(t.gravity) ~= "boolean" then
+        fail(fname, "'gravity' must be true or false (true: the world's gravity as nodal forces; got %s)", show(t.gravity))
+    end
+    if t.gravity then def.gravity = { world_g[1], world_g[2] } end
+    if t.renumber ~= nil and type(t.renumber) ~= "boolean" then fail(fname, "'renumber' must be true or false (got %s)", show(t.renumber)) end
+    def.renumber = t.renumber ~= false
+    return def, nn, node_sets(fname, sets, nn), nodes
+end
+
+function World:fem(t)
+    local fname = "world:fem"
+    I.check_self(fname, self, World, "a world")
+    local cw = world_core(fname, self, true)
+    check_table(fname, t, USAGE)
+    check_keys(fname, t, FEM_KEYS)
+    local def, nn, sets = fem_def(fname, t, self.gravity)
+    if def.name and self._by_name[def.name] then fail(fname, "a body named '%s' already exists", def.name) end
+    local id, perm, bw = core.fem_create(cw, def)
+    if not id then fail(fname, "%s", perm) end
+    local body = new_body(self, id, { name = def.name, kind = "linear", n = 2 * nn }, true)
+    if def.name then self._by_name[def.name] = body end
+    body.fem = { nnodes = nn, xy = def.xy, perm = perm, bandwidth = bw, sets = sets, ntriangles = #def.tri // 3 }
+    body.sets = sets
+    return body
+end
+
+-- The fem data of a body, or an error naming the method.
+local function fem_of(fname, b)
+    if getmetatable(b) ~= Body or not rawget(b, "fem") then fail(fname, "expected a finite-element body (from w:fem), got %s", show(b)) end
+    return b.fem
+end
+
+-- The two coordinates (1-based) of node k: u_x, u_y.
+function Body:dofs(k)
+    local f = fem_of("body:dofs", self)
+    k = node_index("body:dofs", "argument [1]", k, f.nnodes)
+    local p = f.perm[k]
+    return 2 * p - 1, 2 * p
+end
+
+-- Displacements {ux, uy} of every node (or of node k), in the mesh's numbering.
+function Body:displacements(k)
+    local f = fem_of("body:displacements", self)
+    local q = self:q()
+    if k ~= nil then
+        k = node_index("body:displacements", "argument [1]", k, f.nnodes)
+        local p = f.perm[k]
+        return { q[2 * p - 1], q[2 * p] }
+    end
+    local r = {}
+    for i = 1, f.nnodes do local p = f.perm[i]; r[i] = { q[2 * p - 1], q[2 * p] } end
+    return r
+end
+
+-- Current positions {x + ux, y + uy} of every node (or of node k).
+function Body:nodes(k)
+    local f = fem_of("body:nodes", self)
+    local q = self:q()
+    local function at(i) local p = f.perm[i]; return { f.xy[2 * i - 1] + q[2 * p - 1], f.xy[2 * i] + q[2 * p] } end
+    if k ~= nil then return at(node_index("body:nodes", "argument [1]", k, f.nnodes)) end
+    local r = {}
+    for i = 1, f.nnodes do r[i] = at(i) end
+    return r
+end
+
+-- One linear gap per node against the half-plane { x : n.(x - P) >= 0 }:
+-- g = n.(X + u - P), u_T = t.u with t = (n_y, -n_x).
+function World:fem_contact(t)
+    local fname = "world:fem_contact"
+    I.check_self(fname, self, World, "a world")
+    check_table(fname, t, "w:fem_contact{ body, nodes = {1, 2} or \"bottom\", halfplane = { point = {0, 0}, normal = {0, 1} } }")
+    check_keys(fname, t, { "nodes", "halfplane", "law", "name", "friction" }, 1)
+    local f = fem_of(fname, t[1])
+    local b = t[1]
+    local nodes = t.nodes
+    if type(nodes) == "string" then
+        nodes = f.sets[nodes] or fail(fname, "'nodes': the body has no node set '%s'", t.nodes)
+    end
+    local n = list(fname, "nodes", nodes, 1, "node numbers (or the name of a node set)")
+    local hp = t.halfplane
+    if type(hp) ~= "table" then fail(fname, "'halfplane' must be { point = {x, y}, normal = {nx, ny} } (got %s)", show(hp)) end
+    check_keys(fname .. " halfplane", hp, { "point", "normal" })
+    local P = vec(fname, "halfplane.point", hp.point, 2, "{x, y}")
+    local N = vec(fname, "halfplane.normal", hp.normal, 2, "{nx, ny}")
+    local len = sqrt(N[1] ^ 2 + N[2] ^ 2)
+    if not (len > 0) then fail(fname, "'halfplane.normal' must not be zero") end
+    local nx, ny = N[1] / len, N[2] / len
+    local name = opt_name(fname, "name", t.name)
+    if t.friction ~= nil and type(t.friction) ~= "boolean" then fail(fname, "'friction' must be true or false (got %s)", show(t.friction)) end
+    local gaps = {}
+    for i = 1, n do
+        local k = node_index(fname, fmt("nodes[%d]", i), nodes[i], f.nnodes)
+        local ix, iy = b:dofs(k)
+        local g0 = nx * (f.xy[2 * k - 1] - P[1]) + ny * (f.xy[2 * k] - P[2])
+        gaps[i] = self:gap{ b, index = { ix, iy }, normal = { nx, ny }, g0 = g0,
+                            tangent = t.friction ~= false and { ny, -nx } or nil,
+                            law = t.law, name = name and fmt("%s.%d", name, k) or nil }
+    end
+    return gaps
+end
+
+-- The assembled M, K (tables of rows), gravity force f, numbering and
+-- bandwidth of a w:fem definition, without a world (inspection, tests).
+function rc.fem_matrices(t)
+    local fname = "rc.fem_matrices"
+    check_table(fname, t, USAGE)
+    check_keys(fname, t, FEM_KEYS)
+    local def = fem_def(fname, t, { 0, -9.81 })
+    local M, K, f, perm, bw = core.fem_matrices(def)
+    if not M then fail(fname, "%s", K) end
+    return { M = M, K = K, f = f, perm = perm, bandwidth = bw }
+end
