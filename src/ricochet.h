@@ -641,8 +641,8 @@ typedef enum rc_solver_method {
     RC_SOLVER_UZAWA = 2,    /* Uzawa / projected Jacobi on the impulses, step
                                rho = relax / lambda_max(W) (Maury 2006 3.3)    */
     RC_SOLVER_NEWTON = 3    /* semismooth Newton on the Alart--Curnier
-                               reformulation of the whole problem (dense W,
-                               LAPACK dgesv; a few hundred contacts), Armijo
+                               reformulation of the whole problem (dense W
+                               and dgesv, or matrix-free GMRES: linear), Armijo
                                line search on 1/2 |Phi|^2, NSGS fallback
                                (docs/theory/newton-solver.md)                 */
 } rc_solver_method;

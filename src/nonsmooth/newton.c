@@ -21,8 +21,11 @@
  * and in u. A joint's equality rows: Phi = rho_j (H V + dg/dt), rho_j =
  * 1 / W_jj. With A = dPhi/dp and B = dPhi/du (block diagonal, one 2 x 2
  * block a contact), the Newton matrix is J = A + B W (a generalized
- * Jacobian: the kinks take one side), plus delta I, delta = min(1e-8, |Phi|)
- * (redundant contacts make it singular), solved by LAPACK's dgesv.
+ * Jacobian: the kinks take one side), plus delta I, delta = min(1e-11, |Phi|)
+ * (redundant contacts make it singular), solved by LAPACK's dgesv (the
+ * dense path) or, above RC_NEWTON_DENSE_ROWS rows or with solver.linear =
+ * "iterative", matrix-free by GMRES (newton_krylov.c: W is then never
+ * assembled, the scalings come from the stage's local blocks).
  *
  * Globalisation: Armijo backtracking on the merit theta = 1/2 |Phi|^2,
  * theta(x + a d) <= (1 - 2 sigma a) theta(x) with sigma = 1e-4, a halved
@@ -30,8 +33,8 @@
  * natural-map residual of every row, the same tol, norm, max_iter counted in
  * Newton iterations), evaluated from the kernel's V after each step, so a
  * converged Newton solve meets exactly NSGS's criterion. When Newton fails
- * (singular matrix, stalled line search, max_iter, a problem above
- * RC_NEWTON_MAX_ROWS rows, joint motors or limits) NSGS continues from the
+ * (singular matrix, stalled GMRES, stalled line search, max_iter, a dense
+ * problem above RC_NEWTON_MAX_ROWS rows, joint motors or limits) NSGS continues from the
  * last iterate (solver.fallback, the default), counted in
  * stats.newton_fallbacks and warned the first time.
  */
