@@ -680,8 +680,8 @@ typedef enum rc_solver_method {
     RC_SOLVER_UZAWA = 2,    /* Uzawa / projected Jacobi on the impulses, step
                                rho = relax / lambda_max(W) (Maury 2006 3.3)    */
     RC_SOLVER_NEWTON = 3,   /* semismooth Newton on the Alart--Curnier
-                               reformulation of the whole problem (dense W,
-                               LAPACK dgesv; a few hundred contacts), Armijo
+                               reformulation of the whole problem (dense W
+                               and dgesv, or matrix-free GMRES: linear), Armijo
                                line search on 1/2 |Phi|^2, NSGS fallback
                                (docs/theory/newton-solver.md)                 */
     RC_SOLVER_APGD = 4      /* accelerated projected gradient descent on the
@@ -697,6 +697,17 @@ typedef enum rc_newton_formulation {
     RC_NEWTON_ALART_CURNIER = 1,    /* p_N - max(0, p_N - rho_N u_N) (default) */
     RC_NEWTON_FISCHER_BURMEISTER = 2 /* p_N + rho_N u_N - |(p_N, rho_N u_N)|    */
 } rc_newton_formulation;
+
+/* How the Newton solver solves its linear system J d = -Phi each iteration
+ * (RC_SOLVER_NEWTON; docs/theory/newton-solver.md). */
+typedef enum rc_newton_linear {
+    RC_NEWTON_LINEAR_AUTO = 1,      /* dense up to RC_NEWTON_DENSE_ROWS rows,
+                                       iterative above (default)            */
+    RC_NEWTON_LINEAR_DENSE = 2,     /* W and J assembled, LU (dgesv); up to
+                                       RC_NEWTON_MAX_ROWS rows               */
+    RC_NEWTON_LINEAR_ITERATIVE = 3  /* matrix-free GMRES(30), block-Jacobi
+                                       preconditioner, inexact Newton      */
+} rc_newton_linear;
 
 typedef enum rc_order {
     RC_ORDER_FIXED = 1,     /* contacts by key (deterministic)               */
@@ -779,10 +790,15 @@ typedef struct rc_solver_def {
                            last iterate (counted in rc_run_stats's
                            newton_fallbacks, the first one warned); 0: the
                            solve stops there (not converged: on_fail)      */
+    rc_newton_linear linear; /* Newton: the linear solve, default
+                           RC_NEWTON_LINEAR_AUTO                            */
 } rc_solver_def;
 /* The largest problem the Newton solver assembles (2 rows a contact, one a
  * joint row): its two dense n x n matrices take 2 n^2 doubles (64 MB). */
 #define RC_NEWTON_MAX_ROWS 2000
+/* RC_NEWTON_LINEAR_AUTO: the dense path up to this many rows, the iterative
+ * one above (measured: docs/benchmarks.md, "Newton against NSGS"). */
+#define RC_NEWTON_DENSE_ROWS 100
 
 /* Thermodynamic admissibility check of the audit: a contact whose work in a
  * step (eq. 68) exceeds work_tol * (1 + |E_k|) is reported. */

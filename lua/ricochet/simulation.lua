@@ -42,18 +42,19 @@ function World:simulation(t)
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
                            "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
-                           "accelerate", "depth", "formulation", "fallback" }, 1)
+                           "accelerate", "depth", "formulation", "fallback", "linear" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" and s[1] ~= "apgd" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")", show(s[1]))
     end
     def.solver = s[1] or D.solver
-    for _, k in ipairs { "formulation", "fallback" } do
+    for _, k in ipairs { "formulation", "fallback", "linear" } do
         if s[k] ~= nil and def.solver ~= "newton" then
             fail(sname, "'%s' is an option of the \"newton\" solver (solver is %s)", k, show(def.solver))
         end
     end
     def.formulation = option(sname, "formulation", s.formulation, D.formulation, { "alart-curnier", "fischer-burmeister" })
     def.fallback = boolean(sname, "fallback", s.fallback, D.fallback)
+    def.linear = option(sname, "linear", s.linear, D.linear, { "auto", "dense", "iterative" })
     def.relax = number(sname, "relax", s.relax, D.relax)
     def.threads = integer(sname, "threads", s.threads, D.threads)
     def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, D.adaptive_threads)

@@ -27,6 +27,8 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
 static const char *const methods[] = { "nsgs", "uzawa", "newton", "apgd", NULL };
 static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON, RC_SOLVER_APGD };
 static const char *const formulations[] = { "alart-curnier", "fischer-burmeister", NULL };
+static const char *const linears[] = { "auto", "dense", "iterative", NULL };
+static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTON_LINEAR_DENSE, RC_NEWTON_LINEAR_ITERATIVE };
 static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
 static const char *const norms[] = { "l2", "max", NULL };
@@ -54,7 +56,7 @@ static int field_bool(lua_State *L, int t, const char *key, int dflt)
 /* The simulation's definition from { scheme, theta, h, activation, gamma,
  * persist_tol, solver, tol, max_iter, on_fail, warm_start, local_tol,
  * local_max_iter, relax, order, threads, adaptive_threads, accelerate, norm,
- * check_every, seed, work_check, work_tol, joint_jacobian, project_joints,
+ * check_every, formulation, fallback, linear, seed, work_check, work_tol, joint_jacobian, project_joints,
  * project_tol, project_max_iter } (absent: the defaults). */
 void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
 {
@@ -97,6 +99,8 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
                                                                                    : RC_NEWTON_FISCHER_BURMEISTER;
     lua_pop(L, 1);
     sd->fallback = field_bool(L, t, "fallback", sd->fallback);
+    if (lua_getfield(L, t, "linear") != LUA_TNIL) sd->linear = linear_codes[field_option(L, t, "linear", linears, 0)];
+    lua_pop(L, 1);
     if (lua_getfield(L, t, "work_check") != LUA_TNIL)
         def->work_check = work_codes[field_option(L, t, "work_check", work_checks, 0)];
     lua_pop(L, 1);
@@ -175,6 +179,8 @@ void lrc_push_sim_defaults(lua_State *L)
     lua_pushstring(L, sd->formulation == RC_NEWTON_FISCHER_BURMEISTER ? "fischer-burmeister" : "alart-curnier");
     lua_setfield(L, -2, "formulation");
     lrc_set_bool(L, "fallback", sd->fallback);
+    for (int i = 0; linears[i]; i++)
+        if (linear_codes[i] == sd->linear) { lua_pushstring(L, linears[i]); lua_setfield(L, -2, "linear"); }
     lua_pushstring(L, work_check_name(d.work_check));
     lua_setfield(L, -2, "work_check");
     lrc_set_num(L, "work_tol", d.work_tol);

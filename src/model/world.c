@@ -89,6 +89,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.accelerate = 1;
     d.solver.formulation = RC_NEWTON_ALART_CURNIER;
     d.solver.fallback = 1;
+    d.solver.linear = RC_NEWTON_LINEAR_AUTO;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
@@ -343,6 +344,8 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
         return rc_set_error(RC_ERR_ARG, "%s: 'local_max_iter' must be >= 1 (got %d)", sv, d->local_max_iter);
     if (d->formulation != RC_NEWTON_ALART_CURNIER && d->formulation != RC_NEWTON_FISCHER_BURMEISTER)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'formulation' %d", sv, (int)d->formulation);
+    if (d->linear != RC_NEWTON_LINEAR_AUTO && d->linear != RC_NEWTON_LINEAR_DENSE && d->linear != RC_NEWTON_LINEAR_ITERATIVE)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'linear' %d", sv, (int)d->linear);
     return RC_OK;
 }
 

@@ -21,8 +21,11 @@
  * and in u. A joint's equality rows: Phi = rho_j (H V + dg/dt), rho_j =
  * 1 / W_jj. With A = dPhi/dp and B = dPhi/du (block diagonal, one 2 x 2
  * block a contact), the Newton matrix is J = A + B W (a generalized
- * Jacobian: the kinks take one side), plus delta I, delta = min(1e-8, |Phi|)
- * (redundant contacts make it singular), solved by LAPACK's dgesv.
+ * Jacobian: the kinks take one side), plus delta I, delta = min(1e-11, |Phi|)
+ * (redundant contacts make it singular), solved by LAPACK's dgesv (the
+ * dense path) or, above RC_NEWTON_DENSE_ROWS rows or with solver.linear =
+ * "iterative", matrix-free by GMRES (newton_krylov.c: W is then never
+ * assembled, the scalings come from the stage's local blocks).
  *
  * Globalisation: Armijo backtracking on the merit theta = 1/2 |Phi|^2,
  * theta(x + a d) <= (1 - 2 sigma a) theta(x) with sigma = 1e-4, a halved
@@ -30,31 +33,16 @@
  * natural-map residual of every row, the same tol, norm, max_iter counted in
  * Newton iterations), evaluated from the kernel's V after each step, so a
  * converged Newton solve meets exactly NSGS's criterion. When Newton fails
- * (singular matrix, stalled line search, max_iter, a problem above
- * RC_NEWTON_MAX_ROWS rows, joint motors or limits) NSGS continues from the
+ * (singular matrix, stalled GMRES, stalled line search, max_iter, a dense
+ * problem above RC_NEWTON_MAX_ROWS rows, joint motors or limits) NSGS continues from the
  * last iterate (solver.fallback, the default), counted in
  * stats.newton_fallbacks and warned the first time.
  */
-#include "nonsmooth/nonsmooth_impl.h"
+#include "nonsmooth/newton_impl.h"
 #include "linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
-
-typedef struct nt_sys {
-    rc_world *w;
-    const rc_solver_def *opt;
-    int m, n;               /* active contacts, rows (2 m + joint rows)       */
-    double *W;              /* n x n Delassus matrix, column-major            */
-    double *J;              /* n x n Newton matrix, column-major (LU in place) */
-    int *ipiv;
-    double *x, *u;          /* iterate and its local velocities (n)          */
-    double *phi, *d, *wd;   /* Phi, direction, W d (n)                       */
-    double *xt, *ut, *phit; /* trial point (n)                               */
-    double *A, *B;          /* 2 x 2 blocks dPhi/dp, dPhi/du by contact (4 m) */
-    double *rho;            /* per row: the scaling of Phi                   */
-    double *S;              /* scratch velocity (nv)                         */
-} nt_sys;
 
 static rc_status take(rc_world *w, double **p, long long count)
 {
@@ -72,9 +60,12 @@ static rc_status sys_alloc(nt_sys *s)
 {
     rc_world *w = s->w;
     const long long n = s->n, n2 = (long long)s->n * s->n;
-    RC_CHECK(take(w, &s->W, n2));
-    RC_CHECK(take(w, &s->J, n2));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&s->ipiv, n > 0 ? n : 1, sizeof(int), "Newton solver"));
+    if (s->iterative) RC_CHECK(rcn_newton_krylov_alloc(s));
+    else {
+        RC_CHECK(take(w, &s->W, n2));
+        RC_CHECK(take(w, &s->J, n2));
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&s->ipiv, n > 0 ? n : 1, sizeof(int), "Newton solver"));
+    }
     double **vec[] = { &s->x, &s->u, &s->phi, &s->d, &s->wd, &s->xt, &s->ut, &s->phit, &s->rho };
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) RC_CHECK(take(w, vec[i], n));
     RC_CHECK(take(w, &s->A, 4LL * s->m));
@@ -85,7 +76,7 @@ static rc_status sys_alloc(nt_sys *s)
 /* ---------------------------------------------------------------- assembly */
 
 /* col[i] = row i of H applied to v (no shift): every contact, then every joint row */
-static void rows_dot(const nt_sys *s, const double *v, double *col)
+void rcn_newton_rows_dot(const nt_sys *s, const double *v, double *col)
 {
     const rc_world *w = s->w;
     for (int k = 0; k < s->m; k++) rcm_contact_dot(w, &w->contacts[w->active[k]], v, NULL, col + 2 * k);
@@ -107,7 +98,7 @@ static void assemble_W(nt_sys *s)
             double e[2] = { a == 0, a == 1 };
             memset(s->S, 0, nv * sizeof(double));
             rcm_contact_apply(w, &w->contacts[w->active[k]], s->S, e);
-            rows_dot(s, s->S, s->W + n * (size_t)(2 * k + a));
+            rcn_newton_rows_dot(s, s->S, s->W + n * (size_t)(2 * k + a));
         }
     int col = 2 * s->m;
     for (int i = 0; i < w->njoints; i++) {
@@ -116,7 +107,7 @@ static void assemble_W(nt_sys *s)
             double e[3] = { r == 0, r == 1, r == 2 };
             memset(s->S, 0, nv * sizeof(double));
             rcm_joint_apply(w, j, &j->MHa[0][0], &j->MHb[0][0], s->S, 0, e);
-            rows_dot(s, s->S, s->W + n * (size_t)col++);
+            rcn_newton_rows_dot(s, s->S, s->W + n * (size_t)col++);
         }
     }
 }
@@ -315,6 +306,34 @@ static void apply_step(nt_sys *s, double a)
 
 /* ---------------------------------------------------------------- iteration */
 
+/* the dense direction: J d = -Phi by LU (dgesv) */
+static rc_status dense_direction(nt_sys *s, double delta, const char **why)
+{
+    const int n = s->n;
+    assemble_J(s);
+    for (int i = 0; i < n; i++) s->J[(size_t)n * (size_t)i + (size_t)i] += delta;
+    for (int i = 0; i < n; i++) s->d[i] = -s->phi[i];
+    int singular = 0;
+    RC_CHECK(rcl_lu_solve(n, s->J, s->ipiv, s->d, &singular));
+    if (singular) *why = "singular Newton matrix";
+    return RC_OK;
+}
+
+/* the iterative direction: |J d + Phi| <= eta |Phi|, the forcing term
+ * eta = min(0.1, sqrt(|Phi| / |Phi_0|)) (|Phi_0|: the solve's first
+ * iteration), at least 1e-10: superlinear convergence (Eisenstat & Walker
+ * 1996's choice 2 in spirit) at the cost of loose solves far from it */
+static rc_status iterative_direction(nt_sys *s, double th, double delta, double *descent, const char **why)
+{
+    const double nphi = sqrt(2.0 * th);
+    if (s->phi0 <= 0.0) s->phi0 = nphi;
+    const double eta = fmax(1e-10, fmin(0.1, sqrt(nphi / s->phi0)));
+    RC_CHECK(rcn_newton_krylov_solve(s, delta, eta, why));
+    s->lin_total += s->lin_its;
+    *descent = 1.0 - s->lin_rel;   /* Phi . J d <= -(1 - rel) |Phi|^2 */
+    return RC_OK;
+}
+
 /* One Newton iteration from the state: the direction, the line search, the
  * step. *why: NULL, or why Newton cannot go on (then nothing moved). */
 static rc_status newton_step(nt_sys *s, const char **why)
@@ -324,26 +343,25 @@ static rc_status newton_step(nt_sys *s, const char **why)
     read_state(s);
     RC_CHECK(eval_phi(s, s->x, s->u, s->phi, 1));
     const double th = half_sq(s->phi, n);
-    assemble_J(s);
     /* redundant contacts (a box on a box: more sticking rows than degrees of
      * freedom) make J = A + B W singular: a small shift delta I, shrinking
      * with |Phi| (the rows are scaled to O(1) on the diagonal), keeps the
      * direction defined and the local convergence superlinear */
     const double delta = fmin(1e-11, sqrt(2.0 * th));
-    for (int i = 0; i < n; i++) s->J[(size_t)n * (size_t)i + (size_t)i] += delta;
-    for (int i = 0; i < n; i++) s->d[i] = -s->phi[i];
-    int singular = 0;
-    RC_CHECK(rcl_lu_solve(n, s->J, s->ipiv, s->d, &singular));
-    if (singular) { *why = "singular Newton matrix"; return RC_OK; }
+    double descent = 1.0;
+    if (s->iterative) RC_CHECK(iterative_direction(s, th, delta, &descent, why));
+    else RC_CHECK(dense_direction(s, delta, why));
+    if (*why) return RC_OK;
     for (int i = 0; i < n; i++)
         if (!rcb_finite(s->d[i])) { *why = "non-finite Newton direction"; return RC_OK; }
-    W_times(s, s->d, s->wd);
+    if (s->iterative) rcn_newton_W_apply(s, s->d, s->wd);
+    else W_times(s, s->d, s->wd);
     const double sigma = 1e-4;
     for (double a = 1.0; a >= 0x1p-30; a *= 0.5) {   /* Armijo on theta = 1/2 |Phi|^2 */
         for (int i = 0; i < n; i++) { s->xt[i] = s->x[i] + a * s->d[i]; s->ut[i] = s->u[i] + a * s->wd[i]; }
         RC_CHECK(eval_phi(s, s->xt, s->ut, s->phit, 0));
         const double tt = half_sq(s->phit, n);
-        if (tt <= (1.0 - 2.0 * sigma * a) * th) {
+        if (tt <= (1.0 - 2.0 * sigma * a * descent) * th) {
             apply_step(s, a);
             return RC_OK;
         }
@@ -416,16 +434,19 @@ rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *rep)
     rep->parallel = 0;
     nt_sys s = { .w = w, .opt = opt, .m = w->nactive };
     s.n = 2 * s.m + joint_rows(w);
+    s.iterative = opt->linear == RC_NEWTON_LINEAR_ITERATIVE
+                  || (opt->linear == RC_NEWTON_LINEAR_AUTO && s.n > RC_NEWTON_DENSE_ROWS);
     const double nb = norm_b(w);
     int it = 0;
     const char *why = NULL;
     rc_status st = rcn_nsgs_residual(w, nb, &rep->worst, &rep->residual);
     if (st == RC_OK && rep->residual > opt->tol) {
-        if (s.n > RC_NEWTON_MAX_ROWS) why = "problem above RC_NEWTON_MAX_ROWS rows";
+        if (!s.iterative && s.n > RC_NEWTON_MAX_ROWS) why = "problem above RC_NEWTON_MAX_ROWS rows (linear = \"dense\")";
         else if (has_x_rows(w)) why = "joint motors and limits are not in its equations";
         else {
             st = sys_alloc(&s);
-            if (st == RC_OK) { assemble_W(&s); scalings(&s); }
+            if (st == RC_OK && s.iterative) rcn_newton_krylov_scalings(&s);
+            else if (st == RC_OK) { assemble_W(&s); scalings(&s); }
         }
     }
     while (st == RC_OK && !why && rep->residual > opt->tol && it < opt->max_iter && !rc_interrupt_requested()) {

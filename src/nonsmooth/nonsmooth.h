@@ -114,8 +114,9 @@ typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
 rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: Uzawa (projected Jacobi with a step from the largest eigenvalue of W). */
 rc_status rcn_uzawa_solve(const rcn_problem *pb, rcn_report *report);
-/* newton.c: semismooth Newton on the Alart--Curnier equations, dense, with
- * an Armijo line search and NSGS as the fallback. */
+/* newton.c: semismooth Newton on the Alart--Curnier equations, dense or
+ * matrix-free (newton_krylov.c), with an Armijo line search and NSGS as the
+ * fallback. */
 rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *report);
 /* apgd.c: accelerated projected gradient descent on the cone complementarity
  * problem (Mazhar et al. 2015; Chrono's APGD): the convex relaxation of Coulomb's law. */
