@@ -640,11 +640,17 @@ typedef enum rc_solver_method {
                                on the impulses), exact local solves           */
     RC_SOLVER_UZAWA = 2,    /* Uzawa / projected Jacobi on the impulses, step
                                rho = relax / lambda_max(W) (Maury 2006 3.3)    */
-    RC_SOLVER_NEWTON = 3    /* semismooth Newton on the Alart--Curnier
+    RC_SOLVER_NEWTON = 3,   /* semismooth Newton on the Alart--Curnier
                                reformulation of the whole problem (dense W,
                                LAPACK dgesv; a few hundred contacts), Armijo
                                line search on 1/2 |Phi|^2, NSGS fallback
                                (docs/theory/newton-solver.md)                 */
+    RC_SOLVER_APGD = 4      /* accelerated projected gradient descent on the
+                               cone complementarity problem (Mazhar, Heyn,
+                               Negrut & Tasora 2015; Chrono's APGD): the
+                               convex relaxation of Coulomb's law (a sliding
+                               contact separates at mu |u_T|); built-in laws,
+                               no joints (docs/granular.md)                   */
 } rc_solver_method;
 
 /* The normal part of the Newton solver's equations (RC_SOLVER_NEWTON). */
@@ -720,6 +726,11 @@ typedef struct rc_solver_def {
                            (O'Donoghue & Candes 2015), default 1; 0: the
                            plain iteration of Maury's Proposition 1. Needs
                            relax <= 1; ignored (plain) when there are joints */
+    int anderson;       /* NSGS: Anderson acceleration of the sweeps' fixed
+                           point with this depth m (1..10; 0, the default:
+                           off), safeguarded (an extrapolated iterate is
+                           kept only when it lowers the residual); one
+                           thread, order fixed, position or colour        */
     rc_newton_formulation formulation; /* Newton: the normal part's function,
                            default RC_NEWTON_ALART_CURNIER                    */
     int fallback;       /* Newton: 1 (default) when Newton fails (singular
@@ -901,6 +912,10 @@ typedef struct rc_step_info {
                                sleep at the end of this step (>= 0; in the
                                balance: E_{k+1} - E_k = ... - E_sleep)       */
     double E_sleep_total;
+    int newton_fallback;    /* 1: a Newton method failed in this step and another
+                               finished it (solver "newton": NSGS; gen-alpha with
+                               friction: its fixed point); counted in
+                               rc_run_stats.newton_fallbacks                 */
     /* project_contacts: this step's part of W_proj (E_pot after - before the
      * contacts' projection), its sweeps, and the largest overlap (linearised
      * at q_{k+1}) it found before projecting (0 without the option) */

@@ -42,9 +42,9 @@ function World:simulation(t)
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
                            "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
-                           "accelerate", "formulation", "fallback" }, 1)
-    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" then
-        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\")", show(s[1]))
+                           "accelerate", "depth", "formulation", "fallback" }, 1)
+    if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" and s[1] ~= "apgd" then
+        fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")", show(s[1]))
     end
     def.solver = s[1] or D.solver
     for _, k in ipairs { "formulation", "fallback" } do
@@ -58,7 +58,20 @@ function World:simulation(t)
     def.threads = integer(sname, "threads", s.threads, D.threads)
     def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, D.adaptive_threads)
     def.norm = option(sname, "norm", s.norm, D.norm, { "l2", "max" })
-    def.accelerate = boolean(sname, "accelerate", s.accelerate, D.accelerate)
+    if s.accelerate == "anderson" then   -- NSGS with Anderson acceleration of depth m (anderson.c)
+        if def.solver ~= "nsgs" then
+            fail(sname, "accelerate = \"anderson\" is an option of the \"nsgs\" solver (solver is %s)", show(def.solver))
+        end
+        def.accelerate = "anderson"
+        def.anderson = integer(sname, "depth", s.depth, 5)
+        if def.anderson < 1 or def.anderson > 10 then fail(sname, "'depth' must be in 1..10 (got %s)", show(s.depth)) end
+    else
+        if type(s.accelerate) == "string" then
+            fail(sname, "'accelerate' must be a boolean or \"anderson\" (got %s)", show(s.accelerate))
+        end
+        if s.depth ~= nil then fail(sname, "'depth' is an option of accelerate = \"anderson\"") end
+        def.accelerate = boolean(sname, "accelerate", s.accelerate, D.accelerate)
+    end
     -- threads > 1 sweeps colour by colour: that order is then the default
     def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or D.order,
                        { "fixed", "random", "position", "colour", "color" })

@@ -10,7 +10,7 @@
 --
 -- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
--- check_every=n, tol=1e-4, max_iter=100. The first line printed gives the wall time per step
+-- check_every=n, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads.
 local rc = require "ricochet"
@@ -31,6 +31,9 @@ local check_every = math.tointeger(rc.param("check_every", 1))
 local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
 local activation = rc.param("activation", "anticipate")   -- the index set: "anticipate" (default) or "gap"
+local solver = rc.param("solver", "nsgs")   -- "nsgs" (default), "apgd" (apgd.c)
+local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with Anderson acceleration (anderson.c)
+local depth = rc.param("depth", 5)                  -- its depth m
 
 math.randomseed(seed)
 local function uniform(a, b) return a + (b - a) * math.random() end
@@ -62,8 +65,10 @@ w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
-  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
-             adaptive_threads = adaptive, check_every = check_every },
+  solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
+             adaptive_threads = adaptive, check_every = check_every,
+             accelerate = accelerate ~= "none" and accelerate or nil,
+             depth = accelerate ~= "none" and math.tointeger(depth) or nil },
 }
 -- allocations once the pile has formed (capacities only grow while contacts multiply)
 local allocs0, allocs1

@@ -45,7 +45,7 @@ else
 end
 
 local function gaps(q) return -s2 * q[1] + s2 * q[2] - R, s2 * q[1] + s2 * q[2] - R end
-local first, both, min_gap, max_iter, unconverged = nil, nil, 0, 0, 0
+local first, both, min_gap, max_iter, unconverged, fallback_steps = nil, nil, 0, 0, 0, 0
 sim:after_step(function(s)
   local q, v = ball:q(), ball:v()
   local g1, g2 = gaps(q)
@@ -53,6 +53,7 @@ sim:after_step(function(s)
   local info = s:info()
   max_iter = math.max(max_iter, info.iterations)
   if not info.converged then unconverged = unconverged + 1 end
+  fallback_steps = fallback_steps + info.newton_fallback   -- 1 when the step fell back on the fixed point
   if not first and g2 <= 1e-9 then first = s.t - h end   -- the step that closes plane 2
   -- both closed, the ball still: the last time this became true
   local still = math.abs(g1) < 1e-6 and math.abs(g2) < 1e-6 and math.sqrt(v[1]^2 + v[2]^2 + (R * v[3])^2) < 1e-6
@@ -78,4 +79,5 @@ if summary.out then
                        { title = "energy", series = { { name = "E", y = hc.E } }, ylabel = "E [J]" } } }
 end
 return { first = first, rest = both, q = q, min_gap = min_gap, max_iter = max_iter, fallbacks = stats.newton_fallbacks or 0,
+         fallback_steps = fallback_steps,
          unconverged = unconverged, summary = summary }

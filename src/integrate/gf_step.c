@@ -55,20 +55,6 @@ static rc_status arrays(rci_gf_sys *s)
     return rcb_arena_array(A, (void **)&s->ipiv, N > 0 ? N : 1, sizeof(int), "gen-alpha pivots");
 }
 
-/* the margin: what a contact may close within the step (as the frictionless variant) */
-static double step_margin(const rc_world *w, double h)
-{
-    double m = 0.0;
-    const double ag = hypot(w->def.gravity[0], w->def.gravity[1]);
-    for (int i = 0; i < w->nshapes; i++) {
-        const rc_shape *sh = &w->shapes[i];
-        if (sh->body == RC_GROUND || w->bodies[sh->body].kind != RC_BODY_RIGID2D) continue;
-        const double *v = w->v + w->bodies[sh->body].iv;
-        m = fmax(m, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound + h * ag);
-    }
-    return w->def.contact_margin + 8.0 * h * m;
-}
-
 /* a contact's law under this scheme: a built-in law (Newton's impact law in
  * normal direction with e, Coulomb with mu, tangential restitution e_t) */
 static rc_status law_of(const rc_world *w, int ci, double *e, double *et, double *mu)
@@ -125,12 +111,7 @@ static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
     s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
     s->t1 = st->t_next;
     s->have_f = st->have_f;
-    s->margin = step_margin(w, s->h);
-    w->detect_margin = s->margin;
-    rcc_update_shapes(w);
-    RC_CHECK(rcc_detect(w));
-    RC_CHECK(rcm_gaps_detect(w));
-    RC_CHECK(rci_match_contacts(w));
+    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
     s->n = w->nv;
     s->nb = 0;
     for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
@@ -150,7 +131,6 @@ static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
         s->lNn[k] = r ? r->v[0] : 0.0; s->lbNn[k] = r ? r->v[1] : 0.0;
         s->lFn[k] = r ? r->v[2] : 0.0; s->lbFn[k] = r ? r->v[3] : 0.0;
     }
-    (void)g;
     return RC_OK;
 }
 
@@ -259,8 +239,8 @@ static rc_status newton(rci_gf_sys *s, int maxit, double tol, int *iters, double
 static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, double *res, int *worst, int *ok)
 {
     const int ny = 3 * s->n + 3 * s->nb;
-    double *Jy = s->J;
-    int have_j = 0;
+    double *Jy = s->J, best = INFINITY;
+    int have_j = 0, since = 0;
     *ok = 0;
     for (int mu = 0; mu < maxit; mu++) {
         double rs = 0.0, last = INFINITY;
@@ -280,6 +260,10 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
         const double change = rci_gf_prox_update(s);   /* (146) */
         *iters = mu + 1;
         if (change <= tol) { *ok = 1; break; }
+        /* no progress: a change that is not finite, or not halved in 100 iterations */
+        if (!rcb_finite(change)) break;
+        if (mu == 0 || change < 0.5 * best) { best = change; since = 0; }
+        else if (++since >= 100) break;
     }
     /* the residual of the result, with its own index sets */
     RC_CHECK(rci_gf_eval(s));
@@ -438,11 +422,10 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
     int iters = 0, worst = -1, ok = 0;
     double res = 0.0;
     RC_CHECK(newton(&s, maxit, tol, &iters, &res, &worst, &ok));
-    int fallback = 0;
     if (!ok) {   /* the whole step again by the fixed-point iterations (note 003 section 2.7) */
         int fp = 0;
-        fallback = 1;
         w->stats.newton_fallbacks++;
+        st->fallback = 1;
         first_guess(&s, g);
         RC_CHECK(fixed_point(&s, RCI_GF_MAX_FIXED_POINT, tol, &fp, &res, &worst, &ok));
         iters += fp;
@@ -462,7 +445,6 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
         rci_warn_unconverged(w, "gen-alpha: neither Newton nor the fixed point converged at t = %.17g (step %ld): residual %.3e > "
                              "tol %.3e; worst: %s", st->t_next, w->step + 1, res, tol, what);
     }
-    (void)fallback;
     for (int i = 0; i < s.n; i++)
         if (!rcb_finite(s.u[i]) || !rcb_finite(s.q[i])) return rci_nonfinite_state(w, i, !rcb_finite(s.q[i]), s.q[i]);
     memcpy(w->q, s.q, bytes);

@@ -35,6 +35,7 @@ typedef struct rci_step {
     int cyclic, exploring;
     double res;
     int iters, worst, converged;
+    int fallback;             /* a Newton method failed and another finished the solve */
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
     double E_sleep;           /* kinetic energy of the islands put to sleep (sleep.c) */
@@ -150,6 +151,10 @@ void rci_project_contacts_stats(rc_world *w, const rci_audit *a);
 
 /* ---- contacts of the state (contacts_state.c) */
 rc_status rci_match_contacts(rc_world *w);
+/* iterate_contacts.c: the contacts at q_n of a step whose constraints are
+ * evaluated at its iterates (the generalized-alpha schemes), detected within
+ * a margin that covers the step's motion (*margin); ids from the last step */
+rc_status rci_detect_step(rc_world *w, double h, double *margin);
 /* iterate_contacts.c: the step's contacts cs[0..nc) at positions X (time t
  * for gap functions): the narrow phase at X within margin, each found by its
  * key; gap[j] its gap (margin when its pair left the margin: cs[j] keeps its

@@ -5,7 +5,33 @@
  * rows of the world's velocities. */
 #include "integrate/integrate.h"
 
+#include <math.h>
 #include <string.h>
+
+/* The margin: what a contact may close within the step, 2 h (|v| + |omega| R
+ * + h |g|) per shape, doubled for the iterates' detection, and the world's. */
+static double step_margin(const rc_world *w, double h)
+{
+    double s = 0.0;
+    const double ag = hypot(w->def.gravity[0], w->def.gravity[1]);
+    for (int i = 0; i < w->nshapes; i++) {
+        const rc_shape *sh = &w->shapes[i];
+        if (sh->body == RC_GROUND) continue;
+        const double *v = w->v + w->bodies[sh->body].iv;
+        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound + h * ag);
+    }
+    return w->def.contact_margin + 4.0 * h * 2.0 * s;
+}
+
+rc_status rci_detect_step(rc_world *w, double h, double *margin)
+{
+    *margin = step_margin(w, h);
+    w->detect_margin = *margin;
+    rcc_update_shapes(w);
+    RC_CHECK(rcc_detect(w));
+    RC_CHECK(rcm_gaps_detect(w));
+    return rci_match_contacts(w);
+}
 
 static const rc_contact *find_contact(const rc_world *w, uint64_t key)
 {

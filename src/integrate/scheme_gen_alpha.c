@@ -179,21 +179,6 @@ static rc_status arrays(rci_ga_sys *s)
     return rcb_arena_array(A, (void **)&s->ipiv, nr > 0 ? nr : 1, sizeof(int), "gen-alpha pivots");
 }
 
-/* The margin: what a contact may close within the step, 2 h (|v| + |omega| R
- * + h |g|) per shape, doubled for the iterates' detection, and the world's. */
-static double step_margin(const rc_world *w, double h)
-{
-    double s = 0.0;
-    const double ag = hypot(w->def.gravity[0], w->def.gravity[1]);
-    for (int i = 0; i < w->nshapes; i++) {
-        const rc_shape *sh = &w->shapes[i];
-        if (sh->body == RC_GROUND) continue;
-        const double *v = w->v + w->bodies[sh->body].iv;
-        s = fmax(s, hypot(v[0], v[1]) + fabs(v[2]) * sh->bound + h * ag);
-    }
-    return w->def.contact_margin + 4.0 * h * 2.0 * s;
-}
-
 /* the step's sizes, the contacts at q_n (ids, laws), the arrays */
 static rc_status setup(rci_step *st, rci_ga_sys *s)
 {
@@ -209,12 +194,7 @@ static rc_status setup(rci_step *st, rci_ga_sys *s)
     for (int i = 0; i < w->nlinears; i++) s->stiff |= w->linears[i].K || w->linears[i].C;
     s->t1 = st->t_next;
     s->have_f = st->have_f;
-    s->margin = step_margin(w, s->h);
-    w->detect_margin = s->margin;
-    rcc_update_shapes(w);
-    RC_CHECK(rcc_detect(w));
-    RC_CHECK(rcm_gaps_detect(w));
-    RC_CHECK(rci_match_contacts(w));
+    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
     for (int i = 0; i < w->ncontacts; i++) RC_CHECK(check_law(w, i));
     s->n = w->nv;
     s->nb = 0;
@@ -465,6 +445,7 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
         rcc_update_shapes(w);
         return r;
     }
+    if (g->variant == RC_GA_CAPOBIANCO) return RC_OK;   /* its step kept its own state (gf_step.c) */
     /* a_{n+1} (30e), vdot~_{n+1}, and the state they belong to */
     memcpy(g->a, s.a, (size_t)s.n * sizeof(double));
     memcpy(g->vd, s.vd, (size_t)s.n * sizeof(double));

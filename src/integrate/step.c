@@ -271,8 +271,10 @@ rc_status rci_stage_solve(rci_step *st)
         const rcn_problem pb = { w, st->solver, st->cyclic };
         rcn_report rep = { 0, 0.0, -1, 0, 0 };
         struct timespec c0, c1;
+        const long fb0 = w->stats.newton_fallbacks;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         rc_status s = solver->solve(&pb, &rep);
+        st->fallback = w->stats.newton_fallbacks > fb0;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         if (!st->exploring) {   /* the run's figures: an exploration is not a step of the run */
             w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
@@ -446,6 +448,7 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->t = w->t;
     in->step = w->step;
     in->iterations = st->iters;
+    in->newton_fallback = st->fallback;
     in->residual = st->res;
     in->converged = st->converged;
     in->worst_contact = st->worst >= 0 ? w->contacts[st->worst].id : -1;   /* joints: see the warning text */

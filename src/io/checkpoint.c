@@ -52,6 +52,7 @@ static void put_info(ck_out *o, const rc_step_info *in)
                          in->E_proj, in->E_proj_total, in->persist_band, in->E_spring, in->E_elastic,
                          in->joint_pos_violation, in->joint_vel_violation, in->W_motor, in->W_motor_total };
     put_f64s(o, d, (int)(sizeof d / sizeof d[0]));
+    put_i32(o, in->newton_fallback);
 }
 
 static void get_info(ck_in *r, rc_step_info *in)
@@ -64,6 +65,7 @@ static void get_info(ck_in *r, rc_step_info *in)
                           &in->E_proj, &in->E_proj_total, &in->persist_band, &in->E_spring, &in->E_elastic,
                           &in->joint_pos_violation, &in->joint_vel_violation, &in->W_motor, &in->W_motor_total };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) *d[i] = get_f64(r);
+    in->newton_fallback = get_i32(r);
 }
 
 /* memory_bytes is measured when asked (rc_world_run_stats), not saved */

@@ -91,6 +91,7 @@ int lrc_step_info(lua_State *L)
     lrc_set_num(L, "t", in.t);
     lrc_set_int(L, "step", in.step);
     lrc_set_int(L, "iterations", in.iterations);
+    lrc_set_int(L, "newton_fallback", in.newton_fallback);
     lrc_set_num(L, "residual", in.residual);
     lrc_set_bool(L, "converged", in.converged);
     lrc_set_int(L, "worst_contact", in.worst_contact);

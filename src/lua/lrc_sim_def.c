@@ -24,8 +24,8 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
     return r;
 }
 
-static const char *const methods[] = { "nsgs", "uzawa", "newton", NULL };
-static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON };
+static const char *const methods[] = { "nsgs", "uzawa", "newton", "apgd", NULL };
+static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON, RC_SOLVER_APGD };
 static const char *const formulations[] = { "alart-curnier", "fischer-burmeister", NULL };
 static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
@@ -84,6 +84,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     sd->threads = field_int(L, t, "threads", sd->threads);
     sd->adaptive_threads = field_bool(L, t, "adaptive_threads", sd->adaptive_threads);
     sd->accelerate = field_bool(L, t, "accelerate", sd->accelerate);
+    sd->anderson = field_int(L, t, "anderson", sd->anderson);   /* NSGS: accelerate = "anderson", its depth */
     if (lua_getfield(L, t, "norm") != LUA_TNIL)
         sd->norm = field_option(L, t, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
     lua_pop(L, 1);

@@ -303,7 +303,8 @@ void rcm_world_trim_model(rc_world *w)
 static rc_status check_solver(const rc_solver_def *d, const char *sv)
 {
     char got[RCB_SHOW_SIZE];
-    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA && d->method != RC_SOLVER_NEWTON)
+    if (d->method != RC_SOLVER_NSGS && d->method != RC_SOLVER_UZAWA && d->method != RC_SOLVER_NEWTON
+        && d->method != RC_SOLVER_APGD)
         return rc_set_error(RC_ERR_ARG, "%s: unknown method %d", sv, (int)d->method);
     if (!rcb_finite(d->relax) || d->relax <= 0.0 || d->relax >= 2.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be in (0, 2) (got %s)", sv, rcb_show(got, d->relax));
@@ -322,10 +323,15 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
                             sv, d->threads, d->order == RC_ORDER_RANDOM ? "random"
                             : d->order == RC_ORDER_POSITION ? "position" : "fixed");
     if (d->threads > 1 && d->method != RC_SOLVER_NSGS)
-        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs the \"nsgs\" solver (uzawa runs on one thread)",
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs the \"nsgs\" solver (the others run on one thread)",
                             sv, d->threads);
     if (d->check_every < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'check_every' must be >= 1 (got %d)", sv, d->check_every);
+    if (d->anderson < 0 || d->anderson > 10)
+        return rc_set_error(RC_ERR_ARG, "%s: Anderson 'depth' must be in 1..10 (got %d)", sv, d->anderson);
+    if (d->anderson && (d->method != RC_SOLVER_NSGS || d->threads > 1 || d->order == RC_ORDER_RANDOM))
+        return rc_set_error(RC_ERR_ARG, "%s: Anderson acceleration is for the \"nsgs\" solver on one thread "
+                            "with order fixed, position or colour", sv);
     if (!rcb_finite(d->tol) || d->tol <= 0.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'tol' must be > 0 (got %s)", sv, rcb_show(got, d->tol));
     if (d->max_iter < 1)

@@ -117,6 +117,9 @@ rc_status rcn_uzawa_solve(const rcn_problem *pb, rcn_report *report);
 /* newton.c: semismooth Newton on the Alart--Curnier equations, dense, with
  * an Armijo line search and NSGS as the fallback. */
 rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *report);
+/* apgd.c: accelerated projected gradient descent on the cone complementarity
+ * problem (Mazhar et al. 2015; Chrono's APGD): the convex relaxation of Coulomb's law. */
+rc_status rcn_apgd_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rcn_nsgs_parallel_min;

@@ -82,5 +82,10 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 /* nsgs.c: the world frees and measures the sweep orders (and leaves the
  * OpenMP team) through the solver's part. */
 void rcn_nsgs_attach(rc_world *w);
+/* nsgs.c: the step's sweep order and one sweep on this thread (anderson.c). */
+rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep);
+rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega);
+/* anderson.c: NSGS with Anderson acceleration (solver.anderson > 0). */
+rc_status rcn_anderson_solve(const rcn_problem *pb, rcn_report *rep);
 
 #endif /* RC_NONSMOOTH_IMPL_H */

@@ -442,8 +442,36 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
     return nt > 1 && (st.team_sweeps > 0 || !opt->adaptive_threads);
 }
 
+/* The sweep order of opt for this step (anderson.c): w->active (fixed;
+ * random is refused with Anderson), or w->sweep (position, colour). */
+rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep)
+{
+    *sweep = w->active;
+    if (opt->order == RC_ORDER_POSITION) {
+        RC_CHECK(position_order(w));
+        *sweep = w->sweep;
+    } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
+        int closed;
+        RC_CHECK(colour_order(w, &closed));
+        *sweep = w->sweep;
+    }
+    return RC_OK;
+}
+
+/* One sweep on this thread (anderson.c): the joints, then the contacts in the order sweep. */
+rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega)
+{
+    for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
+    for (int k = 0; k < w->nactive; k++) {
+        if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
+        RC_CHECK(solve_contact(w, &w->contacts[sweep[k]], omega));
+    }
+    return RC_OK;
+}
+
 rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
 {
+    if (pb->opt->anderson > 0) return rcn_anderson_solve(pb, rep);   /* anderson.c */
     rc_world *w = pb->w;
     const rc_solver_def *opt = pb->opt;
     int *iters = &rep->iterations, *worst = &rep->worst;

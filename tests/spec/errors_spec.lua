@@ -201,7 +201,7 @@ describe("ranges", function()
             error_of(w.simulation, w, { scheme = "moreau" }))
         has("world:simulation: 'activation' must be one of \"gap\", \"anticipate\" (got 'always')",
             error_of(w.simulation, w, { activation = "always" }))
-        has("world:simulation: solver: unknown solver 'lemke' (available: \"nsgs\", \"uzawa\", \"newton\")",
+        has("world:simulation: solver: unknown solver 'lemke' (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")",
             error_of(w.simulation, w, { solver = { "lemke" } }))
         has("world:simulation: solver: 'on_fail' must be one of \"warn\", \"error\" (got 'ignore')",
             error_of(w.simulation, w, { solver = { on_fail = "ignore" } }))

@@ -1,0 +1,63 @@
+-- Benchmark: the pile solvers side by side (not a test; docs/benchmarks.md, "Pile solvers").
+--
+-- Runs scripts/bench/disks_in_box.lua (the N-disk pile, h = 1e-3, mu = 0.3) with NSGS,
+-- NSGS + Anderson (depth 5) and APGD, interleaved (solver after solver, reps rounds),
+-- and prints per solver the medians of: iterations (sweeps) per step, process CPU per
+-- step, the steps that stopped at the cap, and the largest overlap over the run.
+--
+--   build/ricochet run scripts/bench/pile_solvers.lua --set N=1000 --set T=1 --set tol=1e-4 --set max_iter=100 --set reps=3
+--
+-- APGD's residual is that of its own problem (the CCP, apgd.c); NSGS's and Anderson's
+-- the Coulomb law's natural map (nsgs.c); same normalisation and tolerance.
+local rc = require "ricochet"
+
+local N = math.tointeger(rc.param("N", 1000))
+local T = rc.param("T", 1.0)
+local tol = rc.param("tol", 1e-4)
+local max_iter = math.tointeger(rc.param("max_iter", 100))
+local reps = math.tointeger(rc.param("reps", 3))
+local exe = rc.param("exe", "build/ricochet")
+
+local solvers = {
+  { name = "NSGS", args = "" },
+  { name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson --set depth=5" },
+  { name = "APGD", args = "--set solver=apgd" },
+}
+
+local function run(s)
+  local cmd = string.format("%s run scripts/bench/disks_in_box.lua --set N=%d --set T=%g --set tol=%g --set max_iter=%d %s 2>/dev/null",
+                            exe, N, T, tol, max_iter, s.args)
+  local f = assert(io.popen(cmd))
+  local out = f:read("a")
+  f:close()
+  local r = {}
+  r.sweeps = tonumber(out:match("([%d.]+) sweeps/step"))
+  r.cap = tonumber(out:match("(%d+) steps at the cap"))
+  r.steps = tonumber(out:match("(%d+) steps, cpu"))
+  r.cpu = tonumber(out:match("%(([%d.]+) ms/step%), solver"))
+  r.overlap = tonumber(out:match("over the run ([%d.e+-]+)"))
+  assert(r.sweeps and r.cpu and r.steps, "could not parse the output of: " .. cmd .. "\n" .. out)
+  return r
+end
+
+local function median(t)
+  table.sort(t)
+  local n = #t
+  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
+end
+
+local results = {}
+for _ = 1, reps do
+  for i, s in ipairs(solvers) do
+    results[i] = results[i] or {}
+    table.insert(results[i], run(s))
+  end
+end
+io.write(string.format("pile_solvers: N = %d, T = %g s, tol = %g, cap %d iterations, %d interleaved runs each, medians\n",
+                       N, T, tol, max_iter, reps))
+io.write("| solver | iterations/step | CPU ms/step | steps at the cap | largest overlap |\n|---|---|---|---|---|\n")
+for i, s in ipairs(solvers) do
+  local col = function(k) local t = {} for _, r in ipairs(results[i]) do t[#t + 1] = r[k] end return median(t) end
+  io.write(string.format("| %s | %.1f | %.2f | %d of %d (%.1f %%) | %.3g |\n", s.name, col("sweeps"), col("cpu"),
+                         col("cap"), results[i][1].steps, 100 * col("cap") / results[i][1].steps, col("overlap")))
+end
