@@ -859,6 +859,16 @@ typedef struct rc_sim_def {
                                    given back W_proj (rc_step_info)            */
     double project_tol;         /* default 1e-12 (constraint units)            */
     int project_max_iter;       /* default 50                                  */
+    int project_contacts;       /* an option (default 0), Moreau--Jean and MJF
+                                   only: after the step, project the positions
+                                   of rigid bodies onto g_N >= 0 of their
+                                   contacts (q += M^-1 H_N^T nu, 0 <= g_N _|_
+                                   nu >= 0, projected Gauss--Seidel on the
+                                   linearised gaps, warm-started) until the
+                                   largest overlap is <= project_tol or
+                                   project_max_iter sweeps; moves q only: its
+                                   change of E_pot is in W_proj and E_proj
+                                   (W_proj_contacts, rc_step_info)             */
     rc_gen_alpha_def gen_alpha; /* RC_SCHEME_GEN_ALPHA only                    */
 } rc_sim_def;
 
@@ -961,6 +971,12 @@ typedef struct rc_step_info {
                                finished it (solver "newton": NSGS; gen-alpha with
                                friction: its fixed point); counted in
                                rc_run_stats.newton_fallbacks                 */
+    /* project_contacts: this step's part of W_proj (E_pot after - before the
+     * contacts' projection), its sweeps, and the largest overlap (linearised
+     * at q_{k+1}) it found before projecting (0 without the option) */
+    double W_proj_contacts;
+    int proj_sweeps;
+    double proj_overlap;
 } rc_step_info;
 
 RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
@@ -995,6 +1011,17 @@ typedef struct rc_run_stats {
     long step_max_overlap;
     int contact_max_overlap;    /* id of that contact (-1 if none)           */
     long newton_fallbacks;      /* solves the Newton solver handed to NSGS   */
+    /* project_contacts (rc_step_info's W_proj_contacts, proj_sweeps,
+     * proj_overlap over the run): the largest overlap the projection found
+     * (what it removed), its most sweeps, steps stopped at project_max_iter
+     * above project_tol, the total, largest and smallest energy it booked in a
+     * step, and the largest W_proj_contacts + W_N + W_T of a step (<= 0: no
+     * step gave back more than its contacts dissipated) */
+    double max_proj_overlap;
+    int max_proj_sweeps;
+    long proj_capped;
+    double W_proj_contacts_total, max_W_proj_contacts, min_W_proj_contacts;
+    double max_W_proj_net;
 } rc_run_stats;
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 

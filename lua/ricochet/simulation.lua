@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "sleep" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "project_contacts", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
@@ -90,6 +90,10 @@ function World:simulation(t)
     def.project_joints = boolean(fname, "project_joints", t.project_joints, D.project_joints)
     def.project_tol = number(fname, "project_tol", t.project_tol, D.project_tol)
     def.project_max_iter = integer(fname, "project_max_iter", t.project_max_iter, D.project_max_iter)
+    def.project_contacts = boolean(fname, "project_contacts", t.project_contacts, D.project_contacts)
+    if def.project_contacts and def.scheme ~= "moreau-jean" and def.scheme ~= "moreau-jean-fremond" then
+        fail(fname, "'project_contacts' is an option of scheme = \"moreau-jean\" or \"moreau-jean-fremond\" (scheme is %s)", show(def.scheme))
+    end
     if def.scheme == "gen-alpha" then I.gen_alpha_options(fname, t, s, def)
     else
         for _, k in ipairs{ "rho_inf", "gen_alpha", "strategy", "variant", "prox_r" } do

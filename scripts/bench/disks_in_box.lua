@@ -31,6 +31,11 @@ local check_every = math.tointeger(rc.param("check_every", 1))
 local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
 local activation = rc.param("activation", "anticipate")   -- the index set: "anticipate" (default) or "gap"
+-- the contacts' position projection (project_contacts, docs/granular.md): project=1, its
+-- tolerance ptol (default 1e-5) and sweep cap piter (default 50)
+local project = rc.param("project", 0) ~= 0
+local ptol = rc.param("ptol", 1e-5)
+local piter = math.tointeger(rc.param("piter", 50))
 local solver = rc.param("solver", "nsgs")   -- "nsgs" (default), "apgd" (apgd.c)
 local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with Anderson acceleration (anderson.c)
 local depth = rc.param("depth", 5)                  -- its depth m
@@ -65,6 +70,7 @@ w:contact{ groups = { 0, 0 }, law = law }
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
+  project_contacts = project, project_tol = ptol, project_max_iter = piter,
   solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
              adaptive_threads = adaptive, check_every = check_every,
              accelerate = accelerate ~= "none" and accelerate or nil,
@@ -110,6 +116,14 @@ for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end
 io.write(string.format("disks_in_box: index set %s, largest overlap at the end %.3g, over the run %.3g (t = %.4g)\n", activation, overlap,
   st.max_overlap or 0 / 0, st.t_max_overlap or 0 / 0))
 summary.overlap = overlap
+summary.max_overlap = st.max_overlap
+if project then
+  local info = sim:info()
+  io.write(string.format("disks_in_box: projection tol %g, max %d sweeps: removed overlaps up to %.3g, most sweeps %d, %d steps at the cap; "
+    .. "W_proj %.4g J (W_N + W_T %.4g J), per step in [%.3g, %.3g] J, largest W_proj + W_N + W_T of a step %.3g J\n",
+    ptol, piter, st.max_proj_overlap, st.max_proj_sweeps, st.proj_capped, st.W_proj_contacts_total,
+    info.W_N_total + info.W_T_total, st.min_W_proj_contacts, st.max_W_proj_contacts, st.max_W_proj_net))
+end
 mem[#mem + 1] = { steps = steps, bytes = st.memory_bytes, contacts = sim:info().ncontacts }
 local parts = {}
 for _, m in ipairs(mem) do

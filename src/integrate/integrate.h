@@ -39,6 +39,7 @@ typedef struct rci_step {
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
     double E_sleep;           /* kinetic energy of the islands put to sleep (sleep.c) */
+    double *pc_g, *pc_winv, *pc_nu, *pc_dq;   /* project_contacts' work arrays */
 } rci_step;
 
 /* The audit's terms of one step (step.c's stage_audit, or a scheme's own
@@ -48,6 +49,8 @@ typedef struct rci_audit {
     double W_N, W_T, max_cw, E0;
     int have_cw, max_cw_id;
     long positive;
+    double W_cproj, cproj_overlap;   /* project_contacts (project_contacts.c) */
+    int cproj_sweeps, cproj_capped;
 } rci_audit;
 
 /* A scheme: the functions and figures that differ between schemes. */
@@ -136,6 +139,15 @@ rc_status rci_stage_joints(rci_step *st);
 void rci_stage_warm_start(rci_step *st);
 rc_status rci_stage_solve(rci_step *st);
 rc_status rci_stage_converged(rci_step *st);
+
+/* ---- project_contacts (project_contacts.c): the position projection of
+ * the contacts after the update (Acary 2013's combined projection): its
+ * work arrays, taken before the update (nothing can fail after it), then
+ * the projection of q_{k+1}, its energy into a->W_proj, a->E_proj */
+rc_status rci_project_contacts_prepare(rci_step *st);
+void rci_project_contacts(rci_step *st, rci_audit *a);
+/* the run's figures of the projection (commit) */
+void rci_project_contacts_stats(rc_world *w, const rci_audit *a);
 
 /* ---- contacts of the state (contacts_state.c) */
 rc_status rci_match_contacts(rc_world *w);

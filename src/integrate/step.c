@@ -425,6 +425,7 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     }
     st->W_theta *= 0.5 - theta;
     a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */
+    if (w->sim.project_contacts) rci_project_contacts(st, a);   /* q_{k+1} onto g_N >= 0 (project_contacts.c) */
     RC_CHECK(joints_drift(st, a));
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
     for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
@@ -479,6 +480,9 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->E_sleep = st->E_sleep;   /* the islands put to sleep (sleep.c) */
     if (st->E_sleep != 0.0) in->balance += st->E_sleep;
     in->E_sleep_total += st->E_sleep;
+    in->W_proj_contacts = a->W_cproj;
+    in->proj_sweeps = a->cproj_sweeps;
+    in->proj_overlap = a->cproj_overlap;
     in->W_motor_total += a->W_motor;
     in->W_ext_total += a->W_ext;
     in->W_N_total += a->W_N;
@@ -509,6 +513,7 @@ static void commit_stats(rci_step *st, const audit_terms *a)
     s->positive_work_events += a->positive;
     if (a->pos_viol > s->max_joint_pos_violation) s->max_joint_pos_violation = a->pos_viol;
     if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
+    if (w->sim.project_contacts) rci_project_contacts_stats(w, a);
     /* the largest overlap: this step's contacts were detected at q_k (t_k, step k) */
     for (int i = 0; i < w->ncontacts; i++) {
         const rc_contact *c = &w->contacts[i];
@@ -559,6 +564,7 @@ static rc_status world_step(rc_world *w)
     RC_CHECK(rci_stage_solve(&st));
     RC_CHECK(rci_stage_converged(&st));
     if (st.scheme->after_solve) st.scheme->after_solve(w);
+    if (w->sim.project_contacts) RC_CHECK(rci_project_contacts_prepare(&st));
     RC_CHECK(st.scheme->update(&st));
     audit_terms a;
     memset(&a, 0, sizeof a);

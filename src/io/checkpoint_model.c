@@ -167,6 +167,7 @@ static void hash_simulation(ck_out *o, const rc_world *w)
     if (s->anderson) put_i32(o, s->anderson);   /* (absent before: older fingerprints unchanged) */
     put_i32(o, (int)d->work_check); put_f64(o, d->work_tol); put_i32(o, (int)d->joint_jacobian);
     put_i32(o, d->project_joints); put_f64(o, d->project_tol); put_i32(o, d->project_max_iter);
+    if (d->project_contacts) put_i32(o, d->project_contacts);   /* (off: the fingerprint as before) */
 }
 
 void rc_ck_fingerprint(const rc_world *w, ck_section sec[CK_NSECTIONS], uint64_t *all)

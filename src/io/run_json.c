@@ -164,6 +164,23 @@ static void json_settings(FILE *f, int have_sim, const rc_sim_def *sim, const rc
     fputs("  },\n", f);
 }
 
+/* project_contacts (an option): the position projection's settings and
+ * what it did over the run (integrate/project_contacts.c) */
+static void json_contact_projection(FILE *f, const rc_sim_def *sim, const rc_run_stats *st)
+{
+    rc__json_key(f, 1, "contact_projection"); fputs("{\n", f);
+    rc__json_key(f, 2, "project_tol"); rc__json_num(f, sim->project_tol); fputs(",\n", f);
+    rc__json_key(f, 2, "project_max_iter"); fprintf(f, "%d", sim->project_max_iter); fputs(",\n", f);
+    rc__json_key(f, 2, "max_proj_overlap"); rc__json_num(f, st->max_proj_overlap); fputs(",\n", f);
+    rc__json_key(f, 2, "max_proj_sweeps"); fprintf(f, "%d", st->max_proj_sweeps); fputs(",\n", f);
+    rc__json_key(f, 2, "proj_capped"); fprintf(f, "%ld", st->proj_capped); fputs(",\n", f);
+    rc__json_key(f, 2, "W_proj_contacts"); rc__json_num(f, st->W_proj_contacts_total); fputs(",\n", f);
+    rc__json_key(f, 2, "max_W_proj_contacts"); rc__json_num(f, st->max_W_proj_contacts); fputs(",\n", f);
+    rc__json_key(f, 2, "min_W_proj_contacts"); rc__json_num(f, st->min_W_proj_contacts); fputs(",\n", f);
+    rc__json_key(f, 2, "max_W_proj_net"); rc__json_num(f, st->max_W_proj_net); fputs("\n", f);
+    fputs("  },\n", f);
+}
+
 static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *sim, const rc_run_stats *st)
 {
     /* the joints: the paper's scheme or the projection, and what it left */
@@ -182,6 +199,7 @@ static void json_joints(FILE *f, rc_world *w, int have_sim, const rc_sim_def *si
     rc__json_key(f, 2, "max_pos_violation"); rc__json_num(f, st->max_joint_pos_violation); fputs(",\n", f);
     rc__json_key(f, 2, "max_vel_violation"); rc__json_num(f, st->max_joint_vel_violation);
     fputs("\n  },\n", f);
+    if (have_sim && sim->project_contacts) json_contact_projection(f, sim, st);   /* (an option) */
 }
 
 /* the bodies removed and the joints broken (model/remove.c, joint_break.c):

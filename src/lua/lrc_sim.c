@@ -127,6 +127,12 @@ int lrc_step_info(lua_State *L)
     lrc_set_num(L, "joint_vel_violation", in.joint_vel_violation);
     lrc_set_num(L, "E_sleep", in.E_sleep);   /* (sleeping: docs/sleeping.md) */
     lrc_set_num(L, "E_sleep_total", in.E_sleep_total);
+    rc_sim_def sd;
+    if (rc_world_get_sim_def(lw->w, &sd) == RC_OK && sd.project_contacts) {   /* project_contacts only */
+        lrc_set_num(L, "W_proj_contacts", in.W_proj_contacts);
+        lrc_set_int(L, "proj_sweeps", in.proj_sweeps);
+        lrc_set_num(L, "proj_overlap", in.proj_overlap);
+    }
     return 1;
 }
 
@@ -170,6 +176,16 @@ int lrc_run_stats(lua_State *L)
     lrc_set_num(L, "t_max_overlap", st.t_max_overlap);
     lrc_set_int(L, "step_max_overlap", st.step_max_overlap);
     lrc_set_int(L, "contact_max_overlap", st.contact_max_overlap);
+    rc_sim_def sd;
+    if (rc_world_get_sim_def(lw->w, &sd) == RC_OK && sd.project_contacts) {   /* project_contacts only */
+        lrc_set_num(L, "max_proj_overlap", st.max_proj_overlap);
+        lrc_set_int(L, "max_proj_sweeps", st.max_proj_sweeps);
+        lrc_set_int(L, "proj_capped", st.proj_capped);
+        lrc_set_num(L, "W_proj_contacts_total", st.W_proj_contacts_total);
+        lrc_set_num(L, "max_W_proj_contacts", st.max_W_proj_contacts);
+        lrc_set_num(L, "min_W_proj_contacts", st.min_W_proj_contacts);
+        lrc_set_num(L, "max_W_proj_net", st.max_W_proj_net);
+    }
     return 1;
 }
 

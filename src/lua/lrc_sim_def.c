@@ -57,7 +57,7 @@ static int field_bool(lua_State *L, int t, const char *key, int dflt)
  * persist_tol, solver, tol, max_iter, on_fail, warm_start, local_tol,
  * local_max_iter, relax, order, threads, adaptive_threads, accelerate, norm,
  * check_every, formulation, fallback, linear, seed, work_check, work_tol, joint_jacobian, project_joints,
- * project_tol, project_max_iter } (absent: the defaults). */
+ * project_tol, project_max_iter, project_contacts } (absent: the defaults). */
 void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
 {
     *def = rc_default_sim_def();
@@ -111,6 +111,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     def->project_joints = field_bool(L, t, "project_joints", def->project_joints);
     def->project_tol = lrc_field_num(L, t, "project_tol", def->project_tol);
     def->project_max_iter = field_int(L, t, "project_max_iter", def->project_max_iter);
+    def->project_contacts = field_bool(L, t, "project_contacts", def->project_contacts);
     /* gen-alpha: rho_inf, or alpha_m, alpha_f, beta, ga_gamma (ga_direct); its Newton's cap and strategy */
     rc_gen_alpha_def *ga = &def->gen_alpha;
     ga->rho_inf = lrc_field_num(L, t, "rho_inf", ga->rho_inf);
@@ -189,6 +190,7 @@ void lrc_push_sim_defaults(lua_State *L)
     lrc_set_bool(L, "project_joints", d.project_joints);
     lrc_set_num(L, "project_tol", d.project_tol);
     lrc_set_int(L, "project_max_iter", d.project_max_iter);
+    lrc_set_bool(L, "project_contacts", d.project_contacts);
 }
 
 /* core.joint_jacobian(t) -> "start" | "midpoint" | "end": the joints' rows

@@ -96,6 +96,7 @@ rc_sim_def rc_default_sim_def(void)
     d.project_joints = 0;
     d.project_tol = 1e-12;
     d.project_max_iter = 50;
+    d.project_contacts = 0;
     d.gen_alpha.rho_inf = 0.8;
     d.gen_alpha.max_iter = 50;
     return d;
@@ -379,6 +380,12 @@ static rc_status check_step_settings(const rc_sim_def *def, const char *sw)
         return rc_set_error(RC_ERR_ARG, "%s: 'project_tol' must be > 0 (got %s)", sw, rcb_show(got, def->project_tol));
     if (def->project_max_iter < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'project_max_iter' must be >= 1 (got %d)", sw, def->project_max_iter);
+    if (def->project_contacts != 0 && def->project_contacts != 1)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_contacts' must be 0 or 1 (got %d)", sw, def->project_contacts);
+    if (def->project_contacts && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
+        return rc_set_error(RC_ERR_ARG, "%s: 'project_contacts' is an option of scheme = \"moreau-jean\" or "
+                            "\"moreau-jean-fremond\" (scheme is %s)", sw,
+                            def->scheme == RC_SCHEME_MAURY ? "\"maury\"" : def->scheme == RC_SCHEME_GEN_ALPHA ? "\"gen-alpha\"" : "another");
     return RC_OK;
 }
 

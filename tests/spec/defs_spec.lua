@@ -209,7 +209,7 @@ describe("simulation options (world:simulation)", function()
             on_fail = "warn", warm_start = true, local_tol = 0, local_max_iter = 200, threads = 1,
             adaptive_threads = true, norm = "l2", accelerate = true, work_check = "record", work_tol = 1e-12,
             joint_jacobian = "auto", project_joints = false, project_tol = 1e-12, project_max_iter = 50,
-            formulation = "alart-curnier", fallback = true, linear = "auto",
+            project_contacts = false, formulation = "alart-curnier", fallback = true, linear = "auto",
         }, core.defaults.sim)
     end)
 
