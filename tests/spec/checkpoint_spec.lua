@@ -192,7 +192,25 @@ local function gen_alpha_friction_ball()
     return w, w:simulation{ scheme = "gen-alpha", rho_inf = 0.5, h = 2e-3, solver = { tol = 1e-10 } }
 end
 
+-- 30 disks falling into a box with the contacts' position projection (project_contacts):
+-- its figures over the run (largest overlap, sweeps, energy) carry over
+local function projected_pile()
+    local w = rc.world{ gravity = { 0, -9.81 }, default_law = rc.newton{ mu = 0.3 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 1, 0 } }
+    w:halfplane{ point = { 1.2, 0 }, normal = { -1, 0 } }
+    for i = 0, 29 do
+        local r = 0.09 + 0.01 * (i % 3)
+        w:body{ mass = 1, inertia = r * r / 2, q = { 0.15 + 0.22 * (i % 5), 0.2 + 0.22 * (i // 5), 0 },
+                v = { 0.3 * ((i % 4) - 1.5), -2, 0 }, shape = rc.disk{ r } }
+    end
+    return w, w:simulation{ h = 2e-3, project_contacts = true, project_tol = 1e-8, solver = { "nsgs", tol = 1e-8 } }
+end
+
 describe("checkpoint and restart: 2T = T + save + restore + T, bit for bit", function()
+    it("a pile with the contacts' position projection and its run figures", function()
+        check_restart(projected_pile, 150)
+    end)
     it("gen-alpha with friction: the rotating ball, saved while it slides", function()
         check_restart(gen_alpha_friction_ball, 250)   -- lands at 0.43 s, slides until 0.73 s
     end)
