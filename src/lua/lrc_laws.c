@@ -264,6 +264,41 @@ static rc_status law_call_in_run(lua_State *L, struct law_call *lc)
     return s;
 }
 
+/* xi or project of a law of dim 1 or 2 inside run (the common case, as
+ * law_call_in_run without the descriptor): nargs numbers in, two out */
+static rc_status call2_in_run(lua_State *L, lrc_law *law, int uv, const char *what, const rc_law_ctx *ctx,
+                              const double *state, const double *a, int nargs, double *out)
+{
+    refresh_ctx_in_run(L, law, ctx, state);
+    lua_pushvalue(L, lua_upvalueindex(uv));
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_PARAMS));
+    for (int i = 0; i < nargs; i++) lua_pushnumber(L, a[i]);
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_CTX));
+    law->cur_what = what;
+    law->cur_contact = ctx->contact;
+    law->cur_t = ctx->t;
+    law->cell->cur = ctx;
+    law->in_call = 1;
+    rc__lua_cb_enter((rc_lua_box *)law->box);
+    lua_call(L, nargs + 2, 2);
+    rc__lua_cb_leave((rc_lua_box *)law->box);
+    law->in_call = 0;
+    law->cell->cur = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (lua_type(L, i - 2) != LUA_TNUMBER) break;
+        out[i] = lua_tonumberx(L, i - 2, NULL);
+        if (!isfinite(out[i])) break;
+        if (i == 1) {
+            lua_pop(L, 2);
+            return RC_OK;
+        }
+    }
+    struct law_call lc = { .law = law, .nres = 2, .what = what, .ctx = ctx };   /* the error's message */
+    rc_status s = read_results(L, &lc, -2);
+    lua_pop(L, 2);
+    return s;
+}
+
 /* The law's closure, called by lua_law_run under lua_pcall: the first call
  * of a kernel call stores the step's fields in ctx (protected: it may
  * allocate), then fn(arg) runs with law_call going through law_call_in_run. */
@@ -271,12 +306,12 @@ static int law_run_closure(lua_State *L)
 {
     struct law_run *r = (struct law_run *)lua_touserdata(L, 1);
     lrc_law *law = r->law;
-    luaL_checkstack(L, 24, "in a law's call");
+    /* (a C function has LUA_MINSTACK = 20 free slots: a call pushes at most
+     * 12 values, refresh_ctx_in_run 2 more before them) */
     if (!law->live) {
         revive(L, law);
         make_live(law);
     }
-    law->box = rc__lua_box(L);
     law->scope_L = L;
     r->status = r->fn(r->arg);
     law->scope_L = NULL;
@@ -289,7 +324,6 @@ static rc_status lua_law_run(void *user, rc_status (*fn)(void *arg), void *arg)
     lua_State *L = law->lw->L;
     if (!L || law->scope_L) return fn(arg);   /* law_call reports a call outside a step */
     if (!lua_checkstack(L, 4)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
-    const int top = lua_gettop(L);
     struct law_run r = { .law = law, .fn = fn, .arg = arg, .status = RC_OK };
     lua_rawgeti(L, LUA_REGISTRYINDEX, law->run_ref);
     lua_pushlightuserdata(L, &r);
@@ -305,8 +339,8 @@ static rc_status lua_law_run(void *user, rc_status (*fn)(void *arg), void *arg)
         } else {
             r.status = rc_set_error(RC_ERR_CALLBACK, "law '%s': %s", law->name, string ? lua_tostring(L, -1) : "cannot set up ctx");
         }
+        lua_pop(L, 1);   /* the error (a pcall with no results leaves nothing else) */
     }
-    lua_settop(L, top);
     return r.status;
 }
 
@@ -395,6 +429,10 @@ static rc_status lua_law_xi(void *user, const rc_law_ctx *ctx, const double *sta
 {
     lrc_law *law = (lrc_law *)user;
     if (law->dim == 3) return law_call3(law, law->xi_ref, "xi", ctx, (double *)state, u, u_old, NULL, xi);
+    if (law->scope_L && law->scope_L == law->lw->L) {
+        const double a[4] = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 };
+        return call2_in_run(law->scope_L, law, LAW_UV_XI, "xi", ctx, state, a, 4, xi);
+    }
     struct law_call lc = { .law = law, .fn_ref = law->xi_ref, .nargs = 4, .nres = 2, .what = "xi",
                            .args = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 },
                            .ctx = ctx, .state = (double *)state, .write_state = 0 };
@@ -410,6 +448,7 @@ static rc_status lua_law_project(void *user, const rc_law_ctx *ctx, const double
 {
     lrc_law *law = (lrc_law *)user;
     if (law->dim == 3) return law_call3(law, law->project_ref, "project", ctx, (double *)state, x, NULL, NULL, p);
+    if (law->scope_L && law->scope_L == law->lw->L) return call2_in_run(law->scope_L, law, LAW_UV_PROJECT, "project", ctx, state, x, 2, p);
     struct law_call lc = { .law = law, .fn_ref = law->project_ref, .nargs = 2, .nres = 2, .what = "project",
                            .args = { x[0], x[1] }, .ctx = ctx, .state = (double *)state, .write_state = 0 };
     rc_status st = law_call(&lc);
@@ -475,6 +514,7 @@ int lrc_law_create_custom(lua_State *L)
     guard->law = law;
     law->lw = lw;
     law->L0 = main_thread(L);
+    law->box = rc__lua_box(L);
     law->ctx_t = NAN;
     law->xi_ref = law->project_ref = law->update_ref = law->params_ref = law->ctx_ref = law->state_ref = LUA_NOREF;
     law->keys_ref = law->run_ref = LUA_NOREF;
