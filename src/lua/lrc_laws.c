@@ -12,7 +12,9 @@
  *   xi(law, uN, uT, uoN, uoT, ctx)            -> xiN, xiT
  *   project(law, xN, xT, ctx)                 -> pN, pT
  *   update(law, ctx, uN, uT, uoN, uoT, pN, pT)   (may change ctx.state)
- * law is the descriptor's params table. Every call runs under lua_pcall.
+ * law is the descriptor's params table. Every call is protected: the calls
+ * of one local solve (residual, prox step) run inside one lua_pcall (see
+ * "one local solve's calls" below), any other call under its own.
  *
  * A ctx kept by a script must never read the stack frame of a finished
  * call nor a law freed by w:close(): the contact's fields are computed on
