@@ -602,6 +602,13 @@ typedef struct rc_law_ops {
                         const double *u, const double *u_old, const double *p);
     /* optional: called when the law is destroyed with its world */
     void (*destroy)(void *user);
+    /* optional: the generic local solver runs the xi/project calls of one
+     * local solve (one residual, one prox step) as fn(arg) through run,
+     * which must call fn(arg) once and return its status (or its own error):
+     * a binding can set up once what every call needs (the Lua binding: one
+     * protected call per local solve instead of one per call). NULL: fn(arg)
+     * is called directly. Appended last: zero it (memset) when not used. */
+    rc_status (*run)(void *user, rc_status (*fn)(void *arg), void *arg);
 } rc_law_ops;
 
 RC_API rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *name, int *out_id);

@@ -78,6 +78,14 @@ typedef struct lrc_law {
     double ctx_t, ctx_h, ctx_theta;   /* the step fields ctx holds       */
     int ctx_unknown;
     lrc_ctx_cell *cell;     /* held by the ctx table's metatable (alive while ctx_ref is) */
+    /* one local solve's calls under one protected call (lrc_laws.c, "run") */
+    int run_ref;            /* registry ref: the C closure that runs them (upvalues: LAW_UV_*) */
+    lua_State *scope_L;     /* the thread running that closure now, or NULL */
+    void *box;              /* its rc_lua_box (NULL: not opened by rc_lua_open) */
+    int in_call;            /* a call of the law is running (for the error of an error) */
+    const char *cur_what;   /* that call's function, contact and time */
+    int cur_contact;
+    double cur_t;
 } lrc_law;
 
 #define LRC_CTX_DEAD "ctx is only valid during the law's call"

@@ -1,6 +1,7 @@
 /* lrc_laws.c -- ricochet.core: laws written in Lua (their calls, context and state), custom laws, rules
  * (lua_ricochet.c has the overview). */
 #include "lrc.h"
+#include "lua_host.h"   /* rc__lua_cb_enter/leave */
 
 /* ---------------------------------------------------------------- laws written in Lua
  *
@@ -11,7 +12,9 @@
  *   xi(law, uN, uT, uoN, uoT, ctx)            -> xiN, xiT
  *   project(law, xN, xT, ctx)                 -> pN, pT
  *   update(law, ctx, uN, uT, uoN, uoT, pN, pT)   (may change ctx.state)
- * law is the descriptor's params table. Every call runs under lua_pcall.
+ * law is the descriptor's params table. Every call is protected: the calls
+ * of one local solve (residual, prox step) run inside one lua_pcall (see
+ * "one local solve's calls" below), any other call under its own.
  *
  * A ctx kept by a script must never read the stack frame of a finished
  * call nor a law freed by w:close(): the contact's fields are computed on
@@ -90,9 +93,8 @@ static int ctx_index(lua_State *L)
 /* The step's fields of ctx (see above): ctx.state now, t, h, theta and
  * unknown by the refresh that follows (forced). Runs under lua_pcall: the
  * keys may have to be inserted again (allocation). */
-static int ctx_revive(lua_State *L)
+static void revive(lua_State *L, lrc_law *law)
 {
-    lrc_law *law = (lrc_law *)lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, law->ctx_ref);
     lua_pushliteral(L, "state");
     lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
@@ -105,7 +107,21 @@ static int ctx_revive(lua_State *L)
         lua_rawset(L, -4);
     }
     law->ctx_t = NAN;            /* refresh_ctx sets them all */
+    lua_pop(L, 2);
+}
+
+static int ctx_revive(lua_State *L)
+{
+    revive(L, (lrc_law *)lua_touserdata(L, 1));
     return 0;
+}
+
+/* the law's ctx holds the step's fields until the kernel call is over */
+static void make_live(lrc_law *law)
+{
+    law->live = 1;
+    law->next_live = law->lw->live_laws;
+    law->lw->live_laws = law;
 }
 
 /* The kernel call is over: the ctx of every law it called loses its step's
@@ -166,6 +182,170 @@ static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const 
     }
 }
 
+/* The nres results of a law's call, from stack index base on (negative:
+ * relative to the top), into lc->res: numbers, finite. */
+static rc_status read_results(lua_State *L, struct law_call *lc, int base)
+{
+    const lrc_law *law = lc->law;
+    for (int i = 0; i < lc->nres; i++) {
+        int idx = base + i;
+        int isnum = 0;
+        lc->res[i] = lua_tonumberx(L, idx, &isnum);
+        if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
+            return rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' must return %d numbers, got %s as value %d (contact %d, t = %.17g)",
+                                law->name, lc->what, lc->nres, luaL_typename(L, idx), i + 1, lc->ctx->contact, lc->ctx->t);
+        if (!isfinite(lc->res[i]))
+            return rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' returned a non-finite value %g as value %d (contact %d, t = %.17g)",
+                                law->name, lc->what, lc->res[i], i + 1, lc->ctx->contact, lc->ctx->t);
+    }
+    return RC_OK;
+}
+
+/* ---------------------------------------------------------------- one local solve's calls
+ *
+ * The generic local solver makes the xi/project calls of one local solve
+ * (one residual, one prox step) through ops.run (ricochet.h): run calls a
+ * C closure of the law under one lua_pcall, whose upvalues hold what every
+ * call pushes (LAW_UV_*), and the calls made inside it (law_call_in_run)
+ * are plain lua_calls: no registry lookups, no stack check and no setjmp
+ * per call. A Lua error in a call unwinds to that pcall, which reports it
+ * as law_call does, from the call's what, contact and time kept in the
+ * law; the per-callback instruction budget still counts each call
+ * (rc__lua_cb_enter/leave around it), and ctx's contact fields are valid
+ * during each call only, as outside run. */
+enum { LAW_UV_PARAMS = 1, LAW_UV_CTX, LAW_UV_XI, LAW_UV_PROJECT, LAW_UV_KEYS, LAW_UV_STATE, LAW_NUV = LAW_UV_STATE };
+
+struct law_run {
+    lrc_law *law;
+    rc_status (*fn)(void *arg);
+    void *arg;
+    rc_status status;
+};
+
+/* refresh_ctx inside run: the tables are upvalues */
+static void refresh_ctx_in_run(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const double *state)
+{
+    const int t = lua_upvalueindex(LAW_UV_CTX), keys = lua_upvalueindex(LAW_UV_KEYS);
+    if (ctx->t != lw->ctx_t || ctx->h != lw->ctx_h || ctx->theta != lw->ctx_theta || (int)ctx->unknown != lw->ctx_unknown) {
+        set_key(L, keys, t, 1, ctx->t);
+        set_key(L, keys, t, 2, ctx->h);
+        set_key(L, keys, t, 3, ctx->theta);
+        lua_rawgeti(L, keys, NLAW_KEYS);
+        lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
+        lua_rawset(L, t);
+        lw->ctx_t = ctx->t;
+        lw->ctx_h = ctx->h;
+        lw->ctx_theta = ctx->theta;
+        lw->ctx_unknown = (int)ctx->unknown;
+    }
+    for (int i = 0; i < lw->nstate; i++) set_key(L, keys, lua_upvalueindex(LAW_UV_STATE), KEY_STATE0 + i, state[i]);
+}
+
+/* law_call for xi and project inside run (the running C function is the
+ * law's closure); errors of the call raise (caught by run's pcall) */
+static rc_status law_call_in_run(lua_State *L, struct law_call *lc)
+{
+    lrc_law *law = lc->law;
+    refresh_ctx_in_run(L, law, lc->ctx, lc->state);
+    lua_pushvalue(L, lua_upvalueindex(lc->fn_ref == law->xi_ref ? LAW_UV_XI : LAW_UV_PROJECT));
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_PARAMS));
+    for (int i = 0; i < lc->nargs; i++) lua_pushnumber(L, lc->args[i]);
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_CTX));
+    law->cur_what = lc->what;
+    law->cur_contact = lc->ctx->contact;
+    law->cur_t = lc->ctx->t;
+    law->cell->cur = lc->ctx;
+    law->in_call = 1;
+    rc__lua_cb_enter((rc_lua_box *)law->box);
+    lua_call(L, lc->nargs + 2, lc->nres);
+    rc__lua_cb_leave((rc_lua_box *)law->box);
+    law->in_call = 0;
+    law->cell->cur = NULL;                         /* the call is over: no contact fields */
+    rc_status s = read_results(L, lc, -lc->nres);
+    lua_pop(L, lc->nres);
+    return s;
+}
+
+/* xi or project of a law of dim 1 or 2 inside run (the common case, as
+ * law_call_in_run without the descriptor): nargs numbers in, two out */
+static rc_status call2_in_run(lua_State *L, lrc_law *law, int uv, const char *what, const rc_law_ctx *ctx,
+                              const double *state, const double *a, int nargs, double *out)
+{
+    refresh_ctx_in_run(L, law, ctx, state);
+    lua_pushvalue(L, lua_upvalueindex(uv));
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_PARAMS));
+    for (int i = 0; i < nargs; i++) lua_pushnumber(L, a[i]);
+    lua_pushvalue(L, lua_upvalueindex(LAW_UV_CTX));
+    law->cur_what = what;
+    law->cur_contact = ctx->contact;
+    law->cur_t = ctx->t;
+    law->cell->cur = ctx;
+    law->in_call = 1;
+    rc__lua_cb_enter((rc_lua_box *)law->box);
+    lua_call(L, nargs + 2, 2);
+    rc__lua_cb_leave((rc_lua_box *)law->box);
+    law->in_call = 0;
+    law->cell->cur = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (lua_type(L, i - 2) != LUA_TNUMBER) break;
+        out[i] = lua_tonumberx(L, i - 2, NULL);
+        if (!isfinite(out[i])) break;
+        if (i == 1) {
+            lua_pop(L, 2);
+            return RC_OK;
+        }
+    }
+    struct law_call lc = { .law = law, .nres = 2, .what = what, .ctx = ctx };   /* the error's message */
+    rc_status s = read_results(L, &lc, -2);
+    lua_pop(L, 2);
+    return s;
+}
+
+/* The law's closure, called by lua_law_run under lua_pcall: the first call
+ * of a kernel call stores the step's fields in ctx (protected: it may
+ * allocate), then fn(arg) runs with law_call going through law_call_in_run. */
+static int law_run_closure(lua_State *L)
+{
+    struct law_run *r = (struct law_run *)lua_touserdata(L, 1);
+    lrc_law *law = r->law;
+    /* (a C function has LUA_MINSTACK = 20 free slots: a call pushes at most
+     * 12 values, refresh_ctx_in_run 2 more before them) */
+    if (!law->live) {
+        revive(L, law);
+        make_live(law);
+    }
+    law->scope_L = L;
+    r->status = r->fn(r->arg);
+    law->scope_L = NULL;
+    return 0;
+}
+
+static rc_status lua_law_run(void *user, rc_status (*fn)(void *arg), void *arg)
+{
+    lrc_law *law = (lrc_law *)user;
+    lua_State *L = law->lw->L;
+    if (!L || law->scope_L) return fn(arg);   /* law_call reports a call outside a step */
+    if (!lua_checkstack(L, 4)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
+    struct law_run r = { .law = law, .fn = fn, .arg = arg, .status = RC_OK };
+    lua_rawgeti(L, LUA_REGISTRYINDEX, law->run_ref);
+    lua_pushlightuserdata(L, &r);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {   /* a Lua error: in a call, or setting up ctx */
+        law->scope_L = NULL;
+        law->cell->cur = NULL;
+        const int string = lua_type(L, -1) == LUA_TSTRING;
+        if (law->in_call) {
+            law->in_call = 0;
+            rc__lua_cb_leave((rc_lua_box *)law->box);
+            r.status = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' failed for contact %d at t = %.17g: %s", law->name, law->cur_what,
+                                    law->cur_contact, law->cur_t, string ? lua_tostring(L, -1) : "(an error object that is not a string)");
+        } else {
+            r.status = rc_set_error(RC_ERR_CALLBACK, "law '%s': %s", law->name, string ? lua_tostring(L, -1) : "cannot set up ctx");
+        }
+        lua_pop(L, 1);   /* the error (a pcall with no results leaves nothing else) */
+    }
+    return r.status;
+}
+
 /* Call a law function under lua_pcall (the function itself is called
  * protected: no C frame in between) and check its results. The ctx table is
  * refreshed before, outside the protected call: it only sets existing fields
@@ -174,6 +354,7 @@ static rc_status law_call(struct law_call *lc)
 {
     lrc_law *law = lc->law;
     lua_State *L = law->lw->L;
+    if (L && L == law->scope_L && !lc->write_state) return law_call_in_run(L, lc);
     if (!L) return rc_set_error(RC_ERR_CALLBACK, "law '%s' called outside a step of the Lua binding", law->name);
     if (!lua_checkstack(L, 24)) return rc_set_error(RC_ERR_CALLBACK, "Lua stack overflow");
     int top = lua_gettop(L);
@@ -186,9 +367,7 @@ static rc_status law_call(struct law_call *lc)
             lua_settop(L, top);
             return s;
         }
-        law->live = 1;
-        law->next_live = law->lw->live_laws;
-        law->lw->live_laws = law;
+        make_live(law);
     }
     refresh_ctx(L, law, lc->ctx, lc->state);      /* the ctx table at top + 1 */
     const int is_update = lc->fn_ref == law->update_ref;
@@ -210,17 +389,7 @@ static rc_status law_call(struct law_call *lc)
         lua_settop(L, top);
         return s;
     }
-    for (int i = 0; i < lc->nres && s == RC_OK; i++) {
-        int idx = top + 2 + i;
-        int isnum = 0;
-        lc->res[i] = lua_tonumberx(L, idx, &isnum);
-        if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
-            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' must return %d numbers, got %s as value %d (contact %d, t = %.17g)",
-                             law->name, lc->what, lc->nres, luaL_typename(L, idx), i + 1, lc->ctx->contact, lc->ctx->t);
-        else if (!isfinite(lc->res[i]))
-            s = rc_set_error(RC_ERR_CALLBACK, "law '%s': '%s' returned a non-finite value %g as value %d (contact %d, t = %.17g)",
-                             law->name, lc->what, lc->res[i], i + 1, lc->ctx->contact, lc->ctx->t);
-    }
+    s = read_results(L, lc, top + 2);
     if (s == RC_OK && lc->write_state && law->nstate > 0) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, law->keys_ref);
         lua_rawgeti(L, LUA_REGISTRYINDEX, law->state_ref);
@@ -262,6 +431,10 @@ static rc_status lua_law_xi(void *user, const rc_law_ctx *ctx, const double *sta
 {
     lrc_law *law = (lrc_law *)user;
     if (law->dim == 3) return law_call3(law, law->xi_ref, "xi", ctx, (double *)state, u, u_old, NULL, xi);
+    if (law->scope_L && law->scope_L == law->lw->L) {
+        const double a[4] = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 };
+        return call2_in_run(law->scope_L, law, LAW_UV_XI, "xi", ctx, state, a, 4, xi);
+    }
     struct law_call lc = { .law = law, .fn_ref = law->xi_ref, .nargs = 4, .nres = 2, .what = "xi",
                            .args = { u[0], law->dim > 1 ? u[1] : 0.0, u_old[0], law->dim > 1 ? u_old[1] : 0.0 },
                            .ctx = ctx, .state = (double *)state, .write_state = 0 };
@@ -277,6 +450,7 @@ static rc_status lua_law_project(void *user, const rc_law_ctx *ctx, const double
 {
     lrc_law *law = (lrc_law *)user;
     if (law->dim == 3) return law_call3(law, law->project_ref, "project", ctx, (double *)state, x, NULL, NULL, p);
+    if (law->scope_L && law->scope_L == law->lw->L) return call2_in_run(law->scope_L, law, LAW_UV_PROJECT, "project", ctx, state, x, 2, p);
     struct law_call lc = { .law = law, .fn_ref = law->project_ref, .nargs = 2, .nres = 2, .what = "project",
                            .args = { x[0], x[1] }, .ctx = ctx, .state = (double *)state, .write_state = 0 };
     rc_status st = law_call(&lc);
@@ -305,7 +479,7 @@ static void lua_law_destroy(void *user)
      * (through its main thread, which lives as long as the state) */
     if (law->L0) {
         int refs[] = { law->xi_ref, law->project_ref, law->update_ref, law->params_ref, law->ctx_ref, law->state_ref,
-                       law->keys_ref };
+                       law->keys_ref, law->run_ref };
         for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
             if (refs[i] != LUA_NOREF && refs[i] != LUA_REFNIL) luaL_unref(law->L0, LUA_REGISTRYINDEX, refs[i]);
     }
@@ -342,9 +516,10 @@ int lrc_law_create_custom(lua_State *L)
     guard->law = law;
     law->lw = lw;
     law->L0 = main_thread(L);
+    law->box = rc__lua_box(L);
     law->ctx_t = NAN;
     law->xi_ref = law->project_ref = law->update_ref = law->params_ref = law->ctx_ref = law->state_ref = LUA_NOREF;
-    law->keys_ref = LUA_NOREF;
+    law->keys_ref = law->run_ref = LUA_NOREF;
     const char *name = lrc_field_str(L, 2, "name");
     snprintf(law->name, sizeof law->name, "%s", name ? name : "(unnamed)");
     law->dim = (int)lrc_field_int(L, 2, "dim", 2);
@@ -402,11 +577,19 @@ int lrc_law_create_custom(lua_State *L)
         lua_setfield(L, -2, law->state_names[i]);
     }
     law->state_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    const int uv[LAW_NUV] = { law->params_ref, law->ctx_ref, law->xi_ref, law->project_ref, law->keys_ref, law->state_ref };
+    for (int i = 0; i < LAW_NUV; i++) {
+        if (uv[i] == LUA_NOREF) lua_pushnil(L);
+        else lua_rawgeti(L, LUA_REGISTRYINDEX, uv[i]);
+    }
+    lua_pushcclosure(L, law_run_closure, LAW_NUV);
+    law->run_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     ops.user = law;
     ops.xi = law->xi_ref != LUA_NOREF ? lua_law_xi : NULL;
     ops.project = law->project_ref != LUA_NOREF ? lua_law_project : NULL;
     ops.update = law->update_ref != LUA_NOREF ? lua_law_update : NULL;
     ops.destroy = lua_law_destroy;
+    ops.run = lua_law_run;
     int id = -1;
     rc_status s = rc_law_create_custom(lw->w, &ops, law->name, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);   /* the guard frees the law */

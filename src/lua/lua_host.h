@@ -1,4 +1,5 @@
-/* lua_host.h -- internal to the Lua host (lua_host.c, lua_limits.c, lua_run.c, lua_sandbox.c, lua_strmatch.c). */
+/* lua_host.h -- internal to the Lua host (lua_host.c, lua_limits.c, lua_run.c, lua_sandbox.c, lua_strmatch.c;
+ * lrc_laws.c uses the callback bracket below). */
 #ifndef RC_LUA_HOST_H
 #define RC_LUA_HOST_H
 
@@ -57,6 +58,18 @@ struct rc_lua_box {
     /* sandbox */
     char *out_dir, *read_dir, *lua_path;
 };
+
+/* rc_lua_callback_enter/leave on a box found once (NULL: a state not opened
+ * by rc_lua_open): lrc_laws.c brackets every call of a Lua law with them. */
+static inline void rc__lua_cb_enter(rc_lua_box *b)
+{
+    if (b && b->cb_depth++ == 0) b->cb_start = b->instructions;
+}
+
+static inline void rc__lua_cb_leave(rc_lua_box *b)
+{
+    if (b && b->cb_depth > 0) b->cb_depth--;
+}
 
 /* The box of L, or NULL for a state not opened by rc_lua_open. */
 rc_lua_box *rc__lua_box(lua_State *L);

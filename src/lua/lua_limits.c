@@ -285,15 +285,12 @@ void rc__lua_arm_finishing(rc_lua_box *b)
 
 void rc_lua_callback_enter(lua_State *L)
 {
-    rc_lua_box *b = rc__lua_box(L);
-    if (!b) return;
-    if (b->cb_depth++ == 0) b->cb_start = b->instructions;
+    rc__lua_cb_enter(rc__lua_box(L));
 }
 
 void rc_lua_callback_leave(lua_State *L)
 {
-    rc_lua_box *b = rc__lua_box(L);
-    if (b && b->cb_depth > 0) b->cb_depth--;
+    rc__lua_cb_leave(rc__lua_box(L));
 }
 
 /* The error at idx mentions memory (Lua's "not enough memory", or a kernel

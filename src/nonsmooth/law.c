@@ -157,6 +157,24 @@ static rc_status natural_map(const rcn_site *s, const double *u, const double *p
     return s->n == 3 ? natural_map_n(s, u, p, r2, 3) : natural_map_n(s, u, p, r2, 2);
 }
 
+/* A law with ops.run (a Lua law) makes the xi/project calls of one local
+ * solve, residual or prox step inside run (ricochet.h): the arguments of
+ * that piece of work and the thunks that do it; the numbers are those of
+ * the direct calls. */
+typedef struct site_call {
+    const rcn_site *s;
+    double tol, rho;
+    int maxit;
+    const double *b, *u, *p;
+    double *out;
+} site_call;
+
+static rc_status run_residual(void *arg)
+{
+    const site_call *c = (const site_call *)arg;
+    return natural_map(c->s, c->u, c->p, c->out);
+}
+
 rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p, double *r2)
 {
     const rc_law *l = s->law;
@@ -165,6 +183,10 @@ rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p
         return RC_OK;
     }
     if (s->ctx.dim < 1) return bad_dim(s);
+    if (l->ops.run) {
+        site_call sc = { .s = s, .u = u, .p = p, .out = r2 };
+        return l->ops.run(l->ops.user, run_residual, &sc);
+    }
     return natural_map(s, u, p, r2);
 }
 
@@ -382,6 +404,27 @@ static rc_status generic_solve3(const rcn_site *s, double tol, int maxit, const 
     return generic_solve_n(s, tol, maxit, b, p, 3);
 }
 
+static rc_status run_solve(void *arg)
+{
+    const site_call *c = (const site_call *)arg;
+    return c->s->n == 3 ? generic_solve3(c->s, c->tol, c->maxit, c->b, c->out)
+                        : generic_solve2(c->s, c->tol, c->maxit, c->b, c->out);
+}
+
+static rc_status prox_n(const rcn_site *s, const double *p, const double *u, double rho, double *p_out)
+{
+    double xi[RC_LAW_MAX_DIM], x[RC_LAW_MAX_DIM];
+    RC_CHECK(checked_xi(s, u, xi, s->n));
+    for (int i = 0; i < s->n; i++) x[i] = p[i] - rho * xi[i];
+    return checked_project(s, x, p_out, s->n);
+}
+
+static rc_status run_prox(void *arg)
+{
+    const site_call *c = (const site_call *)arg;
+    return prox_n(c->s, c->p, c->u, c->rho, c->out);
+}
+
 rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p)
 {
     const rc_law *l = s->law;
@@ -391,6 +434,10 @@ rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const d
         return RC_OK;
     }
     if (s->ctx.dim < 1) return bad_dim(s);
+    if (l->ops.run) {
+        site_call sc = { .s = s, .tol = tol, .maxit = maxit, .b = b, .out = p };
+        return l->ops.run(l->ops.user, run_solve, &sc);
+    }
     return s->n == 3 ? generic_solve3(s, tol, maxit, b, p) : generic_solve2(s, tol, maxit, b, p);
 }
 
@@ -413,10 +460,11 @@ rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, dou
         return RC_OK;
     }
     if (s->ctx.dim < 1) return bad_dim(s);
-    double xi[RC_LAW_MAX_DIM], x[RC_LAW_MAX_DIM];
-    RC_CHECK(checked_xi(s, u, xi, n));
-    for (int i = 0; i < n; i++) x[i] = p[i] - rho * xi[i];
-    return checked_project(s, x, p_out, n);
+    if (l->ops.run) {
+        site_call sc = { .s = s, .rho = rho, .u = u, .p = p, .out = p_out };
+        return l->ops.run(l->ops.user, run_prox, &sc);
+    }
+    return prox_n(s, p, u, rho, p_out);
 }
 
 /* ---------------------------------------------------------------- planar contacts */

@@ -214,6 +214,43 @@ describe("bad law definitions", function()
     assert.is_truthy(msg:find("contact 0", 1, true))
     assert.near(0.05, b:q()[2] + 0.05, 0.2)                   -- the state was not advanced past the failure
   end)
+
+  it("an error raised by a law's function during a solve names the law, function, contact and time, and ctx dies", function()
+    -- the calls of one local solve share one protected call (rc_law_ops.run): an error in any of
+    -- them is reported as for a call on its own, and a ctx kept from the failing call is dead
+    local function ball(law)
+      local w = rc.world{ gravity = { 0, -10 } }
+      w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+      local b = w:body{ mass = 1, inertia = 1, q = { 0, 0.05, 0 }, shape = rc.point{ 0, 0 } }
+      w:contact{ w.ground, b, law = law }
+      return w:simulation{ h = 1e-3 }, b
+    end
+    local kept, calls = nil, 0
+    local sim = ball(rc.law{ name = "thrower", xi = function(_, uN, uT) return uN, uT end,
+      project = function(_, xN, xT, ctx)
+        calls = calls + 1
+        if xN > 0 and calls > 3 then kept = ctx error("boom " .. ctx.contact) end
+        return xN > 0 and xN or 0, 0
+      end })
+    local msg = err(function() sim:run{ T = 1 } end)
+    local t = msg:match("'project' failed for contact 0 at t = ([%d.e-]+): ")
+    assert.is_truthy(t, msg)
+    assert.is_truthy(msg:find("law 'thrower'", 1, true))
+    assert.is_truthy(msg:find(": boom 0", 1, true))           -- the law's own message (with its line)
+    assert.near(sim.t, tonumber(t), 1e-12)                     -- the step that failed starts at sim.t
+    assert.is_truthy(err(function() return kept.gN end):find("ctx is only valid during the law's call", 1, true))
+
+    sim = ball(rc.law{ name = "stringy", xi = function(_, uN, uT) return uN, uT end,
+      project = function(_, xN) if xN > 0 then return "1", 0 end return 0, 0 end })
+    msg = err(function() sim:run{ T = 1 } end)
+    assert.is_truthy(msg:find("law 'stringy': 'project' must return 2 numbers, got string as value 1 (contact 0, t = ", 1, true), msg)
+
+    sim = ball(rc.law{ name = "tabled", xi = function(_, uN, uT) if uN < -0.5 then error({}) end return uN, uT end,
+      project = function(_, xN) return xN > 0 and xN or 0, 0 end })
+    msg = err(function() sim:run{ T = 1 } end)
+    assert.is_truthy(msg:find("law 'tabled': 'xi' failed for contact 0 at t = ", 1, true), msg)
+    assert.is_truthy(msg:find("(an error object that is not a string)", 1, true), msg)
+  end)
 end)
 
 describe("changing laws", function()

@@ -170,6 +170,23 @@ sim:run{ T = 1 }
         assert.is_true(rows >= 50, tostring(rows))
     end)
 
+    it("a law's error during a solve leaves no callback open (--max-callback-instructions)", function()
+        -- the law's calls of one local solve run under one protected call: after an error in one
+        -- of them, code outside callbacks is not counted against the callback limit
+        local code, out, err = run("law_error", SCENE .. [[
+w:halfplane{}
+local d = w:body{ mass = 1, inertia = 1, q = { 3, 0.6, 0 }, shape = rc.disk{ radius = 0.5 } }
+w:contact{ w.ground, d, law = rc.law{ name = "once", xi = function(_, uN, uT) return uN, uT end,
+    project = function(_, xN) if xN > 0 then error("once") end return 0, 0 end } }
+local ok, msg = pcall(sim.run, sim, { T = 1 })
+local n = 0
+for i = 1, 3e6 do n = n + i end
+print(ok, msg:find("law 'once': 'project' failed for contact", 1, true) ~= nil, n)
+]], "--sandbox --max-callback-instructions 1e6")
+        assert.are.equal(0, code, err)
+        assert.matches("false\ttrue\t4500001500000", out)
+    end)
+
     it("stops an endless loop in a coroutine that catches every error (--max-instructions)", function()
         local code, _, err = run("coroutine", SCENE .. [[
 local co = coroutine.create(function()
