@@ -473,6 +473,17 @@ static int finish(lua_State *L)
 }
 
 /* The script's folder (the sandbox lets it be read); the caller frees. */
+/* No folder with ricochet's Lua files (a program copied out of its build or
+ * installation): say where they are looked for; frees path. */
+static int no_lua_dir(char *path)
+{
+    free(path);
+    fprintf(stderr, "%s: error: cannot find ricochet's Lua files (ricochet/init.lua): they are looked for in "
+            "$RICOCHET_LUA_DIR, in <prefix>/share/lua/5.4 beside <prefix>/bin/%s, and in the source tree for the "
+            "build tree's program; set RICOCHET_LUA_DIR to the folder that holds ricochet/\n", progname, progname);
+    return 1;
+}
+
 static char *script_dir(const char *script)
 {
     size_t n = strlen(script);
@@ -524,6 +535,7 @@ static int run(int argc, char **argv)
     def.host_clock = 1;   /* set_alarm */
     if (o.sandbox && !o.memory_opt) def.limits.max_memory = (size_t)1 << 30;
     char *path = rc_cli_lua_path();
+    if (path && !path[0]) return no_lua_dir(path);
     char *dir = script_dir(o.script);
     def.lua_path = path;
     def.out_dir = o.out;
@@ -605,6 +617,7 @@ static int tool(const char *module, int argc, char **argv)
 {
     rc_lua_def def = rc_lua_default_def();
     char *path = rc_cli_lua_path();
+    if (path && !path[0]) return no_lua_dir(path);
     def.lua_path = path;
     lua_State *L = NULL;
     if (!path || rc_lua_open(&def, &L) != RC_OK) {

@@ -61,7 +61,7 @@ static int same_dir(const char *a, const char *b)
  * $RICOCHET_LUA_DIR (':'-separated) ; <prefix>/share/lua/5.4 (if the program
  * runs from an installation) ; RC_LUA_DIR only for the program of the build
  * tree (RC_BUILD_DIR), so that an installed one never reads the source tree.
- * NULL if out of memory; the caller frees. */
+ * "" when none is found; NULL if out of memory; the caller frees. */
 char *rc_cli_lua_path(void)
 {
     sbuf b = { NULL, 0, 0 };
@@ -104,6 +104,7 @@ char *rc_cli_lua_path(void)
         free(b.p);
         return NULL;
     }
+    if (b.n == 0) return calloc(1, 1);   /* no folder found: "" (the caller says so) */
     b.p[b.n - 1] = '\0';   /* the last ';' */
     return b.p;
 }

@@ -30,6 +30,15 @@ print(string.format("theta=%s steps=%d", tostring(theta), s.steps))
 ]]
 
 describe("ricochet program", function()
+    it("copied out of its build tree without RICOCHET_LUA_DIR, says where the Lua files are looked for (no crash)", function()
+        local dir = tmpdir()
+        assert.equals(0, (sh("cp " .. q(BIN) .. " " .. q(dir .. "/ricochet"))))
+        local code, _, err = sh("cd " .. q(dir) .. " && env -u RICOCHET_LUA_DIR ./ricochet run /dev/null")
+        assert.equals(1, code)   -- it segfaulted (a write before the path's first byte) when no folder was found
+        assert.truthy(err:find("cannot find ricochet's Lua files (ricochet/init.lua)", 1, true))
+        assert.truthy(err:find("set RICOCHET_LUA_DIR", 1, true))
+    end)
+
     it("prints its version and help", function()
         local code, out = ricochet("version")
         assert.are.equal(0, code)
