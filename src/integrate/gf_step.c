@@ -330,21 +330,7 @@ static rc_status audit(rci_step *st, rci_gf_sys *s, rci_audit *a)
     rcm_energy(w, s->q, s->u, &st->Ek1, &st->Ep1, &st->E_el);
     if (s->have_f)
         for (int i = 0; i < n; i++) a->W_ext += s->h * vm[i] * w->f[i];
-    const double *Lg = s->x + 3 * n + nb, *lg = s->x + 3 * n + 2 * nb;
-    int row = 0;
-    for (int i = 0; i < w->njoints; i++) {
-        rc_joint *j = &w->joints[i];
-        j->work = j->wstart;
-        for (int r = 0; r < j->rows; r++, row++) {
-            double um = 0.0;
-            for (int k = 0; k < n; k++) um += s->G[(size_t)row * n + k] * vm[k];
-            j->lambda[r] = Lg[row] + s->h * lg[row];   /* reported force Lambda / h + lambda */
-            j->smooth[r] = lg[row];
-            j->mu_v[r] = 0.0;
-            j->work += um * j->lambda[r];
-        }
-        a->W_J += j->work;
-    }
+    a->W_J += rci_joints_take_multipliers(w, s->G, n, vm, s->h, s->x + 3 * n + nb, s->x + 3 * n + 2 * nb);
     for (int k = 0; k < s->nc; k++) {
         const double *Gn = s->G + (size_t)(nb + 2 * k) * n, *Gt = Gn + n;
         double un = 0.0, ut = 0.0;

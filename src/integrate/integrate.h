@@ -167,6 +167,11 @@ void rci_contact_row(const rc_world *w, const rc_contact *c, int row, int n, dou
 /* iterate_contacts.c: the joints' rows at positions X and time t: g (one per
  * row), G (dense rows of the n velocities), dg/dt (gt) */
 rc_status rci_joint_rows(rc_world *w, int n, const double *X, double t, double *g, double *G, double *gt);
+/* iterate_contacts.c: the joints' impulses Lambda + h lambda (lambda: the
+ * smooth force, kept as rc_joint.smooth) and their work at the velocity vm
+ * (rows G of n); returns the joints' work W_J */
+double rci_joints_take_multipliers(rc_world *w, const double *G, int n, const double *vm, double h, const double *L,
+                                   const double *l);
 rc_status rci_reserve_state(rc_world *w);
 void rci_save_contacts(rc_world *w);
 

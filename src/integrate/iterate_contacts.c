@@ -115,3 +115,24 @@ rc_status rci_joint_rows(rc_world *w, int n, const double *X, double t, double *
     return RC_OK;
 }
 
+
+double rci_joints_take_multipliers(rc_world *w, const double *G, int n, const double *vm, double h, const double *L,
+                                   const double *l)
+{
+    double W_J = 0.0;
+    int row = 0;
+    for (int i = 0; i < w->njoints; i++) {
+        rc_joint *j = &w->joints[i];
+        j->work = j->wstart;
+        for (int r = 0; r < j->rows; r++, row++) {
+            double um = 0.0;
+            for (int k = 0; k < n; k++) um += G[(size_t)row * n + k] * vm[k];
+            j->lambda[r] = L[row] + h * l[row];   /* reported force Lambda / h + lambda (eq. 33) */
+            j->smooth[r] = l[row];
+            j->mu_v[r] = 0.0;
+            j->work += um * j->lambda[r];
+        }
+        W_J += j->work;
+    }
+    return W_J;
+}

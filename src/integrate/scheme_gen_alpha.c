@@ -367,20 +367,7 @@ static rc_status audit(rci_step *st, rci_ga_sys *s, rci_audit *a)
     double Ekt, Ept;
     rcm_energy(w, s->qt, s->v, &Ekt, &Ept, NULL);
     a->W_proj = (st->Ep1 - Ept) + w->start_W_q;   /* the position correction U = M^-1 g_q^T nu */
-    int row = 0;
-    for (int i = 0; i < w->njoints; i++) {
-        rc_joint *j = &w->joints[i];
-        j->work = j->wstart;
-        for (int r = 0; r < j->rows; r++, row++) {
-            double um = 0.0;
-            for (int k = 0; k < n; k++) um += s->G[(size_t)row * n + k] * vm[k];
-            j->lambda[r] = s->L[row] + s->h * s->lt[row];   /* reported force Lambda / h + lambda~ (33) */
-            j->smooth[r] = s->lt[row];
-            j->mu_v[r] = 0.0;
-            j->work += um * j->lambda[r];
-        }
-        a->W_J += j->work;
-    }
+    a->W_J += rci_joints_take_multipliers(w, s->G, n, vm, s->h, s->L, s->lt);
     for (int j = 0; j < s->nu; j++) {
         const rc_contact *c = &w->contacts[j];
         if (!c->active) continue;

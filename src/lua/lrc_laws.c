@@ -124,6 +124,22 @@ static void make_live(lrc_law *law)
     law->lw->live_laws = law;
 }
 
+/* ctx's step keys t, h, theta, unknown (keys: the key strings, t: ctx, both
+ * stack indices), remembered in lw */
+static void set_step_keys(lua_State *L, lrc_law *lw, int keys, int t, const rc_law_ctx *ctx)
+{
+    set_key(L, keys, t, 1, ctx->t);
+    set_key(L, keys, t, 2, ctx->h);
+    set_key(L, keys, t, 3, ctx->theta);
+    lua_rawgeti(L, keys, NLAW_KEYS);
+    lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
+    lua_rawset(L, t);
+    lw->ctx_t = ctx->t;
+    lw->ctx_h = ctx->h;
+    lw->ctx_theta = ctx->theta;
+    lw->ctx_unknown = (int)ctx->unknown;
+}
+
 /* The kernel call is over: the ctx of every law it called loses its step's
  * fields (setting fields to nil never allocates, never raises). */
 void lrc_ctx_kill_all(lua_State *L, lrc_world *lw)
@@ -161,16 +177,7 @@ static void refresh_ctx(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx, const 
         lua_rawgeti(L, LUA_REGISTRYINDEX, lw->keys_ref);
         int keys = lua_gettop(L);
         if (fresh) {
-            set_key(L, keys, t, 1, ctx->t);
-            set_key(L, keys, t, 2, ctx->h);
-            set_key(L, keys, t, 3, ctx->theta);
-            lua_rawgeti(L, keys, NLAW_KEYS);
-            lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
-            lua_rawset(L, t);
-            lw->ctx_t = ctx->t;
-            lw->ctx_h = ctx->h;
-            lw->ctx_theta = ctx->theta;
-            lw->ctx_unknown = (int)ctx->unknown;
+            set_step_keys(L, lw, keys, t, ctx);
         }
         if (lw->nstate > 0) {
             lua_rawgeti(L, LUA_REGISTRYINDEX, lw->state_ref);
@@ -227,16 +234,7 @@ static void refresh_ctx_in_run(lua_State *L, lrc_law *lw, const rc_law_ctx *ctx,
 {
     const int t = lua_upvalueindex(LAW_UV_CTX), keys = lua_upvalueindex(LAW_UV_KEYS);
     if (ctx->t != lw->ctx_t || ctx->h != lw->ctx_h || ctx->theta != lw->ctx_theta || (int)ctx->unknown != lw->ctx_unknown) {
-        set_key(L, keys, t, 1, ctx->t);
-        set_key(L, keys, t, 2, ctx->h);
-        set_key(L, keys, t, 3, ctx->theta);
-        lua_rawgeti(L, keys, NLAW_KEYS);
-        lua_rawgeti(L, keys, ctx->unknown == RC_UNKNOWN_THETA ? KEY_THETA : KEY_END);
-        lua_rawset(L, t);
-        lw->ctx_t = ctx->t;
-        lw->ctx_h = ctx->h;
-        lw->ctx_theta = ctx->theta;
-        lw->ctx_unknown = (int)ctx->unknown;
+        set_step_keys(L, lw, keys, t, ctx);
     }
     for (int i = 0; i < lw->nstate; i++) set_key(L, keys, lua_upvalueindex(LAW_UV_STATE), KEY_STATE0 + i, state[i]);
 }
