@@ -108,7 +108,7 @@ typedef struct rc_world rc_world;
 #define RC_MAX_H 1e6            /* ... is in [RC_MIN_H, RC_MAX_H]              */
 
 typedef struct rc_world_def {
-    int dim;                /* 2 (planar); 3 is reserved                      */
+    int dim;                /* 2 (planar) or 3 (spatial bodies: rc_body3d_create) */
     double gravity[3];      /* default (0, 0, 0); |each| <= RC_MAX_GRAVITY    */
     double contact_margin;  /* contacts are tracked while g_N <= margin
                                (default 0.01); must be >= 0                   */
@@ -140,7 +140,8 @@ RC_API void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
 
 typedef enum rc_body_kind {
     RC_BODY_RIGID2D = 1,
-    RC_BODY_LINEAR = 2      /* M v' + K q + C v = F(t) + R: created by rc_linear_create */
+    RC_BODY_LINEAR = 2,     /* M v' + K q + C v = F(t) + R: created by rc_linear_create */
+    RC_BODY_RIGID3D = 4     /* spatial rigid body of a dim = 3 world: rc_body3d_create */
 } rc_body_kind;
 
 #define RC_GROUND (-1) /* the static world: owner of obstacles */
@@ -181,6 +182,42 @@ RC_API rc_status rc_body_get_force(const rc_world *w, int id, double *f);
 RC_API rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user);
 /* mass and inertia (m, J) */
 RC_API rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia);
+
+/* Spatial rigid bodies (dim = 3 worlds only; docs/theory/spatial.md):
+ * q = (x, y, z, qw, qx, qy, qz) (centre of mass, unit quaternion body ->
+ * world), v = (vx, vy, vz, wx, wy, wz) (centre-of-mass velocity in the world
+ * frame, angular velocity in the body frame). The body frame is the
+ * principal frame: a full inertia tensor (symmetric positive definite) is
+ * diagonalised at creation, its eigenvectors P (det +1) become the body
+ * axes, q's rotation is composed as q P and the given angular velocity
+ * becomes P^T w (rc_body_get_state reports them so). A quaternion is
+ * normalised on input (a zero one is refused). force = (fx, fy, fz) in the
+ * world frame and a torque (tx, ty, tz) in the body frame, as a force
+ * callback's f. Integrated by Moreau--Jean and Moreau--Jean--Fremond. */
+typedef struct rc_body3d_def {
+    const char *name;       /* optional, unique; copied; names output columns */
+    double mass;            /* > 0                                            */
+    double inertia[9];      /* body-frame tensor about the centre of mass,
+                               row-major, symmetric positive definite
+                               (default diag(1, 1, 1))                         */
+    double q[7];            /* x, y, z, qw, qx, qy, qz (default 0,0,0, 1,0,0,0) */
+    double v[6];            /* vx, vy, vz (world), wx, wy, wz (body)          */
+    double force[6];        /* fx, fy, fz (world), tx, ty, tz (body)          */
+} rc_body3d_def;
+RC_API rc_body3d_def rc_default_body3d_def(void);
+/* The checks of rc_body3d_create that do not depend on the world (what
+ * NULL: "body"): mass > 0, a symmetric positive definite inertia, finite q,
+ * v, force, a nonzero quaternion. */
+RC_API rc_status rc_body3d_def_check(const rc_body3d_def *def, const char *what);
+RC_API rc_status rc_body3d_create(rc_world *w, const rc_body3d_def *def, int *out_id);
+/* mass and principal moments (Jx, Jy, Jz) of a spatial body */
+RC_API rc_status rc_body3d_get_mass(const rc_world *w, int id, double *m, double inertia[3]);
+/* Mass and principal inertia about the centre of a homogeneous solid of
+ * density rho: a sphere (dims: r), a box (half-extents a, b, c along x, y,
+ * z), a capsule (radius r, half-length l of its cylinder along z). */
+typedef enum rc_solid_kind { RC_SOLID_SPHERE = 1, RC_SOLID_BOX = 2, RC_SOLID_CAPSULE = 3 } rc_solid_kind;
+RC_API rc_status rc_solid_mass_properties(rc_solid_kind kind, const double *dims, double rho,
+                                          double *mass, double inertia[3]);
 
 /* Removing bodies, shapes, joints and springs between steps (docs/embedding.md).
  * A removed rigid body takes its shapes, the joints and springs attached to

@@ -16,11 +16,14 @@ function Body.__tostring(b)
     return fmt("ricochet.body %d%s", b.id, b.name and (" '" .. b.name .. "'") or "")
 end
 
--- Sizes and descriptions of a body's vectors: nq, q, v, force.
+-- Sizes and descriptions of a body's vectors: nq, q, v, force (and nv when it differs from nq).
 local function body_dims(b)
     if b.kind == "linear" then
         local d = "(one per coordinate)"
         return b.n, d, d, d
+    end
+    if b.kind == "rigid3d" then   -- (ricochet/body3d.lua)
+        return 7, "{x, y, z, qw, qx, qy, qz}", "{vx, vy, vz, wx, wy, wz}", "{fx, fy, fz, tx, ty, tz}", 6
     end
     return 3, "{x, y, theta}", "{vx, vy, omega}", "{fx, fy, torque}"
 end
@@ -51,9 +54,9 @@ function Body:set_state(t)
     check_table(fname, t, "body:set_state{ q = {0, 1, 0}, v = {0, 0, 0} }")
     check_keys(fname, t, { "q", "v" })
     if t.q == nil and t.v == nil then fail(fname, "give 'q' and/or 'v'") end
-    local n, qd, vd = body_dims(self)
+    local n, qd, vd, _, nv = body_dims(self)
     local q = t.q ~= nil and vec(fname, "q", t.q, n, qd) or nil
-    local v = t.v ~= nil and vec(fname, "v", t.v, n, vd) or nil
+    local v = t.v ~= nil and vec(fname, "v", t.v, nv or n, vd) or nil
     local ok, msg = core.body_set_state(c, self.id, q, v)
     if not ok then fail(fname, "%s", msg) end
     return self
@@ -62,8 +65,8 @@ end
 function Body:set_force(f)
     local fname = "body:set_force"
     local c = body_core(fname, self)
-    local n, _, _, fd = body_dims(self)
-    local ok, msg = core.body_set_force(c, self.id, vec(fname, "force", f, n, fd))
+    local n, _, _, fd, nv = body_dims(self)
+    local ok, msg = core.body_set_force(c, self.id, vec(fname, "force", f, nv or n, fd))
     if not ok then fail(fname, "%s", msg) end
     return self
 end
@@ -90,7 +93,7 @@ function Body:mass()
     if self.kind == "linear" then
         fail("body:mass", "a linear body has a mass matrix, not a mass and an inertia (%s)", tostring(self))
     end
-    local m, J = core.body_mass(c, self.id)
+    local m, J = (self.kind == "rigid3d" and core.body3d_mass or core.body_mass)(c, self.id)   -- rigid3d: {J1, J2, J3}
     if not m then fail("body:mass", "%s", J) end
     return m, J
 end

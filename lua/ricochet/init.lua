@@ -365,7 +365,8 @@ function rc.world(t)
     check_keys(fname, t, { "dim", "gravity", "margin", "default_law", "periodic" })
     local D = core.defaults.world   -- the kernel's (rc_default_world_def); its checks: rc_world_def_check
     local dim = integer(fname, "dim", t.dim, D.dim)
-    local g = vec(fname, "gravity", t.gravity, 2, "{gx, gy}", D.gravity)
+    local g = dim == 3 and vec(fname, "gravity", t.gravity, 3, "{gx, gy, gz}", { 0, 0, 0 })
+              or vec(fname, "gravity", t.gravity, 2, "{gx, gy}", D.gravity)
     local margin = number(fname, "margin", t.margin, D.margin)
     local law = t.default_law
     if law ~= nil then check_law(fname, "default_law", law) end
@@ -476,6 +477,7 @@ function World:body(t)
     local fname = "world:body"
     check_self(fname, self, World, "a world")
     local c = world_core(fname, self, true)
+    if rawget(self, "dim") == 3 then return I.body3d(self, c, t) end   -- spatial bodies (ricochet/body3d.lua)
     check_table(fname, t, "w:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.5 } }")
     check_keys(fname, t, BODY_KEYS)
     local name = opt_name(fname, "name", t.name)
@@ -666,6 +668,7 @@ part "ricochet.matrix"
 
 I.create_shape, I.check_shape = create_shape, check_shape
 part "ricochet.body"
+part "ricochet.body3d"     -- spatial bodies: w:body{...} in a world of dim = 3
 
 ------------------------------------------------------------------ removal (ricochet/remove.lua)
 

@@ -102,4 +102,28 @@ static inline void rcb_quat_step(double *q, const double *phi)
     q[0] = r[0]; q[1] = r[1]; q[2] = r[2]; q[3] = r[3];
 }
 
+/* q of a rotation matrix R (row-major, orthonormal, det +1), with w >= 0:
+ * Shepperd's method (the largest of the four squares taken first, so that
+ * no branch divides by a small number) */
+static inline void rcb_quat_from_matrix(double *q, const double *R)
+{
+    const double tr = R[0] + R[4] + R[8];
+    double t;
+    if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
+        t = sqrt(1.0 + tr) * 2.0;   /* 4 w */
+        q[0] = 0.25 * t; q[1] = (R[7] - R[5]) / t; q[2] = (R[2] - R[6]) / t; q[3] = (R[3] - R[1]) / t;
+    } else if (R[0] >= R[4] && R[0] >= R[8]) {
+        t = sqrt(1.0 + R[0] - R[4] - R[8]) * 2.0;   /* 4 x */
+        q[0] = (R[7] - R[5]) / t; q[1] = 0.25 * t; q[2] = (R[1] + R[3]) / t; q[3] = (R[2] + R[6]) / t;
+    } else if (R[4] >= R[8]) {
+        t = sqrt(1.0 + R[4] - R[0] - R[8]) * 2.0;   /* 4 y */
+        q[0] = (R[2] - R[6]) / t; q[1] = (R[1] + R[3]) / t; q[2] = 0.25 * t; q[3] = (R[5] + R[7]) / t;
+    } else {
+        t = sqrt(1.0 + R[8] - R[0] - R[4]) * 2.0;   /* 4 z */
+        q[0] = (R[3] - R[1]) / t; q[1] = (R[2] + R[6]) / t; q[2] = (R[5] + R[7]) / t; q[3] = 0.25 * t;
+    }
+    if (q[0] < 0.0) { q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3]; }
+    rcb_quat_normalize(q);
+}
+
 #endif /* RC_BASE_ROT3_H */

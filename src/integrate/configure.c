@@ -44,6 +44,9 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
     RC_CHECK(rc_sim_def_check(def, NULL));
+    if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
+        return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only "
+                            "(got '%s')", rci_scheme_of(def->scheme)->name);
     RC_CHECK(rcm_world_configure(w, def));
     const rci_scheme *sc = rci_scheme_of(def->scheme);
     w->joint_at = rc_sim_joint_jacobian(def);

@@ -132,7 +132,7 @@ rc_status rci_stage_free_velocity(rci_step *st)
     rcm_free_coef fc;
     st->scheme->free_coef(st, &fc);
     for (int b = 0; b < w->nbodies; b++) {
-        static const double zero3[3];   /* no applied forces (linear bodies always have w->f) */
+        static const double zero3[6];   /* no applied forces (linear bodies always have w->f; rigid3d: 6) */
         const rc_body *bd = &w->bodies[b];
         if (w->nasleep > 0 && w->asleep[b]) { memset(w->V + bd->iv, 0, 3 * sizeof(double)); continue; }   /* sleep.c */
         const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;

@@ -4,6 +4,7 @@
  * history.csv.gz: one header line of named columns
  *     t,E,E_kin,E_pot,W_ext,W_N,W_T,
  *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named rigid bodies, id order)
+ *     (spatial: NAME.x,.y,.z,.qw,.qx,.qy,.qz,.vx,.vy,.vz,.wx,.wy,.wz)
  *     NAME.q1..qn,NAME.v1..vn                                (named linear bodies, n <= 6)
  *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
@@ -61,6 +62,8 @@ static const char *const rc__fixed_cols[RC_OUT_NFIXED] = {
 };
 static const char *const rc__rigid_q[3] = { "x", "y", "theta" };
 static const char *const rc__rigid_v[3] = { "vx", "vy", "omega" };
+static const char *const rc__rigid3_q[7] = { "x", "y", "z", "qw", "qx", "qy", "qz" };   /* spatial bodies */
+static const char *const rc__rigid3_v[6] = { "vx", "vy", "vz", "wx", "wy", "wz" };
 static const char *const rc__contact_cols[5] = { "gN", "uN", "uT", "pN", "pT" };
 
 
@@ -398,7 +401,9 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
             char suffix[16];
             int isq = i < o->body_nq[b];
             int k = isq ? i : i - o->body_nq[b];
-            if (rigid) snprintf(suffix, sizeof suffix, ".%s", isq ? rc__rigid_q[k] : rc__rigid_v[k]);
+            if (w->bodies[o->body_ids[b]].kind == RC_BODY_RIGID3D)
+                snprintf(suffix, sizeof suffix, ".%s", isq ? rc__rigid3_q[k] : rc__rigid3_v[k]);
+            else if (rigid) snprintf(suffix, sizeof suffix, ".%s", isq ? rc__rigid_q[k] : rc__rigid_v[k]);
             else snprintf(suffix, sizeof suffix, ".%s%d", isq ? "q" : "v", k + 1);
             if (!(o->cols[o->ncols] = rco_join(name, suffix))) RC__NOMEM();
             o->ncols++;

@@ -11,10 +11,11 @@ void lrc_world_def_read(lua_State *L, int t, rc_world_def *def)
     *def = rc_default_world_def();
     lua_Integer dim = lrc_field_int(L, t, "dim", def->dim);
     def->dim = dim < INT_MIN || dim > INT_MAX ? 0 : (int)dim;   /* 0: refused by the kernel */
-    double g[2] = { def->gravity[0], def->gravity[1] };
-    lrc_field_vec(L, t, "gravity", g, 2);
+    double g[3] = { def->gravity[0], def->gravity[1], def->gravity[2] };
+    lrc_field_vec(L, t, "gravity", g, def->dim == 3 ? 3 : 2);   /* (dim = 3: {gx, gy, gz}) */
     def->gravity[0] = g[0];
     def->gravity[1] = g[1];
+    def->gravity[2] = g[2];
     def->contact_margin = lrc_field_num(L, t, "margin", def->contact_margin);
     def->default_e = lrc_field_num(L, t, "e", def->default_e);
     def->default_mu = lrc_field_num(L, t, "mu", def->default_mu);

@@ -69,6 +69,8 @@ rc_status rc_body_create(rc_world *w, const rc_body_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_body_create: NULL argument");
     RC_CHECK(rc_body_def_check(def, "body"));
+    if (w->def.dim == 3)   /* body3d.c */
+        return rc_set_error(RC_ERR_ARG, "body: a world of dim = 3 has spatial bodies only (rc_body3d_create)");
     if (def->name) {
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)
@@ -157,6 +159,14 @@ rc_status rc_body_set_state(rc_world *w, int id, const double *q, const double *
     const rc_body *b = &w->bodies[id];
     if (q) RC_CHECK(rcm_check_vec(q, b->nq, "body:set_state", "q"));
     if (v) RC_CHECK(rcm_check_vec(v, b->nv, "body:set_state", "v"));
+    if (q && b->kind == RC_BODY_RIGID3D) {   /* the quaternion normalised (body3d.c) */
+        const double n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+        if (!(n > 0.0) || !rcb_finite(n))
+            return rc_set_error(RC_ERR_ARG, "body:set_state: 'q': the quaternion (qw, qx, qy, qz) must be nonzero");
+        memcpy(w->q + b->iq, q, 3 * sizeof(double));
+        for (int i = 3; i < 7; i++) w->q[b->iq + i] = q[i] / n;
+        q = NULL;
+    }
     if (q) memcpy(w->q + b->iq, q, (size_t)b->nq * sizeof(double));
     if (v) memcpy(w->v + b->iv, v, (size_t)b->nv * sizeof(double));
     rcm_sleep_wake(w, id);   /* an edit wakes its island (sleep.c) */
@@ -174,6 +184,11 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
         memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
         return RC_OK;
     }
+    if (w->bodies[id].kind == RC_BODY_RIGID3D) {   /* its record's force; an rc_body_ext makes the world compute forces */
+        if (w->bodies[id].ext < 0) RC_CHECK(rcm_body_add_ext(w, id));
+        memcpy(w->rigid3d[w->bodies[id].linear].force, f, 6 * sizeof(double));
+        return RC_OK;
+    }
     if (w->bodies[id].ext < 0) {   /* a body without rc_body_ext has a zero force */
         static const double zero3[3];
         if (memcmp(f, zero3, sizeof zero3) == 0) return RC_OK;
@@ -189,6 +204,7 @@ rc_status rc_body_get_force(const rc_world *w, int id, double *f)
     static const double zero3[3];
     const rc_body_ext *x = rcm_body_ext_of(w, id);
     const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f
+                      : w->bodies[id].kind == RC_BODY_RIGID3D ? w->rigid3d[w->bodies[id].linear].force
                       : x ? x->force : zero3;
     if (f) memcpy(f, src, (size_t)w->bodies[id].nv * sizeof(double));
     return RC_OK;
@@ -211,6 +227,8 @@ rc_status rc_body_set_force_fn(rc_world *w, int id, rc_force_fn fn, void *user)
 rc_status rc_body_get_mass(const rc_world *w, int id, double *m, double *inertia)
 {
     CHECK_BODY(w, id);
+    if (w->bodies[id].kind == RC_BODY_RIGID3D)
+        return rc_set_error(RC_ERR_ARG, "body %d is a spatial body: rc_body3d_get_mass gives its mass and principal inertia", id);
     if (w->bodies[id].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "body %d is a linear body: its mass is the matrix M", id);
     if (m) *m = rcm_body_mass(w, &w->bodies[id]);

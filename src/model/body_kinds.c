@@ -8,7 +8,10 @@
  *       in E_pot; T(q) = identity;
  *   linear Lagrangian (RC_BODY_LINEAR, linear.c): n coordinates,
  *       M v' + K q + C v = F, Mhat = M + h theta C + h^2 theta^2 K
- *       factorised once per (h, theta); T(q) = identity.
+ *       factorised once per (h, theta); T(q) = identity;
+ *   rigid spatial (RC_BODY_RIGID3D, rigid3d.c): q = (x, quaternion), v = (v,
+ *       body Omega), Newton--Euler with the implicit gyroscopic midpoint;
+ *       T(q) not the identity (q_{k+1} = q_k exp(h Omega/2)): general path.
  *
  * Each function does the same floating-point operations, in the same order,
  * as the code of the stages it replaced (bit-identical histories). The
@@ -201,8 +204,9 @@ const rcm_body_ops rcm_body_removed = {
 
 /* ---------------------------------------------------------------- the table */
 
-const rcm_body_ops *const rcm_body_kinds[RCM_BODY_REMOVED + 1] = {
+const rcm_body_ops *const rcm_body_kinds[RCM_BODY_NKINDS] = {
     [RC_BODY_RIGID2D] = &rcm_body_rigid2d,
     [RC_BODY_LINEAR] = &rcm_body_linear,
     [RCM_BODY_REMOVED] = &rcm_body_removed,
+    [RC_BODY_RIGID3D] = &rcm_body_rigid3d,   /* spatial (rigid3d.c) */
 };

@@ -218,6 +218,7 @@ rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id)
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_joint_create: NULL argument");
     const char *what = def->name ? def->name : "(unnamed)";
     RC_CHECK(rc_joint_def_check(def, NULL));   /* the world-independent checks (joint_def.c) */
+    RC_CHECK(rcm_planar_only(w, "joint"));
     if (!rigid_body(w, def->body_b))
         return rc_set_error(RC_ERR_NOT_FOUND, "joint '%s': body_b %d is not a rigid2d body of this world", what, def->body_b);
     if (def->body_a != RC_GROUND && !rigid_body(w, def->body_a))

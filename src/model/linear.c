@@ -120,6 +120,7 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     const char *what = label(def->name);
     const int n = def->n;
     RC_CHECK(rc_linear_def_check(def, NULL));
+    RC_CHECK(rcm_planar_only(w, "linear body"));
     if (def->name) {
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)

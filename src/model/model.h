@@ -23,7 +23,7 @@
  * force, a force function) is in w->body_ext. */
 typedef struct rc_body {
     rc_body_kind kind;
-    int linear;             /* RC_BODY_LINEAR: index into w->linears     */
+    int linear;             /* RC_BODY_LINEAR: index into w->linears; RC_BODY_RIGID3D: into w->rigid3d */
     int iq, iv;             /* offsets into world q[] and v[]        */
     int nq, nv;
     int ext;                /* index into w->body_ext, -1: none (no name, zero force, no function) */
@@ -319,6 +319,7 @@ struct rc_world {
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
     rc_linear *linears; int nlinears, cap_linears;
+    struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d;   /* spatial bodies (body3d.c) */
     rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
@@ -499,7 +500,9 @@ extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
 /* A removed shape: no features, never paired (its body is set to RC_GROUND). */
 #define RCM_SHAPE_REMOVED ((rc_shape_type)0)
 extern const rcm_body_ops rcm_body_removed;
-extern const rcm_body_ops *const rcm_body_kinds[RCM_BODY_REMOVED + 1];
+#define RCM_BODY_NKINDS (RC_BODY_RIGID3D + 1)
+extern const rcm_body_ops *const rcm_body_kinds[RCM_BODY_NKINDS];
+#include "model/rigid3d.h"   /* spatial rigid bodies (body3d.c, rigid3d.c) */
 
 /* A slot's life (remove.c): its generation (incremented at each removal),
  * whether the slot is free, when and what was removed there, and what the

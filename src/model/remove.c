@@ -363,6 +363,8 @@ rc_status rc_body_destroy(rc_world *w, int id)
 {
     RC_CHECK(check_editable(w, "rc_body_destroy"));
     RC_CHECK(rcm_body_check(w, id, "rc_body_destroy"));
+    if (w->bodies[id].kind == RC_BODY_RIGID3D)
+        return rc_set_error(RC_ERR_ARG, "rc_body_destroy: body %d is a spatial body; removing spatial bodies is not available yet", id);
     if (w->bodies[id].kind != RC_BODY_RIGID2D)
         return rc_set_error(RC_ERR_ARG, "rc_body_destroy: body %d is a linear body; only rigid bodies can be removed", id);
     rcm_sleep_wake(w, id);   /* its island (its neighbours) wakes (sleep.c) */

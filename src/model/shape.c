@@ -99,6 +99,7 @@ rc_status rc_shape_def_check(const rc_shape_def *def, const char *what)
 static rc_status check_shape(const rc_world *w, int body, rc_shape_def *d)
 {
     const int ground = body == RC_GROUND;
+    RC_CHECK(rcm_planar_only(w, "shape"));
     if (!ground && !rcm_valid_body(w, body))
         return rc_set_error(RC_ERR_NOT_FOUND, "shape: no body with id %d", body);
     if (!ground && w->bodies[body].kind != RC_BODY_RIGID2D)

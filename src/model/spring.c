@@ -33,6 +33,7 @@ rc_status rc_spring_create(rc_world *w, const rc_spring_def *def, int *out_id)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_spring_create: NULL argument");
     const char *what = def->name ? def->name : "(unnamed)";
+    RC_CHECK(rcm_planar_only(w, "spring"));
     if (def->type != RC_SPRING_LINEAR && def->type != RC_SPRING_TORSIONAL)
         return rc_set_error(RC_ERR_ARG, "spring '%s': unknown type %d", what, (int)def->type);
     if (!rigid_body(w, def->body_b))

@@ -134,8 +134,8 @@ rc_status rc_world_def_check(const rc_world_def *def, const char *what)
     if (!def) return rc_set_error(RC_ERR_ARG, "rc_world_def_check: 'def' is NULL");
     if (!what) what = "world";
     const rc_world_def *d = def;
-    if (d->dim != 2)
-        return rc_set_error(RC_ERR_ARG, "%s: 'dim' must be 2 (got %d; 3 is not available yet)", what, d->dim);
+    if (d->dim != 2 && d->dim != 3)
+        return rc_set_error(RC_ERR_ARG, "%s: 'dim' must be 2 or 3 (got %d)", what, d->dim);
     for (int i = 0; i < 3; i++) {
         if (!rcb_finite(d->gravity[i]))
             return rc_set_error(RC_ERR_ARG, "%s: 'gravity' must be finite", what);
@@ -191,6 +191,7 @@ void rc_world_destroy(rc_world *w)
         if (w->parts[k] && w->parts[k]->free) w->parts[k]->free(w);
     rcm_joints_free(w);
     rcm_linear_free(w);
+    rcm_rigid3d_free(w);
     rcm_life_free(w);
     for (int i = 0; i < w->nbody_ext; i++) rcb_free(w->body_ext[i].name);
     for (int i = 0; i < w->nshapes; i++) {
@@ -229,7 +230,7 @@ rc_status rcm_world_after_step(rc_world *w)
  * linear bodies). Otherwise the update overwrites q and v in place. */
 int rcm_world_keeps_state(const rc_world *w)
 {
-    if (w->njoints || w->nlinears || w->sim.work_check == RC_WORK_ERROR) return 1;
+    if (w->njoints || w->nlinears || w->nrigid3d || w->sim.work_check == RC_WORK_ERROR) return 1;
     for (int i = 0; i < w->nlaws; i++)
         if (w->laws[i].ops.update) return 1;
     return 0;
@@ -464,6 +465,7 @@ static size_t memory(const rc_world *w)
     for (int k = 0; k < RC_NPARTS; k++)   /* the solver's sweep orders (nsgs.c) */
         if (w->parts[k] && w->parts[k]->memory) m += w->parts[k]->memory(w);
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
+    m += (size_t)w->cap_rigid3d * sizeof(rcm_rigid3d);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
         size_t nn = (size_t)L->n * L->n;

@@ -40,4 +40,21 @@ RC_TEST(small_angle_exp_is_continuous)
     CHECK_NEAR(rcb_quat_norm(e1), 1.0, 1e-16);
 }
 
-RC_TEST_MAIN(T(rotate_matches_matrix_and_inverse), T(step_about_fixed_axis_is_exact), T(small_angle_exp_is_continuous))
+RC_TEST(matrix_to_quaternion_round_trip)
+{
+    /* every branch of Shepperd's method: rotations by pi - 0.1 about x, y, z
+     * (trace below each diagonal entry) and a generic one (trace largest) */
+    const double a = 3.0415926535897931;
+    double qs[4][4] = { { cos(a / 2), sin(a / 2), 0, 0 }, { cos(a / 2), 0, sin(a / 2), 0 },
+                        { cos(a / 2), 0, 0, sin(a / 2) }, { 0.3, -0.5, 0.7, 0.2 } };
+    for (int k = 0; k < 4; k++) {
+        double *q = qs[k], R[9], back[4];
+        rcb_quat_normalize(q);
+        rcb_quat_matrix(q, R);
+        rcb_quat_from_matrix(back, R);
+        for (int i = 0; i < 4; i++) CHECK_NEAR(back[i], q[i], 1e-15);
+    }
+}
+
+RC_TEST_MAIN(T(rotate_matches_matrix_and_inverse), T(step_about_fixed_axis_is_exact), T(small_angle_exp_is_continuous),
+             T(matrix_to_quaternion_round_trip))

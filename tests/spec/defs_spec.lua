@@ -191,8 +191,8 @@ describe("worlds and bodies (rc.world, world:body)", function()
     it("reach the user at the script line with the argument's name and value", function()
         assert.are.equal("myscript:3: rc.world: 'margin' must be >= 0 (got -0.01)",
                          script_error(PRE .. "local v = rc.world{ margin = -0.01 }\n"))
-        assert.are.equal("myscript:3: rc.world: 'dim' must be 2 (got 3; 3 is not available yet)",
-                         script_error(PRE .. "local v = rc.world{ dim = 3 }\n"))
+        assert.are.equal("myscript:3: rc.world: 'dim' must be 2 or 3 (got 4)",
+                         script_error(PRE .. "local v = rc.world{ dim = 4 }\n"))
         assert.are.equal("myscript:3: world:body: 'inertia' must be > 0 (got 0)",
                          script_error(PRE .. "local b = w:body{ mass = 1, inertia = 0 }\n"))
         assert.are.equal("myscript:3: world:body: 'mass' = " .. require("ricochet.check").show(1e-310)

@@ -274,7 +274,7 @@ describe("ranges", function()
             error_of(w.contact, w, { w.ground, b, name = "C" }))
         has("world:body: a body named 'x' already exists",
             error_of(function() w:body{ name = "x", mass = 1, inertia = 1 }; w:body{ name = "x", mass = 1, inertia = 1 } end))
-        has("rc.world: 'dim' must be 2 (got 3", error_of(rc.world, { dim = 3 }))
+        has("rc.world: 'dim' must be 2 or 3 (got 4)", error_of(rc.world, { dim = 4 }))
     end)
 end)
 
