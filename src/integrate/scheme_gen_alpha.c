@@ -137,8 +137,9 @@ static rc_status check_law(const rc_world *w, int ci)
     char cd[256];
     rci_describe_contact(w, ci, cd, sizeof cd);
     if (law->def.type == RC_LAW_CUSTOM)
-        return rc_set_error(RC_ERR_ARG, "gen-alpha takes the built-in laws only (Newton's impact law with their e): "
-                            "law '%s' is a custom law (%s)", name, cd);
+        return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" takes the built-in laws only (Newton's impact law "
+                            "with their e): law '%s' is a custom law (%s); use variant \"capobianco2021\" (the default "
+                            "when a law is custom)", name, cd);
     return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" is frictionless: law '%s' has mu = %g (%s); "
                         "use variant \"capobianco2021\" (the default when a law has friction)", name, law->def.mu, cd);
 }
@@ -388,7 +389,7 @@ static rc_ga_variant variant_of(const rc_world *w)
 {
     if (w->sim.gen_alpha.variant != RC_GA_AUTO) return w->sim.gen_alpha.variant;
     for (int i = 0; i < w->nlaws; i++)
-        if (w->laws[i].def.mu > 0.0) return RC_GA_CAPOBIANCO;
+        if (w->laws[i].def.mu > 0.0 || w->laws[i].def.type == RC_LAW_CUSTOM) return RC_GA_CAPOBIANCO;
     return RC_GA_BRULS;
 }
 
