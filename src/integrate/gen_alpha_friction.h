@@ -24,10 +24,8 @@ enum { RCI_GF_A = 1, RCI_GF_B = 2, RCI_GF_C = 4, RCI_GF_DST = 8, RCI_GF_EST = 16
  * Lambda_N, lambda_N, Lambda_F, lambda_F (nc each: the step's contacts,
  * planar friction). */
 typedef struct rci_gf_sys {
-    rc_world *w;
-    int n, nb, nc, N;
-    double h, am, af, beta, gam, t1, margin;
-    int have_f;
+    RCI_GA_HEAD;                               /* w, h, am, af, beta, gam, t1, margin, n, nb, have_f */
+    int nc, N;
     const double *qn, *un, *an, *abn;          /* the state at t_i: q, u, a, a-bar */
     double *lNn, *lbNn, *lFn, *lbFn;           /* the contacts' lambda_N, its bar, lambda_F, its bar at t_i */
     double *x;                                 /* the unknowns (N) */

@@ -105,17 +105,7 @@ static const rci_gf_rec *find_rec(const rci_ga_state *g, uint64_t key)
 static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
 {
     rc_world *w = st->w;
-    double c[4];
-    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
-    s->w = w;
-    s->h = st->h;
-    s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
-    s->t1 = st->t_next;
-    s->have_f = st->have_f;
-    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
-    s->n = w->nv;
-    s->nb = 0;
-    for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
+    RC_CHECK(rci_ga_head_setup(st, &s->head));
     s->nc = w->ncontacts;
     s->N = 3 * s->n + 3 * s->nb + 5 * s->nc;
     if (s->N > RCI_GF_MAX_UNKNOWNS)

@@ -184,22 +184,12 @@ static rc_status arrays(rci_ga_sys *s)
 static rc_status setup(rci_step *st, rci_ga_sys *s)
 {
     rc_world *w = st->w;
-    double c[4];
-    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
-    s->w = w;
-    s->h = st->h;
-    s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
+    RC_CHECK(rci_ga_head_setup(st, &s->head));
     s->cS = (1.0 - s->am) / ((1.0 - s->af) * s->gam);
     s->bg = s->beta / s->gam;
     s->stiff = 0;
     for (int i = 0; i < w->nlinears; i++) s->stiff |= w->linears[i].K || w->linears[i].C;
-    s->t1 = st->t_next;
-    s->have_f = st->have_f;
-    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
     for (int i = 0; i < w->ncontacts; i++) RC_CHECK(check_law(w, i));
-    s->n = w->nv;
-    s->nb = 0;
-    for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
     s->nu = w->ncontacts;
     s->m = s->nb + s->nu;
     s->N = 3 * s->n + s->nb + 2 * s->m;
