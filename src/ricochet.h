@@ -317,6 +317,12 @@ RC_API rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double 
 /* Assemble and create the linear body; perm (nnodes, optional) and
  * bandwidth (optional) as rc_fem_numbering with def->renumber. */
 RC_API rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *perm, int *bandwidth);
+/* The stress sigma = D B u_e of every triangle (one Gauss point, constant
+ * over it) for the displacements q (2n, in the numbering perm; NULL:
+ * identity): stress (3 per triangle: sigma_xx, sigma_yy, sigma_xy) and
+ * von_mises (1 per triangle; plane strain with sigma_zz = nu (sigma_xx +
+ * sigma_yy)), either may be NULL. src/model/fem_stress.c. */
+RC_API rc_status rc_fem_stress(const rc_fem_def *def, const int *perm, const double *q, double *stress, double *von_mises);
 
 /* ---------------------------------------------------------------- joints */
 
