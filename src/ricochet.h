@@ -1329,6 +1329,15 @@ RC_API rc_vtk_def rc_default_vtk_def(void);
 RC_API rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
 RC_API rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
 RC_API long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
+/* Adds finite-element body `body` (made by rc_fem_create from def, with the
+ * numbering perm it returned; NULL: the identity) to the series: from the
+ * next frame on, every frame also writes DIR/fem_NNNNNN.vtu, an XML
+ * UnstructuredGrid of all the added bodies (the nodes at their undeformed
+ * positions, VTK_TRIANGLE cells; point data displacement, velocity, body,
+ * node; cell data stress = (sigma_xx, sigma_yy, sigma_xy), von_mises, body,
+ * element), listed in DIR/fem.pvd (created by the first call) and as part 3
+ * of DIR/series.pvd. The mesh is copied. src/io/vtk_fem.c. */
+RC_API rc_status rc_vtk_add_fem(rc_vtk_writer *vw, const rc_world *w, int body, const rc_fem_def *def, const int *perm);
 /* How the series ended, in a comment before the .pvd files' closing tags:
  * "<!-- ricochet: incomplete: STATUS: MESSAGE -->" (status "complete": no
  * comment; "running": the comment of a series being written, "<!-- ricochet:
