@@ -37,6 +37,26 @@ local function string_key(key, v, required)
     return v
 end
 
+-- -setnumber lc gives lc a value before the .geo is read: a plain `lc = 1;`
+-- in the file overrides it without a word, and a file without lc ignores it.
+-- Both are refused: the mesh would not have the size asked for.
+local function check_lc(geo, text, lc)
+    local n = 0
+    for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+        n = n + 1
+        local code = line:gsub("//.*$", "")
+        if code:match("^%s*lc%s*=") then
+            fail(FNAME, "'lc' = %s would be ignored: %s sets lc itself (line %d: '%s'); declare it with "
+                 .. "DefineConstant[ lc = %s ]; so that gmsh's -setnumber lc can change it",
+                 show(lc), geo, n, (code:gsub("^%s+", ""):gsub("%s+$", "")), (code:match("=%s*([^;]*)") or "1"))
+        end
+    end
+    if not text:gsub("//[^\n]*", ""):find("%f[%w_]lc%f[^%w_]") then
+        fail(FNAME, "'lc' = %s would be ignored: %s has no parameter lc (declare it with DefineConstant[ lc = 1 ]; "
+             .. "and use it as the points' mesh size)", show(lc), geo)
+    end
+end
+
 -- rc.gmsh{ geo = path, lc = number, out = path, order = 1, program = "gmsh" } -> mesh (rc.read_msh)
 function rc.gmsh(t)
     check_table(FNAME, t, USAGE)
@@ -54,7 +74,9 @@ function rc.gmsh(t)
     end
     local f, err = io.open(geo, "r")
     if not f then fail(FNAME, "cannot open 'geo': %s", err) end
+    local text = f:read("a") or ""
     f:close()
+    if lc then check_lc(geo, text, lc) end
     local tmp
     if not out then
         tmp = os.tmpname()

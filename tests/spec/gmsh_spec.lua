@@ -76,6 +76,19 @@ describe("rc.gmsh", function()
         os.remove(path)
     end)
 
+    it("refuses an lc that gmsh would ignore", function()
+        local path = os.tmpname() .. ".geo"
+        H.write_file(path, (H.read_file(GEO):gsub("DefineConstant%[[^\n]*", "lc = 2;  // fixed")))
+        assert.matches("rc.gmsh: 'lc' = 10 would be ignored: " .. path .. " sets lc itself (line 10: 'lc = 2;'); "
+                       .. "declare it with DefineConstant[ lc = 2 ]; so that gmsh's -setnumber lc can change it",
+                       error_of(rc.gmsh, { geo = path, lc = 10 }), 1, true)
+        H.write_file(path, "Point(1) = {0, 0, 0, 1}; // lc\n")
+        assert.are.equal("rc.gmsh: 'lc' = 10 would be ignored: " .. path .. " has no parameter lc (declare it with "
+                         .. "DefineConstant[ lc = 1 ]; and use it as the points' mesh size)",
+                         error_of(rc.gmsh, { geo = path, lc = 10 }))
+        os.remove(path)
+    end)
+
     it("says which package to install when the program is missing", function()
         assert.are.equal("rc.gmsh: cannot run '/nonexistent/gmsh': it is not installed (Debian package gmsh: "
                          .. "apt-get install gmsh; scripts/setup installs it), or not on the PATH",
