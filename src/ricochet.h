@@ -1310,6 +1310,7 @@ RC_API int rc_output_is_open(const rc_world *w);
  *                            polygons and disks, lines for a disk's radius,
  *                            segments and half-planes, vertices for points);
  *                            cell data body, shape, type
+ * (and DIR/fem_NNNNNN.vtu with the bodies given to rc_vtk_add_fem, below)
  * and lists them, with the time, in the .pvd files, which are valid XML after
  * every call. Binary data: appended raw, zlib-compressed (vtkZLibDataCompressor),
  * header_type UInt64, host byte order. Once its buffers have grown to the

@@ -17,7 +17,9 @@
  *                        polyline) as line cells, point
  *                        contactors as vertex cells; cell data body, shape, type
  * and adds them to four collection files: series.pvd (the three as parts 0, 1,
- * 2) and grains.pvd, contacts.pvd, shapes.pvd (one each). Every file carries
+ * 2) and grains.pvd, contacts.pvd, shapes.pvd (one each). With finite-element
+ * bodies (rc_vtk_add_fem, vtk_fem.c) a fourth file, fem_NNNNNN.vtu (an
+ * UnstructuredGrid), part 3 of series.pvd and fem.pvd. Every file carries
  * the field data TimeValue and Step.
  *
  * Format: VTKFile version 1.0, byte_order of the host (LittleEndian on x86 and
