@@ -17,9 +17,10 @@ typedef struct {
     unsigned mask;       /* buckets - 1 */
 } grid3;
 
+/* x >= the origin for every finite box: truncation is the floor */
 static int cell_of(const grid3 *g, double x, int axis)
 {
-    return (int)floor((x - g->o[axis]) * g->inv);
+    return (int)((x - g->o[axis]) * g->inv);
 }
 
 static unsigned bucket_of(const grid3 *g, int i, int j, int k)
@@ -74,7 +75,7 @@ static long long plan(rcc_broad3 *b, grid3 *g, int n, const double *aabb, double
         }
         entries += c;
     }
-    return entries > INT_MAX / 3 ? -1 : entries;
+    return entries > INT_MAX / 6 ? -1 : entries;
 }
 
 /* The cells of box x: [c0, c1] per axis; 0 if big (not finite, or wider
@@ -107,21 +108,22 @@ static int distribute(rcc_broad3 *b, const grid3 *g, int n, const double *aabb, 
                     const int e = b->head[u]++;
                     b->cell[e] = k;
                     b->key[3 * e] = i; b->key[3 * e + 1] = j; b->key[3 * e + 2] = l;
+                    memcpy(b->box + 6 * e, x, 6 * sizeof(double));
                 }
     }
     return nbig;
 }
 
 /* The pairs of one bucket's entries [e0, e1). */
-static rc_status bucket_pairs(rcc_broad3 *b, const grid3 *g, const double *aabb, int e0, int e1)
+static rc_status bucket_pairs(rcc_broad3 *b, const grid3 *g, int e0, int e1)
 {
     for (int e = e0; e < e1; e++) {
         const int i = b->cell[e], *ke = b->key + 3 * e;
-        const double *xi = aabb + 6 * i;
+        const double *xi = b->box + 6 * e;
         for (int f = e + 1; f < e1; f++) {
             const int j = b->cell[f], *kf = b->key + 3 * f;
             if (j == i || kf[0] != ke[0] || kf[1] != ke[1] || kf[2] != ke[2]) continue;
-            const double *xj = aabb + 6 * j;
+            const double *xj = b->box + 6 * f;
             if (!overlap(xi, xj)) continue;
             /* the cell of the intersection's least corner reports the pair */
             if (cell_of(g, fmax(xi[0], xj[0]), 0) != ke[0] || cell_of(g, fmax(xi[1], xj[1]), 1) != ke[1]
@@ -140,18 +142,19 @@ rc_status rcc_broad3_pairs(rcc_broad3 *b, int n, const double *aabb, double cell
     const long long ne = plan(b, &g, n, aabb, cell);
     if (ne < 0) return rc_set_error(RC_ERR_NOMEM, "broad phase: too many grid entries for %d boxes", n);
     unsigned nb = 16;
-    while ((long long)nb < 2 * ne && nb < (1u << 30)) nb <<= 1;
+    while ((long long)nb < ne && nb < (1u << 30)) nb <<= 1;
     g.mask = nb - 1;
     RC_CHECK(rcb_reserve((void **)&b->head, &b->cap_head, (int)nb + 1, sizeof(int)));
     RC_CHECK(rcb_reserve((void **)&b->cell, &b->cap_cell, (int)ne + 1, sizeof(int)));
     RC_CHECK(rcb_reserve((void **)&b->key, &b->cap_key, 3 * (int)ne + 3, sizeof(int)));
+    RC_CHECK(rcb_reserve((void **)&b->box, &b->cap_box, 6 * (int)ne + 6, sizeof(double)));
     RC_CHECK(rcb_reserve((void **)&b->big, &b->cap_big, n, sizeof(int)));
     memset(b->head, 0, ((size_t)nb + 1) * sizeof(int));
     distribute(b, &g, n, aabb, 0);
     for (unsigned u = 0; u < nb; u++) b->head[u + 1] += b->head[u];   /* head[u]: start of bucket u */
     const int nbig = distribute(b, &g, n, aabb, 1);                    /* head[u]: its end */
     for (unsigned u = 0; u < nb; u++)
-        RC_CHECK(bucket_pairs(b, &g, aabb, u ? b->head[u - 1] : 0, b->head[u]));
+        RC_CHECK(bucket_pairs(b, &g, u ? b->head[u - 1] : 0, b->head[u]));
     /* big boxes against every box (a pair of big ones once) */
     for (int a = 0, bi = 0; a < nbig; a++) {
         const int i = b->big[a];
@@ -171,6 +174,7 @@ void rcc_broad3_free(rcc_broad3 *b)
     rcb_free(b->cell);
     rcb_free(b->key);
     rcb_free(b->head);
+    rcb_free(b->box);
     rcb_free(b->big);
     rcb_free(b->pairs);
     memset(b, 0, sizeof *b);

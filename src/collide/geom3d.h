@@ -99,10 +99,11 @@ void rcc_shape3_aabb(const rcc_shape3 *s, const rcc_pose3 *pose, double lo[3], d
 typedef struct {
     int *cell;          /* per entry (sorted by bucket): item    */
     int *key;           /* per entry: its cell's 3 coordinates   */
+    double *box;        /* per entry: its box (lo[3], hi[3])     */
     int *head;          /* bucket starts (nbucket + 1)           */
     int *big;           /* items spanning too many cells         */
     int *pairs;         /* output: 2 per pair (i < j)            */
-    int cap_cell, cap_key, cap_head, cap_big, cap_pairs;
+    int cap_cell, cap_key, cap_head, cap_box, cap_big, cap_pairs;
     int npairs;
     double h;           /* cell size of the last call */
 } rcc_broad3;
