@@ -2,8 +2,9 @@
  * collide/geom3d.h -- spatial contact geometry (not public): shapes in their
  * body frame, poses, the narrow phase of one pair into a manifold of at most
  * four points, the contact Jacobian row of a spatial body, and a 3D cell-grid
- * broad phase. Pure functions of their arguments (no world, no allocation
- * except the broad phase's grow-only buffers). docs/theory/spatial.md,
+ * broad phase (narrow3d.c, narrow3d_box.c, broad3d.c). Pure functions of
+ * their arguments (no world, no allocation except the broad phase's
+ * grow-only buffers). docs/theory/spatial.md,
  * "Contact geometry", gives every formula.
  *
  * Conventions:
@@ -72,8 +73,8 @@ typedef struct {
 
 /* The contact points of shapes a (pose pa) and b (pose pb) whose gap is <=
  * margin, into m (m->n = 0: none, or a pair of kinds not handled). Returns
- * 1 if the pair of kinds is handled, 0 if not (plane-plane, box-capsule,
- * box-box for now). */
+ * 1 if the pair of kinds is handled, 0 if not (plane-plane, box-box for
+ * now). */
 int rcc_collide3(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                  double margin, rcc_manifold3 *m);
 

@@ -2,16 +2,7 @@
  * shapes into a manifold of at most four points; the tangent frame, the
  * Jacobian row of a spatial body, world AABBs. Formulas and their sources:
  * docs/theory/spatial.md, "Contact geometry". */
-#include "collide/geom3d.h"
-
-/* Points of the multi-point pairs (capsule-plane, box-plane, parallel
- * capsules) whose gap exceeds the margin by round-off alone are kept: a box
- * face lying exactly on a plane gives its four vertices (slop relative to the
- * pair's size). */
-static const double SLOP = 1e-12;
-/* Capsule axes with sin^2 of their angle below this are parallel: two points
- * (the ends of their overlap) instead of one. */
-static const double PARALLEL_SIN2 = 1e-10;
+#include "collide/narrow3d_impl.h"
 
 /* ---------------------------------------------------------------- frames */
 
@@ -45,7 +36,7 @@ void rcc_tangent_frame_follow(const double n[3], const double t1_prev[3], double
 
 /* A unit vector normal to the unit u (the fallback normal when a point lies
  * on a capsule's axis). */
-static void normal_to(double r[3], const double u[3])
+void rcc_g3_normal_to(double r[3], const double u[3])
 {
     double t2[3];
     rcc_tangent_frame(u, r, t2);
@@ -91,7 +82,7 @@ void rcc_shape3_aabb(const rcc_shape3 *s, const rcc_pose3 *pose, double lo[3], d
 /* ---------------------------------------------------------------- points */
 
 /* One point from its surface points, normal and gap. */
-static void set_point(rcc_point3 *o, const double pa[3], const double pb[3], const double n[3], double g, int fa, int fb)
+void rcc_g3_set_point(rcc_point3 *o, const double pa[3], const double pb[3], const double n[3], double g, int fa, int fb)
 {
     rcb_v3_copy(o->pa, pa);
     rcb_v3_copy(o->pb, pb);
@@ -115,19 +106,12 @@ static void ball_ball(rcc_manifold3 *m, const double xa[3], double ra, const dou
     if (!(g <= margin)) return;
     rcb_v3_axpy(pa, xa, ra, n);
     rcb_v3_axpy(pb, xb, -rb, n);
-    set_point(&m->pt[m->n++], pa, pb, n, g, fa, fb);
+    rcc_g3_set_point(&m->pt[m->n++], pa, pb, n, g, fa, fb);
 }
 
-static int capsule_feature(double t, double h)
-{
-    return t <= -h ? RCC_F_END0 : t >= h ? RCC_F_END1 : RCC_F_SIDE;
-}
-
-static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 /* ---------------------------------------------------------------- pairs */
 
-static const double EZ[3] = { 0.0, 0.0, 1.0 };
 
 static void sphere_sphere(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                           double margin, rcc_manifold3 *m)
@@ -146,7 +130,7 @@ static void plane_point(rcc_manifold3 *m, const double n[3], const double p0[3],
     if (!(g <= margin)) return;
     rcb_v3_axpy(pa, x, -d, n);
     rcb_v3_axpy(pb, x, -r, n);
-    set_point(&m->pt[m->n++], pa, pb, n, g, 0, fb);
+    rcc_g3_set_point(&m->pt[m->n++], pa, pb, n, g, 0, fb);
 }
 
 static void plane_sphere(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
@@ -175,7 +159,7 @@ static void plane_capsule(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_sh
     rcb_v3_axpy(w, n, -nu, u);                       /* n across the axis */
     const double L = rcb_v3_norm(w);
     if (L > 1e-300) rcb_v3_scale(w, 1.0 / L, w);
-    else normal_to(w, u);                            /* axis along n: the rim is level */
+    else rcc_g3_normal_to(w, u);                            /* axis along n: the rim is level */
     const int ends = b->half_len > 0.0 ? 2 : 1;
     for (int k = 0; k < ends; k++) {
         const double o = k ? 1.0 : -1.0;             /* the end's outward axis direction o u */
@@ -226,50 +210,8 @@ static void sphere_capsule(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_s
     rcb_v3_sub(dx, pa->p, pb->p);
     const double t = clampd(rcb_v3_dot(dx, u), -b->half_len, b->half_len);
     rcb_v3_axpy(x, pb->p, t, u);
-    normal_to(nfb, u);
+    rcc_g3_normal_to(nfb, u);
     ball_ball(m, pa->p, a->radius, x, b->radius, nfb, margin, 0, capsule_feature(t, b->half_len));
-}
-
-/* Sphere A against box B: the closest point of the box to the centre (its
- * Voronoi region the feature); a centre inside pushes out through the
- * nearest face. */
-static void sphere_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
-                       double margin, rcc_manifold3 *m)
-{
-    double dx[3], c[3], cl[3], d[3], e[3], n[3], x[3], pA[3], pB[3], g;
-    int s[3];
-    rcb_v3_sub(dx, pa->p, pb->p);
-    rcb_quat_rotate_inv(c, pb->q, dx);              /* the centre in the box frame */
-    int outside = 0;
-    for (int i = 0; i < 3; i++) {
-        const double h = b->half[i];
-        s[i] = c[i] < -h ? -1 : c[i] > h ? 1 : 0;
-        cl[i] = s[i] ? s[i] * h : c[i];
-        outside |= s[i] != 0;
-    }
-    if (outside) {
-        rcb_v3_sub(d, c, cl);
-        const double L = rcb_v3_norm(d);
-        for (int i = 0; i < 3; i++) d[i] /= L;      /* L > 0: c differs from cl on an axis */
-        rcb_quat_rotate(e, pb->q, d);               /* the box's outward normal */
-        g = L - a->radius;
-    } else {
-        int k = 0;                                   /* the face of least depth, ties: lowest axis */
-        for (int i = 1; i < 3; i++)
-            if (b->half[i] - fabs(c[i]) < b->half[k] - fabs(c[k])) k = i;
-        s[k] = c[k] >= 0.0 ? 1 : -1;
-        cl[k] = s[k] * b->half[k];
-        rcb_v3_set(d, 0.0, 0.0, 0.0);
-        d[k] = s[k];
-        rcb_quat_rotate(e, pb->q, d);
-        g = -(b->half[k] - fabs(c[k])) - a->radius;
-    }
-    if (!(g <= margin)) return;
-    rcb_v3_scale(n, -1.0, e);                        /* from the sphere to the box */
-    rcb_quat_rotate(x, pb->q, cl);
-    rcb_v3_add(pB, pb->p, x);
-    rcb_v3_axpy(pA, pa->p, a->radius, n);
-    set_point(&m->pt[m->n++], pA, pB, n, g, 0, rcc_box_feature(s[0], s[1], s[2]));
 }
 
 /* ---------------------------------------------------------------- capsules */
@@ -312,7 +254,7 @@ static void capsule_point(rcc_manifold3 *m, const seg3 *A, const seg3 *B, double
     rcb_v3_sub(dx, xa, B->c);
     const double t = clampd(rcb_v3_dot(dx, B->u), -B->h, B->h);
     rcb_v3_axpy(xb, B->c, t, B->u);
-    normal_to(nfb, A->u);
+    rcc_g3_normal_to(nfb, A->u);
     ball_ball(m, xa, A->r, xb, B->r, nfb, margin, capsule_feature(s, A->h), capsule_feature(t, B->h));
 }
 
@@ -329,7 +271,7 @@ static void capsule_capsule(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_
     rcb_v3_cross(w, A.u, B.u);
     const double sin2 = rcb_v3_dot(w, w);
     if (sin2 > 1e-300) rcb_v3_scale(nfb, 1.0 / sqrt(sin2), w);
-    else normal_to(nfb, A.u);
+    else rcc_g3_normal_to(nfb, A.u);
     if (sin2 < PARALLEL_SIN2 && A.h > 0.0 && B.h > 0.0) {
         /* parallel: the ends of the overlap of B's projection on A */
         double r[3];
@@ -346,8 +288,9 @@ static void capsule_capsule(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_
             ball_ball(&one, xa, A.r, xb, B.r, nfb, HUGE_VAL, capsule_feature(s, A.h), capsule_feature(t, B.h));
             if (one.pt[0].g < fmin(two.pt[0].g, two.pt[1].g) - SLOP * (A.h + B.h + A.r + B.r))
                 two.pt[fabs(s - lo) <= fabs(s - hi) ? 0 : 1] = one.pt[0];
+            const double slop = SLOP * (rcb_v3_norm(r) + A.h + B.h + A.r + B.r);
             for (int k = 0; k < 2; k++)
-                if (two.pt[k].g <= margin) m->pt[m->n++] = two.pt[k];
+                if (two.pt[k].g <= margin + slop) m->pt[m->n++] = two.pt[k];
             return;
         }
     }
@@ -362,8 +305,8 @@ typedef void (*pair_fn)(const rcc_shape3 *, const rcc_pose3 *, const rcc_shape3 
 /* by (kind A, kind B) with kind A <= kind B */
 static const pair_fn PAIRS[4][4] = {
     [RCC_G3_PLANE] = { [RCC_G3_SPHERE] = plane_sphere, [RCC_G3_CAPSULE] = plane_capsule, [RCC_G3_BOX] = plane_box },
-    [RCC_G3_SPHERE] = { [RCC_G3_SPHERE] = sphere_sphere, [RCC_G3_CAPSULE] = sphere_capsule, [RCC_G3_BOX] = sphere_box },
-    [RCC_G3_CAPSULE] = { [RCC_G3_CAPSULE] = capsule_capsule },
+    [RCC_G3_SPHERE] = { [RCC_G3_SPHERE] = sphere_sphere, [RCC_G3_CAPSULE] = sphere_capsule, [RCC_G3_BOX] = rcc_g3_sphere_box },
+    [RCC_G3_CAPSULE] = { [RCC_G3_CAPSULE] = capsule_capsule, [RCC_G3_BOX] = rcc_g3_capsule_box },
 };
 
 /* (B, A)'s manifold as (A, B)'s: points swapped, normals reversed. */
