@@ -354,6 +354,12 @@ RC_API rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double 
 /* Assemble and create the linear body; perm (nnodes, optional) and
  * bandwidth (optional) as rc_fem_numbering with def->renumber. */
 RC_API rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *perm, int *bandwidth);
+/* The stress sigma = D B u_e of every triangle (one Gauss point, constant
+ * over it) for the displacements q (2n, in the numbering perm; NULL:
+ * identity): stress (3 per triangle: sigma_xx, sigma_yy, sigma_xy) and
+ * von_mises (1 per triangle; plane strain with sigma_zz = nu (sigma_xx +
+ * sigma_yy)), either may be NULL. src/model/fem_stress.c. */
+RC_API rc_status rc_fem_stress(const rc_fem_def *def, const int *perm, const double *q, double *stress, double *von_mises);
 
 /* ---------------------------------------------------------------- joints */
 
@@ -1341,6 +1347,7 @@ RC_API int rc_output_is_open(const rc_world *w);
  *                            polygons and disks, lines for a disk's radius,
  *                            segments and half-planes, vertices for points);
  *                            cell data body, shape, type
+ * (and DIR/fem_NNNNNN.vtu with the bodies given to rc_vtk_add_fem, below)
  * and lists them, with the time, in the .pvd files, which are valid XML after
  * every call. Binary data: appended raw, zlib-compressed (vtkZLibDataCompressor),
  * header_type UInt64, host byte order. Once its buffers have grown to the
@@ -1360,6 +1367,15 @@ RC_API rc_vtk_def rc_default_vtk_def(void);
 RC_API rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out);
 RC_API rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w);
 RC_API long rc_vtk_frame_count(const rc_vtk_writer *vw);  /* frames written so far */
+/* Adds finite-element body `body` (made by rc_fem_create from def, with the
+ * numbering perm it returned; NULL: the identity) to the series: from the
+ * next frame on, every frame also writes DIR/fem_NNNNNN.vtu, an XML
+ * UnstructuredGrid of all the added bodies (the nodes at their undeformed
+ * positions, VTK_TRIANGLE cells; point data displacement, velocity, body,
+ * node; cell data stress = (sigma_xx, sigma_yy, sigma_xy), von_mises, body,
+ * element), listed in DIR/fem.pvd (created by the first call) and as part 3
+ * of DIR/series.pvd. The mesh is copied. src/io/vtk_fem.c. */
+RC_API rc_status rc_vtk_add_fem(rc_vtk_writer *vw, const rc_world *w, int body, const rc_fem_def *def, const int *perm);
 /* How the series ended, in a comment before the .pvd files' closing tags:
  * "<!-- ricochet: incomplete: STATUS: MESSAGE -->" (status "complete": no
  * comment; "running": the comment of a series being written, "<!-- ricochet:

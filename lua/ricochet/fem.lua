@@ -114,6 +114,7 @@ function World:fem(t)
     if def.name then self._by_name[def.name] = body end
     body.fem = { nnodes = nn, xy = def.xy, perm = perm, bandwidth = bw, sets = sets, ntriangles = #def.tri // 3 }
     body.sets = sets
+    body.fem.def = def   -- the kernel's definition, for the VTK series (ricochet/vtk_fem.lua)
     return body
 end
 

@@ -293,7 +293,9 @@ function Sim:vtk(t)
     end
     local writer, msg = core.vtk_open(dir, nil, nil, outlines)
     if not writer then fail(fname, "%s", msg) end
-    local ok, fmsg = core.vtk_frame(writer, c)
+    local w, fem = rawget(self, "world"), {}   -- finite-element bodies: fem_*.vtu (ricochet/vtk_fem.lua)
+    local ok, fmsg = I.vtk_add_fem(writer, w, c, fem)
+    if ok then ok, fmsg = core.vtk_frame(writer, c) end
     if not ok then
         core.vtk_close(writer)
         fail(fname, "%s", fmsg)
@@ -302,7 +304,8 @@ function Sim:vtk(t)
     v.fn = function()
         local n = core.step_count(c)
         if n % every ~= 0 or n == v.last then return end
-        local wok, wmsg = core.vtk_frame(writer, c)
+        local wok, wmsg = I.vtk_add_fem(writer, w, c, fem)
+        if wok then wok, wmsg = core.vtk_frame(writer, c) end
         if not wok then fail(fname, "%s", wmsg) end
         v.last = n
     end

@@ -18,7 +18,9 @@
 --   build/ricochet run scripts/papers/capobianco2021_ball_in_corner.lua --out out/corner   (+ figure.svg)
 -- Parameters (each checked): h (1e-4, > 0), T (1.5, > 0), rho_inf (0.5, in [0, 1]), prox_r (0.2: the
 -- paper's r, >= 0; 0: each contact's effective mass),
--- scheme ("gen-alpha" or "moreau-jean": theta = 1).
+-- scheme ("gen-alpha" or "moreau-jean": theta = 1), law ("builtin": rc.newton;
+-- "lua": its twin written in Lua, ricochet.laws.coulomb; "c-generic": rc.newton
+-- through its xi / project).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-4, { above = 0 })
@@ -26,6 +28,7 @@ local T      = rc.param("T", 1.5, { above = 0 })
 local rho    = rc.param("rho_inf", 0.5, { min = 0, max = 1 })
 local scheme = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
 local prox_r = rc.param("prox_r", 0.2, { min = 0 })   -- the paper's r (0: each contact's effective mass)
+local lawp   = rc.param("law", "builtin", { one_of = { "builtin", "lua", "c-generic" } })
 local m, R, g = 1.0, 0.1, 9.81
 local s2 = math.sqrt(0.5)
 
@@ -35,8 +38,12 @@ w:halfplane{ point = { 0, 0 }, normal = { -s2, s2 }, group = 1 }   -- plane 1: y
 w:halfplane{ point = { 0, 0 }, normal = { s2, s2 }, group = 2 }    -- plane 2: y = -x
 local ball = w:body{ name = "ball", mass = m, inertia = 0.4 * m * R * R, q = { -0.5, 1, 0 },
                      shape = rc.disk{ radius = R, group = 3 } }
-w:contact{ groups = { 1, 3 }, law = rc.newton{ e = 0.5, mu = 0.3 } }
-w:contact{ groups = { 2, 3 }, law = rc.newton{ e = 0, mu = 0.3 } }
+local function law(e, f)
+  if lawp == "lua" then return require("ricochet.laws.coulomb"){ e = e, mu = f } end
+  return rc.newton{ e = e, mu = f, local_solver = lawp == "c-generic" and "generic" or "exact" }
+end
+w:contact{ groups = { 1, 3 }, law = law(0.5, 0.3) }
+w:contact{ groups = { 2, 3 }, law = law(0, 0.3) }
 local sim
 if scheme == "gen-alpha" then
   sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, prox_r = prox_r, solver = { tol = 1e-8 } }

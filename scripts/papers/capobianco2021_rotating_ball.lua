@@ -22,7 +22,10 @@
 --   build/ricochet run scripts/papers/capobianco2021_rotating_ball.lua --set case=b --out out/ball_b   (+ figure.svg)
 -- Parameters (each checked): case ("a", "b" or "c"), h (2e-3, > 0), T (1.5 for
 -- case a, 1.1 otherwise, > 0), rho_inf (0.5, in [0, 1]), scheme ("gen-alpha"
--- or "moreau-jean": theta = 1, the paper's Moreau comparison).
+-- or "moreau-jean": theta = 1, the paper's Moreau comparison), law ("builtin":
+-- rc.newton; "lua": its twin written in Lua, ricochet.laws.coulomb; "c-generic":
+-- rc.newton through its xi / project -- the same trajectory to the solver's
+-- tolerance, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local case    = rc.param("case", "b", { one_of = { "a", "b", "c" } })
@@ -30,6 +33,7 @@ local h       = rc.param("h", 2e-3, { above = 0 })
 local T       = rc.param("T", case == "a" and 1.5 or 1.1, { above = 0 })
 local rho     = rc.param("rho_inf", 0.5, { min = 0, max = 1 })
 local scheme  = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
+local lawp    = rc.param("law", "builtin", { one_of = { "builtin", "lua", "c-generic" } })
 local m, R, g, mu = 1.0, 0.1, 9.81, 0.2
 local omega = ({ a = 0, b = 50, c = 10 })[case]
 local eN = case == "a" and 0.5 or 0.0
@@ -38,7 +42,11 @@ local w = rc.world{ gravity = { 0, -g } }
 w:halfplane{ point = { 0, 0 }, normal = { 0, 1 }, name = "ground" }
 local ball = w:body{ name = "ball", mass = m, inertia = 0.4 * m * R * R, q = { 0, 1, 0 }, v = { 0, 0, omega },
                      shape = rc.disk{ radius = R } }
-w:contact{ w.ground, ball, law = rc.newton{ e = eN, mu = mu }, name = "C" }
+local function law(e, f)
+  if lawp == "lua" then return require("ricochet.laws.coulomb"){ e = e, mu = f } end
+  return rc.newton{ e = e, mu = f, local_solver = lawp == "c-generic" and "generic" or "exact" }
+end
+w:contact{ w.ground, ball, law = law(eN, mu), name = "C" }
 local sim
 if scheme == "gen-alpha" then
   sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = 1e-10 } }

@@ -37,9 +37,8 @@ enum { RCI_GA_MAX_MULTIPLIERS = 1200 };
  * contacts of the step's set cs (detected at q_n with a margin that covers the
  * step's motion). G is m x n by rows (dense). */
 typedef struct rci_ga_sys {
-    rc_world *w;
-    int n, nb, nu, m, N;
-    double h, am, af, beta, gam, t1;
+    RCI_GA_HEAD;              /* w, h, am, af, beta, gam, t1, margin, n, nb, have_f */
+    int nu, m, N;
     double cS, bg;            /* (1 - alpha_m) / ((1 - alpha_f) gamma), beta / gamma */
     const double *qn, *vn, *an, *vdn;   /* the state at t_n */
     /* the unknowns: vt = v~ (n), lt = lambda~ (nb), U (n), pnu = nu (m), W (n), L = Lambda (m) */
@@ -63,8 +62,6 @@ typedef struct rci_ga_sys {
     int *lo, *hi, *ipiv;
     const double *fac;        /* the linear bodies' factors (rci_ga_state) */
     int stiff;                /* some linear body has K or C */
-    double margin;            /* detection margin of the step */
-    int have_f;               /* applied forces (w->f) besides gravity */
 } rci_ga_sys;
 
 /* ga_newton.c */

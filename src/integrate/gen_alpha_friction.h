@@ -24,10 +24,8 @@ enum { RCI_GF_A = 1, RCI_GF_B = 2, RCI_GF_C = 4, RCI_GF_DST = 8, RCI_GF_EST = 16
  * Lambda_N, lambda_N, Lambda_F, lambda_F (nc each: the step's contacts,
  * planar friction). */
 typedef struct rci_gf_sys {
-    rc_world *w;
-    int n, nb, nc, N;
-    double h, am, af, beta, gam, t1, margin;
-    int have_f;
+    RCI_GA_HEAD;                               /* w, h, am, af, beta, gam, t1, margin, n, nb, have_f */
+    int nc, N;
     const double *qn, *un, *an, *abn;          /* the state at t_i: q, u, a, a-bar */
     double *lNn, *lbNn, *lFn, *lbFn;           /* the contacts' lambda_N, its bar, lambda_F, its bar at t_i */
     double *x;                                 /* the unknowns (N) */
@@ -47,6 +45,13 @@ typedef struct rci_gf_sys {
     double *dc;                                /* the accelerations' velocity terms (nb + 2 nc) */
     rc_contact *cs2;                           /* the contacts at a shifted position (the accelerations' terms) */
     int *ipiv;
+    /* laws without a closed form (gf_law.c): each contact's site (law NULL:
+     * a built-in law's closed-form rows), the local velocity of u_i at q_{i+1}
+     * (the law's u^-, 2 per contact), the laws' constant state */
+    rcn_site *site;
+    double *uo, *lstate;
+    int ngeneric;
+    rc_status err;                             /* the first failed call of a law (the callers report it) */
 } rci_gf_sys;
 
 /* gf_residual.c */
@@ -67,5 +72,16 @@ double rci_gf_residual_smooth(rci_gf_sys *s);
 /* the fixed point's contact update z <- p(y, z) (notes 003, section 2.8);
  * returns max |z_new - z| */
 double rci_gf_prox_update(rci_gf_sys *s);
+
+/* gf_law.c: laws through xi / project (see its header) */
+/* contact k's site for its law (nothing for a closed-form law); refuses a law
+ * this variant cannot use, naming it; state: RC_LAW_MAX_STATE doubles */
+rc_status rci_gf_law_setup(rci_gf_sys *s, int k, const rc_law *law, double *state);
+/* the sets B, D^st of contact k (st: its set A) */
+unsigned char rci_gf_law_sets(rci_gf_sys *s, int k, unsigned char st);
+/* contact k's rows (132), (138), (135), (142) as natural maps, unscaled (impulses) */
+void rci_gf_law_rows(rci_gf_sys *s, int k, double lN, double lF, double *RLN, double *RLF, double *RlN, double *RlF);
+/* the fixed point's update of contact k (in A or not): P_N, P_F, lambda_N, lambda_F */
+void rci_gf_law_prox(rci_gf_sys *s, int k, int A, double *PN, double *PF, double *lN, double *lF);
 
 #endif /* RC_GEN_ALPHA_FRICTION_H */

@@ -149,8 +149,10 @@ rc_status rci_gf_eval(rci_gf_sys *s)
         const double *Gn = s->G + (size_t)(nb + 2 * k) * n, *Gt = Gn + n;
         s->gdN[k] = dot(Gn, s->u, n);
         s->gF[k] = dot(Gt, s->u, n);
-        s->xiN[k] = s->gdN[k] + s->eN[k] * dot(Gn, s->un, n);   /* (88): the pre-jump velocity u_i at q_{i+1} */
-        s->xiF[k] = s->gF[k] + s->eF[k] * dot(Gt, s->un, n);
+        s->uo[2 * k] = dot(Gn, s->un, n);
+        s->uo[2 * k + 1] = dot(Gt, s->un, n);
+        s->xiN[k] = s->gdN[k] + s->eN[k] * s->uo[2 * k];   /* (88): the pre-jump velocity u_i at q_{i+1} */
+        s->xiF[k] = s->gF[k] + s->eF[k] * s->uo[2 * k + 1];
         s->gddN[k] = dot(Gn, a, n) + c[nb + 2 * k];
         s->gdF[k] = dot(Gt, a, n) + c[nb + 2 * k + 1];
     }
@@ -184,6 +186,7 @@ void rci_gf_sets(rci_gf_sys *s)
         if ((st & RCI_GF_B) && s->rN[k] * s->gddN[k] - lN[k] <= 0.0) st |= RCI_GF_C;                /* (136) */
         if ((st & RCI_GF_A) && fabs(s->rF[k] * s->xiF[k] - s->PF[k]) <= s->mu[k] * s->PN[k]) st |= RCI_GF_DST;   /* (139) */
         if ((st & RCI_GF_DST) && fabs(s->rF[k] * s->gdF[k] - lF[k]) <= s->mu[k] * lN[k]) st |= RCI_GF_EST;      /* (141) */
+        if (s->site[k].law) st = rci_gf_law_sets(s, k, st & RCI_GF_A);   /* a law through xi / project (gf_law.c) */
         s->set[k] = st;
     }
 }
@@ -257,6 +260,10 @@ double rci_gf_residual(rci_gf_sys *s, int *worst)
         const double mu = s->mu[k];
         const double gN = fabs(s->gN[k]) <= gfloor ? 0.0 : s->gN[k];
         R[IKN + k] = ((st & RCI_GF_A) ? gN : s->kh[k]) / h;                                   /* (129) */
+        if (s->site[k].law) {   /* a law through xi / project: natural maps (gf_law.c) */
+            rci_gf_law_rows(s, k, lN[k], lF[k], &R[ILN + k], &R[ILF + k], &R[ILLN + k], &R[ILLF + k]);
+            continue;
+        }
         R[ILN + k] = (st & RCI_GF_B) ? s->xiN[k] : s->PN[k];                                  /* (132) */
         R[ILLN + k] = h * ((st & RCI_GF_C) ? s->gddN[k] : lN[k]);                             /* (135) */
         if (!(st & RCI_GF_A)) R[ILF + k] = s->PF[k];                                          /* (138) */
@@ -281,25 +288,36 @@ double rci_gf_residual(rci_gf_sys *s, int *worst)
 /* prox of the ball B(rad) in one dimension */
 static double clamp(double p, double rad) { return p > rad ? rad : p < -rad ? -rad : p; }
 
+/* the built-in law's update of contact k (notes 003 section 2.8 steps 3-6) */
+static void builtin_prox(const rci_gf_sys *s, int k, int A, double *PNo, double *PFo, double *lNo, double *lFo)
+{
+    const double *lN = s->x + ILLN, *lF = s->x + ILLF;
+    const double r = s->rN[k], rf = s->rF[k], mu = s->mu[k];
+    const double PN = A ? fmax(s->PN[k] - r * s->xiN[k], 0.0) : 0.0;                 /* (131) */
+    const int B = A && r * s->xiN[k] - s->PN[k] <= 0.0;
+    const double lNn = B ? fmax(lN[k] - r * s->gddN[k], 0.0) : 0.0;                  /* (134) */
+    const double PF = A ? clamp(s->PF[k] - rf * s->xiF[k], mu * PN) : 0.0;           /* (137), the new P_N's radius */
+    double lFn = 0.0;                                                                 /* (140) */
+    if (A) {
+        if (fabs(rf * s->xiF[k] - s->PF[k]) <= mu * PN) lFn = clamp(lF[k] - rf * s->gdF[k], mu * lNn);
+        else lFn = -mu * lNn * sgn(s->gF[k]);
+    }
+    *PNo = PN; *PFo = PF; *lNo = lNn; *lFo = lFn;
+}
+
 double rci_gf_prox_update(rci_gf_sys *s)
 {
     const double h = s->h, af = s->af, am = s->am, ga = s->gam, be = s->beta;
     double *kN = s->x + IKN, *LN = s->x + ILN, *lN = s->x + ILLN, *LF = s->x + ILF, *lF = s->x + ILLF;
     double change = 0.0;
     for (int k = 0; k < s->nc; k++) {
-        const double r = s->rN[k], rf = s->rF[k], mu = s->mu[k];
+        const double r = s->rN[k];
         /* the hatted quantities of the current z (dependent(): s->kh, s->PN, s->PF) */
         const double kh = fmax(s->kh[k] - r * s->gN[k], 0.0);                           /* (128) */
         const int A = kh > 0.0 || r * s->gN[k] - s->kh[k] <= 0.0;
-        const double PN = A ? fmax(s->PN[k] - r * s->xiN[k], 0.0) : 0.0;                 /* (131) */
-        const int B = A && r * s->xiN[k] - s->PN[k] <= 0.0;
-        const double lNn = B ? fmax(lN[k] - r * s->gddN[k], 0.0) : 0.0;                  /* (134) */
-        const double PF = A ? clamp(s->PF[k] - rf * s->xiF[k], mu * PN) : 0.0;           /* (137), the new P_N's radius */
-        double lFn = 0.0;                                                                 /* (140) */
-        if (A) {
-            if (fabs(rf * s->xiF[k] - s->PF[k]) <= mu * PN) lFn = clamp(lF[k] - rf * s->gdF[k], mu * lNn);
-            else lFn = -mu * lNn * sgn(s->gF[k]);
-        }
+        double PN, PF, lNn, lFn;
+        if (s->site[k].law) rci_gf_law_prox(s, k, A, &PN, &PF, &lNn, &lFn);   /* through xi / project (gf_law.c) */
+        else builtin_prox(s, k, A, &PN, &PF, &lNn, &lFn);
         /* back to the unknowns (95), (102), (113) with lambda-bar of the new lambdas (96), (114) */
         const double lbN = (af * s->lNn[k] + (1.0 - af) * lNn - am * s->lbNn[k]) / (1.0 - am);
         const double lbF = (af * s->lFn[k] + (1.0 - af) * lFn - am * s->lbFn[k]) / (1.0 - am);

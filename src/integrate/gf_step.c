@@ -17,7 +17,9 @@
  *                z <- p(y, z) in Gauss--Seidel order
  *   update       q, u, a, a-bar and the contacts' forces kept for the next step
  *   audit        E, the work of the percussions P_N, P_F (Thomson--Tait,
- *                at (u_i + u_{i+1})/2), the rest in W_theta
+ *                at (u_i + u_{i+1})/2), of the position multipliers
+ *                (W_proj: the potential energy the correction Q changed),
+ *                the rest in W_theta
  */
 #include "integrate/gen_alpha.h"
 #include "integrate/gen_alpha_friction.h"
@@ -49,6 +51,9 @@ static rc_status arrays(rci_gf_sys *s)
     TAKE(R, N); TAKE(J, 2LL * N * N); TAKE(dx, N); TAKE(x0, N); TAKE(R0, N); TAKE(X, n);
     TAKE(tmp, nc + 2LL * nb + 3LL * n); TAKE(dc, m);
 #undef TAKE
+    RC_CHECK(rcb_arena_array(A, (void **)&s->uo, nc > 0 ? 2 * nc : 1, sizeof(double), "gen-alpha contacts' u_i"));
+    RC_CHECK(rcb_arena_array(A, (void **)&s->lstate, nc > 0 ? (long long)RC_LAW_MAX_STATE * nc : 1, sizeof(double), "gen-alpha laws' state"));
+    RC_CHECK(rcb_arena_array(A, (void **)&s->site, nc > 0 ? nc : 1, sizeof(rcn_site), "gen-alpha laws' sites"));
     RC_CHECK(rcb_arena_array(A, (void **)&s->cs, nc > 0 ? nc : 1, sizeof(rc_contact), "gen-alpha contacts"));
     RC_CHECK(rcb_arena_array(A, (void **)&s->cs2, nc > 0 ? nc : 1, sizeof(rc_contact), "gen-alpha contacts"));
     RC_CHECK(rcb_arena_array(A, (void **)&s->set, nc > 0 ? nc : 1, 1, "gen-alpha index sets"));
@@ -56,16 +61,12 @@ static rc_status arrays(rci_gf_sys *s)
 }
 
 /* a contact's law under this scheme: a built-in law (Newton's impact law in
- * normal direction with e, Coulomb with mu, tangential restitution e_t) */
+ * normal direction with e, Coulomb with mu, tangential restitution e_t; a
+ * custom law's are 0 and unused: it runs through its site, gf_law.c) */
 static rc_status law_of(const rc_world *w, int ci, double *e, double *et, double *mu)
 {
     const rc_law *law = &w->laws[w->contacts[ci].law];
-    if (law->def.type == RC_LAW_CUSTOM) {
-        char cd[256];
-        rci_describe_contact(w, ci, cd, sizeof cd);
-        return rc_set_error(RC_ERR_ARG, "gen-alpha with friction takes the built-in laws (Newton's impact law with "
-                            "Coulomb friction): law '%s' is a custom law (%s)", law->name ? law->name : "(unnamed)", cd);
-    }
+    if (law->def.type == RC_LAW_CUSTOM) { *e = *et = *mu = 0.0; return RC_OK; }
     *e = law->def.e;
     *et = law->def.type == RC_LAW_MOREAU ? law->def.e_t : 0.0;
     *mu = law->def.mu;
@@ -104,17 +105,7 @@ static const rci_gf_rec *find_rec(const rci_ga_state *g, uint64_t key)
 static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
 {
     rc_world *w = st->w;
-    double c[4];
-    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
-    s->w = w;
-    s->h = st->h;
-    s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
-    s->t1 = st->t_next;
-    s->have_f = st->have_f;
-    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
-    s->n = w->nv;
-    s->nb = 0;
-    for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
+    RC_CHECK(rci_ga_head_setup(st, &s->head));
     s->nc = w->ncontacts;
     s->N = 3 * s->n + 3 * s->nb + 5 * s->nc;
     if (s->N > RCI_GF_MAX_UNKNOWNS)
@@ -127,6 +118,7 @@ static rc_status setup(rci_step *st, rci_gf_sys *s, rci_ga_state *g)
     for (int k = 0; k < s->nc; k++) {
         s->cs[k] = w->contacts[k];
         RC_CHECK(law_of(w, k, &s->eN[k], &s->eF[k], &s->mu[k]));
+        RC_CHECK(rci_gf_law_setup(s, k, &w->laws[s->cs[k].law], s->lstate + (size_t)RC_LAW_MAX_STATE * k));
         const rci_gf_rec *r = g->valid ? find_rec(g, s->cs[k].key) : NULL;
         s->lNn[k] = r ? r->v[0] : 0.0; s->lbNn[k] = r ? r->v[1] : 0.0;
         s->lFn[k] = r ? r->v[2] : 0.0; s->lbFn[k] = r ? r->v[3] : 0.0;
@@ -188,6 +180,7 @@ static rc_status jacobian(rci_gf_sys *s, int c0, int nr, int smooth_only, double
         else rci_gf_dependent(s);                         /* a multiplier: the same geometry */
         if (smooth_only) (void)rci_gf_residual_smooth(s);
         else (void)rci_gf_residual(s, &worst);   /* (the sets are not recomputed: frozen) */
+        RC_CHECK(s->err);                        /* a law's call failed */
         for (int i = 0; i < nr; i++) J[(size_t)j * nr + i] = (s->R[c0 + i] - R0[i]) / eps;
         s->x[c0 + j] = xj;
     }
@@ -217,6 +210,7 @@ static rc_status newton(rci_gf_sys *s, int maxit, double tol, int *iters, double
         RC_CHECK(rci_gf_eval(s));
         rci_gf_sets(s);
         *res = rci_gf_residual(s, worst);
+        RC_CHECK(s->err);
         *iters = it;
         if (*res <= tol) { *ok = 1; return RC_OK; }
         /* a stall (no tenfold progress in 10 iterations) hands the step to the fixed point */
@@ -258,6 +252,7 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
         }
         RC_CHECK(rci_gf_eval(s));
         const double change = rci_gf_prox_update(s);   /* (146) */
+        RC_CHECK(s->err);
         *iters = mu + 1;
         if (change <= tol) { *ok = 1; break; }
         /* no progress: a change that is not finite, or not halved in 100 iterations */
@@ -269,6 +264,7 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
     RC_CHECK(rci_gf_eval(s));
     rci_gf_sets(s);
     *res = rci_gf_residual(s, worst);
+    RC_CHECK(s->err);
     *ok = *ok || *res <= tol;
     return RC_OK;
 }
@@ -330,6 +326,13 @@ static rc_status audit(rci_step *st, rci_gf_sys *s, rci_audit *a)
     rcm_energy(w, s->q, s->u, &st->Ek1, &st->Ep1, &st->E_el);
     if (s->have_f)
         for (int i = 0; i < n; i++) a->W_ext += s->h * vm[i] * w->f[i];
+    /* the position multipliers' work (kappa_g, kappa_N: the correction Q of
+     * (73), M Q = W_g kappa_g + W_N kappa_N + ...): the potential energy Q
+     * changed, as the frictionless variant books it */
+    double *X = s->X, Ekt, Ept;
+    for (int i = 0; i < n; i++) X[i] = s->q[i] - s->x[2 * n + i];
+    rcm_energy(w, X, s->u, &Ekt, &Ept, NULL);
+    a->W_proj = (st->Ep1 - Ept) + w->start_W_q;
     a->W_J += rci_joints_take_multipliers(w, s->G, n, vm, s->h, s->x + 3 * n + nb, s->x + 3 * n + 2 * nb);
     for (int k = 0; k < s->nc; k++) {
         const double *Gn = s->G + (size_t)(nb + 2 * k) * n, *Gt = Gn + n;
@@ -342,7 +345,7 @@ static rc_status audit(rci_step *st, rci_gf_sys *s, rci_audit *a)
     }
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;
     for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
-    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J);
+    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J + a->W_proj);
     if (w->njoints) RC_CHECK(rcm_joints_report(w, st->t_next, &a->pos_viol, &a->vel_viol));
     return RC_OK;
 }

@@ -155,6 +155,18 @@ rc_status rci_match_contacts(rc_world *w);
  * evaluated at its iterates (the generalized-alpha schemes), detected within
  * a margin that covers the step's motion (*margin); ids from the last step */
 rc_status rci_detect_step(rc_world *w, double h, double *margin);
+/* What both generalized-alpha variants' step systems begin with (rci_ga_sys,
+ * rci_gf_sys: the members of RCI_GA_HEAD, also reachable as one struct
+ * through .head): the world, h, the coefficients alpha_m, alpha_f, beta,
+ * gamma of rho_inf, t_{n+1}, applied forces or not, the step's contacts
+ * detected (rci_detect_step, its margin), n velocities and nb joint rows. */
+#define RCI_GA_HEAD_MEMBERS \
+    rc_world *w;             \
+    double h, am, af, beta, gam, t1, margin; \
+    int n, nb, have_f;
+typedef struct rci_ga_head { RCI_GA_HEAD_MEMBERS } rci_ga_head;
+#define RCI_GA_HEAD union { struct { RCI_GA_HEAD_MEMBERS }; rci_ga_head head; }
+rc_status rci_ga_head_setup(const rci_step *st, rci_ga_head *hd);
 /* iterate_contacts.c: the step's contacts cs[0..nc) at positions X (time t
  * for gap functions): the narrow phase at X within margin, each found by its
  * key; gap[j] its gap (margin when its pair left the margin: cs[j] keeps its

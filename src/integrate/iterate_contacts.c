@@ -33,6 +33,23 @@ rc_status rci_detect_step(rc_world *w, double h, double *margin)
     return rci_match_contacts(w);
 }
 
+rc_status rci_ga_head_setup(const rci_step *st, rci_ga_head *hd)
+{
+    rc_world *w = st->w;
+    double c[4];
+    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
+    hd->w = w;
+    hd->h = st->h;
+    hd->am = c[0]; hd->af = c[1]; hd->beta = c[2]; hd->gam = c[3];
+    hd->t1 = st->t_next;
+    hd->have_f = st->have_f;
+    RC_CHECK(rci_detect_step(w, hd->h, &hd->margin));
+    hd->n = w->nv;
+    hd->nb = 0;
+    for (int i = 0; i < w->njoints; i++) hd->nb += w->joints[i].rows;
+    return RC_OK;
+}
+
 static const rc_contact *find_contact(const rc_world *w, uint64_t key)
 {
     int lo = 0, hi = w->ncontacts - 1;

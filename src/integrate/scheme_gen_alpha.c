@@ -137,8 +137,9 @@ static rc_status check_law(const rc_world *w, int ci)
     char cd[256];
     rci_describe_contact(w, ci, cd, sizeof cd);
     if (law->def.type == RC_LAW_CUSTOM)
-        return rc_set_error(RC_ERR_ARG, "gen-alpha takes the built-in laws only (Newton's impact law with their e): "
-                            "law '%s' is a custom law (%s)", name, cd);
+        return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" takes the built-in laws only (Newton's impact law "
+                            "with their e): law '%s' is a custom law (%s); use variant \"capobianco2021\" (the default "
+                            "when a law is custom)", name, cd);
     return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" is frictionless: law '%s' has mu = %g (%s); "
                         "use variant \"capobianco2021\" (the default when a law has friction)", name, law->def.mu, cd);
 }
@@ -183,22 +184,12 @@ static rc_status arrays(rci_ga_sys *s)
 static rc_status setup(rci_step *st, rci_ga_sys *s)
 {
     rc_world *w = st->w;
-    double c[4];
-    rcm_gen_alpha_coefs(&w->sim.gen_alpha, c);
-    s->w = w;
-    s->h = st->h;
-    s->am = c[0]; s->af = c[1]; s->beta = c[2]; s->gam = c[3];
+    RC_CHECK(rci_ga_head_setup(st, &s->head));
     s->cS = (1.0 - s->am) / ((1.0 - s->af) * s->gam);
     s->bg = s->beta / s->gam;
     s->stiff = 0;
     for (int i = 0; i < w->nlinears; i++) s->stiff |= w->linears[i].K || w->linears[i].C;
-    s->t1 = st->t_next;
-    s->have_f = st->have_f;
-    RC_CHECK(rci_detect_step(w, s->h, &s->margin));
     for (int i = 0; i < w->ncontacts; i++) RC_CHECK(check_law(w, i));
-    s->n = w->nv;
-    s->nb = 0;
-    for (int i = 0; i < w->njoints; i++) s->nb += w->joints[i].rows;
     s->nu = w->ncontacts;
     s->m = s->nb + s->nu;
     s->N = 3 * s->n + s->nb + 2 * s->m;
@@ -388,7 +379,7 @@ static rc_ga_variant variant_of(const rc_world *w)
 {
     if (w->sim.gen_alpha.variant != RC_GA_AUTO) return w->sim.gen_alpha.variant;
     for (int i = 0; i < w->nlaws; i++)
-        if (w->laws[i].def.mu > 0.0) return RC_GA_CAPOBIANCO;
+        if (w->laws[i].def.mu > 0.0 || w->laws[i].def.type == RC_LAW_CUSTOM) return RC_GA_CAPOBIANCO;
     return RC_GA_BRULS;
 }
 

@@ -17,7 +17,9 @@
  *                        polyline) as line cells, point
  *                        contactors as vertex cells; cell data body, shape, type
  * and adds them to four collection files: series.pvd (the three as parts 0, 1,
- * 2) and grains.pvd, contacts.pvd, shapes.pvd (one each). Every file carries
+ * 2) and grains.pvd, contacts.pvd, shapes.pvd (one each). With finite-element
+ * bodies (rc_vtk_add_fem, vtk_fem.c) a fourth file, fem_NNNNNN.vtu (an
+ * UnstructuredGrid), part 3 of series.pvd and fem.pvd. Every file carries
  * the field data TimeValue and Step.
  *
  * Format: VTKFile version 1.0, byte_order of the host (LittleEndian on x86 and
@@ -74,6 +76,7 @@ static void rc__vtk_free(rc_vtk_writer *vw)
         rco_buf_free(&vw->offs[k]);
         rco_buf_free(&vw->cinfo[k]);
     }
+    rco_fem_free(vw);
     rco_buf_free(&vw->stage);
     rco_buf_free(&vw->app);
     rcb_free(vw->dir);
@@ -127,25 +130,12 @@ rc_status rc_vtk_open(const rc_vtk_def *def, rc_vtk_writer **out)
     rc_status s = rco_vtk_mkdirs(vw->dir, "rc_vtk_open");
     if (s != RC_OK) { rc__vtk_free(vw); return s; }
 
-    char head[256];
-    int hn = snprintf(head, sizeof head, rc__pvd_head, rco_byte_order());
     memcpy(vw->mark, rc__mark_running, sizeof rc__mark_running);
     vw->mark_len = sizeof rc__mark_running - 1;
     for (int f = 0; f < PVD_N; f++) {
-        const char *path = rco_path(vw, rc__pvd_names[f]);
-        errno = 0;
-        vw->fd[f] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        int e = vw->fd[f] < 0 ? (errno ? errno : EIO) : 0;
-        if (!e) e = rco_write_all(vw->fd[f], head, (size_t)hn);
-        if (!e) e = rco_write_all(vw->fd[f], vw->mark, vw->mark_len);
-        if (!e) e = rco_write_all(vw->fd[f], rc__pvd_tail, sizeof rc__pvd_tail - 1);
-        if (e) {
-            s = rc_set_error(RC_ERR_IO, "rc_vtk_open: cannot write %s: %s", path, strerror(e));
-            rc__vtk_free(vw);
-            return s;
-        }
-        vw->tail[f] = (off_t)hn;
-        vw->end[f] = (off_t)(hn + vw->mark_len + sizeof rc__pvd_tail - 1);
+        if (f == PVD_FEM) continue;   /* created by rc_vtk_add_fem */
+        s = rco_pvd_create(vw, f, "rc_vtk_open");
+        if (s != RC_OK) { rc__vtk_free(vw); return s; }
     }
     *out = vw;
     return RC_OK;
@@ -167,6 +157,7 @@ rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w)
     RC_CHECK(rco_grains(vw, nb, t, step));
     RC_CHECK(rco_contacts(vw, w, nb, t, step));
     RC_CHECK(rco_shapes(vw, w, nb, box, t, step));
+    if (vw->nfem > 0) RC_CHECK(rco_fem(vw, w, t, step));
     RC_CHECK(rco_update_pvds(vw, t));
     vw->frames++;
     return RC_OK;

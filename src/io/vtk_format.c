@@ -244,7 +244,7 @@ rc_status rco_geometry(rc_vtk_writer *vw)
 rc_status rco_write_vtp(rc_vtk_writer *vw, int part)
 {
     char name[RC_VTK_NAME_MAX];
-    snprintf(name, sizeof name, "%s_%06ld.vtp", rc__part_names[part], vw->frames);
+    snprintf(name, sizeof name, "%s_%06ld.%s", rc__part_names[part], vw->frames, rc__part_ext[part]);
     const char *path = rco_path(vw, name);
     if (vw->xml_overflow)
         return rc_set_error(RC_ERR_STATE, "rc_vtk_frame: %s: the XML header is too long", path);
@@ -291,6 +291,24 @@ void rco_set_mark(rc_vtk_writer *vw, const char *status, const char *message)
     vw->mark_len = n;
 }
 
+/* Create the collection file f: its head, the mark and the closing tags. */
+rc_status rco_pvd_create(rc_vtk_writer *vw, int f, const char *fname)
+{
+    char head[256];
+    int hn = snprintf(head, sizeof head, rc__pvd_head, rco_byte_order());
+    const char *path = rco_path(vw, rc__pvd_names[f]);
+    errno = 0;
+    vw->fd[f] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int e = vw->fd[f] < 0 ? (errno ? errno : EIO) : 0;
+    if (!e) e = rco_write_all(vw->fd[f], head, (size_t)hn);
+    if (!e) e = rco_write_all(vw->fd[f], vw->mark, vw->mark_len);
+    if (!e) e = rco_write_all(vw->fd[f], rc__pvd_tail, sizeof rc__pvd_tail - 1);
+    if (e) return rc_set_error(RC_ERR_IO, "%s: cannot write %s: %s", fname, path, strerror(e));
+    vw->tail[f] = (off_t)hn;
+    vw->end[f] = (off_t)(hn + vw->mark_len + sizeof rc__pvd_tail - 1);
+    return RC_OK;
+}
+
 /* Write the mark and the closing tags of every .pvd after its entries (and
  * cut what a longer mark left behind). */
 rc_status rco_write_tails(rc_vtk_writer *vw, const char *fname)
@@ -329,11 +347,14 @@ rc_status rco_update_pvds(rc_vtk_writer *vw, double t)
     for (int f = 0; f < PVD_N; f++) {
         char buf[1024 + sizeof vw->mark];
         size_t n = 0;
+        if (vw->fd[f] < 0) continue;   /* fem.pvd before a finite-element body */
         for (int part = 0; part < PART_N; part++) {
             if (f != PVD_SERIES && part != f - 1) continue;
+            if (part == PART_FEM && vw->fd[PVD_FEM] < 0) continue;
             int k = snprintf(buf + n, sizeof buf - n,
-                             "    <DataSet timestep=\"%s\" group=\"\" part=\"%d\" file=\"%s_%06ld.vtp\"/>\n",
-                             ts, f == PVD_SERIES ? part : 0, rc__part_names[part], vw->frames);
+                             "    <DataSet timestep=\"%s\" group=\"\" part=\"%d\" file=\"%s_%06ld.%s\"/>\n",
+                             ts, f == PVD_SERIES ? part : 0, rc__part_names[part], vw->frames,
+                             rc__part_ext[part]);
             if (k > 0) n += (size_t)k;
         }
         size_t entries = n;

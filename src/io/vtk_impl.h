@@ -3,7 +3,8 @@
  * other files): vtk.c (the API: open, frame, mark, close), vtk_format.c
  * (buffers, paths, one .vtp file: XML and zlib-compressed appended arrays;
  * the marks and the .pvd index), vtk_frame.c (the world's frame: grains,
- * contacts, shapes as points and cells).
+ * contacts, shapes as points and cells), vtk_fem.c (finite-element bodies:
+ * an unstructured grid of triangles, fem_NNNNNN.vtu, and fem.pvd).
  */
 #ifndef RC_VTK_IMPL_H
 #define RC_VTK_IMPL_H
@@ -28,14 +29,17 @@
 #define RC_VTK_NAME_MAX 48         /* "contacts_" + number + ".vtp" + NUL          */
 #define RC_VTK_PI 3.14159265358979323846
 
-enum { PVD_SERIES, PVD_GRAINS, PVD_CONTACTS, PVD_SHAPES, PVD_N };
-enum { PART_GRAINS, PART_CONTACTS, PART_SHAPES, PART_N };
+/* fem.pvd and the part "fem" exist once a finite-element body is added
+ * (rc_vtk_add_fem): fd[PVD_FEM] is -1 until then. */
+enum { PVD_SERIES, PVD_GRAINS, PVD_CONTACTS, PVD_SHAPES, PVD_FEM, PVD_N };
+enum { PART_GRAINS, PART_CONTACTS, PART_SHAPES, PART_FEM, PART_N };
 enum { CELL_VERTS, CELL_LINES, CELL_POLYS, CELL_N };
 
 static const char *const rc__pvd_names[PVD_N] = {
-    "series.pvd", "grains.pvd", "contacts.pvd", "shapes.pvd"
+    "series.pvd", "grains.pvd", "contacts.pvd", "shapes.pvd", "fem.pvd"
 };
-static const char *const rc__part_names[PART_N] = { "grains", "contacts", "shapes" };
+static const char *const rc__part_names[PART_N] = { "grains", "contacts", "shapes", "fem" };
+static const char *const rc__part_ext[PART_N] = { "vtp", "vtp", "vtp", "vtu" };
 
 static const char rc__pvd_head[] =
     "<?xml version=\"1.0\"?>\n"
@@ -44,9 +48,9 @@ static const char rc__pvd_head[] =
 static const char rc__pvd_tail[] = "  </Collection>\n</VTKFile>\n";
 static const char rc__vtp_tail[] = "\n  </AppendedData>\n</VTKFile>\n";
 
-typedef enum { T_F64, T_I64, T_I32 } rc__vtype;
-static const char *const rc__vtype_names[] = { "Float64", "Int64", "Int32" };
-static const size_t rc__vtype_size[] = { 8, 8, 4 };
+typedef enum { T_F64, T_I64, T_I32, T_U8 } rc__vtype;
+static const char *const rc__vtype_names[] = { "Float64", "Int64", "Int32", "UInt8" };
+static const size_t rc__vtype_size[] = { 8, 8, 4, 1 };
 
 /* A growable byte buffer. */
 typedef struct rc__buf {
@@ -86,6 +90,9 @@ struct rc_vtk_writer {
     rc__buf stage;          /* one uncompressed array */
     rc__buf app;            /* the appended data of the file being built */
     size_t app_len;
+    rc__buf fem;            /* rc__vtk_fem per finite-element body (vtk_fem.c)   */
+    int nfem;
+    rc__buf fem_cell;       /* fem frame: 4 doubles per triangle (stress, von Mises) */
     char xml[RC_VTK_XML_MAX];
     size_t xml_len;
     int xml_overflow;
@@ -111,11 +118,14 @@ rc_status rco_begin(rc_vtk_writer *vw, double t, long step, size_t npts, const s
 rc_status rco_geometry(rc_vtk_writer *vw);
 rc_status rco_write_vtp(rc_vtk_writer *vw, int part);
 void rco_set_mark(rc_vtk_writer *vw, const char *status, const char *message);
+rc_status rco_pvd_create(rc_vtk_writer *vw, int f, const char *fname);
 rc_status rco_write_tails(rc_vtk_writer *vw, const char *fname);
 rc_status rco_update_pvds(rc_vtk_writer *vw, double t);
 rc_status rco_gather_bodies(rc_vtk_writer *vw, const rc_world *w, int nb, double box[4]);
 rc_status rco_grains(rc_vtk_writer *vw, int nb, double t, long step);
 rc_status rco_contacts(rc_vtk_writer *vw, const rc_world *w, int nb, double t, long step);
+rc_status rco_fem(rc_vtk_writer *vw, const rc_world *w, double t, long step);
+void rco_fem_free(rc_vtk_writer *vw);
 rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
                      double t, long step);
 

@@ -224,6 +224,9 @@ int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
 int lrc_fem_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
+void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def);   /* lrc_fem.c */
+int lrc_vtk_add_fem(lua_State *L);   /* lrc_vtk_fem.c */
+int lrc_run_program(lua_State *L);   /* lrc_gmsh.c */
 
 /* lrc_mechanisms.c */
 void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);

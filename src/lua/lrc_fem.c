@@ -103,3 +103,9 @@ int lrc_fem_matrices(lua_State *L)
     lua_pushinteger(L, bw);
     return 5;
 }
+
+/* The definition of fem_create, for vtk_add_fem (lrc_vtk_fem.c). */
+void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def)
+{
+    fem_def_read(L, t, def);
+}

@@ -101,6 +101,8 @@ static const luaL_Reg core_funcs[] = {
     { "vtk_frame", lrc_vtk_frame },
     { "vtk_frames", lrc_vtk_frames },
     { "vtk_close", lrc_vtk_close },
+    { "vtk_add_fem", lrc_vtk_add_fem },
+    { "run_program", lrc_run_program },
     { "request_interrupt", lrc_request_interrupt },
     { "clear_interrupt", lrc_clear_interrupt },
     { "interrupt_requested", lrc_interrupt_requested },

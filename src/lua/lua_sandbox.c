@@ -349,6 +349,8 @@ int rc__lua_preload_core(lua_State *L)
         rc__lua_wrap_field(L, -1, "frames_open", sb_frames_open);
         rc__lua_wrap_field(L, -1, "read_gz", sb_read_gz);
         set_refusal(L, -1, "clear_interrupt", "ricochet.core.clear_interrupt", NULL);
+        set_refusal(L, -1, "run_program", "ricochet.core.run_program",
+                    " (rc.gmsh runs an external program: use a committed .msh and rc.read_msh)");
     }
     return 1;
 }

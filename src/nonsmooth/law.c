@@ -166,7 +166,7 @@ typedef struct site_call {
     double tol, rho;
     int maxit;
     const double *b, *u, *p;
-    double *out;
+    double *out, *arg;   /* arg: the projection's argument p - rho xi (or NULL) */
 } site_call;
 
 static rc_status run_residual(void *arg)
@@ -411,18 +411,20 @@ static rc_status run_solve(void *arg)
                         : generic_solve2(c->s, c->tol, c->maxit, c->b, c->out);
 }
 
-static rc_status prox_n(const rcn_site *s, const double *p, const double *u, double rho, double *p_out)
+static rc_status prox_n(const rcn_site *s, const double *p, const double *u, double rho, double *p_out, double *x_out)
 {
     double xi[RC_LAW_MAX_DIM], x[RC_LAW_MAX_DIM];
     RC_CHECK(checked_xi(s, u, xi, s->n));
     for (int i = 0; i < s->n; i++) x[i] = p[i] - rho * xi[i];
+    if (x_out)
+        for (int i = 0; i < s->n; i++) x_out[i] = i < s->ctx.dim ? x[i] : 0.0;
     return checked_project(s, x, p_out, s->n);
 }
 
 static rc_status run_prox(void *arg)
 {
     const site_call *c = (const site_call *)arg;
-    return prox_n(c->s, c->p, c->u, c->rho, c->out);
+    return prox_n(c->s, c->p, c->u, c->rho, c->out, c->arg);
 }
 
 rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p)
@@ -464,7 +466,18 @@ rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, dou
         site_call sc = { .s = s, .rho = rho, .u = u, .p = p, .out = p_out };
         return l->ops.run(l->ops.user, run_prox, &sc);
     }
-    return prox_n(s, p, u, rho, p_out);
+    return prox_n(s, p, u, rho, p_out, NULL);
+}
+
+rc_status rcn_site_prox_arg(const rcn_site *s, const double *p, const double *u, double rho, double *x_out, double *p_out)
+{
+    const rc_law *l = s->law;
+    if (s->ctx.dim < 1) return bad_dim(s);
+    if (l->ops.run) {
+        site_call sc = { .s = s, .rho = rho, .u = u, .p = p, .out = p_out, .arg = x_out };
+        return l->ops.run(l->ops.user, run_prox, &sc);
+    }
+    return prox_n(s, p, u, rho, p_out, x_out);
 }
 
 /* ---------------------------------------------------------------- planar contacts */

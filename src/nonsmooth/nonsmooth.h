@@ -65,6 +65,10 @@ int rcn_law_dim(const rc_law *l, int n);
 rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p);
 rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p, double *r2);
 rc_status rcn_site_prox(const rcn_site *s, const double *p, const double *u, double rho, double *p_out);
+/* the same through the law's xi / project (also for a built-in law), with
+ * the projection's argument p - rho xi(u) in x_out (components beyond the
+ * law's dim zeroed) */
+rc_status rcn_site_prox_arg(const rcn_site *s, const double *p, const double *u, double rho, double *x_out, double *p_out);
 
 /* law.c: the local solvers of planar contacts (sites of n = 2). */
 /* Context passed to a law's functions for contact c. */

@@ -6,94 +6,16 @@
  * far from the wall); stable keys; errors with their exact messages. */
 #include "rc_test.h"
 #include "collide/collide.h"
+#define GEOM_SEED 0x9E3779B97F4A7C15ULL
+#include "geom_world.h"
 
 #include <string.h>
-
-#define PI 3.14159265358979323846
-
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static int must(rc_status s, int id)
-{
-    if (s != RC_OK) { fprintf(stderr, "setup failed: %s\n", rc_last_error()); exit(2); }
-    return id;
-}
-
-static rc_world *mk_world(double margin)
-{
-    rc_world_def d = rc_default_world_def();
-    d.contact_margin = margin;
-    rc_world *w = NULL;
-    must(rc_world_create(&d, &w), 0);
-    return w;
-}
-
-static int add_body(rc_world *w, double x, double y, double th)
-{
-    rc_body_def d = rc_default_body_def();
-    d.q[0] = x; d.q[1] = y; d.q[2] = th;
-    int id = -1;
-    rc_status st = rc_body_create(w, &d, &id);
-    return must(st, id);
-}
-
-static int add_shape(rc_world *w, int body, const rc_shape_def *d)
-{
-    int id = -1;
-    rc_status st = rc_shape_create(w, body, d, &id);
-    return must(st, id);
-}
 
 static int add_wall(rc_world *w, double cx, double cy, double R)
 {
     rc_shape_def d = rc_default_shape_def();
     d.type = RC_SHAPE_CIRCLE_INSIDE; d.offset[0] = cx; d.offset[1] = cy; d.radius = R;
     return add_shape(w, RC_GROUND, &d);
-}
-
-static int add_disk(rc_world *w, int body, double r, double ox, double oy)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_DISK; d.radius = r; d.offset[0] = ox; d.offset[1] = oy;
-    return add_shape(w, body, &d);
-}
-
-static int add_point(rc_world *w, int body, double ox, double oy)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_POINT; d.offset[0] = ox; d.offset[1] = oy;
-    return add_shape(w, body, &d);
-}
-
-/* regular n-gon of radius r around (ox, oy) (CCW) */
-static int add_ngon(rc_world *w, int body, int n, double r, double ox, double oy, double phase)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_POLYGON; d.nvert = n;
-    for (int i = 0; i < n; i++) {
-        d.vert[i][0] = ox + r * cos(phase + 2.0 * PI * i / n);
-        d.vert[i][1] = oy + r * sin(phase + 2.0 * PI * i / n);
-    }
-    return add_shape(w, body, &d);
-}
-
-static void detect(rc_world *w, int *failed)
-{
-    rcc_update_shapes(w);
-    CHECK_OK(rcc_detect(w));
-}
-
-static const rc_contact *find(const rc_world *w, int sa, int sb, int feature)
-{
-    uint64_t key = rcm_contact_key(sa, sb, feature);
-    for (int i = 0; i < w->ncontacts; i++)
-        if (w->contacts[i].key == key) return &w->contacts[i];
-    return NULL;
 }
 
 /* the contacts and the candidate pairs of the wall (the bodies' own pairs aside) */
@@ -109,12 +31,6 @@ static int wall_pairs(const rc_world *w, int wall)
     int n = 0;
     for (int k = 0; k < w->npairs; k++) n += w->pairs[2 * k] == wall;
     return n;
-}
-
-static void set_q(rc_world *w, int body, double x, double y, double th)
-{
-    double q[3] = { x, y, th };
-    must(rc_body_set_state(w, body, q, NULL), 0);
 }
 
 /* a body-frame point in the world frame at the body's q */

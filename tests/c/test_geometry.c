@@ -2,64 +2,12 @@
  * rows (finite differences), keys, rules, broadphase vs brute force. */
 #include "rc_test.h"
 #include "collide/collide.h"
+#define GEOM_SEED 88172645463325252ULL
+#include "geom_world.h"
 
 #include <string.h>
 
-#define PI 3.14159265358979323846
-
 /* ---------------------------------------------------------------- helpers */
-
-static unsigned long long rng_state = 88172645463325252ULL;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static rc_world *mk_world(double margin)
-{
-    rc_world_def d = rc_default_world_def();
-    d.contact_margin = margin;
-    rc_world *w = NULL;
-    if (rc_world_create(&d, &w) != RC_OK) { fprintf(stderr, "world: %s\n", rc_last_error()); exit(2); }
-    return w;
-}
-
-static int must(rc_status s, int id)
-{
-    if (s != RC_OK) { fprintf(stderr, "setup failed: %s\n", rc_last_error()); exit(2); }
-    return id;
-}
-
-static int add_body(rc_world *w, double x, double y, double th)
-{
-    rc_body_def d = rc_default_body_def();
-    d.q[0] = x; d.q[1] = y; d.q[2] = th;
-    int id = -1;
-    rc_status st = rc_body_create(w, &d, &id);
-    return must(st, id);
-}
-
-static int add_shape(rc_world *w, int body, const rc_shape_def *d)
-{
-    int id = -1;
-    rc_status st = rc_shape_create(w, body, d, &id);
-    return must(st, id);
-}
-
-static int add_disk(rc_world *w, int body, double r, double ox, double oy)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_DISK; d.radius = r; d.offset[0] = ox; d.offset[1] = oy;
-    return add_shape(w, body, &d);
-}
-
-static int add_point(rc_world *w, int body, double ox, double oy)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_POINT; d.offset[0] = ox; d.offset[1] = oy;
-    return add_shape(w, body, &d);
-}
 
 /* box [-hx, hx] x [-hy, hy] centred at (ox, oy), CCW from (-hx, -hy) */
 static int add_box(rc_world *w, int body, double hx, double hy, double ox, double oy)
@@ -68,18 +16,6 @@ static int add_box(rc_world *w, int body, double hx, double hy, double ox, doubl
     d.type = RC_SHAPE_POLYGON; d.nvert = 4;
     const double v[4][2] = { { -hx, -hy }, { hx, -hy }, { hx, hy }, { -hx, hy } };
     for (int i = 0; i < 4; i++) { d.vert[i][0] = v[i][0] + ox; d.vert[i][1] = v[i][1] + oy; }
-    return add_shape(w, body, &d);
-}
-
-/* regular n-gon of radius r (CCW) */
-static int add_ngon(rc_world *w, int body, int n, double r, double phase)
-{
-    rc_shape_def d = rc_default_shape_def();
-    d.type = RC_SHAPE_POLYGON; d.nvert = n;
-    for (int i = 0; i < n; i++) {
-        d.vert[i][0] = r * cos(phase + 2.0 * PI * i / n);
-        d.vert[i][1] = r * sin(phase + 2.0 * PI * i / n);
-    }
     return add_shape(w, body, &d);
 }
 
@@ -120,19 +56,7 @@ static void add_rule(rc_world *w, rc_rule_kind kind, int a, int b, int law, cons
     must(rc_contact_rule(w, &r), 0);
 }
 
-static void detect(rc_world *w, int *failed)
-{
-    rcc_update_shapes(w);
-    CHECK_OK(rcc_detect(w));
-}
 
-static const rc_contact *find(const rc_world *w, int sa, int sb, int feature)
-{
-    uint64_t key = rcm_contact_key(sa, sb, feature);
-    for (int i = 0; i < w->ncontacts; i++)
-        if (w->contacts[i].key == key) return &w->contacts[i];
-    return NULL;
-}
 
 static int count_pair(const rc_world *w, int sa, int sb)
 {
@@ -246,11 +170,6 @@ static void check_jacobians(rc_world *w, int *failed)
     detect(w, failed);
 }
 
-static void set_q(rc_world *w, int body, double x, double y, double th)
-{
-    double q[3] = { x, y, th };
-    must(rc_body_set_state(w, body, q, NULL), 0);
-}
 
 /* ---------------------------------------------------------------- pair tests */
 
@@ -506,7 +425,7 @@ RC_TEST(polygon_polygon)
     for (int k = 0; k < 6; k++) {
         rc_world *w = mk_world(0.01);
         int b1 = add_body(w, 0, 0, urand(-3, 3)), b2 = add_body(w, urand(-3, 3), urand(-3, 3), urand(-3, 3));
-        int p1 = add_ngon(w, b1, 3 + k % 4, 1.0, urand(0, 1)), p2 = add_ngon(w, b2, 4 + k % 3, 0.8, urand(0, 1));
+        int p1 = add_ngon(w, b1, 3 + k % 4, 1.0, 0, 0, urand(0, 1)), p2 = add_ngon(w, b2, 4 + k % 3, 0.8, 0, 0, urand(0, 1));
         add_rule(w, RC_RULE_BODIES, b1, b2, 0, "pp");
         check_jacobians(w, failed);
         CHECK(w->ncontacts == rcm_shape_feature_count(&w->shapes[p1], &w->shapes[p2]));
@@ -527,8 +446,8 @@ RC_TEST(polygon_pairs_random)
         rc_world *w = mk_world(0.05);
         int b1 = add_body(w, 0, 0, urand(-3, 3));
         int b2 = add_body(w, urand(-1.6, 1.6), urand(-1.6, 1.6), urand(-3, 3));
-        int p1 = add_ngon(w, b1, 3 + k % 6, urand(0.5, 1.0), urand(0, 1));
-        int p2 = add_ngon(w, b2, 3 + (k / 6) % 6, urand(0.3, 0.9), urand(0, 1));
+        int p1 = add_ngon(w, b1, 3 + k % 6, urand(0.5, 1.0), 0, 0, urand(0, 1));
+        int p2 = add_ngon(w, b2, 3 + (k / 6) % 6, urand(0.3, 0.9), 0, 0, urand(0, 1));
         detect(w, failed);
         int e;
         const double sep1 = poly_sep(&w->shapes[p1], &w->shapes[p2], &e);
@@ -603,8 +522,8 @@ RC_TEST(feature_counts)
 {
     rc_world *w = mk_world(0.01);
     int b1 = add_body(w, 0, 0, 0), b2 = add_body(w, 5, 0, 0);
-    int d = add_disk(w, b1, 1, 0, 0), pt = add_point(w, b2, 0, 0), p5 = add_ngon(w, b2, 5, 1, 0);
-    int p3 = add_ngon(w, b1, 3, 1, 0), hp = add_half(w, 0, 0, 0, 1), sg = add_seg(w, 0, 0, 1, 0, 0);
+    int d = add_disk(w, b1, 1, 0, 0), pt = add_point(w, b2, 0, 0), p5 = add_ngon(w, b2, 5, 1, 0, 0, 0);
+    int p3 = add_ngon(w, b1, 3, 1, 0, 0, 0), hp = add_half(w, 0, 0, 0, 1), sg = add_seg(w, 0, 0, 1, 0, 0);
     const rc_shape *S = w->shapes;
     CHECK(rcm_shape_feature_count(&S[d], &S[pt]) == 1);
     CHECK(rcm_shape_feature_count(&S[d], &S[p5]) == 1);
@@ -630,7 +549,7 @@ RC_TEST(keys_stable)
     bodies[0] = add_body(w, -3.9, 0.5, 0.0); add_disk(w, bodies[0], 0.5, 0, 0);    /* floor, box */
     bodies[1] = add_body(w, -2.9, 0.5, 0.0); add_box(w, bodies[1], 0.5, 0.5, 0, 0); /* floor (2) */
     bodies[2] = add_body(w, -2.9, 1.5, 0.0); add_disk(w, bodies[2], 0.5, 0, 0);    /* on the box */
-    bodies[3] = add_body(w, -1.0, 0.5, 0.0); add_ngon(w, bodies[3], 3, 0.5, -PI / 2); /* floor (1) */
+    bodies[3] = add_body(w, -1.0, 0.5, 0.0); add_ngon(w, bodies[3], 3, 0.5, 0, 0, -PI / 2); /* floor (1) */
     bodies[4] = add_body(w, 0.5, 0.5, 0.0); add_point(w, bodies[4], 0, -0.5);       /* floor */
     bodies[5] = add_body(w, 2.0, 0.5, 0.0); add_disk(w, bodies[5], 0.5, 0, 0);      /* floor */
     add_box(w, bodies[5], 0.2, 0.2, 0.5, 0.0);                                       /* same body */
@@ -663,7 +582,7 @@ RC_TEST(rules)
     rc_world *w = mk_world(0.01);
     add_half(w, 0, 0, 0, 1);
     int b1 = add_body(w, 0, 0.5, 0), b2 = add_body(w, 1.0, 0.5, 0), b3 = add_body(w, 10, 5, 0);
-    int d1 = add_disk(w, b1, 0.5, 0, 0), d2 = add_disk(w, b2, 0.5, 0, 0), p3 = add_ngon(w, b3, 6, 0.5, 0);
+    int d1 = add_disk(w, b1, 0.5, 0, 0), d2 = add_disk(w, b2, 0.5, 0, 0), p3 = add_ngon(w, b3, 6, 0.5, 0, 0, 0);
     detect(w, failed);
     CHECK(w->ncontacts == 3);               /* d1-floor, d2-floor, d1-d2 */
     CHECK(find(w, d1, d2, 0) && find(w, d1, d2, 0)->law == 0);
@@ -802,8 +721,8 @@ RC_TEST(broadphase_mixed)
         switch (i % 4) {
         case 0: add_disk(w, b, urand(0.1, 0.4), 0, 0); break;
         case 1: add_box(w, b, urand(0.1, 0.4), urand(0.1, 0.4), 0, 0); break;
-        case 2: add_ngon(w, b, 3 + i % 5, urand(0.2, 0.5), urand(0, 1)); break;
-        default: add_point(w, b, 0.1, 0); add_ngon(w, b, 3, urand(0.1, 0.4), 0); break;
+        case 2: add_ngon(w, b, 3 + i % 5, urand(0.2, 0.5), 0, 0, urand(0, 1)); break;
+        default: add_point(w, b, 0.1, 0); add_ngon(w, b, 3, urand(0.1, 0.4), 0, 0, 0); break;
         }
     }
     add_seg(w, 2.0, 2.0, 2.5, 0.5, 0.0);
@@ -953,7 +872,7 @@ static int polydisperse_scene(rc_world *w, int n)
         if (i % 10 == 3) {
             double r = urand(0.01, 0.05);
             if (i % 20 == 3) add_box(w, b, r, urand(0.5, 1.0) * r, 0, 0);
-            else add_ngon(w, b, 3 + i % 4, r, urand(0, 1));
+            else add_ngon(w, b, 3 + i % 4, r, 0, 0, urand(0, 1));
         } else if (i == 17) {
             add_disk(w, b, 0.03, 0, 0);
             add_box(w, b, 0.02, 0.01, 0.05, 0.0);      /* same body: never paired with the disk */

@@ -107,3 +107,108 @@ describe("gen-alpha with friction: options", function()
     assert.is_near(10 * 1e-2, sim:contacts()[1].pN, 1e-9)   -- P_N = m g h
   end)
 end)
+
+-- Laws through xi / project (gf_law.c): a Coulomb law written in Lua
+-- (ricochet.laws.coulomb) and rc.newton through its xi / project give the
+-- built-in law's trajectory to the solver's tolerance.
+local function max_diff(a, b, cols, keep)
+  assert.equals(#a, #b)
+  local d = 0
+  for i = 1, #a do
+    if not keep or keep(a[i], b[i]) then
+      for _, c in ipairs(cols) do d = math.max(d, math.abs(a[i][c] - b[i][c])) end
+    end
+  end
+  return d
+end
+local Q, V = { "ball.x", "ball.y", "ball.theta" }, { "ball.vx", "ball.vy", "ball.omega" }
+
+describe("gen-alpha with friction: laws written in Lua or C (xi / project)", function()
+  for _, case in ipairs{ "a", "b" } do
+    it("rotating ball " .. case .. ": the Lua Coulomb law follows the built-in one to the tolerance 1e-10", function()
+      local path = "scripts/papers/capobianco2021_rotating_ball.lua"
+      local _, ref = helper.run(path, { case = case }, true)
+      for _, law in ipairs{ "lua", "c-generic" } do
+        local _, rows = helper.run(path, { case = case, law = law }, true)
+        assert.is_true(max_diff(ref, rows, Q) <= 1e-10)   -- measured 2.6e-11 (case a), 5.0e-13 (b)
+        assert.is_true(max_diff(ref, rows, V) <= 1e-9)    -- measured 2.5e-10 (a), 1.7e-12 (b)
+      end
+    end)
+  end
+
+  it("ball in a corner: the Lua law follows the built-in one to the tolerance 1e-8, unconverged in the same steps", function()
+    local path = "scripts/papers/capobianco2021_ball_in_corner.lua"
+    local r1, ref = helper.run(path, {}, true, true)
+    local r2, rows = helper.run(path, { law = "lua" }, true, true)
+    assert.is_true(max_diff(ref, rows, Q) <= 1e-8)         -- measured 7.8e-9 (theta), 6.6e-10 (x, y)
+    local both = function(a, b) return a.newton_residual <= 1e-8 and b.newton_residual <= 1e-8 end
+    assert.is_true(max_diff(ref, rows, V, both) <= 1e-6)   -- measured 5.5e-7 (omega, at rest)
+    assert.equals(r1.unconverged, r2.unconverged)          -- 6 steps near t = 1.3613 in both
+    assert.is_near(0.1 * math.sqrt(2), r2.q[2], 1e-6)
+  end)
+
+  local function world(law, variant)
+    local w = rc.world{ gravity = { 0, -9.81 } }
+    w:halfplane{}
+    local b = w:body{ mass = 1, inertia = 0.004, q = { 0, 0.1, 0 }, shape = rc.disk{ radius = 0.1 } }
+    w:contact{ w.ground, b, law = law }
+    return w:simulation{ scheme = "gen-alpha", variant = variant, h = 1e-3 }
+  end
+
+  it("refuses a law with 'update' under capobianco2021, naming the law and the variant", function()
+    local law = rc.law{ name = "stateful", state = { n = 0 },
+      xi = function(l, uN, uT, uoN, uoT) return uN, uT end,
+      project = function(l, xN, xT) return math.max(xN, 0), 0 end,
+      update = function(l, ctx) ctx.state.n = ctx.state.n + 1 end }
+    local ok, err = pcall(function() world(law):run{ T = 0.01 } end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("gen-alpha variant \"capobianco2021\" cannot use law 'stateful' (contact 0", 1, true))
+    assert.truthy(tostring(err):find("it has an 'update'", 1, true))
+    ok, err = pcall(function() world(require("ricochet.laws.coulomb"){ mu = 0.2 }, "bruls2014"):run{ T = 0.01 } end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("gen-alpha's variant \"bruls2014\" takes the built-in laws only", 1, true))
+    assert.truthy(tostring(err):find("law 'coulomb (Lua)' is a custom law", 1, true))
+  end)
+
+  it("a failing Lua law fails the step with its message, the state left at t_i", function()
+    local law = rc.law{ name = "bad", xi = function(l, uN, uT, uoN, uoT, ctx)
+        if ctx.t > 0 then error("broken") end
+        return uN, uT
+      end,
+      project = function(l, xN, xT) return math.max(xN, 0), 0 end }
+    local sim = world(law)
+    local ok, err = pcall(function() sim:run{ T = 0.01 } end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("law 'bad': 'xi' failed", 1, true))
+  end)
+end)
+
+-- The audit (issue 13): per step, E_{n+1} - E_n - W_ext <= 10 tol E_0 (no
+-- gain: the smooth part's generalized-alpha with rho_inf < 1 only dissipates,
+-- the contacts' percussions too; what the solver leaves is of the order of its
+-- tolerance on velocities, tol |u| m ~ tol E_0), and the balance closes:
+-- dE = dW_ext + dW_N + dW_T + dW_proj (position multipliers) + dW_theta.
+describe("gen-alpha with friction: the energy audit per step", function()
+  local cases = {
+    { "capobianco2021_rotating_ball.lua", { case = "a" }, 1e-10 },
+    { "capobianco2021_rotating_ball.lua", { case = "b" }, 1e-10 },
+    { "capobianco2021_ball_in_corner.lua", {}, 1e-8 },
+  }
+  for _, c in ipairs(cases) do
+    it(c[1] .. " " .. (c[2].case or "") .. ": no energy gain beyond the solver's tolerance, the balance closed", function()
+      local _, rows = helper.run("scripts/papers/" .. c[1], c[2], true, true)
+      local E0, gain, defect, Wp = rows[1].E, -math.huge, 0, 0
+      for i = 2, #rows do
+        local a, b = rows[i - 1], rows[i]
+        local dE, dW = b.E - a.E, b.W_ext - a.W_ext
+        gain = math.max(gain, dE - dW)
+        defect = math.max(defect, math.abs(dE - (dW + (b.W_N - a.W_N) + (b.W_T - a.W_T) + (b.W_proj - a.W_proj)
+                                                  + (b.W_theta - a.W_theta))))
+        Wp = math.max(Wp, b.W_proj - a.W_proj)
+      end
+      assert.is_true(gain <= 10 * c[3] * E0)    -- measured 1.9e-12 (a), 1.0e-13 (b), 1.5e-8 (corner, unconverged step)
+      assert.is_true(defect <= 1e-12 * E0)
+      assert.is_true(Wp > 0)                    -- the position correction's energy is booked (6.8e-2 J at the ball's impact)
+    end)
+  end
+end)

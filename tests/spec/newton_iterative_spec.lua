@@ -6,55 +6,18 @@
 -- path), no allocation after the first step, the option's checks.
 -- docs/theory/newton-solver.md, "The linear solve".
 local rc = require "ricochet"
+local worlds = require "solver_worlds"
 
 local g = 9.81
 
--- A 0.4 x 0.2 box on a slope of alpha degrees: the down-slope acceleration, the largest iterations, the stats
+-- solver_worlds.lua's box on a slope with { "newton", tol = 1e-12 } and extra keys
 local function incline(alpha, mu, n, extra)
-  alpha = math.rad(alpha)
-  local w = rc.world{ gravity = { 0, -g } }
-  local nn = { -math.sin(alpha), math.cos(alpha) }
-  local s = { -math.cos(alpha), -math.sin(alpha) }
-  w:halfplane{ point = { 0, 0 }, normal = nn }
-  local d = 0.1 - 1e-12
-  local box = w:body{ mass = 1, inertia = (0.16 + 0.04) / 12, q = { d * nn[1], d * nn[2], alpha }, shape = rc.box{ 0.4, 0.2 } }
-  w:contact{ w.ground, box, law = rc.newton{ e = 0, mu = mu } }
-  local so = { "newton", tol = 1e-12 }
-  for k, v in pairs(extra or {}) do so[k] = v end
-  local sim = w:simulation{ h = 1e-3, solver = so }
-  local max_it = 0
-  for _ = 1, n do
-    sim:step()
-    max_it = math.max(max_it, sim:info().iterations)
-  end
-  local v = box:v()
-  return (v[1] * s[1] + v[2] * s[2]) / sim.t, max_it, sim:stats()
+  return worlds.incline(worlds.with({ "newton", tol = 1e-12 }, extra), alpha, mu, n)
 end
 
--- newton_solver_spec.lua's stack: three boxes, 6 redundant contacts, stick, slip, impacts; 300 steps
+-- solver_worlds.lua's stack of three boxes with { "newton", tol = 1e-10 } and extra keys
 local function stack(extra)
-  local w = rc.world{ gravity = { 0, -g } }
-  w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
-  local mu = 0.4
-  w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0.5, mu = mu } }
-  local top
-  for i = 1, 3 do
-    top = w:body{ mass = 1, inertia = 1.04 / 12, q = { 0.1 * i, 0.1 + 0.2 * (i - 1), 0 }, v = { 0.2 * i, 0, 0 },
-                  shape = rc.box{ 1.0, 0.2 } }
-  end
-  local so = { "newton", tol = 1e-10, max_iter = 10000 }
-  for k, v in pairs(extra or {}) do so[k] = v end
-  local sim = w:simulation{ h = 1e-3, solver = so, activation = "gap" }
-  local max_it, total, inside = 0, 0, true
-  for _ = 1, 300 do
-    sim:step()
-    local it = sim:info().iterations
-    max_it, total = math.max(max_it, it), total + it
-    for _, c in ipairs(sim:contacts()) do
-      if c.active and (c.pN < 0 or math.abs(c.pT) > mu * c.pN * (1 + 1e-14)) then inside = false end
-    end
-  end
-  return top:q(), max_it, total, inside, sim:stats()
+  return worlds.stack(worlds.with({ "newton", tol = 1e-10, max_iter = 10000 }, extra))
 end
 
 -- scripts/bench/disks_in_box.lua's 200-disk pile (radii 0.1 +- 10 %, seeded

@@ -4,30 +4,14 @@
 -- NSGS fallback; the option checks. docs/theory/newton-solver.md.
 local rc = require "ricochet"
 local cone = require "ricochet.laws.cone"
+local worlds = require "solver_worlds"
 
 local g = 9.81
 
--- A 0.4 x 0.2 box on a slope of alpha degrees (scripts/examples/incline.lua):
--- returns the down-slope acceleration over n steps and the solver figures.
+-- solver_worlds.lua's box on a slope: the down-slope acceleration over n
+-- steps and the solver figures
 local function incline(solver, alpha, mu, n, extra)
-  alpha = math.rad(alpha)
-  local w = rc.world{ gravity = { 0, -g } }
-  local nn = { -math.sin(alpha), math.cos(alpha) }
-  local s = { -math.cos(alpha), -math.sin(alpha) }
-  w:halfplane{ point = { 0, 0 }, normal = nn }
-  local d = 0.1 - 1e-12
-  local box = w:body{ mass = 1, inertia = (0.16 + 0.04) / 12, q = { d * nn[1], d * nn[2], alpha }, shape = rc.box{ 0.4, 0.2 } }
-  w:contact{ w.ground, box, law = rc.newton{ e = 0, mu = mu } }
-  local so = { solver, tol = 1e-12 }
-  for k, v in pairs(extra or {}) do so[k] = v end
-  local sim = w:simulation{ h = 1e-3, solver = so }
-  local max_it = 0
-  for _ = 1, n do
-    sim:step()
-    max_it = math.max(max_it, sim:info().iterations)
-  end
-  local v = box:v()
-  return (v[1] * s[1] + v[2] * s[2]) / sim.t, max_it, sim:stats()
+  return worlds.incline(worlds.with({ solver, tol = 1e-12 }, extra), alpha, mu, n)
 end
 
 -- A Lua law, the twin of rc.newton (docs/laws.md)
@@ -39,39 +23,13 @@ local function lua_newton(e, mu)
     project = function(law, xN, xT) return cone.project(law.mu, xN, xT) end }
 end
 
--- Three 1 x 0.2 boxes stacked, offset and pushed sideways: 6 contacts, two
--- per interface (redundant: more sticking rows than degrees of freedom), stick
--- and slip, e = 0.5, mu = 0.4; 300 steps. Returns the top box's q, the largest
--- and total iterations, whether every impulse stayed in the cone, the stats.
+-- solver_worlds.lua's stack of three boxes (e = 0.5, mu = 0.4) with the
+-- built-in law, the generic local solver or a Lua twin (law_kind "builtin",
+-- "generic", "lua")
 local function stack(solver, law_kind, extra, scheme)
-  local w = rc.world{ gravity = { 0, -g } }
-  w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
-  local mu = 0.4
-  local law = law_kind == "lua" and lua_newton(0.5, mu)
-    or rc.newton{ e = 0.5, mu = mu, local_solver = law_kind == "generic" and "generic" or nil }
-  w:contact{ groups = { 0, 0 }, law = law }
-  local top
-  for i = 1, 3 do
-    top = w:body{ mass = 1, inertia = 1.04 / 12, q = { 0.1 * i, 0.1 + 0.2 * (i - 1), 0 }, v = { 0.2 * i, 0, 0 },
-                  shape = rc.box{ 1.0, 0.2 } }
-  end
-  local so = { solver, tol = 1e-10, max_iter = 10000 }
-  for k, v in pairs(extra or {}) do so[k] = v end
-  local sim = w:simulation{ h = 1e-3, solver = so, scheme = scheme, theta = scheme == "maury" and 1 or nil,
-                            activation = "gap" }
-  local max_it, total, inside, active = 0, 0, true, 0
-  for _ = 1, 300 do
-    sim:step()
-    local it = sim:info().iterations
-    max_it, total = math.max(max_it, it), total + it
-    for _, c in ipairs(sim:contacts()) do
-      if c.active then
-        active = math.max(active, 1)
-        if c.pN < 0 or math.abs(c.pT) > mu * c.pN * (1 + 1e-14) then inside = false end
-      end
-    end
-  end
-  return top:q(), max_it, total, inside, sim:stats()
+  local law = law_kind == "lua" and lua_newton(0.5, 0.4)
+    or rc.newton{ e = 0.5, mu = 0.4, local_solver = law_kind == "generic" and "generic" or nil }
+  return worlds.stack(worlds.with({ solver, tol = 1e-10, max_iter = 10000 }, extra), law, scheme)
 end
 
 local function near(a, b, tol)

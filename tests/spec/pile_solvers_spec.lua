@@ -5,6 +5,7 @@
 -- slides; APGD's relaxed law makes a sliding contact separate at mu |u_T| (the CCP's
 -- analytic solution is checked); impulses stay in the cone; option errors.
 local rc = require "ricochet"
+local worlds = require "solver_worlds"
 
 local g = 9.81
 local SOLVERS = {
@@ -13,12 +14,7 @@ local SOLVERS = {
   anderson = { "nsgs", accelerate = "anderson", depth = 4 },
 }
 
-local function with(solver, extra)
-  local s = {}
-  for k, v in pairs(SOLVERS[solver]) do s[k] = v end
-  for k, v in pairs(extra) do s[k] = v end
-  return s
-end
+local function with(solver, extra) return worlds.with(SOLVERS[solver], extra) end
 
 -- A 0.4 x 0.2 box resting on the floor (two corner contacts), pushed at vx,
 -- one step of h = 1e-3: its velocity after the step and the contacts.
@@ -33,20 +29,9 @@ local function pushed_box(solver, vx, mu)
   return box:v(), sim:contacts()
 end
 
--- A 0.4 x 0.2 box on a slope of alpha degrees, n steps: its down-slope acceleration.
+-- solver_worlds.lua's box on a slope, n steps: its down-slope acceleration
 local function incline(solver, alpha, mu, n)
-  alpha = math.rad(alpha)
-  local w = rc.world{ gravity = { 0, -g } }
-  local nn = { -math.sin(alpha), math.cos(alpha) }
-  local s = { -math.cos(alpha), -math.sin(alpha) }
-  w:halfplane{ point = { 0, 0 }, normal = nn }
-  local d = 0.1 - 1e-12
-  local box = w:body{ mass = 1, inertia = (0.16 + 0.04) / 12, q = { d * nn[1], d * nn[2], alpha }, shape = rc.box{ 0.4, 0.2 } }
-  w:contact{ w.ground, box, law = rc.newton{ e = 0, mu = mu } }
-  local sim = w:simulation{ h = 1e-3, solver = with(solver, { tol = 1e-12, max_iter = 20000 }) }
-  for _ = 1, n do sim:step() end
-  local v = box:v()
-  return (v[1] * s[1] + v[2] * s[2]) / sim.t
+  return (worlds.incline(with(solver, { tol = 1e-12, max_iter = 20000 }), alpha, mu, n))
 end
 
 -- Five disks of radius 0.1 (three on the floor, 0.205 apart, two in their
