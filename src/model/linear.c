@@ -98,10 +98,14 @@ rc_status rc_linear_def_check(const rc_linear_def *def, const char *what)
     RC_CHECK(check_matrix(def->M, n, what, "M", 1));
     if (def->K) RC_CHECK(check_matrix(def->K, n, what, "K", 0));
     if (def->C) RC_CHECK(check_matrix(def->C, n, what, "C", 0));
-    {   /* M positive definite: its Cholesky factor must exist */
-        double *F = copy_or_null(def->M, (size_t)n * n);
+    {   /* M positive definite: its Cholesky factor must exist (banded as the body will be) */
+        const int kd = bandwidth(def->M, n);
+        const int band = kd < n / 4;
+        double *F = band ? rcb_malloc((size_t)(kd + 1) * n * sizeof(double)) : copy_or_null(def->M, (size_t)n * n);
         if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        rc_status s = rcl_chol_factor(n, F);
+        for (int j = 0; band && j < n; j++)
+            for (int i = j - kd > 0 ? j - kd : 0; i <= j; i++) F[(kd + i - j) + (size_t)j * (kd + 1)] = def->M[(size_t)i * n + j];
+        rc_status s = band ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
         rcb_free(F);
         if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "%s: M is not positive definite", what);
     }
