@@ -221,6 +221,7 @@ int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
 int lrc_fem_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
+int lrc_fem_set_loads(lua_State *L);  /* lrc_fem_load.c */
 
 /* lrc_mechanisms.c */
 void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);

@@ -67,6 +67,7 @@ static const luaL_Reg core_funcs[] = {
     { "gap_create", lrc_gap_create },
     { "fem_create", lrc_fem_create },
     { "fem_matrices", lrc_fem_matrices },
+    { "fem_set_loads", lrc_fem_set_loads },
     { "shape_create", lrc_shape_create },
     { "shape_count", lrc_shape_count },
     { "shape_def", lrc_shape_def },
