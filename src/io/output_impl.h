@@ -48,6 +48,7 @@ struct rc_output {
     int joint_work;         /* 1: the audit's columns last (W_J, W_proj, W_theta, W_damp, E_spring, E_elastic) */
     int motor_work;         /* 1: then W_motor (a joint had a motor when the output opened) */
     int newton;             /* 1: then newton_iterations, newton_residual (scheme gen-alpha at open) */
+    int tangential_work;    /* 1: then WT_max_pos, WT_min_neg, dissipation (a finite-element body at open) */
     int ncols;
     char **cols;
 

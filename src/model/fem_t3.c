@@ -207,6 +207,7 @@ rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *
         ld.n = n;
         ld.M = M; ld.K = K; ld.C = C; ld.f = f;
         s = rc_linear_create(w, &ld, out_body);
+        if (s == RC_OK) w->nfem++;
     }
     if (s == RC_OK && perm_out) memcpy(perm_out, perm, (size_t)nn * sizeof(int));
     if (s == RC_OK && bandwidth) *bandwidth = bw;

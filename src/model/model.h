@@ -319,6 +319,7 @@ struct rc_world {
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
     rc_linear *linears; int nlinears, cap_linears;
+    int nfem;               /* finite-element bodies made (rc_fem_create): the history's tangential work columns */
     rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
