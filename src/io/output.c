@@ -140,18 +140,7 @@ static rc_status rc__write_row(rc_world *w)
             p += rco_fmt_num(p, (size_t)(end - p), rc_world_step_count(w) > 0 ? info.W_motor_total : 0.0);
         }
     }
-    if (o->tangential_work) {   /* the step's extreme tangential works, the cumulative dissipation */
-        const int ok = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK;
-        double a[3] = { 0.0, 0.0, 0.0 };
-        if (ok) {
-            a[0] = info.WT_max_pos; a[1] = info.WT_min_neg;
-            a[2] = info.W_N_total + info.W_T_total + info.W_damp_total + info.W_theta_total;
-        }
-        for (int i = 0; i < 3; i++) {
-            *p++ = ',';
-            p += rco_fmt_num(p, (size_t)(end - p), a[i]);
-        }
-    }
+    if (o->tangential_work) p = rco_work_row(w, p, end);   /* output_work.c */
     if (o->newton) {   /* the last step's Newton iterations and residual (none before the first step) */
         const int ok = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK;
         *p++ = ',';
@@ -444,9 +433,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         if (!(o->cols[o->ncols] = rcb_strdup(i < RC_OUT_NAUDIT ? audit[i] : "W_motor"))) RC__NOMEM();
         o->ncols++;
     }
-    static const char *const tw[3] = { "WT_max_pos", "WT_min_neg", "dissipation" };
     for (int i = 0; i < 3 * o->tangential_work; i++) {
-        if (!(o->cols[o->ncols] = rcb_strdup(tw[i]))) RC__NOMEM();
+        if (!(o->cols[o->ncols] = rcb_strdup(rco_work_cols[i]))) RC__NOMEM();
         o->ncols++;
     }
     for (int i = 0; i < 2 * o->newton; i++) {
