@@ -246,6 +246,33 @@ describe("body:traction", function()
         assert.are.equal(50, called)   -- the Lua force function is still called
     end)
 
+    it("pulls a bar prescribed at its other end to the elongation sigma L / E (static), exactly", function()
+        if not (rc.Body.prescribe and rc.Body.solve_static) then
+            pending("needs body:prescribe and body:solve_static")
+            return
+        end
+        -- uniaxial stress sigma along x: u_x = sigma x / E, u_y = -nu sigma y / E, linear, so
+        -- reproduced exactly by T3 elements on any mesh (the patch test)
+        local w = rc.world{}
+        local b = w:fem(def())
+        local E, nu, sigma = 100, 0.3, 1.5
+        local lnodes = {}
+        for j = 0, ny do lnodes[#lnodes + 1] = j * (nx + 1) + 1 end
+        b:prescribe{ nodes = lnodes, ux = 0 }
+        b:prescribe{ nodes = { 1 }, uy = 0 }
+        b:traction{ set = "right", t = { sigma, 0 } }
+        b:solve_static{ t = 0 }
+        local worst = 0
+        for k, X in ipairs(nodes) do
+            local u = b:displacements(k)
+            worst = math.max(worst, math.abs(u[1] - sigma * X[1] / E), math.abs(u[2] + nu * sigma * X[2] / E))
+        end
+        assert.is_true(worst <= 1e-12 * sigma * W / E, "largest error " .. worst)
+        local R = 0   -- the reactions balance the traction's resultant
+        for _, r in pairs(b:reactions()) do R = R + r[1] end
+        assert.is_true(math.abs(R + sigma * H * th) <= 1e-10 * sigma * H * th, "reaction " .. R)
+    end)
+
     it("checks its arguments", function()
         local w = rc.world{}
         local b = w:fem(def())
