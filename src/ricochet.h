@@ -253,6 +253,32 @@ RC_API rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *ou
 RC_API rc_status rc_linear_def_check(const rc_linear_def *def, const char *what);
 /* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q. */
 RC_API rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
+/* Prescribed coordinates (Dirichlet conditions; src/model/linear_bc.c):
+ * coords[i] (0-based) follows q = values[i] (rc_linear_prescribe) or the
+ * values fn gives at t (rc_linear_prescribe_fn: fn(user, body, t, ncoords,
+ * coords, values) fills values[0..ncoords)), from the next step on:
+ * q_{k+1} = value(t_{k+1}) with the theta-method's velocity, eliminated from
+ * Mhat (factored once per prescribed set). A coordinate prescribed again
+ * takes its new value; rc_linear_release frees them all. Moreau--Jean,
+ * Moreau--Jean--Fremond and Maury; gen-alpha refuses them. The supports'
+ * work enters W_ext. */
+typedef rc_status (*rc_prescribe_fn)(void *user, int body, double t, int ncoords, const int *coords, double *values);
+RC_API rc_status rc_linear_prescribe(rc_world *w, int body, int ncoords, const int *coords, const double *values);
+RC_API rc_status rc_linear_prescribe_fn(rc_world *w, int body, int ncoords, const int *coords, rc_prescribe_fn fn, void *user);
+RC_API rc_status rc_linear_release(rc_world *w, int body);
+/* The prescribed coordinates (coords: n entries, may be NULL). */
+RC_API rc_status rc_linear_prescribed(const rc_world *w, int body, int *ncoords, int *coords);
+/* r (n): the supports' forces on the prescribed coordinates over the last
+ * step (impulse / h: the prescribed rows of M dv + h C v_{k+theta} + h K
+ * q_{k+theta} - h F), or of the last rc_linear_solve_static; 0 elsewhere. */
+RC_API rc_status rc_linear_reactions(const rc_world *w, int body, double *r);
+/* The static state: K u = f(t) (the body's constant force and force
+ * function at t) with the prescribed coordinates at their values at t and
+ * fix[0..nfix) (0-based) at 0; sets q = u, v = 0. residual (optional):
+ * |K u - f| on the free coordinates over max(|f|, |K u|) (all of them); reactions
+ * (optional, n): K u - f on the constrained coordinates, 0 elsewhere. */
+RC_API rc_status rc_linear_solve_static(rc_world *w, int body, double t, int nfix, const int *fix, double *residual,
+                                        double *reactions);
 
 /* A contact given by a gap function of one body's coordinates (any body
  * kind), against the static world:
@@ -285,7 +311,9 @@ RC_API rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
  * point), assembled once in the undeformed configuration into a linear
  * body (rc_linear_create): coordinates = nodal displacements (u_x, u_y),
  * node k at 2 perm[k], 2 perm[k] + 1 (perm: rc_fem_numbering). src/model/fem_t3.c. */
-#define RC_FEM_MAX_NODES 23170    /* (2n)^2 fits an int */
+#define RC_FEM_MAX_NODES 1000000  /* 2n dofs fit an int with room        */
+#define RC_FEM_MAX_BAND 100000000 /* entries of the band of M (and of K):
+                                     2n (2 kd + 1), kd the half-bandwidth */
 enum { RC_FEM_PLANE_STRESS = 0, RC_FEM_PLANE_STRAIN = 1 };
 enum { RC_FEM_MASS_CONSISTENT = 0, RC_FEM_MASS_LUMPED = 1 };
 typedef struct rc_fem_def {

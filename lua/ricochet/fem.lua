@@ -326,3 +326,160 @@ function rc.fem_matrices(t)
     if not M then fail(fname, "%s", K) end
     return { M = M, K = K, f = f, perm = perm, bandwidth = bw }
 end
+
+-- ---------------------------------------------------------------- prescribed coordinates, static solve
+-- (the kernel's src/model/linear_bc.c; docs/fem.md)
+
+local function linear_core(fname, b, idle)
+    I.check_self(fname, b, Body, "a body")
+    if rawget(b, "_removed") then I.removed_error(fname, "body", b) end
+    if b.kind ~= "linear" then fail(fname, "expected a linear body (w:linear or w:fem), got %s", show(b)) end
+    return world_core(fname, b.world, idle)
+end
+
+-- A number or a function of t.
+local function value_of(fname, key, v, required)
+    if v == nil then
+        if required then fail(fname, "'%s' is required: a number or a function(t)", key) end
+        return nil
+    end
+    if type(v) == "function" then return v end
+    if type(v) ~= "number" or not isfinite(v) then fail(fname, "'%s' must be a finite number or a function(t) (got %s)", key, show(v)) end
+    return v
+end
+
+local function apply_value(fname, c, id, coords0, v)
+    local ok, msg
+    if type(v) == "function" then
+        ok, msg = core.linear_prescribe_fn(c, id, coords0, v)
+    else
+        local vals = {}
+        for i = 1, #coords0 do vals[i] = v end
+        ok, msg = core.linear_prescribe(c, id, coords0, vals)
+    end
+    if not ok then fail(fname, "%s", msg) end
+end
+
+-- The nodes of `set` (a node set's name) or `nodes` (a list) of a FEM body.
+local function fem_nodes(fname, b, t)
+    local f = b.fem
+    if (t.set == nil) == (t.nodes == nil) then fail(fname, "give 'set' (a node set's name) or 'nodes' (a list of node numbers)") end
+    local nodes, name = t.nodes, nil
+    if t.set ~= nil then
+        if type(t.set) ~= "string" then fail(fname, "'set' must be the name of a node set (got %s)", show(t.set)) end
+        nodes = f.sets[t.set] or fail(fname, "'set': the body has no node set '%s'", t.set)
+        name = t.set
+    end
+    local n = list(fname, name and "set" or "nodes", nodes, 1, "node numbers")
+    local r = {}
+    for i = 1, n do r[i] = node_index(fname, fmt("nodes[%d]", i), nodes[i], f.nnodes) end
+    return r, name
+end
+
+-- body:prescribe{ dofs = {i, ...}, value = number | function(t) }, or for a
+-- finite-element body body:prescribe{ set = NAME | nodes = {k, ...}, ux = .., uy = .. }
+function Body:prescribe(t)
+    local fname = "body:prescribe"
+    local c = linear_core(fname, self, true)
+    local fem = rawget(self, "fem")
+    check_table(fname, t, fem and "body:prescribe{ set = \"top\", uy = -0.005 }" or "body:prescribe{ dofs = {1}, value = 0 }")
+    check_keys(fname, t, fem and { "dofs", "value", "set", "nodes", "ux", "uy" } or { "dofs", "value" })
+    if t.dofs ~= nil or not fem then
+        if fem and (t.set ~= nil or t.nodes ~= nil or t.ux ~= nil or t.uy ~= nil) then
+            fail(fname, "give 'dofs' and 'value', or 'set'/'nodes' with 'ux'/'uy', not both")
+        end
+        local n = list(fname, "dofs", t.dofs, 1, "coordinate numbers")
+        local coords0 = {}
+        for i = 1, n do
+            local k = t.dofs[i]
+            if mtype(k) ~= "integer" then k = type(k) == "number" and math.tointeger(k) or nil end
+            if not k or k < 1 or k > self.n then
+                fail(fname, "'dofs[%d]' must be a coordinate number in 1..%d (got %s)", i, self.n, show(t.dofs[i]))
+            end
+            coords0[i] = k - 1
+        end
+        apply_value(fname, c, self.id, coords0, value_of(fname, "value", t.value, true))
+        return self
+    end
+    if t.value ~= nil then fail(fname, "'value' goes with 'dofs'; with 'set' or 'nodes' give 'ux' and/or 'uy'") end
+    local nodes, name = fem_nodes(fname, self, t)
+    local ux, uy = value_of(fname, "ux", t.ux), value_of(fname, "uy", t.uy)
+    if ux == nil and uy == nil then fail(fname, "give 'ux' and/or 'uy' (a number or a function(t); nil: that direction stays free)") end
+    for dir, v in ipairs({ ux or false, uy or false }) do
+        if v then
+            local coords0 = {}
+            for i, k in ipairs(nodes) do coords0[i] = 2 * fem.perm[k] - 3 + dir end
+            apply_value(fname, c, self.id, coords0, v)
+        end
+    end
+    fem.prescribed = fem.prescribed or {}
+    if name then fem.prescribed[name] = nodes end
+    return self
+end
+
+-- Frees every prescribed coordinate.
+function Body:release()
+    local fname = "body:release"
+    local c = linear_core(fname, self, true)
+    local ok, msg = core.linear_release(c, self.id)
+    if not ok then fail(fname, "%s", msg) end
+    if rawget(self, "fem") then self.fem.prescribed = nil end
+    return self
+end
+
+-- The supports' forces on the prescribed coordinates (one per coordinate, 0 elsewhere).
+function Body:reactions()
+    local fname = "body:reactions"
+    local c = linear_core(fname, self)
+    local r, msg = core.linear_reactions(c, self.id)
+    if not r then fail(fname, "%s", msg) end
+    return r
+end
+
+-- {fx, fy} summed over the nodes of a set from a per-coordinate vector.
+local function set_sum(f, nodes, r)
+    local fx, fy = 0, 0
+    for _, k in ipairs(nodes) do
+        local p = f.perm[k]
+        fx, fy = fx + r[2 * p - 1], fy + r[2 * p]
+    end
+    return { fx, fy }
+end
+
+-- body:solve_static{ fix = {"bottom", ...} (FEM: node sets; other bodies: coordinate numbers), t = 0 }
+function Body:solve_static(t)
+    local fname = "body:solve_static"
+    local c = linear_core(fname, self, true)
+    t = t or {}
+    check_table(fname, t, "body:solve_static{ fix = {\"bottom\"}, t = 0 }")
+    check_keys(fname, t, { "fix", "t" })
+    local time = number(fname, "t", t.t, 0)
+    local fem = rawget(self, "fem")
+    local fix0, fixsets = {}, {}
+    if t.fix ~= nil then
+        local n = list(fname, "fix", t.fix, 0, fem and "node set names" or "coordinate numbers")
+        for i = 1, n do
+            local e = t.fix[i]
+            if fem then
+                if type(e) ~= "string" then fail(fname, "'fix[%d]' must be the name of a node set (got %s)", i, show(e)) end
+                local nodes = fem.sets[e] or fail(fname, "'fix[%d]': the body has no node set '%s'", i, e)
+                fixsets[e] = nodes
+                for _, k in ipairs(nodes) do
+                    local p = fem.perm[k]
+                    fix0[#fix0 + 1], fix0[#fix0 + 2] = 2 * p - 2, 2 * p - 1
+                end
+            else
+                local k = mtype(e) == "integer" and e or (type(e) == "number" and math.tointeger(e)) or nil
+                if not k or k < 1 or k > self.n then fail(fname, "'fix[%d]' must be a coordinate number in 1..%d (got %s)", i, self.n, show(e)) end
+                fix0[#fix0 + 1] = k - 1
+            end
+        end
+    end
+    local res, r, status = core.linear_solve_static(c, self.id, time, fix0)
+    if not res then fail(fname, "%s", r) end
+    if not fem then return { residual = res, reactions = r } end
+    local reactions = {}
+    for name, nodes in pairs(fixsets) do reactions[name] = set_sum(fem, nodes, r) end
+    for name, nodes in pairs(fem.prescribed or {}) do reactions[name] = set_sum(fem, nodes, r) end
+    return { residual = res, reactions = reactions }
+end

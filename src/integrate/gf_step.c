@@ -151,7 +151,7 @@ static rc_status consistent_start(rci_gf_sys *s, double *a0)
         const rc_linear *L = &s->w->linears[i];
         const int o = s->w->bodies[L->body].iv;
         for (int r = 0; r < L->n; r++)
-            for (int c = 0; c < L->n; c++) S[(size_t)(o + c) * K + o + r] = L->M[r * L->n + c];
+            for (int c = 0; c < L->n; c++) S[(size_t)(o + c) * K + o + r] = rcm_linear_entry(L, L->M, r, c);
     }
     for (int k = 0; k < nb; k++) {
         for (int i = 0; i < n; i++) {

@@ -426,6 +426,7 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
         rcm_body_ops_of(bd)->step_terms(w, bd, vth, &st->W_theta, &a->W_damp);
     }
     st->W_theta *= 0.5 - theta;
+    if (w->nlinears) a->W_ext += rcm_linear_support_work(w);   /* prescribed coordinates' supports (linear_bc.c) */
     a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */
     if (w->sim.project_contacts) rci_project_contacts(st, a);   /* q_{k+1} onto g_N >= 0 (project_contacts.c) */
     RC_CHECK(joints_drift(st, a));

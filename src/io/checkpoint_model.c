@@ -119,18 +119,24 @@ static void hash_springs(ck_out *o, const rc_world *w)
     }
 }
 
+/* A linear body's matrix, dense row by row (whatever its storage) */
+static void put_linear_matrix(ck_out *o, const rc_linear *L, const double *A)
+{
+    for (int i = 0; i < L->n; i++)
+        for (int j = 0; j < L->n; j++) put_f64(o, rcm_linear_entry(L, A, i, j));
+}
+
 /* M, K, C; not the constant force (state: set_force) */
 static void hash_linears(ck_out *o, const rc_world *w)
 {
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
-        const int nn = L->n * L->n;
         put_i32(o, L->body); put_i32(o, L->n);
-        put_f64s(o, L->M, nn);
+        put_linear_matrix(o, L, L->M);
         put_i32(o, L->K != NULL);
-        if (L->K) put_f64s(o, L->K, nn);
+        if (L->K) put_linear_matrix(o, L, L->K);
         put_i32(o, L->C != NULL);
-        if (L->C) put_f64s(o, L->C, nn);
+        if (L->C) put_linear_matrix(o, L, L->C);
     }
 }
 

@@ -32,7 +32,7 @@ rc_status rcl_band_chol_factor(int n, int kd, double *ab)
 
 rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double *b)
 {
-    lapack_int info = LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', n, kd, nrhs, ab, kd + 1, b, n);
+    lapack_int info = LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'U', n, kd, nrhs, ab, kd + 1, b, n);
     if (info != 0) return rc_set_error(RC_ERR_ARG, "dpbtrs: bad argument %d", (int)-info);
     return RC_OK;
 }

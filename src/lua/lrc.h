@@ -222,6 +222,11 @@ int lrc_gap_create(lua_State *L);
 int lrc_fem_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
 int lrc_fem_set_loads(lua_State *L);  /* lrc_fem_load.c */
+int lrc_linear_prescribe(lua_State *L);      /* lrc_linear_bc.c */
+int lrc_linear_prescribe_fn(lua_State *L);
+int lrc_linear_release(lua_State *L);
+int lrc_linear_reactions(lua_State *L);
+int lrc_linear_solve_static(lua_State *L);
 
 /* lrc_mechanisms.c */
 void lrc_spring_def_read(lua_State *L, int t, rc_spring_def *def);

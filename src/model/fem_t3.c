@@ -18,6 +18,7 @@
  * 2 perm[k] + 1, perm a reverse Cuthill--McKee numbering (fem_mesh.c) that
  * keeps the banded factorisation of Mhat narrow. */
 #include "model/model.h"
+#include "linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static rc_status check_mesh(const rc_fem_def *d, const char *what)
 {
     if (d->nnodes < 3 || !d->xy) return rc_set_error(RC_ERR_ARG, "%s: a mesh needs 3 or more nodes (got %d)", what, d->nnodes);
     if (d->nnodes > RC_FEM_MAX_NODES)
-        return rc_set_error(RC_ERR_ARG, "%s: %d nodes is more than %d (dense matrices of 2n x 2n)", what, d->nnodes, RC_FEM_MAX_NODES);
+        return rc_set_error(RC_ERR_ARG, "%s: %d nodes is more than RC_FEM_MAX_NODES = %d", what, d->nnodes, RC_FEM_MAX_NODES);
     if (d->ntri < 1 || !d->tri) return rc_set_error(RC_ERR_ARG, "%s: a mesh needs 1 or more triangles (got %d)", what, d->ntri);
     for (int i = 0; i < 2 * d->nnodes; i++)
         if (!rcb_finite(d->xy[i])) return rc_set_error(RC_ERR_ARG, "%s: node %d has a coordinate that is not finite", what, i / 2 + 1);
@@ -148,14 +149,19 @@ static void element_stiffness(const rc_fem_def *d, const int *t, double D[3][3],
         }
 }
 
-rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double *M, double *K, double *f)
+/* The place of (i, j) in a dense n x n matrix (kd < 0) or a row band of
+ * half-width kd (linear_store.c) */
+static size_t place(int n, int kd, int i, int j)
 {
-    RC_CHECK(rc_fem_def_check(def, NULL));
+    return kd < 0 ? (size_t)i * n + j : (size_t)i * (2 * kd + 1) + kd + (j - i);
+}
+
+/* Element by element into M, K (dense, or a row band of half-width kd >= the
+ * numbering's) and f: every entry receives its terms in the same order
+ * either way, so both storages hold the same numbers. */
+static void assemble(const rc_fem_def *def, const int *perm, int kd, double *M, double *K, double *f)
+{
     const int n = 2 * def->nnodes;
-    const size_t nn = (size_t)n * (size_t)n;
-    if (M) memset(M, 0, nn * sizeof(double));
-    if (K) memset(K, 0, nn * sizeof(double));
-    if (f) memset(f, 0, (size_t)n * sizeof(double));
     double D[3][3], Ke[6][6];
     elasticity(def, D);
     for (int e = 0; e < def->ntri; e++) {
@@ -170,16 +176,69 @@ rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double *M, dou
         if (K) {
             element_stiffness(def, t, D, Ke);
             for (int i = 0; i < 6; i++)
-                for (int j = 0; j < 6; j++) K[(size_t)dof[i] * n + dof[j]] += Ke[i][j];
+                for (int j = 0; j < 6; j++) K[place(n, kd, dof[i], dof[j])] += Ke[i][j];
         }
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) {
                 const double mab = def->mass == RC_FEM_MASS_LUMPED ? (a == b ? m / 3 : 0) : m / 12 * (a == b ? 2 : 1);
-                for (int k = 0; k < 2 && M; k++) M[(size_t)dof[2 * a + k] * n + dof[2 * b + k]] += mab;
+                for (int k = 0; k < 2 && M; k++) M[place(n, kd, dof[2 * a + k], dof[2 * b + k])] += mab;
             }
         for (int a = 0; a < 3 && f; a++)
             for (int k = 0; k < 2; k++) f[dof[2 * a + k]] += m / 3 * def->gravity[k];
     }
+}
+
+rc_status rc_fem_assemble(const rc_fem_def *def, const int *perm, double *M, double *K, double *f)
+{
+    RC_CHECK(rc_fem_def_check(def, NULL));
+    const int n = 2 * def->nnodes;
+    const size_t nn = (size_t)n * (size_t)n;
+    if (M) memset(M, 0, nn * sizeof(double));
+    if (K) memset(K, 0, nn * sizeof(double));
+    if (f) memset(f, 0, (size_t)n * sizeof(double));
+    assemble(def, perm, -1, M, K, f);
+    return RC_OK;
+}
+
+/* The body's storage from the band of half-width kd the numbering gives:
+ * narrowed to the nonzero width (as rc_linear_create measures it), dense if
+ * that is not below n/4 (linear.c's rule), C = alpha M + beta K; M positive
+ * definite (its Cholesky factor, banded or dense). */
+static rc_status fem_storage(const rc_fem_def *def, int kd, rc_linear *L)
+{
+    const int n = L->n;
+    const char *what = label(def->name);
+    int kw = rcm_band_width(n, kd, L->M);
+    if (rcm_band_width(n, kd, L->K) > kw) kw = rcm_band_width(n, kd, L->K);
+    if (kw < kd) {
+        rcm_band_narrow(n, kd, kw, L->M);
+        rcm_band_narrow(n, kd, kw, L->K);
+    }
+    L->kd = kw;
+    L->banded = kw < n / 4;
+    if (!L->banded) {
+        double *Md = rcb_malloc((size_t)n * n * sizeof(double)), *Kd = rcb_malloc((size_t)n * n * sizeof(double));
+        if (Md) rcm_band_unpack(n, kw, L->M, Md);
+        if (Kd) rcm_band_unpack(n, kw, L->K, Kd);
+        rcb_free(L->M); rcb_free(L->K);
+        L->M = Md; L->K = Kd;
+        if (!Md || !Kd) return rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", what, n);
+    }
+    const size_t sz = rcm_linear_store_size(L);
+    for (size_t i = 0; i < sz; i++)
+        if (!rcb_finite(L->M[i]) || !rcb_finite(L->K[i]))
+            return rc_set_error(RC_ERR_ARG, "fem body '%s': M or K has an entry that is not finite (E, rho or the mesh too large)", what);
+    if (def->alpha > 0 || def->beta > 0) {
+        L->C = rcb_malloc(sz * sizeof(double));
+        if (!L->C) return rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", what, n);
+        for (size_t i = 0; i < sz; i++) L->C[i] = def->alpha * L->M[i] + def->beta * L->K[i];
+    }
+    double *F = rcb_malloc(rcm_linear_combo_size(L) * sizeof(double));
+    if (!F) return rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", what, n);
+    rcm_linear_combo_fill(L, 1.0, 0.0, 0.0, F);
+    rc_status s = L->banded ? rcl_band_chol_factor(n, kw, F) : rcl_chol_factor(n, F);
+    rcb_free(F);
+    if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "fem body '%s': M is not positive definite", what);
     return RC_OK;
 }
 
@@ -188,29 +247,36 @@ rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_fem_create: NULL argument");
     RC_CHECK(rc_fem_def_check(def, NULL));
     const int nn = def->nnodes, n = 2 * nn;
-    const size_t sz = (size_t)n * (size_t)n;
     int *perm = rcb_malloc((size_t)nn * sizeof(int));
-    double *M = rcb_malloc(sz * sizeof(double)), *K = rcb_malloc(sz * sizeof(double));
-    double *C = (def->alpha > 0 || def->beta > 0) ? rcb_malloc(sz * sizeof(double)) : NULL;
     double *f = rcb_malloc((size_t)n * sizeof(double));
-    rc_status s = (!perm || !M || !K || !f || (!C && (def->alpha > 0 || def->beta > 0)))
-                      ? rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", label(def->name), n)
-                      : RC_OK;
+    rc_linear L;
+    memset(&L, 0, sizeof L);
+    L.n = n;
     int bw = 0;
+    rc_status s = (!perm || !f) ? rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", label(def->name), n) : RC_OK;
     if (s == RC_OK) s = rc_fem_numbering(def, def->renumber, perm, &bw);
-    if (s == RC_OK) s = rc_fem_assemble(def, perm, M, K, f);
-    if (s == RC_OK && C)
-        for (size_t i = 0; i < sz; i++) C[i] = def->alpha * M[i] + def->beta * K[i];
+    const size_t entries = (size_t)n * (size_t)(2 * bw + 1);
+    if (s == RC_OK && entries > RC_FEM_MAX_BAND)
+        s = rc_set_error(RC_ERR_ARG, "fem body '%s': the band of M and K would hold %zu entries each (%d dofs x %d), more than "
+                         "RC_FEM_MAX_BAND = %d: use fewer nodes or a narrower numbering (renumber)", label(def->name), entries,
+                         n, 2 * bw + 1, RC_FEM_MAX_BAND);
     if (s == RC_OK) {
-        rc_linear_def ld = rc_default_linear_def();
-        ld.name = def->name;
-        ld.n = n;
-        ld.M = M; ld.K = K; ld.C = C; ld.f = f;
-        s = rc_linear_create(w, &ld, out_body);
-        if (s == RC_OK) w->nfem++;
+        L.M = rcb_malloc(entries * sizeof(double));
+        L.K = rcb_malloc(entries * sizeof(double));
+        if (!L.M || !L.K) s = rc_set_error(RC_ERR_NOMEM, "fem body '%s': out of memory (%d dofs)", label(def->name), n);
     }
+    if (s == RC_OK) {
+        memset(L.M, 0, entries * sizeof(double));
+        memset(L.K, 0, entries * sizeof(double));
+        memset(f, 0, (size_t)n * sizeof(double));
+        assemble(def, perm, bw, L.M, L.K, f);
+        s = fem_storage(def, bw, &L);
+    }
+    if (s == RC_OK) s = rcm_linear_install(w, def->name, &L, f, NULL, NULL, out_body);
+    if (s == RC_OK) w->nfem++;   /* the history's tangential work columns (output_work.c) */
+    else { rcb_free(L.M); rcb_free(L.K); rcb_free(L.C); }
     if (s == RC_OK && perm_out) memcpy(perm_out, perm, (size_t)nn * sizeof(int));
     if (s == RC_OK && bandwidth) *bandwidth = bw;
-    rcb_free(perm); rcb_free(M); rcb_free(K); rcb_free(C); rcb_free(f);
+    rcb_free(perm); rcb_free(f);
     return s;
 }

@@ -73,7 +73,7 @@ static double *copy_or_null(const double *x, size_t n)
 /* The arrays of a linear body or gap that could not be completed. */
 static void linear_discard(rc_linear *L)
 {
-    rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f); rcb_free(L->work);
+    rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f); rcb_free(L->work); rcb_free(L->memo); rcm_linear_bc_free(L->bc); rcm_linear_rows_free(L->rows);
     memset(L, 0, sizeof *L);
 }
 
@@ -98,10 +98,14 @@ rc_status rc_linear_def_check(const rc_linear_def *def, const char *what)
     RC_CHECK(check_matrix(def->M, n, what, "M", 1));
     if (def->K) RC_CHECK(check_matrix(def->K, n, what, "K", 0));
     if (def->C) RC_CHECK(check_matrix(def->C, n, what, "C", 0));
-    {   /* M positive definite: its Cholesky factor must exist */
-        double *F = copy_or_null(def->M, (size_t)n * n);
+    {   /* M positive definite: its Cholesky factor must exist (banded as the body will be) */
+        const int kd = bandwidth(def->M, n);
+        const int band = kd < n / 4;
+        double *F = band ? rcb_malloc((size_t)(kd + 1) * n * sizeof(double)) : copy_or_null(def->M, (size_t)n * n);
         if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
-        rc_status s = rcl_chol_factor(n, F);
+        for (int j = 0; band && j < n; j++)
+            for (int i = j - kd > 0 ? j - kd : 0; i <= j; i++) F[(kd + i - j) + (size_t)j * (kd + 1)] = def->M[(size_t)i * n + j];
+        rc_status s = band ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
         rcb_free(F);
         if (s != RC_OK) return rc_set_error(RC_ERR_ARG, "%s: M is not positive definite", what);
     }
@@ -114,49 +118,50 @@ rc_status rc_linear_def_check(const rc_linear_def *def, const char *what)
     return RC_OK;
 }
 
-rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
+/* Installs a linear body whose storage (L->M, K, C; linear_store.c) is
+ * ready: takes the arrays (freed on failure), copies f, q0, v0 (NULL: 0). */
+rc_status rcm_linear_install(rc_world *w, const char *name, rc_linear *tmpl, const double *f, const double *q0,
+                             const double *v0, int *out_body)
 {
-    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
-    const char *what = label(def->name);
-    const int n = def->n;
-    RC_CHECK(rc_linear_def_check(def, NULL));
-    if (def->name) {
+    const char *what = label(name);
+    const int n = tmpl->n;
+    rc_status s = RC_OK;
+    if (name) {
         int dup;
-        if (rc_body_find(w, def->name, &dup) == RC_OK)
-            return rc_set_error(RC_ERR_ARG, "linear body '%s': the name is already used by body %d", what, dup);
+        if (rc_body_find(w, name, &dup) == RC_OK)
+            s = rc_set_error(RC_ERR_ARG, "linear body '%s': the name is already used by body %d", what, dup);
     }
-
-    RC_CHECK(rcb_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear)));
-    RC_CHECK(rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body)));
-    RC_CHECK(rcm_world_grow_dofs(w, n, n));
-
+    if (s == RC_OK) s = rcb_reserve((void **)&w->linears, &w->cap_linears, w->nlinears + 1, sizeof(rc_linear));
+    if (s == RC_OK) s = rcb_reserve((void **)&w->bodies, &w->cap_bodies, w->nbodies + 1, sizeof(rc_body));
+    if (s == RC_OK) s = rcm_world_grow_dofs(w, n, n);
+    if (s != RC_OK) {
+        linear_discard(tmpl);
+        return s;
+    }
     rc_linear *L = &w->linears[w->nlinears];
-    memset(L, 0, sizeof *L);
-    L->n = n;
-    L->M = copy_or_null(def->M, (size_t)n * n);
-    L->K = copy_or_null(def->K, (size_t)n * n);
-    L->C = copy_or_null(def->C, (size_t)n * n);
+    *L = *tmpl;
     L->f = rcb_malloc((size_t)n * sizeof(double));
     L->work = rcb_malloc((size_t)3 * n * sizeof(double));
-    if (!L->M || (def->K && !L->K) || (def->C && !L->C) || !L->f || !L->work) {
+    L->memo = rcm_linear_memo_new(n);
+    if (!L->M || !L->f || !L->work || !L->memo) {
         linear_discard(L);
         return rc_set_error(RC_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < n; i++) L->f[i] = def->f ? def->f[i] : 0.0;
-    int kd = bandwidth(L->M, n);
-    if (bandwidth(L->K, n) > kd) kd = bandwidth(L->K, n);
-    if (bandwidth(L->C, n) > kd) kd = bandwidth(L->C, n);
-    L->kd = kd;
-    L->banded = kd < n / 4;
+    for (int i = 0; i < n; i++) L->f[i] = f ? f[i] : 0.0;
+    s = rcm_linear_rows_build(L);
+    if (s != RC_OK) {
+        linear_discard(L);
+        return s;
+    }
 
     rc_body *b = &w->bodies[w->nbodies];
     memset(b, 0, sizeof *b);
     b->kind = RC_BODY_LINEAR;
     b->ext = -1;
-    if (def->name) {
-        rc_status s = rcm_body_add_ext(w, w->nbodies);
+    if (name) {
+        s = rcm_body_add_ext(w, w->nbodies);
         rc_body_ext *x = s == RC_OK ? &w->body_ext[b->ext] : NULL;
-        if (x) x->name = rcb_strdup(def->name);
+        if (x) x->name = rcb_strdup(name);
         if (!x || !x->name) {
             if (x) w->nbody_ext--;   /* the body is not created */
             linear_discard(L);
@@ -167,9 +172,9 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     b->linear = w->nlinears;
     L->body = w->nbodies;
     for (int i = 0; i < n; i++) {
-        w->q[b->iq + i] = def->q0 ? def->q0[i] : 0.0;
-        w->v[b->iv + i] = def->v0 ? def->v0[i] : 0.0;
-        w->mass_diag[b->iv + i] = def->M[i * n + i];
+        w->q[b->iq + i] = q0 ? q0[i] : 0.0;
+        w->v[b->iv + i] = v0 ? v0[i] : 0.0;
+        w->mass_diag[b->iv + i] = rcm_linear_entry(L, L->M, i, i);
     }
     w->nq += n;
     w->nv += n;
@@ -179,12 +184,45 @@ rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
     return rcm_world_reserve_dofs(w);
 }
 
+/* A dense matrix of the definition into the body's storage (NULL stays NULL). */
+static double *stored(const rc_linear *L, const double *A)
+{
+    if (!A) return NULL;
+    if (!L->banded) return copy_or_null(A, (size_t)L->n * L->n);
+    double *B = rcb_malloc(rcm_linear_store_size(L) * sizeof(double));
+    if (B) rcm_band_pack(L->n, L->kd, A, B);
+    return B;
+}
+
+rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *out_body)
+{
+    if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_linear_create: NULL argument");
+    const int n = def->n;
+    RC_CHECK(rc_linear_def_check(def, NULL));
+    rc_linear L;
+    memset(&L, 0, sizeof L);
+    L.n = n;
+    int kd = bandwidth(def->M, n);
+    if (bandwidth(def->K, n) > kd) kd = bandwidth(def->K, n);
+    if (bandwidth(def->C, n) > kd) kd = bandwidth(def->C, n);
+    L.kd = kd;
+    L.banded = kd < n / 4;
+    L.M = stored(&L, def->M);
+    L.K = stored(&L, def->K);
+    L.C = stored(&L, def->C);
+    if (!L.M || (def->K && !L.K) || (def->C && !L.C)) {
+        linear_discard(&L);
+        return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    }
+    return rcm_linear_install(w, def->name, &L, def->f, def->q0, def->v0, out_body);
+}
+
 void rcm_linear_free(rc_world *w)
 {
     for (int i = 0; i < w->nlinears; i++) {
         rc_linear *L = &w->linears[i];
         rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f);
-        rcb_free(L->work); rcb_free(L->fac);
+        rcb_free(L->work); rcb_free(L->fac); rcb_free(L->memo); rcm_linear_bc_free(L->bc); rcm_linear_rows_free(L->rows);
     }
     rcb_free(w->linears);
     for (int i = 0; i < w->ngaps; i++) {
@@ -195,46 +233,12 @@ void rcm_linear_free(rc_world *w)
     rcb_free(w->gaps);
 }
 
-/* y = A x for a symmetric n x n matrix of bandwidth kd (stored dense; only
- * the band is read, so a banded body costs O(n kd)); A NULL: y = 0 */
-static void matvec(const double *A, int n, int kd, const double *x, double *y)
-{
-    for (int i = 0; i < n; i++) {
-        double s = 0.0;
-        if (A) {
-            int j0 = i - kd > 0 ? i - kd : 0, j1 = i + kd < n - 1 ? i + kd : n - 1;
-            for (int j = j0; j <= j1; j++) s += A[(size_t)i * n + j] * x[j];
-        }
-        y[i] = s;
-    }
-}
-
-static double quad(const double *A, int n, int kd, const double *x)
-{
-    if (!A) return 0.0;
-    double s = 0.0;
-    for (int i = 0; i < n; i++) {
-        int j0 = i - kd > 0 ? i - kd : 0, j1 = i + kd < n - 1 ? i + kd : n - 1;
-        double r = 0.0;
-        for (int j = j0; j <= j1; j++) r += A[(size_t)i * n + j] * x[j];
-        s += x[i] * r;
-    }
-    return s;
-}
-
 /* cM M + cC C + cK K into F (banded upper storage or dense) and its Cholesky
  * factor; F holds (kd + 1) n or n^2 doubles (rcm_linear_combo_size) */
 static rc_status combo_factor(const rc_linear *L, double cM, double cC, double cK, double *F)
 {
-    const int n = L->n, kd = L->kd;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            double a = cM * L->M[i * n + j] + (L->C ? cC * L->C[i * n + j] : 0.0) + (L->K ? cK * L->K[i * n + j] : 0.0);
-            if (L->banded) {
-                if (i <= j && j - i <= kd) F[(kd + i - j) + (size_t)j * (kd + 1)] = a;
-            } else F[(size_t)i * n + j] = a;
-        }
-    return L->banded ? rcl_band_chol_factor(n, kd, F) : rcl_chol_factor(n, F);
+    rcm_linear_combo_fill(L, cM, cC, cK, F);
+    return L->banded ? rcl_band_chol_factor(L->n, L->kd, F) : rcl_chol_factor(L->n, F);
 }
 
 /* x <- A^-1 x with A's factor F (nrhs right-hand sides of n, by rows) */
@@ -254,6 +258,9 @@ size_t rcm_linear_combo_size(const rc_linear *L)
 
 rc_status rcm_linear_combo_factor(const rc_world *w, const rc_linear *L, double cM, double cC, double cK, double *F)
 {
+    if (rcm_linear_bc_count(L))
+        return rc_set_error(RC_ERR_STATE, "linear body '%s' has prescribed coordinates: gen-alpha does not support them "
+                            "(use moreau-jean or moreau-jean-fremond, or rc_linear_release)", label(rcm_body_name_of(w, L->body)));
     if (combo_factor(L, cM, cC, cK, F) != RC_OK)
         return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': %g M + %g C + %g K is not positive definite",
                             label(rcm_body_name_of(w, L->body)), cM, cC, cK);
@@ -265,25 +272,23 @@ rc_status rcm_linear_combo_solve(const rc_linear *L, const double *F, double *x,
     return combo_solve(L, F, x, nrhs);
 }
 
-void rcm_linear_mul(const rc_linear *L, const double *A, const double *x, double *y)
-{
-    matvec(A, L->n, L->kd, x, y);
-}
-
 /* Mhat = M + h theta C + h^2 theta^2 K, factorised for (h, theta). */
 static rc_status factor(rc_world *w, rc_linear *L)
 {
     const double h = w->sim.h, th = w->sim.theta;
-    if (L->fac && L->fac_h == h && L->fac_theta == th) return RC_OK;
+    if (L->fac && L->fac_h == h && L->fac_theta == th && L->fac_bc == rcm_linear_bc_version(L)) return RC_OK;
     double *F = rcb_realloc(L->fac, rcm_linear_combo_size(L) * sizeof(double));
     if (!F) return rc_set_error(RC_ERR_NOMEM, "out of memory");
     L->fac = F;
     const double c1 = h * th, c2 = h * h * th * th;
-    if (combo_factor(L, 1.0, c1, c2, F) != RC_OK)
+    rcm_linear_combo_fill(L, 1.0, c1, c2, F);
+    rcm_linear_bc_apply_factor(L, F);   /* prescribed rows and columns: identity (linear_bc.c) */
+    if ((L->banded ? rcl_band_chol_factor(L->n, L->kd, F) : rcl_chol_factor(L->n, F)) != RC_OK)
         return rc_set_error(RC_ERR_NUMERIC, "linear body '%s': Mhat = M + h theta C + h^2 theta^2 K is not positive definite",
                             label(rcm_body_name_of(w, L->body)));
     L->fac_h = h;
     L->fac_theta = th;
+    L->fac_bc = rcm_linear_bc_version(L);
     for (int g = 0; g < w->ngaps; g++) w->gaps[g].mh_valid = 0;   /* Mhat changed */
     return RC_OK;
 }
@@ -291,6 +296,7 @@ static rc_status factor(rc_world *w, rc_linear *L)
 /* x <- Mhat^-1 x */
 static rc_status solve(rc_linear *L, double *x, int nrhs)
 {
+    if (rcm_linear_bc_count(L)) rcm_linear_bc_zero(L, x, nrhs);   /* Mhat_ff^-1 on the free rows, 0 on the prescribed */
     return combo_solve(L, L->fac, x, nrhs);
 }
 
@@ -308,21 +314,27 @@ rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coe
     const double *q = w->q0 + b->iq, *v = w->v0 + b->iv;
     const double h = w->sim.h;
     double *Mv = L->work, *Kq = L->work + n, *t = L->work + 2 * n;
-    matvec(L->M, n, L->kd, v, Mv);
-    matvec(L->K, n, L->kd, q, Kq);
+    rcm_linear_mul(L, L->M, v, Mv);
+    rcm_linear_mul(L, L->K, q, Kq);
     /* eq. (92): (M - h(1-theta)C - h^2 theta(1-theta)K) v_k - h K q_k + h F (Moreau--Jean),
      * eq. (97): M v_k - h theta K q_k + h theta F (Moreau--Jean--Fremond) */
     if (r->a_C != 0.0) {
         double *Cv = t;
-        matvec(L->C, n, L->kd, v, Cv);
+        rcm_linear_mul(L, L->C, v, Cv);
         for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * r->a_C * Cv[i] - h * r->a_K * Kq[i] + h * r->a_F * F[i];
     } else {
         for (int i = 0; i < n; i++) V0[i] = Mv[i] - h * r->a_K * Kq[i] + h * r->a_F * F[i];
     }
     if (r->a_KV[0] != 0.0 && r->a_KV[1] != 0.0) {
         double *Kv = t;
-        matvec(L->K, n, L->kd, v, Kv);
+        rcm_linear_mul(L, L->K, v, Kv);
         for (int i = 0; i < n; i++) V0[i] -= h * h * r->a_KV[0] * r->a_KV[1] * Kv[i];
+    }
+    if (rcm_linear_bc_count(L)) {
+        RC_CHECK(rcm_linear_bc_rhs(w, L, r, V0));   /* b_f -= Mhat_fp V_p */
+        RC_CHECK(solve(L, V0, 1));
+        rcm_linear_bc_set(L, V0);
+        return RC_OK;
     }
     return solve(L, V0, 1);
 }
@@ -331,8 +343,8 @@ rc_status rcm_linear_free_velocity(rc_world *w, rc_linear *L, const rcm_free_coe
 void rcm_linear_energies(const rc_world *w, const rc_linear *L, const double *q, const double *v, double *Ek, double *Ee)
 {
     const rc_body *b = &w->bodies[L->body];
-    *Ek = 0.5 * quad(L->M, L->n, L->kd, v + b->iv);
-    *Ee = 0.5 * quad(L->K, L->n, L->kd, q + b->iq);
+    *Ek = 0.5 * rcm_linear_quad(L, L->M, v + b->iv, L->work + 2 * L->n);
+    *Ee = 0.5 * rcm_linear_quad(L, L->K, q + b->iq, L->work + 2 * L->n);
 }
 
 /* ||dv||_M^2 + ||dq||_K^2 and -h v_th^T C v_th of one step */
@@ -345,8 +357,9 @@ void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *
         dv[i] = w->v[b->iv + i] - w->v0[b->iv + i];
         dq[i] = w->q[b->iq + i] - w->q0[b->iq + i];
     }
-    *norms = quad(L->M, n, L->kd, dv) + quad(L->K, n, L->kd, dq);
-    *W_damp = -w->sim.h * quad(L->C, n, L->kd, vth + b->iv);
+    *norms = rcm_linear_quad(L, L->M, dv, L->work + 2 * n) + rcm_linear_quad(L, L->K, dq, L->work + 2 * n);
+    *W_damp = -w->sim.h * rcm_linear_quad(L, L->C, vth + b->iv, L->work + 2 * n);
+    if (L->bc) rcm_linear_bc_reactions(w, L, dv, dq, vth + b->iv, w->f + b->iv, L->work + 2 * n);
 }
 
 rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic)

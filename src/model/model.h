@@ -40,14 +40,21 @@ typedef struct rc_body_ext {
 } rc_body_ext;
 
 /* A linear Lagrangian body (linear.c): dense matrices, factor of Mhat. */
+typedef struct rcm_linear_memo rcm_linear_memo;   /* linear_store.c */
+typedef struct rcm_linear_bc rcm_linear_bc;       /* linear_bc.c */
+typedef struct rcm_linear_rows rcm_linear_rows;   /* linear_store.c */
 typedef struct rc_linear {
     int body, n;
-    double *M, *K, *C;      /* n x n row-major; K, C may be NULL (zero)  */
+    double *M, *K, *C;      /* n x n row-major, or a row band n x (2kd+1) if banded (linear_store.c); K, C may be NULL */
     double *f;              /* constant force                            */
     int kd, banded;         /* bandwidth; banded Cholesky if kd < n/4    */
     double *fac;            /* factor of Mhat for (fac_h, fac_theta)     */
     double fac_h, fac_theta;
     double *work;           /* 3 n                                       */
+    rcm_linear_memo *memo;  /* the last products by M, K, C              */
+    rcm_linear_bc *bc;      /* prescribed coordinates (NULL: none yet)   */
+    rcm_linear_rows *rows;  /* banded: the nonzeros by rows, for products */
+    int fac_bc;             /* the prescribed set's version in fac       */
 } rc_linear;
 
 /* A contact given by a gap function of one body's coordinates. */

@@ -466,9 +466,8 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
-        size_t nn = (size_t)L->n * L->n;
-        m += nn * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
-        m += (L->banded ? (size_t)(L->kd + 1) * L->n : nn) * sizeof(double);
+        m += rcm_linear_store_size(L) * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
+        m += rcm_linear_combo_size(L) * sizeof(double) + rcm_linear_memo_size(L->n) + rcm_linear_bc_memory(L->bc) + rcm_linear_rows_memory(L);
     }
     for (int i = 0; i < w->ngaps; i++) {   /* idx, nrm, tng; MH, grad */
         const rc_gap *g = &w->gaps[i];
