@@ -1055,6 +1055,10 @@ typedef struct rc_step_info {
     double W_proj_contacts;
     int proj_sweeps;
     double proj_overlap;
+    /* the contacts' tangential work u_{T,k+theta} p_T of this step (eq. 68):
+     * the largest positive and the smallest negative over the contacts (0 if
+     * none; Acary & Collins-Craft 2024, Figs 9-10 (c), (d)) */
+    double WT_max_pos, WT_min_neg;
 } rc_step_info;
 
 RC_API rc_status rc_world_step_info(const rc_world *w, rc_step_info *info);
@@ -1100,6 +1104,9 @@ typedef struct rc_run_stats {
     long proj_capped;
     double W_proj_contacts_total, max_W_proj_contacts, min_W_proj_contacts;
     double max_W_proj_net;
+    /* the largest positive and smallest negative tangential work of a
+     * contact in a step (rc_step_info's WT_max_pos, WT_min_neg) over the run */
+    double max_WT_pos, min_WT_neg;
 } rc_run_stats;
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
@@ -1316,7 +1323,7 @@ RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, vo
  * corrupted, a checkpoint of another model -- the message says which) or a
  * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
  * is not configured, or (restore) an output is open. */
-#define RC_CHECKPOINT_FORMAT 4
+#define RC_CHECKPOINT_FORMAT 5
 RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
 RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 

@@ -85,6 +85,7 @@ function Body:set_force_fn(fn)
     local ok, msg = core.body_set_force_fn(c, self.id, fn)
     if not ok then fail(fname, "%s", msg) end
     self._force_fn = fn ~= nil   -- (pins the body)
+    if rawget(self, "fem") then I.fem_reinstall_loads(fname, self) end   -- its tractions too (fem.lua)
     return self
 end
 

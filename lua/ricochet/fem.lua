@@ -48,18 +48,55 @@ local function node_sets(fname, sets, nn)
     return r
 end
 
+-- Edge sets: { name = { {i, j}, ... } } (node numbers 1..nn), every edge a
+-- side of a triangle (the sides of tris, a set of "i:j" with i < j).
+local function edge_sets(fname, sets, nn, sides)
+    local r = {}
+    if sets == nil then return r end
+    if type(sets) ~= "table" then fail(fname, "'edge_sets' must be a table { name = { {i, j}, ... } } (got %s)", show(sets)) end
+    for name, s in pairs(sets) do
+        if type(name) ~= "string" then fail(fname, "'edge_sets' keys must be names (got %s)", showkey(name)) end
+        local n = list(fname, "edge_sets." .. name, s, 1, "edges {i, j}")
+        local c = {}
+        for e = 1, n do
+            local key = fmt("edge_sets.%s[%d]", name, e)
+            local ed = s[e]
+            if type(ed) ~= "table" or #ed ~= 2 then fail(fname, "'%s' must be 2 node numbers {i, j} (got %s)", key, show(ed)) end
+            local i, j = node_index(fname, key .. "[1]", ed[1], nn), node_index(fname, key .. "[2]", ed[2], nn)
+            if not sides[i < j and (i .. ":" .. j) or (j .. ":" .. i)] then
+                fail(fname, "'%s' = {%d, %d} is not a side of a triangle", key, i, j)
+            end
+            c[e] = { i, j }
+        end
+        r[name] = c
+    end
+    return r
+end
+
+local function triangle_sides(tri)
+    local sides = {}
+    for e = 0, #tri // 3 - 1 do
+        for a = 1, 3 do
+            local i, j = tri[3 * e + a] + 1, tri[3 * e + a % 3 + 1] + 1
+            sides[i < j and (i .. ":" .. j) or (j .. ":" .. i)] = true
+        end
+    end
+    return sides
+end
+
 local FEM_KEYS = { "name", "nodes", "triangles", "mesh", "E", "nu", "rho", "thickness", "plane", "mass",
-                   "rayleigh", "gravity", "sets", "renumber" }
+                   "rayleigh", "gravity", "sets", "edge_sets", "renumber" }
 local USAGE = "w:fem{ nodes = {{0, 0}, {1, 0}, {0, 1}}, triangles = {{1, 2, 3}}, E = 1e3, nu = 0.3, rho = 1 }"
 
 -- The kernel's definition from the keys of w:fem (and the node sets).
 local function fem_def(fname, t, world_g)
-    local nodes, tris, sets = t.nodes, t.triangles, t.sets
+    local nodes, tris, sets, esets = t.nodes, t.triangles, t.sets, t.edge_sets
     if t.mesh ~= nil then
         if nodes ~= nil or tris ~= nil then fail(fname, "give 'mesh' (rc.read_msh) or 'nodes' and 'triangles', not both") end
         if type(t.mesh) ~= "table" then fail(fname, "'mesh' must be a mesh from rc.read_msh (got %s)", show(t.mesh)) end
         nodes, tris = t.mesh.nodes, t.mesh.triangles
         sets = sets or t.mesh.node_sets
+        if esets == nil then esets = t.mesh.edge_sets end
     end
     if nodes == nil then fail(fname, "'nodes' is required: %s", USAGE) end
     if tris == nil then fail(fname, "'triangles' is required: %s", USAGE) end
@@ -97,7 +134,7 @@ local function fem_def(fname, t, world_g)
     if t.gravity then def.gravity = { world_g[1], world_g[2] } end
     if t.renumber ~= nil and type(t.renumber) ~= "boolean" then fail(fname, "'renumber' must be true or false (got %s)", show(t.renumber)) end
     def.renumber = t.renumber ~= false
-    return def, nn, node_sets(fname, sets, nn), nodes
+    return def, nn, node_sets(fname, sets, nn), edge_sets(fname, esets, nn, triangle_sides(tri))
 end
 
 function World:fem(t)
@@ -106,15 +143,17 @@ function World:fem(t)
     local cw = world_core(fname, self, true)
     check_table(fname, t, USAGE)
     check_keys(fname, t, FEM_KEYS)
-    local def, nn, sets = fem_def(fname, t, self.gravity)
+    local def, nn, sets, esets = fem_def(fname, t, self.gravity)
     if def.name and self._by_name[def.name] then fail(fname, "a body named '%s' already exists", def.name) end
     local id, perm, bw = core.fem_create(cw, def)
     if not id then fail(fname, "%s", perm) end
     local body = new_body(self, id, { name = def.name, kind = "linear", n = 2 * nn }, true)
     if def.name then self._by_name[def.name] = body end
-    body.fem = { nnodes = nn, xy = def.xy, perm = perm, bandwidth = bw, sets = sets, ntriangles = #def.tri // 3 }
+    body.fem = { nnodes = nn, xy = def.xy, perm = perm, bandwidth = bw, sets = sets, edge_sets = esets,
+                 ntriangles = #def.tri // 3, thickness = def.thickness, tractions = {} }
     body.sets = sets
     body.fem.def = def   -- the kernel's definition, for the VTK series (ricochet/vtk_fem.lua)
+    body.edge_sets = esets
     return body
 end
 
@@ -191,6 +230,90 @@ function World:fem_contact(t)
                             law = t.law, name = name and fmt("%s.%d", name, k) or nil }
     end
     return gaps
+end
+
+-- The consistent nodal weights of an edge list: L thickness / 2 on both
+-- nodes of each edge of length L (node -> weight, in first-seen order).
+local function edge_weights(f, edges)
+    local order, wgt = {}, {}
+    for _, e in ipairs(edges) do
+        local i, j = e[1], e[2]
+        local L = sqrt((f.xy[2 * i - 1] - f.xy[2 * j - 1]) ^ 2 + (f.xy[2 * i] - f.xy[2 * j]) ^ 2)
+        for _, k in ipairs{ i, j } do
+            if not wgt[k] then order[#order + 1] = k; wgt[k] = 0 end
+            wgt[k] = wgt[k] + 0.5 * L * f.thickness
+        end
+    end
+    return order, wgt
+end
+
+-- Install the body's loads (its tractions, after its Lua force function).
+local function install_loads(fname, b)
+    local f = b.fem
+    local loads = {}
+    for i, tr in ipairs(f.tractions) do
+        local l = { set = tr.set, dofs = {}, w = {} }
+        if type(tr.t) == "function" then l.fn = tr.t else l.tx, l.ty = tr.t[1], tr.t[2] end
+        for n, k in ipairs(tr.nodes) do
+            l.dofs[n], l.w[n] = 2 * (f.perm[k] - 1), tr.w[k]
+        end
+        loads[i] = l
+    end
+    local ok, msg = core.fem_set_loads(world_core(fname, b.world, true), b.id, loads, rawget(b, "_force_fn") == true)
+    if not ok then fail(fname, "%s", msg) end
+end
+
+-- body:traction{ set = "left", t = {tx, ty} | function(t) return tx, ty end }:
+-- a traction (force per area) on the edges of an edge set, as consistent
+-- nodal forces L thickness / 2 (tx, ty) on each node of each edge of length
+-- L, constant or evaluated at t_{k+theta} every step; it adds to gravity,
+-- the body's force function and its other tractions.
+function Body:traction(t)
+    local fname = "body:traction"
+    local f = fem_of(fname, self)
+    world_core(fname, self.world, true)
+    check_table(fname, t, 'body:traction{ set = "left", t = {tx, ty} }  (t: a vector or a function of time returning tx, ty)')
+    check_keys(fname, t, { "set", "t" })
+    if type(t.set) ~= "string" then fail(fname, "'set' must be the name of an edge set (got %s)", show(t.set)) end
+    local edges = f.edge_sets[t.set]
+    if not edges then
+        local names = {}
+        for k in pairs(f.edge_sets) do names[#names + 1] = k end
+        table.sort(names)
+        fail(fname, "'set': the body has no edge set '%s' (edge sets: %s)", t.set, #names > 0 and table.concat(names, ", ") or "none")
+    end
+    local tt = t.t
+    if type(tt) ~= "function" then
+        if tt == nil then fail(fname, "'t' is required: {tx, ty} or a function of time returning tx, ty") end
+        tt = vec(fname, "t", tt, 2, "{tx, ty}")
+    end
+    local order, wgt = edge_weights(f, edges)
+    f.tractions[#f.tractions + 1] = { set = t.set, t = tt, nodes = order, w = wgt }
+    install_loads(fname, self)
+    return self
+end
+
+-- The tractions' nodal forces at time t: { {fx, fy}, ... } per node (mesh numbering).
+function Body:traction_forces(time)
+    local fname = "body:traction_forces"
+    local f = fem_of(fname, self)
+    time = number(fname, "argument [1]", time, 0)
+    local r = {}
+    for k = 1, f.nnodes do r[k] = { 0, 0 } end
+    for _, tr in ipairs(f.tractions) do
+        local tx, ty
+        if type(tr.t) == "function" then tx, ty = tr.t(time) else tx, ty = tr.t[1], tr.t[2] end
+        for _, k in ipairs(tr.nodes) do
+            r[k][1], r[k][2] = r[k][1] + tr.w[k] * tx, r[k][2] + tr.w[k] * ty
+        end
+    end
+    return r
+end
+
+-- body:set_force_fn on a body with tractions (body.lua): both act, the Lua
+-- function first.
+function I.fem_reinstall_loads(fname, b)
+    if #b.fem.tractions > 0 then install_loads(fname, b) end
 end
 
 -- The assembled M, K (tables of rows), gravity force f, numbering and

@@ -129,6 +129,27 @@ end
 local SECTIONS = { MeshFormat = read_format, PhysicalNames = read_physical_names, Entities = read_entities,
                    Nodes = read_nodes, Elements = read_elements }
 
+-- Every 2-node line (an edge set's edge, for tractions) must be a side of a
+-- triangle: refused with its line number otherwise.
+local function check_lines(r, raw, tri)
+    local sides = {}
+    for _, v in ipairs(tri) do
+        for a = 1, 3 do
+            local i, j = v[a], v[a % 3 + 1]
+            sides[math.min(i, j) .. ":" .. math.max(i, j)] = true
+        end
+    end
+    for _, e in ipairs(raw) do
+        if e.type == 1 then
+            local i, j = e.v[1], e.v[2]
+            if not sides[math.min(i, j) .. ":" .. math.max(i, j)] then
+                r.line = e.line
+                r.err("line (nodes %d, %d) is not a side of a triangle", e.tags[1], e.tags[2])
+            end
+        end
+    end
+end
+
 -- Map element node tags to node numbers (refusing undefined ones), split
 -- into triangles (counter-clockwise required) and physical sets.
 local function finish(r, m, raw)
@@ -139,6 +160,7 @@ local function finish(r, m, raw)
             v[i] = m.node_index[tag]
             if not v[i] then r.line = e.line; r.err("element refers to node %d, which $Nodes does not define", tag) end
         end
+        e.v = v
         if e.type == 2 then
             local a, b, c = m.nodes[v[1]], m.nodes[v[2]], m.nodes[v[3]]
             local A = 0.5 * ((b[1] - a[1]) * (c[2] - a[2]) - (c[1] - a[1]) * (b[2] - a[2]))
@@ -163,6 +185,7 @@ local function finish(r, m, raw)
         end
     end
     for _, ns in pairs(node_sets) do table.sort(ns) end
+    check_lines(r, raw, tri)
     return tri, node_sets, edge_sets
 end
 

@@ -341,6 +341,8 @@ static rc_status audit(rci_step *st, rci_gf_sys *s, rci_audit *a)
         const double WN = s->PN[k] * un, WT = s->PF[k] * ut;
         a->W_N += WN;
         a->W_T += WT;
+        if (WT > a->WT_max_pos) a->WT_max_pos = WT;
+        if (WT < a->WT_min_neg) a->WT_min_neg = WT;
         if (WN + WT > 0.0 && (!a->have_cw || WN + WT > a->max_cw)) { a->max_cw = WN + WT; a->have_cw = 1; a->max_cw_id = s->cs[k].id; }
     }
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;

@@ -47,6 +47,7 @@ typedef struct rci_step {
 typedef struct rci_audit {
     double W_J, W_motor, E_spring, W_ext, W_damp, W_proj, E_proj, pos_viol, vel_viol;
     double W_N, W_T, max_cw, E0;
+    double WT_max_pos, WT_min_neg;   /* the largest positive and smallest negative W_T of a contact (0: none) */
     int have_cw, max_cw_id;
     long positive;
     double W_cproj, cproj_overlap;   /* project_contacts (project_contacts.c) */

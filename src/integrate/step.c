@@ -390,6 +390,8 @@ static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
         const double WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
         a->W_N += WN;
         a->W_T += WT;
+        if (WT > a->WT_max_pos) a->WT_max_pos = WT;   /* the paper's Figs 9-10 (c), (d) */
+        if (WT < a->WT_min_neg) a->WT_min_neg = WT;
         double cw = WN + WT;
         if (!a->have_cw || cw > a->max_cw) { a->max_cw = cw; a->have_cw = 1; a->max_cw_id = c->id; }
         if (cw > work_tol) {         /* thermodynamic admissibility (eqs. 51, 86-89) */
@@ -490,6 +492,8 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->W_T_total += a->W_T;
     in->W_theta_total += st->W_theta;
     in->max_contact_work = a->have_cw ? a->max_cw : 0.0;
+    in->WT_max_pos = a->WT_max_pos;
+    in->WT_min_neg = a->WT_min_neg;
 }
 
 static void commit_stats(rci_step *st, const audit_terms *a)
@@ -512,6 +516,8 @@ static void commit_stats(rci_step *st, const audit_terms *a)
         s->contact_max_contact_work = a->max_cw_id;
     }
     s->positive_work_events += a->positive;
+    if (a->WT_max_pos > s->max_WT_pos) s->max_WT_pos = a->WT_max_pos;
+    if (a->WT_min_neg < s->min_WT_neg) s->min_WT_neg = a->WT_min_neg;
     if (a->pos_viol > s->max_joint_pos_violation) s->max_joint_pos_violation = a->pos_viol;
     if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
     if (w->sim.project_contacts) rci_project_contacts_stats(w, a);

@@ -54,6 +54,7 @@ static void put_info(ck_out *o, const rc_step_info *in)
     put_f64s(o, d, (int)(sizeof d / sizeof d[0]));
     put_i32(o, in->newton_fallback);
     put_f64(o, in->W_proj_contacts); put_i32(o, in->proj_sweeps); put_f64(o, in->proj_overlap);
+    put_f64(o, in->WT_max_pos); put_f64(o, in->WT_min_neg);   /* format 5 */
 }
 
 static void get_info(ck_in *r, rc_step_info *in)
@@ -68,6 +69,7 @@ static void get_info(ck_in *r, rc_step_info *in)
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) *d[i] = get_f64(r);
     in->newton_fallback = get_i32(r);
     in->W_proj_contacts = get_f64(r); in->proj_sweeps = get_i32(r); in->proj_overlap = get_f64(r);
+    in->WT_max_pos = get_f64(r); in->WT_min_neg = get_f64(r);
 }
 
 /* memory_bytes is measured when asked (rc_world_run_stats), not saved */
@@ -86,6 +88,7 @@ static void put_stats(ck_out *o, const rc_run_stats *s)
     put_f64(o, s->max_proj_overlap); put_i32(o, s->max_proj_sweeps); put_i64(o, s->proj_capped);
     const double pc[] = { s->W_proj_contacts_total, s->max_W_proj_contacts, s->min_W_proj_contacts, s->max_W_proj_net };
     put_f64s(o, pc, 4);
+    put_f64(o, s->max_WT_pos); put_f64(o, s->min_WT_neg);   /* format 5 */
 }
 
 static void get_stats(ck_in *r, rc_run_stats *s)
@@ -102,6 +105,7 @@ static void get_stats(ck_in *r, rc_run_stats *s)
     s->max_proj_overlap = get_f64(r); s->max_proj_sweeps = get_i32(r); s->proj_capped = get_i64(r);
     double *const pc[] = { &s->W_proj_contacts_total, &s->max_W_proj_contacts, &s->min_W_proj_contacts, &s->max_W_proj_net };
     for (int i = 0; i < 4; i++) *pc[i] = get_f64(r);
+    s->max_WT_pos = get_f64(r); s->min_WT_neg = get_f64(r);
     s->memory_bytes = 0;
 }
 

@@ -12,6 +12,8 @@
  *                     work, the projection's, the (1/2 - theta) term, damping of linear bodies)
  *     E_spring,E_elastic          (springs' potential, not in E; 1/2 q^T K q, in E_pot)
  *     W_motor                     (joint motors' work, when a joint has a motor)
+ *     WT_max_pos,WT_min_neg,dissipation   (a finite-element body: the step's largest positive and
+ *                     smallest negative tangential work of a contact, W_N + W_T + W_damp + W_theta)
  *     newton_iterations,newton_residual   (scheme gen-alpha: the step's Newton figures)
  * then one row for the state at open and one after every n-th step. Numbers
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
@@ -141,6 +143,7 @@ static rc_status rc__write_row(rc_world *w)
             p += rco_fmt_num(p, (size_t)(end - p), rc_world_step_count(w) > 0 ? info.W_motor_total : 0.0);
         }
     }
+    if (o->tangential_work) p = rco_work_row(w, p, end);   /* output_work.c */
     if (o->newton) {   /* the last step's Newton iterations and residual (none before the first step) */
         const int ok = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK;
         *p++ = ',';
@@ -385,7 +388,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     o->joint_work = 1;
     for (int id = 0; id < nj; id++) o->motor_work |= w->joints[id].motor_declared;   /* W_motor, last */
     o->newton = w->sim.scheme == RC_SCHEME_GEN_ALPHA;   /* the Newton figures of every step, last */
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work + 2 * o->newton;
+    o->tangential_work = w->nfem > 0;   /* WT_max_pos, WT_min_neg, dissipation */
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work + 3 * o->tangential_work + 2 * o->newton;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -431,6 +435,10 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     static const char *const audit[RC_OUT_NAUDIT] = { "W_J", "W_proj", "W_theta", "W_damp", "E_spring", "E_elastic" };
     for (int i = 0; i < RC_OUT_NAUDIT + o->motor_work; i++) {
         if (!(o->cols[o->ncols] = rcb_strdup(i < RC_OUT_NAUDIT ? audit[i] : "W_motor"))) RC__NOMEM();
+        o->ncols++;
+    }
+    for (int i = 0; i < 3 * o->tangential_work; i++) {
+        if (!(o->cols[o->ncols] = rcb_strdup(rco_work_cols[i]))) RC__NOMEM();
         o->ncols++;
     }
     for (int i = 0; i < 2 * o->newton; i++) {

@@ -48,6 +48,7 @@ struct rc_output {
     int joint_work;         /* 1: the audit's columns last (W_J, W_proj, W_theta, W_damp, E_spring, E_elastic) */
     int motor_work;         /* 1: then W_motor (a joint had a motor when the output opened) */
     int newton;             /* 1: then newton_iterations, newton_residual (scheme gen-alpha at open) */
+    int tangential_work;    /* 1: then WT_max_pos, WT_min_neg, dissipation (a finite-element body at open) */
     int ncols;
     char **cols;
 
@@ -83,6 +84,10 @@ struct rc_output {
 char *rco_join(const char *a, const char *b);
 void rco_text_escape(char *dst, size_t room, const char *s);
 size_t rco_fmt_num(char *p, size_t room, double x);
+/* output_work.c: the columns WT_max_pos, WT_min_neg, dissipation of a world
+ * with a finite-element body, and their values after p (returns the new end) */
+extern const char *const rco_work_cols[3];
+char *rco_work_row(rc_world *w, char *p, const char *end);
 /* snprintf(p, room, "%.15g", x), faster (fmt_num.c) */
 size_t rco_fmt_g15(char *p, size_t room, double x);
 rc_status rco_mkdirs(const char *dir);

@@ -227,6 +227,7 @@ int lrc_fem_matrices(lua_State *L);
 void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def);   /* lrc_fem.c */
 int lrc_vtk_add_fem(lua_State *L);   /* lrc_vtk_fem.c */
 int lrc_run_program(lua_State *L);   /* lrc_gmsh.c */
+int lrc_fem_set_loads(lua_State *L);  /* lrc_fem_load.c */
 int lrc_linear_prescribe(lua_State *L);      /* lrc_linear_bc.c */
 int lrc_linear_prescribe_fn(lua_State *L);
 int lrc_linear_release(lua_State *L);

@@ -110,6 +110,8 @@ int lrc_step_info(lua_State *L)
     lrc_set_num(L, "W_T_total", in.W_T_total);
     lrc_set_num(L, "W_theta_total", in.W_theta_total);
     lrc_set_num(L, "max_contact_work", in.max_contact_work);
+    lrc_set_num(L, "WT_max_pos", in.WT_max_pos);
+    lrc_set_num(L, "WT_min_neg", in.WT_min_neg);
     lrc_set_num(L, "W_J", in.W_J);
     lrc_set_num(L, "W_damp", in.W_damp);
     lrc_set_num(L, "W_proj", in.W_proj);
@@ -176,6 +178,8 @@ int lrc_run_stats(lua_State *L)
     lrc_set_num(L, "t_max_overlap", st.t_max_overlap);
     lrc_set_int(L, "step_max_overlap", st.step_max_overlap);
     lrc_set_int(L, "contact_max_overlap", st.contact_max_overlap);
+    lrc_set_num(L, "max_WT_pos", st.max_WT_pos);
+    lrc_set_num(L, "min_WT_neg", st.min_WT_neg);
     rc_sim_def sd;
     if (rc_world_get_sim_def(lw->w, &sd) == RC_OK && sd.project_contacts) {   /* project_contacts only */
         lrc_set_num(L, "max_proj_overlap", st.max_proj_overlap);

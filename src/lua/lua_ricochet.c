@@ -70,6 +70,7 @@ static const luaL_Reg core_funcs[] = {
     { "gap_create", lrc_gap_create },
     { "fem_create", lrc_fem_create },
     { "fem_matrices", lrc_fem_matrices },
+    { "fem_set_loads", lrc_fem_set_loads },
     { "linear_prescribe", lrc_linear_prescribe },
     { "linear_prescribe_fn", lrc_linear_prescribe_fn },
     { "linear_release", lrc_linear_release },

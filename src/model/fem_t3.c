@@ -273,6 +273,7 @@ rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body, int *
         s = fem_storage(def, bw, &L);
     }
     if (s == RC_OK) s = rcm_linear_install(w, def->name, &L, f, NULL, NULL, out_body);
+    if (s == RC_OK) w->nfem++;   /* the history's tangential work columns (output_work.c) */
     else { rcb_free(L.M); rcb_free(L.K); rcb_free(L.C); }
     if (s == RC_OK && perm_out) memcpy(perm_out, perm, (size_t)nn * sizeof(int));
     if (s == RC_OK && bandwidth) *bandwidth = bw;

@@ -324,7 +324,7 @@ struct rc_world {
     rc_rule *rules;    int nrules, cap_rules;
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
-    rc_linear *linears; int nlinears, cap_linears;
+    rc_linear *linears; int nlinears, cap_linears, nfem;   /* nfem: finite-element bodies made (the WT_ history columns) */
     struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d;   /* spatial bodies (body3d.c) */
     rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;

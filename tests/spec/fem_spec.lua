@@ -181,5 +181,115 @@ describe("rc.read_msh", function()
         assert.are.equal("rc.read_msh: F:32: the section $Elements is missing", err_of(text:gsub("%$Elements.*", "")))
         assert.are.equal("rc.read_msh: F:45: $EndElements is missing", err_of(text:gsub("%$EndElements\n", "")))
         assert.matches("rc.read_msh: cannot open 'no/such.msh'", error_of(rc.read_msh, "no/such.msh"), 1, true)
+        assert.are.equal("rc.read_msh: F:36: line (nodes 1, 6) is not a side of a triangle",
+                         err_of(text:gsub("\n1 1 2\n2 2 3\n", "\n1 1 6\n2 2 3\n")))
+    end)
+
+    it("gives its edge sets to w:fem (body.edge_sets), for tractions", function()
+        local w = rc.world{}
+        local b = w:fem{ mesh = rc.read_msh(plate), E = 1, nu = 0.3, rho = 1, thickness = 0.25 }
+        assert.are.same({ { 1, 4 } }, b.edge_sets.left)
+        b:traction{ set = "bottom", t = { 0, -8 } }   -- the bottom: 2 long
+        local F = b:traction_forces(0)
+        assert.are.same({ { 0, -1 }, { 0, -2 }, { 0, -1 }, { 0, 0 }, { 0, 0 }, { 0, 0 } }, F)
+    end)
+end)
+
+describe("body:traction", function()
+    -- a 4 x 2 plate, 8 x 3 cells, thickness 0.5, its left edge (x = 0) as an edge set
+    local nx, ny, W, H, th = 8, 3, 4, 2, 0.5
+    local nodes, tris = grid(nx, ny, W, H)
+    local left, right = {}, {}
+    for j = 0, ny - 1 do
+        left[#left + 1] = { j * (nx + 1) + 1, (j + 1) * (nx + 1) + 1 }
+        right[#right + 1] = { (j + 1) * (nx + 1), (j + 2) * (nx + 1) }
+    end
+    local function def(extra)
+        local d = { name = "plate", nodes = nodes, triangles = tris, E = 100, nu = 0.3, rho = 2, thickness = th,
+                    edge_sets = { left = left, right = right } }
+        for k, v in pairs(extra or {}) do d[k] = v end
+        return d
+    end
+
+    it("gives a resultant t x edge length x thickness, exactly", function()
+        local w = rc.world{}
+        local b = w:fem(def())
+        b:traction{ set = "left", t = { -3, 0.75 } }
+        local sx, sy, n = 0, 0, 0
+        for _, f in ipairs(b:traction_forces(0)) do
+            sx, sy = sx + f[1], sy + f[2]
+            if f[1] ~= 0 then n = n + 1 end
+        end
+        assert.are.equal(-3 * H * th, sx)
+        assert.are.equal(0.75 * H * th, sy)
+        assert.are.equal(ny + 1, n)   -- the nodes of the left edge only
+    end)
+
+    it("acts in the step: a free plate's momentum grows by the resultant times t (and a function of t)", function()
+        local w = rc.world{}
+        local b = w:fem(def())
+        b:traction{ set = "left", t = { -3, 0 } }
+        b:traction{ set = "right", t = function(t) return 0, 2 * t end }   -- at t_{k+theta}: exact for a linear t
+        local called = 0
+        b:set_force_fn(function(t, q) called = called + 1; local f = {}; for i = 1, #q do f[i] = 0 end; return f end)
+        w:simulation{ h = 1e-2 }:run{ T = 0.5 }
+        local d = def()
+        d.name = nil
+        local M = rc.fem_matrices(d).M
+        local v = b:v()
+        local px, py = 0, 0
+        for i = 1, #v do
+            for j = 1, #v, 2 do px, py = px + M[j][i] * v[i], py + M[j + 1][i] * v[i] end
+        end
+        assert.is_true(math.abs(px - (-3 * H * th * 0.5)) < 1e-12, "px " .. px)
+        assert.is_true(math.abs(py - (H * th * 0.5 * 0.5)) < 1e-12, "py " .. py)   -- integral of 2 t H th: H th T^2
+        assert.are.equal(50, called)   -- the Lua force function is still called
+    end)
+
+    it("pulls a bar prescribed at its other end to the elongation sigma L / E (static), exactly", function()
+        if not (rc.Body.prescribe and rc.Body.solve_static) then
+            pending("needs body:prescribe and body:solve_static")
+            return
+        end
+        -- uniaxial stress sigma along x: u_x = sigma x / E, u_y = -nu sigma y / E, linear, so
+        -- reproduced exactly by T3 elements on any mesh (the patch test)
+        local w = rc.world{}
+        local b = w:fem(def())
+        local E, nu, sigma = 100, 0.3, 1.5
+        local lnodes = {}
+        for j = 0, ny do lnodes[#lnodes + 1] = j * (nx + 1) + 1 end
+        b:prescribe{ nodes = lnodes, ux = 0 }
+        b:prescribe{ nodes = { 1 }, uy = 0 }
+        b:traction{ set = "right", t = { sigma, 0 } }
+        b:solve_static{ t = 0 }
+        local worst = 0
+        for k, X in ipairs(nodes) do
+            local u = b:displacements(k)
+            worst = math.max(worst, math.abs(u[1] - sigma * X[1] / E), math.abs(u[2] + nu * sigma * X[2] / E))
+        end
+        assert.is_true(worst <= 1e-12 * sigma * W / E, "largest error " .. worst)
+        local R, Rc = 0, b:reactions()   -- the reactions balance the traction's resultant
+        for k = 1, #nodes do R = R + Rc[(b:dofs(k))] end
+        assert.is_true(math.abs(R + sigma * H * th) <= 1e-10 * sigma * H * th, "reaction " .. R)
+    end)
+
+    it("checks its arguments", function()
+        local w = rc.world{}
+        local b = w:fem(def())
+        assert.are.equal("body:traction: unknown key 'tt' (did you mean 't'?)", error_of(b.traction, b, { set = "left", tt = { 1, 0 } }))
+        assert.are.equal("body:traction: 'set': the body has no edge set 'top' (edge sets: left, right)",
+                         error_of(b.traction, b, { set = "top", t = { 1, 0 } }))
+        assert.are.equal("body:traction: 'set' must be the name of an edge set (got 1)", error_of(b.traction, b, { set = 1, t = { 1, 0 } }))
+        assert.are.equal("body:traction: 't' is required: {tx, ty} or a function of time returning tx, ty",
+                         error_of(b.traction, b, { set = "left" }))
+        assert.matches("body:traction: 't' must be", error_of(b.traction, b, { set = "left", t = { 1 } }), 1, true)
+        assert.matches("expected a finite-element body", error_of(b.traction, w:body{ mass = 1, inertia = 1 }, { set = "left", t = { 1, 0 } }), 1, true)
+        assert.are.equal("world:fem: 'edge_sets.left[1]' = {1, 12} is not a side of a triangle",
+                         error_of(w.fem, w, def{ name = "p2", edge_sets = { left = { { 1, 12 } } } }))
+        assert.are.equal("world:fem: 'edge_sets.left[2][2]' must be a node number in 1..36 (got 99)",
+                         error_of(w.fem, w, def{ name = "p3", edge_sets = { left = { { 1, 10 }, { 10, 99 } } } }))
+        b:traction{ set = "left", t = function() return "x", 0 end }
+        assert.are.equal("sim:run: force function of body 0 (plate) at t = 0.0050000000000000001: traction on 'left': the function of t returned string as tx (a finite number is required)",
+                         error_of(function() w:simulation{ h = 1e-2 }:run{ T = 0.1 } end))
     end)
 end)

@@ -83,6 +83,7 @@ describe("the scripts of scripts/papers/", function()
         assert.is_truthy(header:find(prm.name, 1, true), name .. ": parameter '" .. prm.name .. "' is not in the header")
         -- booleans are checked by their type; a seed may be any integer; a file name any string
         local free = prm.default == "true" or prm.default == "false" or prm.name == "seed" or prm.name == "svg"
+                     or prm.name == "msh"
         assert.is_true(prm.checked or free, name .. ": parameter '" .. prm.name .. "' has no check")
       end
     end
@@ -120,6 +121,36 @@ describe("impacting stick (section 5.1)", function()
     for k = 2, #rows do
       assert.is_true(rows[k].E - rows[k - 1].E <= 1e-12 * s.E0)
     end
+  end)
+end)
+
+describe("sliding block (section 5.3), coarse: lc = 5 (54 nodes, 9 contact nodes), T = 1", function()
+  local rc = require "ricochet"
+  if not (rc.Body.prescribe and rc.Body.solve_static) then
+    pending("needs body:prescribe and body:solve_static (the finite-element boundary conditions)")
+    return
+  end
+  local function run(scheme)
+    local s, rows = run_scenario("acary2024_sliding_block.lua", { scheme = scheme, lc = "5" })
+    assert.are.equal(10000, s.steps)
+    assert.is_true(s.static_cone_ratio <= 1, "the static bottom reactions leave the cone")
+    assert.is_true(s.max_abs_balance <= 1e-9 * (1 + math.abs(s.E or s.E0)), "balance " .. s.max_abs_balance)
+    -- the file's columns: E - E0 = W_ext + W_J + W_proj + dissipation, row by row
+    for _, r in ipairs(rows) do
+      local defect = r.E - rows[1].E - (r.W_ext + r.W_J + r.W_proj + r.dissipation)
+      assert.is_true(math.abs(defect) <= 1e-8 * (1 + math.abs(r.E)), "defect " .. defect)
+    end
+    return s, rows
+  end
+
+  it("Moreau-Jean-Fremond: no positive tangential work at any node in any step (Fig. 10 (c)); Moreau-Jean: some (Fig. 9 (c))", function()
+    local mjf, rf = run("moreau-jean-fremond")
+    local mj = run("moreau-jean")
+    -- measured: MJF 5.7e-12 (round-off: contact works reach 1), MJ 1.3e-3
+    for _, r in ipairs(rf) do assert.is_true(r.WT_max_pos <= 1e-10, "MJF W_T " .. r.WT_max_pos) end
+    assert.is_true(mjf.max_WT_pos <= 1e-10)
+    assert.is_true(mj.max_WT_pos > 1e-4, "MJ W_T " .. mj.max_WT_pos)
+    assert.is_true(mj.min_WT_neg < 0 and mjf.min_WT_neg < 0)
   end)
 end)
 
