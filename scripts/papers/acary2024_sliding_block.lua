@@ -12,15 +12,19 @@
 -- left edge carries the traction sigma_s = 2 sgn(sin(4 pi t)) (eq. 102) along
 -- +x: into the block (a push) while positive, a pull while negative.
 --
--- Mesh: a structured rectangle of b/lc x h/lc cells (two triangles each, the /
--- diagonal) with node sets bottom, top and edge set left; or msh = PATH, a Gmsh
--- MSH 4.1 mesh with physical groups of the same names.
+-- Mesh (mesh = "gmsh", the default, as the paper made it): Gmsh's mesh of
+-- acary2024_block.geo at characteristic length lc, the committed
+-- meshes/acary2024_block_lc1.msh (1 227 nodes, 41 bottom nodes) and _lc5.msh
+-- (63 nodes, 9 bottom nodes) for lc = 1 and 5, rc.gmsh on the .geo for any other
+-- lc (gmsh installed); or msh = PATH, a Gmsh MSH 4.1 mesh with physical groups
+-- bottom, top, left; or mesh = "structured": a rectangle of b/lc x h/lc cells
+-- (two triangles each, the / diagonal) built here.
 --
 --   build/ricochet run scripts/papers/acary2024_sliding_block.lua --out out/sb
 --     (+ out/sb/energy.svg, out/sb/tangential_work.svg)
 --   ... --set scheme=moreau-jean-fremond --set lc=5 --set T=0.2
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"),
--- theta (0.5), h (1e-4), T (1), lc (1: cell size of the built mesh), msh (""),
+-- theta (0.5), h (1e-4), T (1), lc (1: the mesh's cell size), mesh ("gmsh"), msh (""),
 -- tol (NSGS, 1e-10), mu (0.5), e (0), d (-0.005: top displacement), sigma (2:
 -- the traction's amplitude), named (false: true names the contacts C.k, node k),
 -- law ("newton": under moreau-jean-fremond that is the paper's Fremond law;
@@ -33,6 +37,7 @@ local h      = rc.param("h", 1e-4, { above = 0 })
 local T      = rc.param("T", 1.0, { above = 0 })
 local lc     = rc.param("lc", 1.0, { above = 0 })
 local msh    = rc.param("msh", "")
+local mesh_kind = rc.param("mesh", "gmsh", { one_of = { "gmsh", "structured" } })
 local tol    = rc.param("tol", 1e-10, { above = 0 })
 local mu     = rc.param("mu", 0.5, { min = 0 })
 local e      = rc.param("e", 0.0, { min = 0, max = 1 })
@@ -61,7 +66,18 @@ local function rectangle()
   return { nodes = nodes, triangles = tris, node_sets = { bottom = bottom, top = top }, edge_sets = { left = left } }
 end
 
-local mesh = msh ~= "" and rc.read_msh(msh) or rectangle()
+-- the Gmsh mesh at lc: the committed file when there is one, else gmsh on the .geo
+local function gmsh_mesh()
+  local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
+  local committed = { [1.0] = "meshes/acary2024_block_lc1.msh", [5.0] = "meshes/acary2024_block_lc5.msh" }
+  if committed[lc] then return rc.read_msh(here .. committed[lc]) end
+  return rc.gmsh{ geo = here .. "acary2024_block.geo", lc = lc }
+end
+
+local mesh
+if msh ~= "" then mesh = rc.read_msh(msh)
+elseif mesh_kind == "gmsh" then mesh = gmsh_mesh()
+else mesh = rectangle() end
 for _, s in ipairs{ "bottom", "top" } do
   if not mesh.node_sets[s] then error(string.format("the mesh has no node set '%s' (a physical group)", s), 0) end
 end
