@@ -17,7 +17,7 @@
  * displacements node by node, (u_x, u_y) of node perm[k] at 2 perm[k],
  * 2 perm[k] + 1, perm a reverse Cuthill--McKee numbering (fem_mesh.c) that
  * keeps the banded factorisation of Mhat narrow. */
-#include "model/model.h"
+#include "model/fem_stress.h"   /* rcm_fem_elasticity; includes model.h */
 #include "linalg/linalg.h"
 
 #include <math.h>
@@ -107,24 +107,6 @@ rc_status rc_fem_def_check(const rc_fem_def *def, const char *what)
     return rcm_fem_orphan_check(def, what);
 }
 
-/* D of the plane-stress or plane-strain law. */
-static void elasticity(const rc_fem_def *d, double D[3][3])
-{
-    const double E = d->E, nu = d->nu;
-    memset(D, 0, 9 * sizeof(double));
-    if (d->plane == RC_FEM_PLANE_STRESS) {
-        const double c = E / (1 - nu * nu);
-        D[0][0] = D[1][1] = c;
-        D[0][1] = D[1][0] = c * nu;
-        D[2][2] = c * (1 - nu) / 2;
-    } else {
-        const double c = E / ((1 + nu) * (1 - 2 * nu));
-        D[0][0] = D[1][1] = c * (1 - nu);
-        D[0][1] = D[1][0] = c * nu;
-        D[2][2] = c * (1 - 2 * nu) / 2;
-    }
-}
-
 /* The element stiffness K_e = t A B^T D B (6 x 6, dofs u1 v1 u2 v2 u3 v3). */
 static void element_stiffness(const rc_fem_def *d, const int *t, double D[3][3], double Ke[6][6])
 {
@@ -163,7 +145,7 @@ static void assemble(const rc_fem_def *def, const int *perm, int kd, double *M, 
 {
     const int n = 2 * def->nnodes;
     double D[3][3], Ke[6][6];
-    elasticity(def, D);
+    rcm_fem_elasticity(def, D);   /* fem_stress.c */
     for (int e = 0; e < def->ntri; e++) {
         const int *t = def->tri + 3 * e;
         int dof[6];
