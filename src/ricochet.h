@@ -212,6 +212,34 @@ RC_API rc_status rc_body3d_def_check(const rc_body3d_def *def, const char *what)
 RC_API rc_status rc_body3d_create(rc_world *w, const rc_body3d_def *def, int *out_id);
 /* mass and principal moments (Jx, Jy, Jz) of a spatial body */
 RC_API rc_status rc_body3d_get_mass(const rc_world *w, int id, double *m, double inertia[3]);
+/* Shapes of dim = 3 worlds (docs/theory/spatial.md, "Contacts"): on a
+ * spatial body (centred at its centre of mass, axes along its principal
+ * axes) or, with body = RC_GROUND, a static obstacle at def.point (world
+ * axes). A plane (a half-space {x : n.(x - point) <= 0}) only on RC_GROUND.
+ * Pairs get the world's default law (rc_world_set_default_law). */
+typedef enum { RC_SHAPE3_PLANE = 0, RC_SHAPE3_SPHERE = 1, RC_SHAPE3_CAPSULE = 2, RC_SHAPE3_BOX = 3 } rc_shape3_kind;
+typedef struct rc_shape3_def {
+    rc_shape3_kind kind;
+    double radius;          /* sphere, capsule: > 0                          */
+    double half_len;        /* capsule: half-length along the body z, >= 0  */
+    double half[3];         /* box: half-extents, > 0                        */
+    double point[3];        /* RC_GROUND: position (plane: a point on it)    */
+    double normal[3];       /* plane: outward normal, nonzero (normalised)  */
+} rc_shape3_def;
+RC_API rc_shape3_def rc_default_shape3_def(void);   /* a unit sphere; plane normal (0, 0, 1) */
+RC_API rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int *out_id);
+/* The contacts of the last step of a dim = 3 world (index 0 .. count-1). */
+typedef struct rc_contact3_info {
+    int id;                 /* persistent while the (shapes, feature) touch  */
+    int shape_a, shape_b, body_a, body_b, active;
+    double pa[3], pb[3];    /* the points on A and B (world)                 */
+    double n[3], t1[3], t2[3];  /* normal from A to B, tangents              */
+    double gN;              /* gap at q_k                                    */
+    double u[3];            /* (u_N, u_T1, u_T2) at v_{k+1}                  */
+    double p[3];            /* impulse (p_N, p_T1, p_T2) of the step         */
+} rc_contact3_info;
+RC_API int rc_world_contact3_count(const rc_world *w);
+RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3_info *out);
 /* Mass and principal inertia about the centre of a homogeneous solid of
  * density rho: a sphere (dims: r), a box (half-extents a, b, c along x, y,
  * z), a capsule (radius r, half-length l of its cylinder along z). */

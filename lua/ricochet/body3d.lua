@@ -5,7 +5,8 @@
 
 local I = require "ricochet.private"
 local core, new_body = I.core, I.new_body
-local type, ipairs, getmetatable = type, ipairs, getmetatable
+local type, ipairs, getmetatable, setmetatable = type, ipairs, getmetatable, setmetatable
+local check_shape3
 local check = require "ricochet.check"
 local fail, show, check_keys, check_table = check.fail, check.show, check.check_keys, check.check_table
 local REQUIRED, number, opt_name, vec, check_fn = check.REQUIRED, check.number, check.opt_name, check.vec, check.check_fn
@@ -52,12 +53,80 @@ local function from_density(fname, t)
     return m, { J[1], 0, 0, 0, J[2], 0, 0, 0, J[3] }
 end
 
+-- shapes of dim = 3 worlds (docs/lua-api.md, "Spatial shapes"): descriptors
+-- checked here, ranges by the kernel (rc_shape3_create)
+local Shape3 = { __name = "ricochet.shape3" }
+local rc = I.rc
+local function shape3(fname, t, keys, usage)
+    check_table(fname, t, usage)
+    check_keys(fname, t, keys, #keys)
+    return t
+end
+local function pos_field(fname, t, i, key)
+    local x = t[key]
+    if x == nil then x = t[i] elseif t[i] ~= nil then fail(fname, "give '%s' either by position or by name, not both", key) end
+    local v = number(fname, key, x, REQUIRED)
+    if not (v > 0) then fail(fname, "'%s' must be > 0 (got %s)", key, show(v)) end
+    return v
+end
+function rc.sphere(t)
+    local fname = "rc.sphere"
+    shape3(fname, t, { "radius" }, "rc.sphere{ radius = 0.1 }")
+    return setmetatable({ kind = "sphere", radius = pos_field(fname, t, 1, "radius") }, Shape3)
+end
+function rc.capsule(t)
+    local fname = "rc.capsule"
+    shape3(fname, t, { "radius", "half_length" }, "rc.capsule{ radius = 0.1, half_length = 0.5 }")
+    local r = pos_field(fname, t, 1, "radius")
+    local l = t.half_length ~= nil and t.half_length or t[2]
+    l = number(fname, "half_length", l, REQUIRED)
+    if not (l >= 0) then fail(fname, "'half_length' must be >= 0 (got %s)", show(l)) end
+    return setmetatable({ kind = "capsule", radius = r, half_length = l }, Shape3)
+end
+function rc.box3(t)
+    local fname = "rc.box3"
+    shape3(fname, t, { "hx", "hy", "hz" }, "rc.box3{ 0.5, 0.25, 0.1 } (half-extents)")
+    return setmetatable({ kind = "box", half = { pos_field(fname, t, 1, "hx"), pos_field(fname, t, 2, "hy"), pos_field(fname, t, 3, "hz") } }, Shape3)
+end
+function check_shape3(fname, key, sh)
+    if getmetatable(sh) ~= Shape3 then
+        fail(fname, "'%s' must be rc.sphere{...}, rc.capsule{...} or rc.box3{...} in a world of dim = 3 (got %s)", key, show(sh))
+    end
+    return sh
+end
+
+-- w:plane{ point = {0, 0, 0}, normal = {0, 0, 1} }: a static half-space
+function I.World.plane(self, t)
+    local fname = "world:plane"
+    I.check_self(fname, self, I.World, "a world")
+    local c = I.world_core(fname, self, true)
+    if rawget(self, "dim") ~= 3 then fail(fname, "planes are obstacles of a world of dim = 3 (a planar world: w:halfplane)") end
+    if t == nil then t = {} end
+    check_table(fname, t, "w:plane{ point = {0, 0, 0}, normal = {0, 0, 1} }")
+    check_keys(fname, t, { "point", "normal" })
+    local def = { kind = "plane", point = vec(fname, "point", t.point, 3, "{x, y, z}", { 0, 0, 0 }),
+                  normal = vec(fname, "normal", t.normal, 3, "{nx, ny, nz}", { 0, 0, 1 }) }
+    local id, err = core.shape3_create(c, core.GROUND, def)
+    if not id then fail(fname, "%s", err) end
+    return id
+end
+
+-- w:contacts3(): the last step's 3D contacts (rc_world_contact3_get)
+function I.World.contacts3(self)
+    I.check_self("world:contacts3", self, I.World, "a world")
+    return core.contacts3(I.world_core("world:contacts3", self))
+end
+
 function I.body3d(w, c, t)
     local fname = "world:body"
     check_table(fname, t, "w:body{ mass = 1, inertia = {1, 2, 3}, q = {x, y, z, qw, qx, qy, qz} }")
     check_keys(fname, t, KEYS)
-    if t.shape ~= nil or t.shapes ~= nil then
-        fail(fname, "spatial bodies have no shapes yet (the contact geometry of dim = 3 worlds is not available)")
+    local shapes = {}
+    if t.shape ~= nil and t.shapes ~= nil then fail(fname, "give 'shape' or 'shapes', not both") end
+    if t.shape ~= nil then shapes[1] = check_shape3(fname, "shape", t.shape) end
+    if t.shapes ~= nil then
+        if type(t.shapes) ~= "table" then fail(fname, "'shapes' must be a list of rc.sphere / rc.capsule / rc.box3 (got %s)", show(t.shapes)) end
+        for i, sh in ipairs(t.shapes) do shapes[i] = check_shape3(fname, "shapes[" .. i .. "]", sh) end
     end
     if t.kind ~= nil and t.kind ~= "rigid3d" then
         fail(fname, "'kind' must be \"rigid3d\" in a world of dim = 3 (got %s)", show(t.kind))
@@ -85,6 +154,10 @@ function I.body3d(w, c, t)
     local id, msg = core.body3d_create(c, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(w, id, { name = name, kind = "rigid3d" }, true)
+    for i, sh in ipairs(shapes) do
+        local sid, err = core.shape3_create(c, id, sh)
+        if not sid then fail(fname, "shape %d: %s", i, err) end
+    end
     if name then w._by_name[name] = body end
     if force_fn then
         local ok, err = core.body_set_force_fn(c, id, force_fn)

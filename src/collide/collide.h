@@ -17,5 +17,8 @@ void rcc_update_shapes(rc_world *w);
  * (velocities kept), accounting the gravity potential of the move in E_wrap. */
 void rcc_wrap(rc_world *w);
 rc_status rcc_detect(rc_world *w);
+/* detect3d.c: the contacts of a dim = 3 world at q_k whose gap is <= margin
+ * into w->c3 (ids and warm start from the last step; model/contact3.h). */
+rc_status rcc_detect3(rc_world *w, double margin);
 
 #endif /* RC_COLLIDE_H */

@@ -147,6 +147,11 @@ rc_status rci_stage_converged(rci_step *st);
  * the projection of q_{k+1}, its energy into a->W_proj, a->E_proj */
 rc_status rci_project_contacts_prepare(rci_step *st);
 void rci_project_contacts(rci_step *st, rci_audit *a);
+/* contacts3.c: the 3D contacts of a dim = 3 world: detection, assembly and
+ * NSGS after the planar solve (st->res, iters, converged updated), and
+ * their work in the audit (they become the last step's). */
+rc_status rci_contacts3_solve(rci_step *st);
+rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a);
 /* the run's figures of the projection (commit) */
 void rci_project_contacts_stats(rc_world *w, const rci_audit *a);
 

@@ -433,6 +433,7 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
     for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
     RC_CHECK(contacts_work(st, vth, a));
+    if (w->c3) RC_CHECK(rci_contacts3_audit(st, vth, a));
     if (st->keep) {   /* q_{k+1}, v_{k+1} (after the joints' projection): finite, or back to t_k */
         int i = rci_first_nonfinite(w->v, w->nv);
         if (i >= 0) return rci_nonfinite_state(w, i, 0, w->v[i]);
@@ -569,6 +570,7 @@ static rc_status world_step(rc_world *w)
     RC_CHECK(rci_stage_joints(&st));
     rci_stage_warm_start(&st);
     RC_CHECK(rci_stage_solve(&st));
+    if (w->c3) RC_CHECK(rci_contacts3_solve(&st));   /* dim = 3 worlds' contacts (contacts3.c) */
     RC_CHECK(rci_stage_converged(&st));
     if (st.scheme->after_solve) st.scheme->after_solve(w);
     if (w->sim.project_contacts) RC_CHECK(rci_project_contacts_prepare(&st));

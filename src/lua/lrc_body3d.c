@@ -49,3 +49,59 @@ int lrc_solid_mass(lua_State *L)
     lrc_push_vec(L, J, 3);
     return 2;
 }
+
+/* shape3_create(world, body | GROUND, { kind = "sphere" | "capsule" | "box" | "plane",
+ * radius, half_length, half = 3, point = 3, normal = 3 }) -> id | nil, msg, status */
+int lrc_shape3_create(lua_State *L)
+{
+    static const char *const kinds[] = { "plane", "sphere", "capsule", "box", NULL };
+    lrc_world *lw = lrc_check_idle(L, 1);
+    const int body = (int)luaL_checkinteger(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    rc_shape3_def def = rc_default_shape3_def();
+    lua_getfield(L, 3, "kind");
+    def.kind = (rc_shape3_kind)luaL_checkoption(L, -1, NULL, kinds);
+    lua_pop(L, 1);
+    def.radius = lrc_field_num(L, 3, "radius", def.radius);
+    def.half_len = lrc_field_num(L, 3, "half_length", def.half_len);
+    lrc_field_vec(L, 3, "half", def.half, 3);
+    lrc_field_vec(L, 3, "point", def.point, 3);
+    lrc_field_vec(L, 3, "normal", def.normal, 3);
+    int id = -1;
+    rc_status s = rc_shape3_create(lw->w, body, &def, &id);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+static void set_vec(lua_State *L, const char *k, const double *x)
+{
+    lrc_push_vec(L, x, 3);
+    lua_setfield(L, -2, k);
+}
+
+/* contacts3(world) -> { { id, shape_a, shape_b, body_a, body_b, active, gN,
+ * pa, pb, n, t1, t2, u = {uN, uT1, uT2}, p = {pN, pT1, pT2} }, ... } */
+int lrc_contacts3(lua_State *L)
+{
+    lrc_world *lw = lrc_check_open(L, 1);
+    const int n = rc_world_contact3_count(lw->w);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        rc_contact3_info c;
+        rc_world_contact3_get(lw->w, i, &c);
+        lua_createtable(L, 0, 14);
+        lua_pushinteger(L, c.id); lua_setfield(L, -2, "id");
+        lua_pushinteger(L, c.shape_a); lua_setfield(L, -2, "shape_a");
+        lua_pushinteger(L, c.shape_b); lua_setfield(L, -2, "shape_b");
+        lua_pushinteger(L, c.body_a); lua_setfield(L, -2, "body_a");
+        lua_pushinteger(L, c.body_b); lua_setfield(L, -2, "body_b");
+        lua_pushboolean(L, c.active); lua_setfield(L, -2, "active");
+        lua_pushnumber(L, c.gN); lua_setfield(L, -2, "gN");
+        set_vec(L, "pa", c.pa); set_vec(L, "pb", c.pb);
+        set_vec(L, "n", c.n); set_vec(L, "t1", c.t1); set_vec(L, "t2", c.t2);
+        set_vec(L, "u", c.u); set_vec(L, "p", c.p);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}

@@ -39,6 +39,8 @@ static const luaL_Reg core_funcs[] = {
     { "body3d_create", lrc_body3d_create },
     { "body3d_mass", lrc_body3d_mass },
     { "solid_mass", lrc_solid_mass },
+    { "shape3_create", lrc_shape3_create },
+    { "contacts3", lrc_contacts3 },
     { "body_count", lrc_body_count },
     { "body_state", lrc_body_state },
     { "remove", lrc_remove },

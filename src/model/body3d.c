@@ -238,12 +238,13 @@ rc_status rc_solid_mass_properties(rc_solid_kind kind, const double *dims, doubl
 rc_status rcm_planar_only(const rc_world *w, const char *what)
 {
     if (w->def.dim != 3) return RC_OK;
-    return rc_set_error(RC_ERR_ARG, "%s: not available in a world of dim = 3 yet (spatial bodies have no contacts, "
-                        "joints or springs so far)", what);
+    return rc_set_error(RC_ERR_ARG, "%s: not available in a world of dim = 3 yet (spatial bodies take rc_shape3_create shapes; "
+                        "no joints or springs so far)", what);
 }
 
 void rcm_rigid3d_free(rc_world *w)
 {
+    rcm_c3_free(w);
     rcb_free(w->rigid3d);
     w->rigid3d = NULL;
     w->nrigid3d = w->cap_rigid3d = 0;

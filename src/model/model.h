@@ -325,7 +325,7 @@ struct rc_world {
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
     rc_linear *linears; int nlinears, cap_linears, nfem;   /* nfem: finite-element bodies made (the WT_ history columns) */
-    struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d;   /* spatial bodies (body3d.c) */
+    struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d; struct rcm_c3 *c3;   /* spatial bodies (body3d.c), their shapes and contacts (contact3.c) */
     rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;
@@ -508,7 +508,7 @@ extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
 extern const rcm_body_ops rcm_body_removed;
 #define RCM_BODY_NKINDS (RC_BODY_RIGID3D + 1)
 extern const rcm_body_ops *const rcm_body_kinds[RCM_BODY_NKINDS];
-#include "model/rigid3d.h"   /* spatial rigid bodies (body3d.c, rigid3d.c) */
+#include "model/rigid3d.h"   /* spatial rigid bodies (body3d.c, rigid3d.c); contact3.h */
 
 /* A slot's life (remove.c): its generation (incremented at each removal),
  * whether the slot is free, when and what was removed there, and what the

@@ -20,4 +20,6 @@ void rcm_rigid3d_free(rc_world *w);
  * shapes, joints, springs, linear bodies). */
 rc_status rcm_planar_only(const rc_world *w, const char *what);
 
+#include "model/contact3.h"   /* their shapes and contacts */
+
 #endif /* RC_MODEL_RIGID3D_H */

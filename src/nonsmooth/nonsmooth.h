@@ -45,6 +45,12 @@ int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p
 int rcn_solve3(const double *A, const double *r, double *x);
 /* The largest eigenvalue of the symmetric part of a 3x3 matrix. */
 double rcn_sym3_lmax(const double *W);
+/* nsgs3.c: the 3D contacts of a dim = 3 world (w->c3): (u + shift) at V,
+ * V += kappa Mhat^-1 H^T dp, and the NSGS sweeps with the exact cone3 local
+ * solver to w->sim.solver.tol (relative to 1 + bnorm) or max_iter sweeps. */
+void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u);
+void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp);
+rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
 
 /* law.c: one contact's local problem for the law interface, in the contact's
  * dimension n (2 planar, 3 spatial), through pointers so that every contact

@@ -1,0 +1,159 @@
+/* contacts3.c -- the 3D contacts of a dim = 3 world in the step (after the
+ * planar stages' solve, before the update; docs/theory/spatial.md,
+ * "Contacts"):
+ *   detect   at q_k (collide/detect3d.c): ids, warm start;
+ *   rows     u = Ha va + Hb vb, (N, T1, T2), Hb = rcc_jacobian3d(q_b, pb - x_b, d)
+ *            and Ha = -rcc_jacobian3d(q_a, pa - x_a, d);
+ *   index    the planar rules (eq. 64 or its anticipated form, persistence);
+ *   problem  W = H kappa Mhat^-1 H^T through the body kind's solve_mass (the
+ *            step's inverse rotational iteration matrix: W is not
+ *            symmetric in general), the built-in law's shift on N, T1, T2
+ *            (eq. 96 / 101, Moreau's e_T on both tangents);
+ *   solve    warm start V += kappa Mhat^-1 H^T p, NSGS (nonsmooth/nsgs3.c);
+ *   audit    W_N = u_N,k+theta p_N, W_T = u_T,k+theta . p_T (eq. 68).
+ */
+#include "integrate/integrate.h"
+#include "collide/geom3d.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The detection margin: the world's, and for the anticipated index set
+ * what gamma h |u_N| can reach (|v| + |Omega| bound per body). */
+static double margin3(const rci_step *st)
+{
+    const rc_world *w = st->w;
+    double m = w->def.contact_margin, s = 0.0;
+    if (w->sim.activation != RC_ACTIVATE_ANTICIPATE) return m;
+    for (int i = 0; i < w->c3->nshapes; i++) {
+        const rcm_shape3 *sh = &w->c3->shapes[i];
+        if (sh->body == RC_GROUND) continue;
+        const double *v = st->vk + w->bodies[sh->body].iv;
+        s = fmax(s, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]) * sh->bound);
+    }
+    return fmax(m, w->sim.gamma * st->h * 2.0 * s);
+}
+
+/* the rows of one side (sign -1 for A) and kappa Mhat^-1 H^T */
+static rc_status side_rows(rc_world *w, int body, const double *pt, const rcm_contact3 *c, double sign, double kappa,
+                           double H[3][6], double MH[3][6])
+{
+    const rc_body *bd = &w->bodies[body];
+    const double *q = w->q + bd->iq;
+    const double r[3] = { pt[0] - q[0], pt[1] - q[1], pt[2] - q[2] };
+    const double *dirs[3] = { c->n, c->t1, c->t2 };
+    for (int k = 0; k < 3; k++) {
+        rcc_jacobian3d(q + 3, r, dirs[k], H[k]);
+        for (int j = 0; j < 6; j++) { H[k][j] *= sign; MH[k][j] = H[k][j]; }
+    }
+    RC_CHECK(rcm_body_ops_of(bd)->solve_mass(w, bd, &MH[0][0], 3));
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 6; j++) MH[k][j] *= kappa;
+    return RC_OK;
+}
+
+/* W = sum over the sides of H (kappa Mhat^-1 H^T) */
+static void delassus(rcm_contact3 *c)
+{
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            double s = 0.0;
+            for (int j = 0; j < 6; j++) s += c->Hb[r][j] * c->MHb[k][j];
+            if (c->body_a >= 0)
+                for (int j = 0; j < 6; j++) s += c->Ha[r][j] * c->MHa[k][j];
+            c->W[3 * r + k] = s;
+        }
+}
+
+/* the built-in law's shift on (N, T1, T2) (eq. 96 / 101) and the closing term */
+static void shift3(const rci_step *st, const rc_law *law, rcm_contact3 *c, double extra)
+{
+    double ul1[2] = { c->uk[0], c->uk[1] }, ul2[2] = { c->uk[0], c->uk[2] }, s1[2], s2[2];
+    if (st->scheme->preimpact) {
+        st->scheme->preimpact(st, law, ul1);
+        st->scheme->preimpact(st, law, ul2);
+    }
+    rcm_law_builtin_shift(law, st->scheme->unknown, st->theta, ul1, s1);
+    rcm_law_builtin_shift(law, st->scheme->unknown, st->theta, ul2, s2);
+    c->shift[0] = s1[0] + extra;
+    c->shift[1] = s1[1];
+    c->shift[2] = s2[1];
+}
+
+/* rows, index set, local problem of every contact; |b|^2 summed */
+static rc_status assemble(rci_step *st, double *b2)
+{
+    rc_world *w = st->w;
+    rcm_c3 *c3 = w->c3;
+    const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
+    const double band = w->sim.persist_tol + 2.0 * st->h * w->sim.solver.tol;
+    c3->nactive = 0;
+    for (int i = 0; i < c3->n; i++) {
+        rcm_contact3 *c = &c3->c[i];
+        const rc_law *law = &w->laws[c->law];
+        if (!law->closed_form || law->def.type == RC_LAW_CUSTOM)
+            return rc_set_error(RC_ERR_ARG, "3D contacts: law '%s' is not a built-in law on its exact local solver "
+                                "(dim = 3 worlds take rc.newton, rc.moreau, rc.fremond)", law->name ? law->name : "(unnamed)");
+        RC_CHECK(side_rows(w, c->body_b, c->pb, c, 1.0, st->kappa, c->Hb, c->MHb));
+        if (c->body_a >= 0) RC_CHECK(side_rows(w, c->body_a, c->pa, c, -1.0, st->kappa, c->Ha, c->MHa));
+        memset(c->shift, 0, sizeof c->shift);
+        rcn_contact3_velocity(w, c, st->vk, c->uk);   /* u_k (shift 0) */
+        const double trigger = anticipate ? c->gN + w->sim.gamma * st->h * c->uk[0] : c->gN;
+        const int in_rule = trigger <= 0.0 && (anticipate || c->uk[0] <= 0.0);
+        const int persisting = !in_rule && c->p[0] != 0.0 && trigger <= band;
+        c->active = in_rule || persisting;
+        if (!c->active) { c->p[0] = c->p[1] = c->p[2] = 0.0; continue; }
+        c3->nactive++;
+        delassus(c);
+        shift3(st, law, c, persisting && c->gN > 0.0 ? c->gN / st->h : 0.0);
+        double u0[3];
+        rcn_contact3_velocity(w, c, w->V, u0);
+        *b2 += u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2];
+        if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = c->p[2] = 0.0;
+        rcm_fc3d_project(law->def.mu, c->p);
+    }
+    return RC_OK;
+}
+
+rc_status rci_contacts3_solve(rci_step *st)
+{
+    rc_world *w = st->w;
+    rcm_c3 *c3 = w->c3;
+    RC_CHECK(rcc_detect3(w, margin3(st)));
+    double b2 = 0.0, res = 0.0;
+    RC_CHECK(assemble(st, &b2));
+    for (int i = 0; i < c3->n; i++)   /* warm start */
+        if (c3->c[i].active) rcn_contact3_apply(w, &c3->c[i], w->V, c3->c[i].p);
+    int iters = 0;
+    RC_CHECK(rcn_nsgs3(w, w->V, sqrt(b2), &res, &iters));
+    if (!(res <= st->res)) st->res = res;
+    if (iters > st->iters) st->iters = iters;
+    st->converged = st->res <= w->sim.solver.tol;
+    return RC_OK;
+}
+
+/* eq. (68) per contact after the update (vth = v_{k+theta}); the contacts
+ * become the last step's */
+rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a)
+{
+    rc_world *w = st->w;
+    rcm_c3 *c3 = w->c3;
+    for (int i = 0; i < c3->n; i++) {
+        rcm_contact3 *c = &c3->c[i];
+        double sh[3], uth[3];
+        memcpy(sh, c->shift, sizeof sh);
+        memset(c->shift, 0, sizeof c->shift);
+        rcn_contact3_velocity(w, c, w->v, c->u);
+        rcn_contact3_velocity(w, c, vth, uth);
+        memcpy(c->shift, sh, sizeof sh);
+        if (!c->active) continue;
+        const double WN = uth[0] * c->p[0], WT = uth[1] * c->p[1] + uth[2] * c->p[2];
+        a->W_N += WN;
+        a->W_T += WT;
+        if (WT > a->WT_max_pos) a->WT_max_pos = WT;
+        if (WT < a->WT_min_neg) a->WT_min_neg = WT;
+        if (!a->have_cw || WN + WT > a->max_cw) { a->max_cw = WN + WT; a->have_cw = 1; a->max_cw_id = c->id; }
+    }
+    (void)st;
+    return rcm_c3_save(w);
+}

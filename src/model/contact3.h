@@ -1,0 +1,49 @@
+/* model/contact3.h -- the shapes and contacts of dim = 3 worlds (contact3.c;
+ * detection collide/detect3d.c, the step integrate/contacts3.c, the solver
+ * nonsmooth/nsgs3.c). A separate store from the planar shapes and contacts:
+ * the planar hot path stays as it was (docs/architecture.md). */
+#ifndef RC_MODEL_CONTACT3_H
+#define RC_MODEL_CONTACT3_H
+
+#include <stdint.h>
+
+/* A shape of a spatial body (centred at its centre of mass, along its
+ * principal axes) or a static obstacle (body RC_GROUND, at point, world axes). */
+typedef struct rcm_shape3 {
+    int body;               /* body id or RC_GROUND                          */
+    int kind;               /* rc_shape3_kind                                */
+    double radius, half_len, half[3];
+    double point[3];        /* RC_GROUND: position; plane: a point on it     */
+    double normal[3];       /* plane: outward unit normal (world)            */
+    double bound;           /* radius of the bounding sphere (not planes)   */
+} rcm_shape3;
+
+/* A 3D contact: directions (N, T1, T2), rows per side (u = Ha va + Hb vb),
+ * the step's kappa Mhat^-1 H^T per side, W = H kappa Mhat^-1 H^T (3x3
+ * row-major), the law's shift, the impulse p and the velocity u. */
+typedef struct rcm_contact3 {
+    uint64_t key;           /* shape_a, shape_b, feature                     */
+    int id, shape_a, shape_b, body_a, body_b, law, feature, active;
+    double pa[3], pb[3], n[3], t1[3], t2[3], gN;
+    double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];
+    double W[9], shift[3], p[3], u[3], uk[3];
+} rcm_contact3;
+
+typedef struct rcm_c3 {
+    rcm_shape3 *shapes; int nshapes, cap_shapes;
+    rcm_contact3 *c; int n, cap_c;          /* this step's contacts            */
+    rcm_contact3 *prev; int nprev, cap_prev; /* the last step's, sorted by key */
+    double *aabb; int cap_aabb;
+    void *broad;                            /* collide's broad-phase buffers   */
+    void (*broad_free)(void *);
+    int next_id, nactive;
+} rcm_c3;
+
+/* free the store (world free: rcm_rigid3d_free) */
+void rcm_c3_free(rc_world *w);
+/* the last step's contact of key k (binary search in prev), or NULL */
+const rcm_contact3 *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k);
+/* the contacts become the last step's (sorted by key; grows prev) */
+rc_status rcm_c3_save(rc_world *w);
+
+#endif /* RC_MODEL_CONTACT3_H */
