@@ -370,6 +370,32 @@ typedef struct rc_gap_def {
 RC_API rc_gap_def rc_default_gap_def(void);
 RC_API rc_status rc_gap_create(rc_world *w, const rc_gap_def *def, int *out_id);
 
+/* A node-to-surface contact (src/model/node_gap.c): the node of a linear
+ * (finite-element) body at X + (q[dofs[0]], q[dofs[1]]) against
+ *   rigid < 0:  the static segment a-b (radius >= 0); the normal side is the
+ *               left of a -> b: inside the ends g_N = n.(p - s) - radius
+ *               (signed), past them g_N = |p - end| - radius, n = (p - end)/|p - end|;
+ *   rigid >= 0: the disks and polygons of that planar rigid body (the
+ *               nearest shape; inside a polygon: its least-penetrated edge).
+ * The rows are the gradient of g_N in the node's coordinates (and in the
+ * rigid body's x, y, angle: -n, -(r x n) with r from the body to the
+ * closest point), re-evaluated every step; t = (n_y, -n_x). A gap
+ * contact (rc_gap_create's id), listed while g_N <= margin. */
+typedef struct rc_node_contact_def {
+    int body;               /* the linear body                                */
+    int dofs[2];            /* its coordinates u_x, u_y of the node, 0-based  */
+    double X[2];            /* the node's undeformed position                 */
+    int rigid;              /* -1: the segment a-b; else a rigid2d body        */
+    double a[2], b[2], radius;
+    int friction;           /* 0: no tangential row                           */
+    double margin;          /* default HUGE_VAL                               */
+    int law;
+    const char *name;
+} rc_node_contact_def;
+
+RC_API rc_node_contact_def rc_default_node_contact_def(void);
+RC_API rc_status rc_node_contact_create(rc_world *w, const rc_node_contact_def *def, int *out_id);
+
 /* ---------------------------------------------------------------- finite-element bodies */
 
 /* A 2D linear elastic solid meshed with 3-node triangles (T3, one Gauss

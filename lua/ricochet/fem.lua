@@ -5,7 +5,7 @@
 
 local I = require "ricochet.private"
 local core, rc, World, Body, new_body, world_core = I.core, I.rc, I.World, I.Body, I.new_body, I.world_core
-local type, pairs, ipairs, getmetatable, rawget = type, pairs, ipairs, getmetatable, rawget
+local type, pairs, ipairs, getmetatable, rawget, setmetatable, tostring = type, pairs, ipairs, getmetatable, rawget, setmetatable, tostring
 local mtype, fmt, sqrt = math.type, string.format, math.sqrt
 local check = require "ricochet.check"
 local fail, isfinite, show, showkey, check_keys, check_table = check.fail, check.isfinite, check.show, check.showkey, check.check_keys, check.check_table
@@ -196,13 +196,64 @@ function Body:nodes(k)
     return r
 end
 
--- One linear gap per node against the half-plane { x : n.(x - P) >= 0 }:
--- g = n.(X + u - P), u_T = t.u with t = (n_y, -n_x).
+-- One gap per node of a set against a rigid surface: the half-plane
+-- { x : n.(x - P) >= 0 } (linear gaps: g = n.(X + u - P), u_T = t.u with
+-- t = (n_y, -n_x)), a static segment, or a planar rigid body's disks and
+-- polygons (node-to-surface gaps, rc_node_contact_create: rows from the
+-- closest point, re-evaluated every step).
+local SURFACE_USAGE = "halfplane = { point = {0, 0}, normal = {0, 1} }, segment = { a = {0, 0}, b = {1, 0}, radius = 0 } or rigid = body"
+
+local function segment_def(fname, sg)
+    if type(sg) ~= "table" then fail(fname, "'segment' must be { a = {x, y}, b = {x, y}, radius = 0 } (got %s)", show(sg)) end
+    check_keys(fname .. " segment", sg, { "a", "b", "radius" })
+    local a = vec(fname, "segment.a", sg.a, 2, "{x, y}")
+    local b = vec(fname, "segment.b", sg.b, 2, "{x, y}")
+    if a[1] == b[1] and a[2] == b[2] then fail(fname, "'segment': the ends a and b coincide") end
+    local r = sg.radius == nil and 0 or number(fname, "segment.radius", sg.radius)
+    if not (r >= 0) then fail(fname, "'segment.radius' must be >= 0 (got %s)", show(sg.radius)) end
+    return a, b, r
+end
+
+local function rigid_of(fname, w, b)
+    if getmetatable(b) ~= Body or rawget(b, "world") ~= w then
+        fail(fname, "'rigid' must be a rigid body of this world (got %s)", show(b))
+    end
+    if b.kind ~= "rigid2d" then fail(fname, "'rigid' must be a planar rigid body (got a %s body)", tostring(b.kind)) end
+    return b.id
+end
+
+local function node_contacts(fname, self, t, f, b, nodes, n, name)
+    local cw = world_core(fname, self, true)
+    local def = { body = b.id, friction = t.friction == false and 0 or 1, rigid = -1 }
+    if t.segment ~= nil then
+        local A, B, r = segment_def(fname, t.segment)
+        def.a, def.b, def.radius = A, B, r
+    else
+        def.rigid = rigid_of(fname, self, t.rigid)
+    end
+    if t.margin ~= nil then
+        def.margin = number(fname, "margin", t.margin)
+        if not (def.margin >= 0) then fail(fname, "'margin' must be >= 0 (got %s)", show(t.margin)) end
+    end
+    if t.law ~= nil then def.law = I.law_id(self, cw, fname, I.check_law(fname, "law", t.law)) end
+    local gaps = {}
+    for i = 1, n do
+        local k = node_index(fname, fmt("nodes[%d]", i), nodes[i], f.nnodes)
+        local ix, iy = b:dofs(k)
+        def.dofs, def.X = { ix - 1, iy - 1 }, { f.xy[2 * k - 1], f.xy[2 * k] }
+        def.name = name and fmt("%s.%d", name, k) or nil
+        local id, msg = core.node_contact_create(cw, def)
+        if not id then fail(fname, "%s", msg) end
+        gaps[i] = setmetatable({ id = id, name = def.name, body = b, world = self, node = k }, rc.Gap)
+    end
+    return gaps
+end
+
 function World:fem_contact(t)
     local fname = "world:fem_contact"
     I.check_self(fname, self, World, "a world")
     check_table(fname, t, "w:fem_contact{ body, nodes = {1, 2} or \"bottom\", halfplane = { point = {0, 0}, normal = {0, 1} } }")
-    check_keys(fname, t, { "nodes", "halfplane", "law", "name", "friction" }, 1)
+    check_keys(fname, t, { "nodes", "halfplane", "segment", "rigid", "margin", "law", "name", "friction" }, 1)
     local f = fem_of(fname, t[1])
     local b = t[1]
     local nodes = t.nodes
@@ -210,6 +261,12 @@ function World:fem_contact(t)
         nodes = f.sets[nodes] or fail(fname, "'nodes': the body has no node set '%s'", t.nodes)
     end
     local n = list(fname, "nodes", nodes, 1, "node numbers (or the name of a node set)")
+    local nsurf = (t.halfplane ~= nil and 1 or 0) + (t.segment ~= nil and 1 or 0) + (t.rigid ~= nil and 1 or 0)
+    if nsurf ~= 1 then fail(fname, "give exactly one surface: %s (got %d)", SURFACE_USAGE, nsurf) end
+    local name = opt_name(fname, "name", t.name)
+    if t.friction ~= nil and type(t.friction) ~= "boolean" then fail(fname, "'friction' must be true or false (got %s)", show(t.friction)) end
+    if t.halfplane == nil then return node_contacts(fname, self, t, f, b, nodes, n, name) end
+    if t.margin ~= nil then fail(fname, "'margin' applies to 'segment' and 'rigid' (a half-plane's gaps are linear, always listed)") end
     local hp = t.halfplane
     if type(hp) ~= "table" then fail(fname, "'halfplane' must be { point = {x, y}, normal = {nx, ny} } (got %s)", show(hp)) end
     check_keys(fname .. " halfplane", hp, { "point", "normal" })
@@ -218,8 +275,6 @@ function World:fem_contact(t)
     local len = sqrt(N[1] ^ 2 + N[2] ^ 2)
     if not (len > 0) then fail(fname, "'halfplane.normal' must not be zero") end
     local nx, ny = N[1] / len, N[2] / len
-    local name = opt_name(fname, "name", t.name)
-    if t.friction ~= nil and type(t.friction) ~= "boolean" then fail(fname, "'friction' must be true or false (got %s)", show(t.friction)) end
     local gaps = {}
     for i = 1, n do
         local k = node_index(fname, fmt("nodes[%d]", i), nodes[i], f.nnodes)

@@ -99,6 +99,10 @@ void rci_contact_row(const rc_world *w, const rc_contact *c, int row, int n, dou
         const int o = w->bodies[gp->body].iv;
         const double *v = row ? gp->tng : gp->nrm;
         for (int k = 0; k < gp->nnz; k++) G[o + gp->idx[k]] += v[k];
+        double hr[3];   /* a node against a rigid body (node_gap.c): its columns */
+        const int rb = gp->node ? rcm_node_gap_rigid_row(w, gp, row, hr) : -1;
+        if (rb >= 0)
+            for (int k = 0; k < 3; k++) G[w->bodies[rb].iv + k] += hr[k];
         return;
     }
     double Ha[2][3], Hb[2][3];

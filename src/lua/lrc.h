@@ -224,7 +224,8 @@ int lrc_spring_create(lua_State *L);
 int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
-int lrc_fem_create(lua_State *L);     /* lrc_fem.c */
+int lrc_fem_create(lua_State *L);
+int lrc_node_contact_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
 void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def);   /* lrc_fem.c */
 int lrc_vtk_add_fem(lua_State *L);   /* lrc_vtk_fem.c */

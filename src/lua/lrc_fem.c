@@ -109,3 +109,34 @@ void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def)
 {
     fem_def_read(L, t, def);
 }
+
+/* node_contact_create(world, { body, dofs = {ix, iy} (0-based), X = {x, y},
+ * rigid = body id | nil, a = {x, y}, b = {x, y}, radius, friction = 0 | 1,
+ * margin, law = id, name }) -> gap id | nil, msg, status (rc_node_contact_create) */
+int lrc_node_contact_create(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    rc_node_contact_def def = rc_default_node_contact_def();
+    def.body = (int)lrc_field_int(L, 2, "body", -1);
+    double d[2] = { 0.0, 0.0 };
+    lrc_field_vec(L, 2, "dofs", d, 2);
+    def.dofs[0] = (int)d[0];
+    def.dofs[1] = (int)d[1];
+    lrc_field_vec(L, 2, "X", def.X, 2);
+    def.rigid = (int)lrc_field_int(L, 2, "rigid", -1);
+    lrc_field_vec(L, 2, "a", def.a, 2);
+    lrc_field_vec(L, 2, "b", def.b, 2);
+    def.radius = lrc_field_num(L, 2, "radius", def.radius);
+    def.friction = (int)lrc_field_int(L, 2, "friction", def.friction);
+    def.margin = lrc_field_num(L, 2, "margin", def.margin);
+    def.law = (int)lrc_field_int(L, 2, "law", def.law);
+    def.name = lrc_field_str(L, 2, "name");
+    int id = -1;
+    lrc_saved sv = lrc_enter_kernel(lw, L);
+    rc_status s = rc_node_contact_create(lw->w, &def, &id);
+    lrc_leave_kernel(L, lw, sv);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushinteger(L, id);
+    return 1;
+}

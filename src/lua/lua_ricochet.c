@@ -71,6 +71,7 @@ static const luaL_Reg core_funcs[] = {
     { "linear_energy", lrc_linear_energy },
     { "gap_create", lrc_gap_create },
     { "fem_create", lrc_fem_create },
+    { "node_contact_create", lrc_node_contact_create },
     { "fem_matrices", lrc_fem_matrices },
     { "fem_set_loads", lrc_fem_set_loads },
     { "linear_prescribe", lrc_linear_prescribe },

@@ -22,6 +22,12 @@ void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_
         info->body_b = w->gaps[sb].body;
         info->feature = 0;
         info->tangent[0] = 1.0; info->tangent[1] = 0.0;
+        if (w->gaps[sb].node) {   /* node-to-surface (node_gap.c): the rigid body, t = (n_y, -n_x) */
+            double h[3];
+            const int rb = rcm_node_gap_rigid_row(w, &w->gaps[sb], 0, h);
+            info->body_a = rb >= 0 ? rb : RC_GROUND;
+            info->tangent[0] = r->n[1]; info->tangent[1] = -r->n[0];
+        }
     } else {
         info->shape_a = sa; info->shape_b = sb;
         info->body_a = w->shapes[sa].body; info->body_b = w->shapes[sb].body;

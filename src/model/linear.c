@@ -80,7 +80,7 @@ static void linear_discard(rc_linear *L)
 static void gap_discard(rc_gap *g)
 {
     rcb_free(g->idx); rcb_free(g->nrm); rcb_free(g->tng); rcb_free(g->MH); rcb_free(g->grad);
-    rcb_free(g->name);
+    rcb_free(g->name); rcm_node_gap_free(g->node);
     memset(g, 0, sizeof *g);
 }
 
@@ -228,7 +228,7 @@ void rcm_linear_free(rc_world *w)
     for (int i = 0; i < w->ngaps; i++) {
         rc_gap *g = &w->gaps[i];
         rcb_free(g->idx); rcb_free(g->nrm); rcb_free(g->tng); rcb_free(g->MH); rcb_free(g->grad);
-        rcb_free(g->name);
+        rcb_free(g->name); rcm_node_gap_free(g->node);
     }
     rcb_free(w->gaps);
 }
@@ -459,6 +459,9 @@ rc_status rcm_gaps_detect(rc_world *w)
                 g->tng[k] = gt[k];
             }
             g->mh_valid = 0;
+        } else if (g->node) {   /* node-to-surface (node_gap.c): listed within its margin */
+            RC_CHECK(rcm_node_gap_eval(w, g, &gN));
+            if (!(gN <= rcm_node_gap_margin(g))) continue;
         } else {
             gN = g->g0;
             for (int k = 0; k < g->nnz; k++) gN += g->nrm[k] * q[g->idx[k]];
@@ -473,6 +476,7 @@ rc_status rcm_gaps_detect(rc_world *w)
         c->law = g->law;
         c->gN = gN;
         c->n[1] = 1.0;     /* tangent (1, 0): rcm_contact_tangent */
+        if (g->node) rcm_node_gap_contact(w, g, c);
     }
     return RC_OK;
 }
@@ -487,6 +491,7 @@ void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double
         un += g->nrm[k] * vb[g->idx[k]];
         ut += g->tng[k] * vb[g->idx[k]];
     }
+    if (g->node) rcm_node_gap_rigid_dot(w, g, v, &un, &ut);
     u[0] = un;
     u[1] = ut;
 }
@@ -497,6 +502,7 @@ rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa)
     rc_gap *g = &w->gaps[c->gap];
     const rc_body *b = &w->bodies[g->body];
     const int nv = b->nv;
+    if (g->node) return rcm_node_gap_assemble(w, c, kappa);
     if (!g->mh_valid || g->kappa != kappa) {
         double *MH = g->MH;
         memset(MH, 0, (size_t)2 * nv * sizeof(double));
@@ -529,4 +535,5 @@ void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const doub
     double *vb = V + b->iv;
     const double *MN = g->MH, *MT = g->MH + b->nv;
     for (int j = 0; j < b->nv; j++) vb[j] += MN[j] * dp[0] + MT[j] * dp[1];
+    if (g->node) rcm_node_gap_rigid_apply(w, g, V, dp);
 }

@@ -53,6 +53,18 @@ void rcm_gap_dot(const rc_world *w, const rc_contact *c, const double *v, double
 rc_status rcm_gap_assemble(rc_world *w, rc_contact *c, double kappa);
 void rcm_gap_apply(const rc_world *w, const rc_contact *c, double *V, const double *dp);
 
+/* node_gap.c: node-to-surface gaps (g->node): g_N and the rows at q, the
+ * contact's second body and frame, W and kappa Mhat^-1 H^T, the rigid side */
+rc_status rcm_node_gap_eval(rc_world *w, rc_gap *g, double *gN);
+void rcm_node_gap_contact(const rc_world *w, const rc_gap *g, rc_contact *c);
+rc_status rcm_node_gap_assemble(rc_world *w, rc_contact *c, double kappa);
+void rcm_node_gap_rigid_dot(const rc_world *w, const rc_gap *g, const double *v, double *un, double *ut);
+void rcm_node_gap_rigid_apply(const rc_world *w, const rc_gap *g, double *V, const double *dp);
+int rcm_node_gap_rigid_row(const rc_world *w, const rc_gap *g, int row, double h[3]);
+void rcm_node_gap_free(struct rcm_node_gap *n);
+double rcm_node_gap_margin(const rc_gap *g);
+size_t rcm_node_gap_memory(const rc_world *w, const rc_gap *g);
+
 /* fem_mesh.c: every node of a finite-element body in a triangle */
 rc_status rcm_fem_orphan_check(const rc_fem_def *d, const char *what);
 

@@ -62,7 +62,7 @@ typedef struct rc_gap {
     int *idx;               /* body-local coordinates                    */
     double *nrm, *tng;      /* rows of H at those coordinates            */
     double g0;
-    rc_gap_fn fn;
+    rc_gap_fn fn; struct rcm_node_gap *node;   /* node: node-to-surface (node_gap.c), else NULL */
     void *user;
     double *grad;           /* 2 nq scratch for fn                       */
     double *MH;             /* kappa Mhat^-1 H^T, 2 x nv by rows          */

@@ -474,7 +474,7 @@ static size_t memory(const rc_world *w)
     for (int i = 0; i < w->ngaps; i++) {   /* idx, nrm, tng; MH, grad */
         const rc_gap *g = &w->gaps[i];
         m += (size_t)g->nnz * (sizeof(int) + 2 * sizeof(double)) + name_bytes(g->name);
-        m += (size_t)2 * (w->bodies[g->body].nv + w->bodies[g->body].nq) * sizeof(double);
+        m += (size_t)2 * (w->bodies[g->body].nv + w->bodies[g->body].nq) * sizeof(double) + rcm_node_gap_memory(w, g);
     }
     for (int i = 0; i < w->nbody_ext; i++) m += name_bytes(w->body_ext[i].name);
     for (int i = 0; i < w->nshapes; i++) m += name_bytes(w->shapes[i].name);
