@@ -59,6 +59,17 @@ describe("w:fem_contact against a segment", function()
         end)
     end
 
+    it("gives the half-plane's state under gen-alpha too, the gaps held at zero", function()
+        local b1 = resting({ halfplane = { point = { 0, 0 }, normal = { 0, 1 } }, law = rc.newton{ e = 0, mu = 0.3 } }, "gen-alpha")
+        local b2, s2 = resting({ segment = { a = { -5, 0 }, b = { 5, 0 } }, law = rc.newton{ e = 0, mu = 0.3 } }, "gen-alpha")
+        local q1, q2 = b1:q(), b2:q()
+        for i = 1, #q1 do assert.is_true(math.abs(q1[i] - q2[i]) <= 1e-12, "q" .. i) end
+        for _, k in ipairs(b2.sets.bottom) do
+            assert.is_true(math.abs(b2:nodes(k)[2]) <= 1e-12, "node " .. k .. " at y = " .. b2:nodes(k)[2])
+        end
+        assert.are.equal(5, #s2:contacts())
+    end)
+
     it("releases the nodes that slide off the segment's end", function()
         local nodes, tris, bottom = grid(4, 2, 1, 0.5, 0, 0)
         local w = rc.world{ gravity = { 0, -10 } }
