@@ -866,6 +866,19 @@ typedef enum rc_residual_norm {
                            the end of the step)                             */
 } rc_residual_norm;
 
+/* How NSGS decides convergence (RC_SOLVER_NSGS; docs/granular.md). */
+typedef enum rc_residual_mode {
+    RC_RESIDUAL_PASS = 1,   /* the natural-map residual by a pass over the
+                               active contacts after every checked sweep    */
+    RC_RESIDUAL_SWEEP = 2   /* each contact's term computed in its local
+                               solve (u before its update), summed over the
+                               sweep; when that estimate is <= tol, and at
+                               the sweep cap, one true pass decides and is
+                               reported. Steps swept by colour (order
+                               "colour" with closed-form laws) and worlds
+                               with a law without a closed form use passes */
+} rc_residual_mode;
+
 typedef struct rc_solver_def {
     rc_solver_method method;    /* default RC_SOLVER_NSGS                   */
     double relax;       /* NSGS: over-relaxation of each local impulse, in
@@ -924,6 +937,9 @@ typedef struct rc_solver_def {
                            solve stops there (not converged: on_fail)      */
     rc_newton_linear linear; /* Newton: the linear solve, default
                            RC_NEWTON_LINEAR_AUTO                            */
+    rc_residual_mode residual; /* NSGS: the convergence test's residual,
+                           default RC_RESIDUAL_PASS (ignored by the other
+                           solvers and by Anderson acceleration)            */
 } rc_solver_def;
 /* The largest problem the Newton solver assembles (2 rows a contact, one a
  * joint row): its two dense n x n matrices take 2 n^2 doubles (64 MB). */

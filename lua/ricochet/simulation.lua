@@ -41,7 +41,7 @@ function World:simulation(t)
     if type(s) ~= "table" then fail(fname, "'solver' must be a table such as { \"nsgs\", tol = 1e-10 } (got %s)", show(s)) end
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
-                           "relax", "order", "seed", "check_every", "threads", "adaptive_threads", "norm",
+                           "relax", "order", "seed", "check_every", "residual", "threads", "adaptive_threads", "norm",
                            "accelerate", "depth", "formulation", "fallback", "linear" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" and s[1] ~= "apgd" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")", show(s[1]))
@@ -79,6 +79,10 @@ function World:simulation(t)
     if def.order == "color" then def.order = "colour" end
     def.seed = integer(sname, "seed", s.seed, D.seed)
     def.check_every = integer(sname, "check_every", s.check_every, D.check_every)
+    if s.residual ~= nil and def.solver ~= "nsgs" then
+        fail(sname, "'residual' is an option of the \"nsgs\" solver (solver is %s)", show(def.solver))
+    end
+    def.residual = option(sname, "residual", s.residual, D.residual, { "pass", "sweep" })
     def.tol = number(sname, "tol", s.tol, D.tol)
     def.max_iter = integer(sname, "max_iter", s.max_iter, D.max_iter)
     def.on_fail = option(sname, "on_fail", s.on_fail, D.on_fail, { "warn", "error" })

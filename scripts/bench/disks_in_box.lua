@@ -10,7 +10,7 @@
 --
 -- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
--- check_every=n, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5. The first line printed gives the wall time per step
+-- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads.
 local rc = require "ricochet"
@@ -28,6 +28,7 @@ local threads = math.tointeger(rc.param("threads", 1))
 local order = rc.param("order", threads > 1 and "colour" or "fixed")
 local adaptive = rc.param("adaptive", 1) ~= 0   -- 0: always share the colours (raw team speed)
 local check_every = math.tointeger(rc.param("check_every", 1))
+local residual = rc.param("residual", "pass")   -- NSGS's convergence test: "pass" or "sweep" (nsgs.c)
 local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
 local activation = rc.param("activation", "anticipate")   -- the index set: "anticipate" (default) or "gap"
@@ -73,6 +74,7 @@ local sim = w:simulation{
   project_contacts = project, project_tol = ptol, project_max_iter = piter,
   solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
              adaptive_threads = adaptive, check_every = check_every,
+             residual = solver == "nsgs" and residual or nil,
              accelerate = accelerate ~= "none" and accelerate or nil,
              depth = accelerate ~= "none" and math.tointeger(depth) or nil },
 }
@@ -90,9 +92,11 @@ sim:after_step(function(s)
 end)
 local c0 = os.clock()
 local sweeps, log_res, solved = 0, 0.0, 0
+local res_max = 0   -- the largest residual a step reported (NSGS: the true one with either residual setting)
 sim:after_step(function(s)
   local info = s:info()
   sweeps = sweeps + info.iterations
+  if info.residual > res_max then res_max = info.residual end
   if not info.converged then   -- steps that hit the sweep cap: geometric mean of their residual
     log_res = log_res + math.log(math.max(info.residual, 1e-300), 10)
     solved = solved + 1
@@ -110,6 +114,8 @@ io.write(string.format(
   "disks_in_box: N = %d, law %s, %d steps, cpu %.3f s (%.3f ms/step), solver %.3f s, %.4g local solves, %.1f ns per local solve, max %d sweeps, %d unconverged steps, allocations in the second half: %d\n",
   N, law_kind, steps, cpu, 1e3 * cpu / steps, st.solver_cpu_s, st.local_solves,
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
+io.write(string.format("disks_in_box: residual test %s, largest residual of a step %.3g, %.4g local solves per second of solver CPU\n",
+  residual, res_max, st.local_solves / st.solver_cpu_s))
 io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
 local overlap = 0   -- the largest overlap of two grains (or a grain and a wall) at the end
 for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end

@@ -13,6 +13,7 @@ local rc = require "ricochet"
 
 local N = math.tointeger(rc.param("N", 10000))
 local steps = math.tointeger(rc.param("steps", 10))
+local residual = rc.param("residual", "pass")   -- NSGS's convergence test: "pass" or "sweep" (nsgs.c)
 local cols = math.tointeger(rc.param("cols", math.ceil(math.sqrt(N) * 2)))   -- a pile twice as wide as deep (in grains)
 local r = 0.1
 local dy = math.sqrt(3) * r
@@ -30,11 +31,18 @@ for i = 0, N - 1 do
 end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
 local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3,
-                          solver = { "nsgs", tol = 1e-4, max_iter = 100, on_fail = "warn" } }
+                          solver = { "nsgs", tol = 1e-4, max_iter = 100, on_fail = "warn", residual = residual } }
 sim:step()   -- the first step sizes the arrays (contacts found, capacities grown)
 local c0 = os.clock()
-local sweeps = 0
-for _ = 2, steps do sim:step(); sweeps = sweeps + sim:info().iterations end
+local sweeps, capped, log_res, solver0 = 0, 0, 0.0, sim:stats().solver_cpu_s
+local solves0 = sim:stats().local_solves
+for _ = 2, steps do
+  sim:step()
+  local info = sim:info()
+  sweeps = sweeps + info.iterations
+  if not info.converged then capped = capped + 1 end
+  log_res = log_res + math.log(math.max(info.residual, 1e-300), 10)
+end
 local cpu = os.clock() - c0
 local st = sim:stats()
 local hwm = 0
@@ -53,3 +61,6 @@ io.write(string.format(
   .. "kernel %.0f B/grain, process peak %.0f B/grain, largest overlap %.3g\n",
   N, steps - 1, cpu / (steps - 1), sweeps / (steps - 1),
   sim:info().ncontacts / N, st.memory_bytes / N, hwm / N, overlap))
+io.write(string.format("packed_pile: residual test %s, %d steps at the cap, residual %.3g (geometric mean), "
+  .. "%.4g local solves per second of solver CPU\n", residual, capped, 10 ^ (log_res / (steps - 1)),
+  (st.local_solves - solves0) / (st.solver_cpu_s - solver0)))

@@ -32,6 +32,7 @@ static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTO
 static const char *const orders[] = { "fixed", "random", "position", "colour", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR };
 static const char *const norms[] = { "l2", "max", NULL };
+static const char *const residuals[] = { "pass", "sweep", NULL };
 static const char *const work_checks[] = { "record", "warn", "error", NULL };
 static const rc_work_check work_codes[] = { RC_WORK_RECORD, RC_WORK_WARN, RC_WORK_ERROR };
 static const char *const jacobians[] = { "auto", "start", "midpoint", "end", NULL };
@@ -56,7 +57,7 @@ static int field_bool(lua_State *L, int t, const char *key, int dflt)
 /* The simulation's definition from { scheme, theta, h, activation, gamma,
  * persist_tol, solver, tol, max_iter, on_fail, warm_start, local_tol,
  * local_max_iter, relax, order, threads, adaptive_threads, accelerate, norm,
- * check_every, formulation, fallback, linear, seed, work_check, work_tol, joint_jacobian, project_joints,
+ * check_every, residual, formulation, fallback, linear, seed, work_check, work_tol, joint_jacobian, project_joints,
  * project_tol, project_max_iter, project_contacts } (absent: the defaults). */
 void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
 {
@@ -91,6 +92,9 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
         sd->norm = field_option(L, t, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
     lua_pop(L, 1);
     sd->check_every = field_int(L, t, "check_every", sd->check_every);
+    if (lua_getfield(L, t, "residual") != LUA_TNIL)
+        sd->residual = field_option(L, t, "residual", residuals, 0) == 0 ? RC_RESIDUAL_PASS : RC_RESIDUAL_SWEEP;
+    lua_pop(L, 1);
     sd->seed = (uint64_t)lrc_field_int(L, t, "seed", (lua_Integer)sd->seed);
     sd->local_tol = lrc_field_num(L, t, "local_tol", sd->local_tol);
     sd->local_max_iter = field_int(L, t, "local_max_iter", sd->local_max_iter);
@@ -165,6 +169,8 @@ void lrc_push_sim_defaults(lua_State *L)
     lua_setfield(L, -2, "order");
     lrc_set_int(L, "seed", (lua_Integer)sd->seed);
     lrc_set_int(L, "check_every", sd->check_every);
+    lua_pushstring(L, sd->residual == RC_RESIDUAL_SWEEP ? "sweep" : "pass");
+    lua_setfield(L, -2, "residual");
     lrc_set_num(L, "tol", sd->tol);
     lrc_set_int(L, "max_iter", sd->max_iter);
     lua_pushstring(L, sd->on_fail == RC_ON_FAIL_ERROR ? "error" : "warn");

@@ -90,6 +90,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.formulation = RC_NEWTON_ALART_CURNIER;
     d.solver.fallback = 1;
     d.solver.linear = RC_NEWTON_LINEAR_AUTO;
+    d.solver.residual = RC_RESIDUAL_PASS;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
@@ -329,6 +330,8 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
                             sv, d->threads);
     if (d->check_every < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'check_every' must be >= 1 (got %d)", sv, d->check_every);
+    if (d->residual != RC_RESIDUAL_PASS && d->residual != RC_RESIDUAL_SWEEP)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown 'residual' %d", sv, (int)d->residual);
     if (d->anderson < 0 || d->anderson > 10)
         return rc_set_error(RC_ERR_ARG, "%s: Anderson 'depth' must be in 1..10 (got %d)", sv, d->anderson);
     if (d->anderson && (d->method != RC_SOLVER_NSGS || d->threads > 1 || d->order == RC_ORDER_RANDOM))

@@ -368,6 +368,12 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     sd.solver.order = (rc_order)7;
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "unknown 'order' 7") != NULL);
+    sd = rc_default_sim_def();
+    sd.solver.residual = (rc_residual_mode)0;   /* NSGS's residual test: pass or sweep */
+    CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "solver: unknown 'residual' 0") != NULL);
+    sd.solver.residual = RC_RESIDUAL_SWEEP;
+    CHECK_OK(rc_world_configure(w, &sd));
     /* accepted: colour on one or several threads, position */
     sd = rc_default_sim_def();
     sd.solver.order = RC_ORDER_COLOUR;
