@@ -224,3 +224,45 @@ function rc.read_msh(path)
     if #tri == 0 then raise(fmt("%s: %s: no triangles (element type 2) in $Elements", FNAME, path)) end
     return { nodes = m.nodes, triangles = tri, node_sets = node_sets, edge_sets = edge_sets }
 end
+
+-- rc.fem_rectangle{ width, height, nx, ny, origin = {0, 0} } -> a mesh like rc.read_msh's:
+-- nx x ny cells, each split along its / diagonal; node (i, j) (0-based) is j (nx + 1) + i + 1
+-- at origin + (width i / nx, height j / ny); triangles {a, a + 1, a + nx + 2} and
+-- {a, a + nx + 2, a + nx + 1} (counter-clockwise); node and edge sets bottom, top, left, right
+-- (edges from left to right and from bottom to top).
+function rc.fem_rectangle(t)
+    local F = "rc.fem_rectangle"
+    check.check_table(F, t, 'rc.fem_rectangle{ width = 40, height = 25, nx = 40, ny = 25 }')
+    check.check_keys(F, t, { "width", "height", "nx", "ny", "origin" })
+    local W = check.positive(F, "width", check.number(F, "width", t.width))
+    local H = check.positive(F, "height", check.number(F, "height", t.height))
+    local function count(key)
+        local v = t[key]
+        if math.type(v) ~= "integer" or v < 1 or v > 4096 then
+            check.fail(F, "'%s' must be an integer in [1, 4096] (got %s)", key, check.show(v))
+        end
+        return v
+    end
+    local nx, ny = count("nx"), count("ny")
+    local o = t.origin ~= nil and check.vec(F, "origin", t.origin, 2, "{x, y}") or { 0, 0 }
+    local nodes, tris = {}, {}
+    for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { o[1] + W * i / nx, o[2] + H * j / ny } end end
+    local ns = { bottom = {}, top = {}, left = {}, right = {} }
+    local es = { bottom = {}, top = {}, left = {}, right = {} }
+    for j = 0, ny - 1 do
+        for i = 0, nx - 1 do
+            local a = j * (nx + 1) + i + 1
+            tris[#tris + 1] = { a, a + 1, a + nx + 2 }
+            tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
+        end
+        es.left[#es.left + 1] = { j * (nx + 1) + 1, (j + 1) * (nx + 1) + 1 }
+        es.right[#es.right + 1] = { (j + 1) * (nx + 1), (j + 2) * (nx + 1) }
+    end
+    for i = 1, nx do
+        es.bottom[i] = { i, i + 1 }
+        es.top[i] = { ny * (nx + 1) + i, ny * (nx + 1) + i + 1 }
+    end
+    for i = 1, nx + 1 do ns.bottom[i], ns.top[i] = i, ny * (nx + 1) + i end
+    for j = 0, ny do ns.left[j + 1], ns.right[j + 1] = j * (nx + 1) + 1, (j + 1) * (nx + 1) end
+    return { nodes = nodes, triangles = tris, node_sets = ns, edge_sets = es }
+end

@@ -16,19 +16,10 @@ local prescribe = rc.param("prescribe", 1)
 local nx, ny, W, H = 40, 25, 40, 25
 
 local function block()
-  local nodes, tris, bottom, top = {}, {}, {}, {}
-  for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { W * i / nx, H * j / ny } end end
-  for j = 0, ny - 1 do
-    for i = 0, nx - 1 do
-      local a = j * (nx + 1) + i + 1
-      tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-      tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-    end
-  end
-  for i = 1, nx + 1 do bottom[i], top[i] = i, ny * (nx + 1) + i end
+  local m = rc.fem_rectangle{ width = W, height = H, nx = nx, ny = ny }
   local w = rc.world{ gravity = { 0, -1e-3 } }
-  local b = w:fem{ name = "block", nodes = nodes, triangles = tris, E = 5.75e3, nu = 0.358, rho = 1.17e-3,
-                   thickness = 15, gravity = true, sets = { bottom = bottom, top = top } }
+  local b = w:fem{ name = "block", nodes = m.nodes, triangles = m.triangles, E = 5.75e3, nu = 0.358, rho = 1.17e-3,
+                   thickness = 15, gravity = true, sets = { bottom = m.node_sets.bottom, top = m.node_sets.top } }
   w:fem_contact{ b, nodes = "bottom", halfplane = { point = { 0, 0 }, normal = { 0, 1 } },
                  law = rc.newton{ e = 0, mu = 0.5 } }
   if prescribe ~= 0 then   -- the paper's start: the top held at -0.005, solved statically (bottom pinned: no slip)

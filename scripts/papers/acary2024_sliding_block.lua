@@ -49,21 +49,10 @@ local e_t    = rc.param("e_t", 0.0, { min = 0, max = 1 })   -- tangential restit
 
 local B, Hb, thickness = 40.0, 25.0, 15.0
 
--- The structured mesh: nx x ny cells, node (i, j) is j (nx + 1) + i + 1.
+-- The structured mesh: nx x ny cells (rc.fem_rectangle: node (i, j) is j (nx + 1) + i + 1).
 local function rectangle()
   local nx, ny = math.max(1, math.floor(B / lc + 0.5)), math.max(1, math.floor(Hb / lc + 0.5))
-  local nodes, tris, bottom, top, left = {}, {}, {}, {}, {}
-  for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { B * i / nx, Hb * j / ny } end end
-  for j = 0, ny - 1 do
-    for i = 0, nx - 1 do
-      local a = j * (nx + 1) + i + 1
-      tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-      tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-    end
-    left[#left + 1] = { j * (nx + 1) + 1, (j + 1) * (nx + 1) + 1 }
-  end
-  for i = 1, nx + 1 do bottom[i], top[i] = i, ny * (nx + 1) + i end
-  return { nodes = nodes, triangles = tris, node_sets = { bottom = bottom, top = top }, edge_sets = { left = left } }
+  return rc.fem_rectangle{ width = B, height = Hb, nx = nx, ny = ny }
 end
 
 -- the Gmsh mesh at lc: the committed file when there is one, else gmsh on the .geo

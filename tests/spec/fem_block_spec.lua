@@ -11,21 +11,11 @@ local B, Hb, lc = 40, 25, 5
 
 local function block(scheme, mu, tol)
     local nx, ny = B // lc, Hb // lc
-    local nodes, tris, bottom, left, top = {}, {}, {}, {}, {}
-    for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { B * i / nx, Hb * j / ny } end end
-    for j = 0, ny - 1 do
-        for i = 0, nx - 1 do
-            local a = j * (nx + 1) + i + 1
-            tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-            tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-        end
-        left[#left + 1] = { j * (nx + 1) + 1, (j + 1) * (nx + 1) + 1 }
-    end
-    for i = 1, nx do top[i] = { ny * (nx + 1) + i, ny * (nx + 1) + i + 1 } end
-    for i = 1, nx + 1 do bottom[i] = i end
+    local m = rc.fem_rectangle{ width = B, height = Hb, nx = nx, ny = ny }
     local w = rc.world{ gravity = { 0, -1e-3 } }
-    local b = w:fem{ name = "block", nodes = nodes, triangles = tris, E = 5.75e3, nu = 0.358, rho = 1.17e-3,
-                     thickness = 15, gravity = true, sets = { bottom = bottom }, edge_sets = { left = left, top = top } }
+    local b = w:fem{ name = "block", nodes = m.nodes, triangles = m.triangles, E = 5.75e3, nu = 0.358, rho = 1.17e-3,
+                     thickness = 15, gravity = true, sets = { bottom = m.node_sets.bottom },
+                     edge_sets = { left = m.edge_sets.left, top = m.edge_sets.top } }
     local gaps = w:fem_contact{ b, nodes = "bottom", halfplane = { point = { 0, 0 }, normal = { 0, 1 } },
                                 law = rc.newton{ e = 0, mu = mu } }
     b:traction{ set = "top", t = { 0, -5.75e3 * 0.005 / Hb } }

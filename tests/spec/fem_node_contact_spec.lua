@@ -4,19 +4,10 @@
 -- in tests/c/test_node_gap.c.
 local rc = require "ricochet"
 
--- A W x H block of nx x ny cells at (x0, y0), split along the / diagonals.
+-- A W x H block of nx x ny cells at (x0, y0), split along the / diagonals (rc.fem_rectangle).
 local function grid(nx, ny, W, H, x0, y0)
-    local nodes, tris, bottom = {}, {}, {}
-    for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { x0 + W * i / nx, y0 + H * j / ny } end end
-    for j = 0, ny - 1 do
-        for i = 0, nx - 1 do
-            local a = j * (nx + 1) + i + 1
-            tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-            tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-        end
-    end
-    for i = 1, nx + 1 do bottom[i] = i end
-    return nodes, tris, bottom
+    local m = rc.fem_rectangle{ width = W, height = H, nx = nx, ny = ny, origin = { x0, y0 } }
+    return m.nodes, m.triangles, m.node_sets.bottom
 end
 
 local function error_of(fn, ...)

@@ -14,16 +14,8 @@ end
 -- A W x H rectangle of nx x ny cells split along their / diagonal; node
 -- (i, j) (0-based) is j (nx + 1) + i + 1.
 local function grid(nx, ny, W, H)
-    local nodes, tris = {}, {}
-    for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { W * i / nx, H * j / ny } end end
-    for j = 0, ny - 1 do
-        for i = 0, nx - 1 do
-            local a = j * (nx + 1) + i + 1
-            tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-            tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-        end
-    end
-    return nodes, tris
+    local m = rc.fem_rectangle{ width = W, height = H, nx = nx, ny = ny }
+    return m.nodes, m.triangles
 end
 
 local function write(text)

@@ -23,19 +23,9 @@ local function chain(n, k)
     return M, K
 end
 
-local function grid(nx, ny, W, H)
-    local nodes, tris = {}, {}
-    for j = 0, ny do for i = 0, nx do nodes[#nodes + 1] = { W * i / nx, H * j / ny } end end
-    for j = 0, ny - 1 do
-        for i = 0, nx - 1 do
-            local a = j * (nx + 1) + i + 1
-            tris[#tris + 1] = { a, a + 1, a + nx + 2 }
-            tris[#tris + 1] = { a, a + nx + 2, a + nx + 1 }
-        end
-    end
-    local bottom, top = {}, {}
-    for i = 1, nx + 1 do bottom[i], top[i] = i, ny * (nx + 1) + i end
-    return nodes, tris, { bottom = bottom, top = top }
+local function grid(nx, ny, W, H)   -- rc.fem_rectangle's mesh: nodes, triangles, bottom and top node sets
+    local m = rc.fem_rectangle{ width = W, height = H, nx = nx, ny = ny }
+    return m.nodes, m.triangles, { bottom = m.node_sets.bottom, top = m.node_sets.top }
 end
 
 describe("body:prescribe on a linear body", function()
