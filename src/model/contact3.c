@@ -123,7 +123,7 @@ rc_status rcm_c3_save(rc_world *w)
     RC_CHECK(rcb_reserve((void **)&c3->prev, &c3->cap_prev, c3->n, sizeof(rcm_contact3)));
     if (c3->n) memcpy(c3->prev, c3->c, (size_t)c3->n * sizeof(rcm_contact3));
     c3->nprev = c3->n;
-    qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3), by_key);
+    if (c3->nprev > 1) qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3), by_key);   /* (NULL, 0): UB */
     return RC_OK;
 }
 
