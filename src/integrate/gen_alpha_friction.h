@@ -74,8 +74,8 @@ double rci_gf_residual_smooth(rci_gf_sys *s);
 double rci_gf_prox_update(rci_gf_sys *s);
 
 /* gf_law.c: laws through xi / project (see its header) */
-/* contact k's site for its law (nothing for a closed-form law); refuses a law
- * this variant cannot use, naming it; state: RC_LAW_MAX_STATE doubles */
+/* contact k's site for its law (nothing for a closed-form law); state:
+ * RC_LAW_MAX_STATE doubles, filled with the contact's state at t_i */
 rc_status rci_gf_law_setup(rci_gf_sys *s, int k, const rc_law *law, double *state);
 /* the sets B, D^st of contact k (st: its set A) */
 unsigned char rci_gf_law_sets(rci_gf_sys *s, int k, unsigned char st);
@@ -83,5 +83,10 @@ unsigned char rci_gf_law_sets(rci_gf_sys *s, int k, unsigned char st);
 void rci_gf_law_rows(rci_gf_sys *s, int k, double lN, double lF, double *RLN, double *RLF, double *RlN, double *RlF);
 /* the fixed point's update of contact k (in A or not): P_N, P_F, lambda_N, lambda_F */
 void rci_gf_law_prox(rci_gf_sys *s, int k, int A, double *PN, double *PF, double *lN, double *lF);
+/* the laws' update (rc_law_ops.update) after the converged step, as
+ * Moreau-Jean runs it: u = u_{i+1}, u^- = u_i (at q_{i+1}), p = (P_N, P_F);
+ * into the sites' state (s->lstate), which finish_contacts keeps with the
+ * contacts; a failure or a non-finite state fails the step before it is kept */
+rc_status rci_gf_law_update(rci_gf_sys *s);
 
 #endif /* RC_GEN_ALPHA_FRICTION_H */

@@ -52,14 +52,11 @@ rc_status rci_gf_law_setup(rci_gf_sys *s, int k, const rc_law *law, double *stat
     rcn_site *site = &s->site[k];
     memset(site, 0, sizeof *site);
     if (law->closed_form) return RC_OK;   /* site->law = NULL: the built-in rows */
-    if (law->ops.update) {
-        char cd[256];
-        rci_describe_contact(s->w, k, cd, sizeof cd);
-        return rc_set_error(RC_ERR_ARG, "gen-alpha variant \"capobianco2021\" cannot use law '%s' (%s): it has an "
-                            "'update' (a per-contact state changed once per step), which this variant does not run; "
-                            "use scheme = \"moreau-jean\" or a law without 'update'", law->name ? law->name : "(unnamed)", cd);
-    }
-    if (law->ops.nstate > 0) memcpy(state, law->ops.state0, (size_t)law->ops.nstate * sizeof(double));
+    /* the contact's state at t_i: kept with it since the step that found it
+     * (a law with update), or its law's initial state */
+    const rc_contact_aux *aux = s->cs[k].aux;
+    if (law->ops.nstate > 0)
+        memcpy(state, aux ? aux->state : law->ops.state0, (size_t)law->ops.nstate * sizeof(double));
     site->law = law;
     site->n = 2;
     site->state = state;
@@ -163,4 +160,22 @@ void rci_gf_law_prox(rci_gf_sys *s, int k, int A, double *PN, double *PF, double
     force_level(s, k, s->x[o + 2 * s->nc + k], s->x[o + 4 * s->nc + k], (st & RCI_GF_DST) != 0, L1);
     *lN = L1[0] / s->h;
     *lF = L1[1] / s->h;
+}
+
+rc_status rci_gf_law_update(rci_gf_sys *s)
+{
+    for (int k = 0; k < s->nc; k++) {
+        rcn_site *site = &s->site[k];
+        const rc_law *law = site->law;
+        if (!law || !law->ops.update) continue;
+        refresh(s, k);   /* the frame and gap at q_{i+1} */
+        const double u[2] = { s->gdN[k], s->gF[k] }, P[2] = { s->PN[k], s->PF[k] };
+        rc_status st = law->ops.update(law->ops.user, &site->ctx, site->state, u, s->uo + 2 * k, P);
+        for (int j = 0; st == RC_OK && j < law->ops.nstate; j++)
+            if (!rcb_finite(site->state[j]))
+                st = rc_set_error(RC_ERR_CALLBACK, "law '%s': update left state[%d] non-finite for contact %d at t = %.17g",
+                                  law->name ? law->name : "(unnamed)", j + 1, s->cs[k].id, s->w->t);
+        if (st != RC_OK) return st;
+    }
+    return RC_OK;
 }

@@ -311,6 +311,8 @@ static rc_status finish_contacts(rci_gf_sys *s)
         c->u[0] = s->gdN[k];
         c->u[1] = s->gF[k];
         if (c->active) w->active[w->nactive++] = k;
+        if (c->aux && s->site[k].law)   /* a law's state after its update (gf_law.c) */
+            memcpy(c->aux->state, s->site[k].state, (size_t)s->site[k].law->ops.nstate * sizeof(double));
     }
     return rci_reserve_state(w);
 }
@@ -438,6 +440,7 @@ rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g)
     }
     for (int i = 0; i < s.n; i++)
         if (!rcb_finite(s.u[i]) || !rcb_finite(s.q[i])) return rci_nonfinite_state(w, i, !rcb_finite(s.q[i]), s.q[i]);
+    RC_CHECK(rci_gf_law_update(&s));   /* before anything of the step is kept */
     memcpy(w->q, s.q, bytes);
     memcpy(w->v, s.u, bytes);
     RC_CHECK(finish_contacts(&s));

@@ -155,15 +155,59 @@ describe("gen-alpha with friction: laws written in Lua or C (xi / project)", fun
     return w:simulation{ scheme = "gen-alpha", variant = variant, h = 1e-3 }
   end
 
-  it("refuses a law with 'update' under capobianco2021, naming the law and the variant", function()
+  -- Coulomb with a slip-dependent coefficient: mu = 0.2 until the contact has
+  -- slipped 0.1 m (its state s, accumulated by update), 0.5 after
+  local function weakening(seen)
+    local cone = require "ricochet.laws.cone"
+    local function mu(ctx) return ctx.state.s < 0.1 and 0.2 or 0.5 end
+    return rc.law{ name = "slip-strengthening", state = { s = 0, steps = 0 },
+      xi = function(l, uN, uT, uoN, uoT, ctx) return uN + mu(ctx) * math.abs(uT), uT end,
+      project = function(l, xN, xT, ctx) return cone.project(mu(ctx), xN, xT) end,
+      update = function(l, ctx, uN, uT, uoN, uoT, pN, pT)
+        ctx.state.s = ctx.state.s + math.abs(uT) * ctx.h
+        ctx.state.steps = ctx.state.steps + 1
+        seen.s, seen.steps = ctx.state.s, ctx.state.steps
+      end }
+  end
+
+  it("runs a law's update once per step with the contact's state (a slip-strengthening law)", function()
+    -- a point sliding at v0 = 2 under g = 10: 0.1 m at mu = 0.2, then v1^2 = 3.6
+    -- stops after 3.6 / (2 * 5) = 0.36 m more: at x = 0.46 (1.0 at mu = 0.2 throughout)
+    for _, scheme in ipairs{ "gen-alpha", "moreau-jean" } do
+      local w = rc.world{ gravity = { 0, -10 } }
+      w:halfplane{}
+      local b = w:body{ mass = 1, inertia = 1, v = { 2, 0, 0 }, shape = rc.point{ 0, 0 } }
+      local seen = {}
+      w:contact{ w.ground, b, law = weakening(seen) }
+      local sim = w:simulation{ scheme = scheme, h = 1e-3, solver = { tol = 1e-12 } }
+      sim:run{ T = 0.8 }
+      assert.is_near(0.46, b:q()[1], 2e-3)                  -- measured 0.46078 (both schemes)
+      assert.is_near(0, b:v()[1], 1e-12)
+      assert.equals(800, seen.steps)                        -- once per step, the state kept with the contact
+      assert.is_near(b:q()[1], seen.s, 2e-3)                -- measured 0.45978: the slip it accumulated is the distance slid
+    end
+  end)
+
+  it("a law whose update leaves a non-finite state fails the step, naming law and contact", function()
     local law = rc.law{ name = "stateful", state = { n = 0 },
       xi = function(l, uN, uT, uoN, uoT) return uN, uT end,
       project = function(l, xN, xT) return math.max(xN, 0), 0 end,
-      update = function(l, ctx) ctx.state.n = ctx.state.n + 1 end }
-    local ok, err = pcall(function() world(law):run{ T = 0.01 } end)
+      update = function(l, ctx) ctx.state.n = 0 / 0 end }
+    local w = rc.world{ gravity = { 0, -9.81 } }
+    w:halfplane{}
+    local b = w:body{ mass = 1, inertia = 0.004, q = { 0, 0.1, 0 }, shape = rc.disk{ radius = 0.1 } }
+    w:contact{ w.ground, b, law = law }
+    local sim = w:simulation{ scheme = "gen-alpha", h = 1e-3 }
+    local ok, err = pcall(function() sim:step() end)
     assert.is_false(ok)
-    assert.truthy(tostring(err):find("gen-alpha variant \"capobianco2021\" cannot use law 'stateful' (contact 0", 1, true))
-    assert.truthy(tostring(err):find("it has an 'update'", 1, true))
+    assert.truthy(tostring(err):find("stateful", 1, true))
+    assert.truthy(tostring(err):find("non%-finite") or tostring(err):find("finite"))
+    assert.equals(0, sim:info().t)                          -- the state left at t_0
+    assert.equals(0.1, b:q()[2])
+  end)
+
+  it("refuses Lua laws under bruls2014, naming the law", function()
+    local ok, err
     ok, err = pcall(function() world(require("ricochet.laws.coulomb"){ mu = 0.2 }, "bruls2014"):run{ T = 0.01 } end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("gen-alpha's variant \"bruls2014\" takes the built-in laws only", 1, true))
