@@ -151,6 +151,8 @@ lrc_saved lrc_enter_kernel(lrc_world *lw, lua_State *L);
 void lrc_leave_kernel(lua_State *L, lrc_world *lw, lrc_saved sv);
 int lrc_check_body_id(lua_State *L, int idx);
 int lrc_push_fail(lua_State *L, rc_status s);
+/* true when s is RC_OK, else as lrc_push_fail */
+int lrc_push_done(lua_State *L, rc_status s);
 double *lrc_scratch(lua_State *L, int n);
 void lrc_read_vec(lua_State *L, int idx, double *x, int n, const char *what);
 void lrc_field_vec(lua_State *L, int t, const char *key, double *x, int n);

@@ -56,6 +56,14 @@ int lrc_push_fail(lua_State *L, rc_status s)
     return 3;
 }
 
+/* true, or fail as lrc_push_fail: what a binding without a result returns */
+int lrc_push_done(lua_State *L, rc_status s)
+{
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* A GC-managed buffer of n doubles (n >= 0), pushed on the stack: no leak
  * when a later check raises. */
 double *lrc_scratch(lua_State *L, int n)

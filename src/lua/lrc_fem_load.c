@@ -212,7 +212,5 @@ int lrc_fem_set_loads(lua_State *L)
     lw->ncb += 2;
     lua_pop(L, 1);
     s = rc_body_set_force_fn(lw->w, id, loads_cb, ld);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }

@@ -608,9 +608,7 @@ int lrc_law_set(lua_State *L)
     def.mu = luaL_checknumber(L, 4);
     def.e_t = luaL_optnumber(L, 5, def.e_t);
     s = rc_law_set(lw->w, id, &def);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* set_default_law(world, id) -> true | nil, msg, status */
@@ -618,9 +616,7 @@ int lrc_set_default_law(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     rc_status s = rc_world_set_default_law(lw->w, (int)luaL_checkinteger(L, 2));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_law_def(lua_State *L)
@@ -656,7 +652,5 @@ int lrc_contact_rule(lua_State *L)
     }
     def.name = luaL_optstring(L, 6, NULL);
     rc_status s = rc_contact_rule(lw->w, &def);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }

@@ -36,9 +36,7 @@ int lrc_linear_prescribe(lua_State *L)
     double *v = lrc_scratch(L, n ? n : 1);
     lrc_read_vec(L, 4, v, n, "values");
     rc_status s = rc_linear_prescribe(lw->w, id, n, c, v);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* A Lua function of t held in T = registry[lw->cb_ref] at key (the holder at key + 1). */
@@ -108,9 +106,7 @@ int lrc_linear_prescribe_fn(lua_State *L)
     lua_rawseti(L, T, cb->key);
     lw->ncb += 3;
     rc_status s = rc_linear_prescribe_fn(lw->w, id, n, c, presc_call, cb);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* linear_release(world, id) -> true | nil, msg, status */
@@ -118,9 +114,7 @@ int lrc_linear_release(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     rc_status s = rc_linear_release(lw->w, lrc_check_body_id(L, 2));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* linear_reactions(world, id) -> {r_1..r_n} | nil, msg, status */

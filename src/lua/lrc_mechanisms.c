@@ -441,9 +441,7 @@ int lrc_joint_set_motor(lua_State *L)
     lua_Integer id = luaL_checkinteger(L, 2);
     luaL_argcheck(L, id >= 0 && id < 0x7fffffff, 2, "joint id out of range");
     rc_status s = rc_joint_set_motor(lw->w, (int)id, lua_toboolean(L, 3), luaL_checknumber(L, 4), luaL_checknumber(L, 5));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* joint_set_limits(world, id, enabled, lower, upper, e) -> true | nil, msg, status */
@@ -454,9 +452,7 @@ int lrc_joint_set_limits(lua_State *L)
     luaL_argcheck(L, id >= 0 && id < 0x7fffffff, 2, "joint id out of range");
     rc_status s = rc_joint_set_limits(lw->w, (int)id, lua_toboolean(L, 3), luaL_checknumber(L, 4),
                                       luaL_checknumber(L, 5), luaL_checknumber(L, 6));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* spring_create(world, { type = "linear" | "torsional", a, b, point_a, point_b, k, c,

@@ -200,9 +200,7 @@ int lrc_body_set_state(lua_State *L)
     if (!lua_isnoneornil(L, 3)) lrc_read_vec(L, 3, q, nq, "q");
     if (!lua_isnoneornil(L, 4)) lrc_read_vec(L, 4, v, nv, "v");
     s = rc_body_set_state(lw->w, id, q, v);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_body_set_force(lua_State *L)
@@ -214,9 +212,7 @@ int lrc_body_set_force(lua_State *L)
     double *f = lrc_scratch(L, nv);
     lrc_read_vec(L, 3, f, nv, "force");
     rc_status s = rc_body_set_force(lw->w, id, f);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_body_force(lua_State *L)

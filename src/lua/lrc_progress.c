@@ -13,9 +13,7 @@ int lrc_progress_begin(lua_State *L)
     const double T = luaL_checknumber(L, 2), interval = luaL_checknumber(L, 3);
     rc_status s = rc_world_set_progress_fn(lw->w, NULL, NULL, interval);
     if (s == RC_OK) s = rc_world_progress_begin(lw->w, T);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* progress_end(world): the final figures (and the unconverged count's warning) */
@@ -23,9 +21,7 @@ int lrc_progress_end(lua_State *L)
 {
     lrc_world *lw = lrc_check_open(L, 1);
     rc_status s = rc_world_progress_end(lw->w);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* progress(world [, only_due]) -> table of the figures, due (a report fell due

@@ -131,9 +131,7 @@ int lrc_track_events(lua_State *L)
     int on = lua_toboolean(L, 2);
     double thr = luaL_optnumber(L, 3, HUGE_VAL);
     rc_status s = rc_world_track_events(lw->w, on, thr);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* events(world) -> { began = {...}, ended = {...}, impacts = {...} } | nil, msg */

@@ -17,9 +17,7 @@ int lrc_configure(lua_State *L)
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_world_configure(lw->w, &def);
     lrc_leave_kernel(L, lw, sv);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_sim_def(lua_State *L)
@@ -62,9 +60,7 @@ int lrc_step(lua_State *L)
     lw->stepping = 0;
     lw->L = NULL;
     lrc_ctx_kill_all(L, lw);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_time(lua_State *L)
@@ -280,9 +276,7 @@ int lrc_output_open(lua_State *L)
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_output_open(lw->w, &def);
     lrc_leave_kernel(L, lw, sv);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* checkpoint_save(world, path) / checkpoint_restore(world, path) -> true | nil, msg, status
@@ -291,9 +285,7 @@ int lrc_checkpoint_save(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     rc_status s = rc_sim_save(lw->w, luaL_checkstring(L, 2));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_checkpoint_restore(lua_State *L)
@@ -302,9 +294,7 @@ int lrc_checkpoint_restore(lua_State *L)
     lrc_saved sv = lrc_enter_kernel(lw, L);   /* (a version warning reaches the warning function) */
     rc_status s = rc_sim_restore(lw->w, luaL_checkstring(L, 2));
     lrc_leave_kernel(L, lw, sv);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* for lua_frames.c */
@@ -328,9 +318,7 @@ int lrc_output_close(lua_State *L)
     rc_status s = has_code ? rc_output_close_exited(lw->w, code, message)
                            : rc_output_close(lw->w, status, message);
     lrc_leave_kernel(L, lw, sv);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* output_set_end_time(world, T) */
@@ -338,9 +326,7 @@ int lrc_output_set_end_time(lua_State *L)
 {
     lrc_world *lw = lrc_check_open(L, 1);
     rc_status s = rc_output_set_end_time(lw->w, luaL_checknumber(L, 2));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 int lrc_output_is_open(lua_State *L)
@@ -398,9 +384,7 @@ int lrc_vtk_frame(lua_State *L)
     lrc_world *lw = lrc_check_idle(L, 2);
     if (!v->vw) return luaL_error(L, "the VTK writer has been closed");
     rc_status s = rc_vtk_frame(v->vw, lw->w);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* vtk_mark(writer, status [, message]) -> true | nil, msg, status */
@@ -411,9 +395,7 @@ int lrc_vtk_mark(lua_State *L)
     const char *message = luaL_optstring(L, 3, NULL);
     if (!v->vw) return luaL_error(L, "the VTK writer has been closed");
     rc_status s = rc_vtk_mark(v->vw, status, message);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* vtk_frames(writer) -> number of frames written */
@@ -431,9 +413,7 @@ int lrc_vtk_close(lua_State *L)
     rc_vtk_writer *vw = v->vw;
     v->vw = NULL;
     rc_status s = rc_vtk_close(vw);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* ---------------------------------------------------------------- misc */

@@ -12,9 +12,7 @@ int lrc_set_sleep(lua_State *L)
     d.angular = luaL_checknumber(L, 4);
     d.time = luaL_checknumber(L, 5);
     rc_status s = rc_world_set_sleep(lw->w, &d);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* body_wake(world, id) -> true | nil, msg, status */
@@ -22,9 +20,7 @@ int lrc_body_wake(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
     rc_status s = rc_body_wake(lw->w, (int)luaL_checkinteger(L, 2));
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
 
 /* body_sleeping(world, id) -> bool */

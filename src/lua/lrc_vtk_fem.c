@@ -27,7 +27,5 @@ int lrc_vtk_add_fem(lua_State *L)
         perm[k] = (int)p - 1;
     }
     rc_status s = rc_vtk_add_fem(v->vw, lw->w, id < 0 || id > 0x7fffffff ? -1 : (int)id, &def, perm);
-    if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_pushboolean(L, 1);
-    return 1;
+    return lrc_push_done(L, s);
 }
