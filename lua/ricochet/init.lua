@@ -471,7 +471,7 @@ local function check_shape(fname, key, d, wall_ok)
     return d
 end
 
-local BODY_KEYS = { "name", "kind", "mass", "inertia", "q", "v", "force", "force_fn", "shape", "shapes" }
+local BODY_KEYS = { "name", "kind", "mass", "inertia", "density", "q", "v", "force", "force_fn", "shape", "shapes" }
 
 function World:body(t)
     local fname = "world:body"
@@ -484,12 +484,10 @@ function World:body(t)
     option(fname, "kind", t.kind, "rigid2d", { "rigid2d" })
     local D = core.defaults.body   -- the kernel's (rc_default_body_def); its checks: rc_body_def_check
     local def = {
-        name = name,   -- (mass and inertia have no default here: required)
-        mass = number(fname, "mass", t.mass, REQUIRED), inertia = number(fname, "inertia", t.inertia, REQUIRED),
+        name = name,
         q = vec(fname, "q", t.q, 3, "{x, y, theta}", D.q), v = vec(fname, "v", t.v, 3, "{vx, vy, omega}", D.v),
         force = vec(fname, "force", t.force, 3, "{fx, fy, torque}", D.force),
     }
-    c_check("body", fname, def)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     local shapes = {}
     if t.shape ~= nil and t.shapes ~= nil then fail(fname, "give either 'shape' or 'shapes', not both") end
@@ -507,6 +505,26 @@ function World:body(t)
         end
         for i = 1, n do shapes[i] = check_shape(fname, fmt("shapes[%d]", i), t.shapes[i]) end
     end
+    if t.density ~= nil then   -- mass and inertia from the shapes (shape_defs.lua)
+        if t.mass ~= nil or t.inertia ~= nil then fail(fname, "give either 'density' or 'mass' and 'inertia', not both") end
+        local m, c, J = I.mass_properties(fname, t.density, shapes)
+        local size = 0
+        for _, d in ipairs(shapes) do
+            if d.type == "disk" then size = math.max(size, math.abs(d.offset[1]) + d.radius, math.abs(d.offset[2]) + d.radius)
+            elseif d.type == "polygon" then
+                for _, p in ipairs(d.vertices) do size = math.max(size, math.abs(p[1]), math.abs(p[2])) end
+            end
+        end
+        if math.abs(c[1]) > 1e-12 * size or math.abs(c[2]) > 1e-12 * size then
+            fail(fname, "the shapes' centre of mass is at (%.9g, %.9g) in the body frame, not at its origin (q is the "
+                 .. "centre of mass): move the shapes by (%.9g, %.9g) (offset = ..., rc.mass_properties gives it)",
+                 c[1], c[2], -c[1], -c[2])
+        end
+        def.mass, def.inertia = m, J
+    else   -- (mass and inertia have no default here: required)
+        def.mass, def.inertia = number(fname, "mass", t.mass, REQUIRED), number(fname, "inertia", t.inertia, REQUIRED)
+    end
+    c_check("body", fname, def)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
     local id, msg = core.body_create(c, def)
     if not id then fail(fname, "%s", msg) end

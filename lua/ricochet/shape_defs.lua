@@ -6,7 +6,7 @@
 
 local I = require "ricochet.private"
 local core, rc = I.core, I.rc
-local type, pairs, setmetatable, mtype, fmt = type, pairs, setmetatable, math.type, string.format
+local type, pairs, ipairs, setmetatable, getmetatable, mtype, fmt = type, pairs, ipairs, setmetatable, getmetatable, math.type, string.format
 local check = require "ricochet.check"
 local fail, show, showkey, check_keys, check_table, REQUIRED = check.fail, check.show, check.showkey, check.check_keys, check.check_table, check.REQUIRED
 local number, integer, positive, opt_name, vec, c_check = check.number, check.integer, check.positive, check.opt_name, check.vec, check.c_check
@@ -102,6 +102,64 @@ function rc.circle_inside(t)
     local c = vec(fname, "centre", t.centre, 2, "{x, y}", D.offset)
     local r = number(fname, "radius", t.radius, REQUIRED)   -- (> 0 and finite: checked by the kernel)
     return shape_common(fname, t, { kind = "circle_inside", type = "circle_inside", centre = c, radius = r })
+end
+
+-- Mass properties of planar shape descriptors at a density: mass, centre of
+-- mass {cx, cy} and moment of inertia about it (body frame). Disks: m = rho pi
+-- r^2, J = m r^2 / 2 about their centre; polygons from the vertex cross
+-- products (the triangles (0, v_i, v_i+1): area, first and second moments;
+-- exact for any simple counter-clockwise polygon); points carry nothing.
+local function area_moments(d)
+    if d.type == "disk" then
+        local r, o = d.radius, d.offset
+        local A = math.pi * r * r
+        return A, A * o[1], A * o[2], A * (0.5 * r * r + o[1] * o[1] + o[2] * o[2])
+    elseif d.type == "polygon" then
+        local v, A, Sx, Sy, J = d.vertices, 0, 0, 0, 0
+        for i = 1, #v do
+            local a, b = v[i], v[i % #v + 1]
+            local cr = a[1] * b[2] - b[1] * a[2]
+            A = A + cr / 2
+            Sx = Sx + cr * (a[1] + b[1]) / 6
+            Sy = Sy + cr * (a[2] + b[2]) / 6
+            J = J + cr * (a[1] * a[1] + a[1] * b[1] + b[1] * b[1] + a[2] * a[2] + a[2] * b[2] + b[2] * b[2]) / 12
+        end
+        return A, Sx, Sy, J
+    end
+    return 0, 0, 0, 0
+end
+
+function I.mass_properties(fname, density, shapes)
+    if mtype(density) == nil or not (density > 0 and density < math.huge) then
+        fail(fname, "'density' must be a finite number > 0 (got %s)", show(density))
+    end
+    local A, Sx, Sy, J = 0, 0, 0, 0
+    for _, d in ipairs(shapes) do
+        local a, sx, sy, j = area_moments(d)
+        A, Sx, Sy, J = A + a, Sx + sx, Sy + sy, J + j
+    end
+    if not (A > 0) then fail(fname, "'density' needs shapes with an area (disks, boxes, polygons): these have none") end
+    local cx, cy = Sx / A, Sy / A
+    return density * A, { cx, cy }, density * (J - A * (cx * cx + cy * cy))
+end
+
+-- rc.mass_properties{ density = rho, shape = d | shapes = {...} } -> mass, {cx, cy}, inertia about {cx, cy}
+function rc.mass_properties(t)
+    local fname = "rc.mass_properties"
+    check_table(fname, t, "rc.mass_properties{ density = 1000, shape = rc.box{ 1, 0.5 } }")
+    check_keys(fname, t, { "density", "shape", "shapes" })
+    local list = t.shapes
+    if t.shape ~= nil then
+        if list ~= nil then fail(fname, "give either 'shape' or 'shapes', not both") end
+        list = { t.shape }
+    end
+    if type(list) ~= "table" or getmetatable(list) ~= nil or #list == 0 then
+        fail(fname, "'shape' (a descriptor) or 'shapes' (a non-empty list of descriptors) is required")
+    end
+    for i, d in ipairs(list) do
+        if getmetatable(d) ~= Shape then fail(fname, "'shapes[%d]' must be a shape descriptor (got %s)", i, show(d)) end
+    end
+    return I.mass_properties(fname, t.density, list)
 end
 
 I.Shape = Shape
