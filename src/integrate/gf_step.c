@@ -250,6 +250,9 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
                 return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: the smooth part's matrix is singular at t = %.17g (step %ld): "
                                     "dependent joint rows?", s->t1, s->w->step + 1);
         }
+        if (rc_interrupt_requested())
+            return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the gen-alpha fixed point after %d iterations)",
+                                s->w->t, s->w->step + 1, mu);
         RC_CHECK(rci_gf_eval(s));
         const double change = rci_gf_prox_update(s);   /* (146) */
         RC_CHECK(s->err);

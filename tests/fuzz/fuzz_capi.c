@@ -37,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,9 +59,24 @@ static unsigned u16(rd *r) { unsigned a = u8(r); return a | (u8(r) << 8); }
  * that under the sanitizers and libFuzzer's coverage) ends its program early
  * instead of tripping libFuzzer's -timeout, which is left to real hangs: no
  * further operation and no further step once the input has used this much */
+#ifndef FUZZ_CPU_BUDGET
 #define FUZZ_CPU_BUDGET 3.0   /* seconds */
+#endif
 static clock_t cpu_end;
 static int over_budget(void) { return clock() > cpu_end; }
+
+/* and within one step: after three budgets of user CPU time (ITIMER_VIRTUAL,
+ * SIGVTALRM: neither libFuzzer's -timeout, SIGALRM, nor the plain driver's
+ * hang alarm, ITIMER_PROF) the harness requests an interrupt, which ends the
+ * step's iterations with RC_ERR_INTERRUPTED; cleared before the next input */
+static volatile sig_atomic_t budget_fired;
+static void on_budget(int sig) { (void)sig; budget_fired = 1; rc_request_interrupt(); }
+static void budget_alarm(double sec)
+{
+    struct itimerval t = { { 0, 0 }, { (time_t)sec, (suseconds_t)((sec - (double)(time_t)sec) * 1e6) } };
+    if (sec > 0.0) signal(SIGVTALRM, on_budget);
+    setitimer(ITIMER_VIRTUAL, &t, NULL);
+}
 static int more(const rd *r) { return r->i < r->n && !over_budget(); }
 static double unit(rd *r) { return u16(r) / 65535.0; }
 static int chance(rd *r, unsigned in256) { return u8(r) < in256; }
@@ -515,6 +532,7 @@ static void geometry(rd *r)
     rc_sim_def sd = rc_default_sim_def();
     if (rc_world_configure(w, &sd) != RC_OK) fail("rc_world_configure with the defaults", 0);
     rc_status st = rc_world_step(w);
+    if (st == RC_ERR_INTERRUPTED && budget_fired) { rc_world_destroy(w); return; }   /* out of time: nothing to check */
     if (st != RC_OK && st != RC_ERR_NUMERIC) fail("a step of a valid scene failed", st);
     if (st == RC_OK) { check_state(w, 1); fuzz_capi_steps++; }
     /* the contacts found at q_k */
@@ -1011,9 +1029,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rd r = { data, size, 0 };
     cpu_end = clock() + (clock_t)(FUZZ_CPU_BUDGET * CLOCKS_PER_SEC);
+    budget_fired = 0;
+    budget_alarm(3.0 * FUZZ_CPU_BUDGET);
     const unsigned mode = u8(&r);
     odd_rate = (const unsigned[4]){ 0, 4, 16, 16 }[u8(&r) % 4];
     if (mode % 4 == 0) geometry(&r);
     else program(&r);
+    budget_alarm(0.0);
+    if (budget_fired) rc_clear_interrupt();
     return 0;
 }
