@@ -37,7 +37,7 @@ local function sliding_reference(t_stop)
     local lN = (g - l * math.sin(phi) * om * om) / den
     return l * (mu * math.sin(phi) - math.cos(phi)) * lN / J, lN, den
   end
-  local phi, om, t, dt = phi0, 0.0, 0.0, 1e-6
+  local phi, om, t, dt = phi0, 0.0, 0.0, 1e-5   -- (read at the nearest row: u_phi at t*/2 moves by 4e-6 against dt = 1e-6)
   local rows = {}
   while t < t_stop do
     local _, lN, den = acc(phi, om)
