@@ -507,20 +507,7 @@ function World:body(t)
     end
     if t.density ~= nil then   -- mass and inertia from the shapes (shape_defs.lua)
         if t.mass ~= nil or t.inertia ~= nil then fail(fname, "give either 'density' or 'mass' and 'inertia', not both") end
-        local m, c, J = I.mass_properties(fname, t.density, shapes)
-        local size = 0
-        for _, d in ipairs(shapes) do
-            if d.type == "disk" then size = math.max(size, math.abs(d.offset[1]) + d.radius, math.abs(d.offset[2]) + d.radius)
-            elseif d.type == "polygon" then
-                for _, p in ipairs(d.vertices) do size = math.max(size, math.abs(p[1]), math.abs(p[2])) end
-            end
-        end
-        if math.abs(c[1]) > 1e-12 * size or math.abs(c[2]) > 1e-12 * size then
-            fail(fname, "the shapes' centre of mass is at (%.9g, %.9g) in the body frame, not at its origin (q is the "
-                 .. "centre of mass): move the shapes by (%.9g, %.9g) (offset = ..., rc.mass_properties gives it)",
-                 c[1], c[2], -c[1], -c[2])
-        end
-        def.mass, def.inertia = m, J
+        def.mass, def.inertia = I.body_mass_properties(fname, t.density, shapes)
     else   -- (mass and inertia have no default here: required)
         def.mass, def.inertia = number(fname, "mass", t.mass, REQUIRED), number(fname, "inertia", t.inertia, REQUIRED)
     end

@@ -143,6 +143,25 @@ function I.mass_properties(fname, density, shapes)
     return density * A, { cx, cy }, density * (J - A * (cx * cx + cy * cy))
 end
 
+-- w:body{ density = rho, ... }: mass and inertia of its shapes, whose centre
+-- of mass must be the body's origin (q is the centre of mass)
+function I.body_mass_properties(fname, density, shapes)
+    local m, c, J = I.mass_properties(fname, density, shapes)
+    local size = 0
+    for _, d in ipairs(shapes) do
+        if d.type == "disk" then size = math.max(size, math.abs(d.offset[1]) + d.radius, math.abs(d.offset[2]) + d.radius)
+        elseif d.type == "polygon" then
+            for _, p in ipairs(d.vertices) do size = math.max(size, math.abs(p[1]), math.abs(p[2])) end
+        end
+    end
+    if math.abs(c[1]) > 1e-12 * size or math.abs(c[2]) > 1e-12 * size then
+        fail(fname, "the shapes' centre of mass is at (%.9g, %.9g) in the body frame, not at its origin (q is the "
+             .. "centre of mass): move the shapes by (%.9g, %.9g) (offset = ..., rc.mass_properties gives it)",
+             c[1], c[2], -c[1], -c[2])
+    end
+    return m, J
+end
+
 -- rc.mass_properties{ density = rho, shape = d | shapes = {...} } -> mass, {cx, cy}, inertia about {cx, cy}
 function rc.mass_properties(t)
     local fname = "rc.mass_properties"
