@@ -198,6 +198,61 @@ local PAIRS = {   -- pairs of shapes with columns, in key order, and their group
 }
 local CCOLS = { "feature", "gN", "uN", "uT1", "uT2", "pN", "pT1", "pT2" }
 
+describe("a dim = 3 world's output: two named bodies in contact", function()
+    it("write the pair's columns A/B (lower shape id first) and a line between the centres", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, 0 }, default_law = rc.newton{ e = 0.5, mu = 0.3 } }
+        local a = w:body{ name = "a", mass = 1, inertia = { 0.004, 0.004, 0.004 }, v = { 1, 0.1, 0, 0, 0, 3 }, shape = rc.sphere{ 0.1 } }
+        local b = w:body{ name = "b", mass = 2, inertia = { 0.01, 0.01, 0.01 }, q = { 0.25, 0.02, 0, 1, 0, 0, 0 },
+                          shape = rc.capsule{ radius = 0.1, half_length = 0.2 } }
+        local sim = w:simulation{ h = H }
+        local dir = os.tmpname()
+        os.remove(dir)
+        local hits, rows = {}, nil
+        sim:after_step(function(s)
+            local cs = w:contacts3()
+            if #cs > 0 then hits[s.steps] = cs[1] end
+        end)
+        sim:output{ dir = dir, every = 1 }
+        sim:vtk{ dir = dir .. "/vtk", every = 1 }
+        sim:run{ T = 0.1 }
+        sim:close_output()
+        sim:close_vtk()
+        local header
+        header, rows = read_history(dir)
+        local col = {}
+        for i, name in ipairs(header) do col[name] = i end
+        assert.is_not_nil(col["a/b.pN"])
+        assert.is_nil(col["b/a.pN"])
+        local first, nhit = nil, 0
+        for step, c in pairs(hits) do
+            nhit = nhit + 1
+            if c.active and (not first or step < first) then first = step end
+            local r = rows[step + 1]
+            assert.are.equal(g15(c.gN), r[col["a/b.gN"]])
+            for k, key in ipairs({ "uN", "uT1", "uT2" }) do assert.are.equal(g15(c.u[k]), r[col["a/b." .. key]]) end
+            for k, key in ipairs({ "pN", "pT1", "pT2" }) do assert.are.equal(g15(c.p[k]), r[col["a/b." .. key]]) end
+        end
+        assert.is_true(nhit > 0 and first ~= nil)
+        assert.is_true(hits[first].p[1] > 0)
+        for k, r in ipairs(rows) do
+            if not hits[k - 1] then assert.are.equal("nan", r[col["a/b.pN"]]) end
+        end
+        if python then
+            local name = string.format("contacts_%06d.vtp", first)
+            local res = read_back(dir .. "/vtk", { name })
+            local ct = res.files[name]
+            assert.are.equal(1, ct.nlines)
+            local r = rows[first + 1]
+            for k, key in ipairs({ "x", "y", "z" }) do
+                assert.are.equal(r[col["a." .. key]], g15(ct.points[1][k]))
+                assert.are.equal(r[col["b." .. key]], g15(ct.points[2][k]))
+            end
+            assert.are.equal(hits[first].p[1] / H, ct.CD.normal_force[1])
+        end
+        os.execute("rm -rf " .. q(dir))
+    end)
+end)
+
 describe("a dim = 3 world's output", function()
     local dir, rec, nframes, header, rows, col
     setup(function()
