@@ -130,20 +130,21 @@ rc_status rco_c3_open(struct rc_output *o, rc_world *w)
     return RC_OK;
 }
 
-/* a side's name: NAME, NAME[i] (a body with several shapes), KINDid (an obstacle) */
-static void side_name(rc_world *w, int shape, char *dst, size_t room)
+/* a side's name: NAME, NAME[i] (a body with several shapes), KINDid (an
+ * obstacle); the body's name, or NULL for an obstacle, and the suffix */
+static const char *side_name(rc_world *w, int shape, char *suffix, size_t room)
 {
     static const char *const kinds[4] = { "plane", "sphere", "capsule", "box" };
     const rcm_c3 *c3 = w->c3;
     const int body = c3->shapes[shape].body;
-    if (body == RC_GROUND) { snprintf(dst, room, "%s%d", kinds[c3->shapes[shape].kind & 3], shape); return; }
+    suffix[0] = '\0';
+    if (body == RC_GROUND) { snprintf(suffix, room, "%s%d", kinds[c3->shapes[shape].kind & 3], shape); return ""; }
     unsigned gen;
     int rank = 0, count = 0;
     for (int i = 0; i < c3->nshapes; i++)
         if (c3->shapes[i].body == body) { count++; if (i <= shape) rank++; }
-    const char *name = rcm_body_column(w, body, &gen);
-    if (count > 1) snprintf(dst, room, "%s[%d]", name, rank);
-    else snprintf(dst, room, "%s", name);
+    if (count > 1) snprintf(suffix, room, "[%d]", rank);
+    return rcm_body_column(w, body, &gen);
 }
 
 /* append the column names to o->cols (o->ncols grows) */
@@ -152,16 +153,18 @@ rc_status rco_c3_names(struct rc_output *o, rc_world *w)
     const struct rco_c3 *s = o->c3;
     if (!s) return RC_OK;
     for (int p = 0; p < s->npairs; p++) {
-        char a[160], b[160], col[400];
-        side_name(w, (int)(s->pair[p] >> 32), a, sizeof a);
-        side_name(w, (int)(s->pair[p] & 0xffffffffu), b, sizeof b);
+        char sa[32], sb[32], tail[48];
+        const char *na = side_name(w, (int)(s->pair[p] >> 32), sa, sizeof sa);
+        const char *nb = side_name(w, (int)(s->pair[p] & 0xffffffffu), sb, sizeof sb);
+        const size_t room = strlen(na) + strlen(nb) + sizeof sa + sizeof sb + sizeof tail + 2;
         for (int k = 0; k < s->k[p]; k++)
             for (int c = 0; c < RCO_C3_NCOL; c++) {
-                if (s->k[p] > 1) snprintf(col, sizeof col, "%s/%s#%d.%s", a, b, k + 1, c3_cols[c]);
-                else snprintf(col, sizeof col, "%s/%s.%s", a, b, c3_cols[c]);
-                if (!(o->cols[o->ncols] = rcb_strdup(col)))
-                    return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
-                o->ncols++;
+                char *col = rcb_malloc(room);
+                if (!col) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
+                if (s->k[p] > 1) snprintf(tail, sizeof tail, "#%d.%s", k + 1, c3_cols[c]);
+                else snprintf(tail, sizeof tail, ".%s", c3_cols[c]);
+                snprintf(col, room, "%s%s/%s%s%s", na, sa, nb, sb, tail);
+                o->cols[o->ncols++] = col;
             }
     }
     return RC_OK;

@@ -198,6 +198,33 @@ local PAIRS = {   -- pairs of shapes with columns, in key order, and their group
 }
 local CCOLS = { "feature", "gN", "uN", "uT1", "uT2", "pN", "pT1", "pT2" }
 
+describe("a dim = 3 world's contact column names", function()
+    it("name a body with several shapes NAME[i], an obstacle KINDid, long names whole; none for unnamed bodies", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 } }
+        w:plane{}                                                                   -- shape 0
+        local long = string.rep("x", 300)
+        w:body{ name = long, mass = 1, inertia = { 1, 1, 1 }, q = { 0, 0, 1, 1, 0, 0, 0 }, shape = rc.sphere{ 0.1 } }   -- 1
+        w:body{ name = "dumbbell", mass = 1, inertia = { 1, 1, 1 }, q = { 2, 0, 1, 1, 0, 0, 0 },
+                shapes = { rc.sphere{ 0.1 }, rc.box3{ 0.1, 0.1, 0.1 } } }           -- 2, 3
+        w:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 4, 0, 1, 1, 0, 0, 0 }, shape = rc.sphere{ 0.1 } }   -- 4, unnamed
+        local sim = w:simulation{ h = H }
+        local dir = os.tmpname()
+        os.remove(dir)
+        sim:output{ dir = dir }
+        sim:close_output()
+        local header = read_history(dir)
+        os.execute("rm -rf " .. q(dir))
+        local pairs_seen = {}
+        for _, c in ipairs(header) do
+            local pair = c:match("^(.*)%.feature$")
+            if pair then pairs_seen[#pairs_seen + 1] = pair end
+        end
+        assert.are.same({ "plane0/" .. long, "plane0/dumbbell[1]", "plane0/dumbbell[2]#1", "plane0/dumbbell[2]#2",
+                          "plane0/dumbbell[2]#3", "plane0/dumbbell[2]#4", long .. "/dumbbell[1]", long .. "/dumbbell[2]" },
+                        pairs_seen)
+    end)
+end)
+
 describe("a dim = 3 world's output: two named bodies in contact", function()
     it("write the pair's columns A/B (lower shape id first) and a line between the centres", function()
         local w = rc.world{ dim = 3, gravity = { 0, 0, 0 }, default_law = rc.newton{ e = 0.5, mu = 0.3 } }
