@@ -4,7 +4,7 @@
  * history.csv.gz: one header line of named columns
  *     t,E,E_kin,E_pot,W_ext,W_N,W_T,
  *     NAME.x,NAME.y,NAME.theta,NAME.vx,NAME.vy,NAME.omega   (named rigid bodies, id order)
- *     (spatial: NAME.x,.y,.z,.qw,.qx,.qy,.qz,.vx,.vy,.vz,.wx,.wy,.wz)
+ *     (spatial: NAME.x,.y,.z,.qw,.qx,.qy,.qz,.vx,.vy,.vz,.wx,.wy,.wz; 3D contacts: output_c3.c)
  *     NAME.q1..qn,NAME.v1..vn                                (named linear bodies, n <= 6)
  *     JOINT.f1..fm                                           (named joints: reaction forces)
  *     C.gN,C.uN,C.uT,C.pN,C.pT                              (named contacts)
@@ -46,13 +46,9 @@
 
 #include "io/output_impl.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -114,6 +110,7 @@ static rc_status rc__write_row(rc_world *w)
         }
         for (int i = 0; i < 5; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), vals[i]); }
     }
+    p = rco_c3_row(o, w, p, end);   /* a dim = 3 world's contacts (output_c3.c) */
     for (int k = 0; k < o->njoints; k++) {   /* joint reaction forces (impulse / h) */
         rc_joint_info ji;
         int ok = rc_joint_get(w, o->joint_ids[k], &ji) == RC_OK && rc_world_step_count(w) > 0;
@@ -203,6 +200,7 @@ static void rc__output_destroy(struct rc_output *o)
     rcb_free(o->body_nq);
     rcb_free(o->body_nv);
     rcb_free(o->body_gen);
+    rco_c3_free(o);
     if (o->cols)
         for (int i = 0; i < o->ncols; i++) rcb_free(o->cols[i]);
     rcb_free(o->cols);
@@ -389,7 +387,8 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     for (int id = 0; id < nj; id++) o->motor_work |= w->joints[id].motor_declared;   /* W_motor, last */
     o->newton = w->sim.scheme == RC_SCHEME_GEN_ALPHA;   /* the Newton figures of every step, last */
     o->tangential_work = w->nfem > 0;   /* WT_max_pos, WT_min_neg, dissipation */
-    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + jcols + RC_OUT_NAUDIT + o->motor_work + 3 * o->tangential_work + 2 * o->newton;
+    if (rco_c3_open(o, w) != RC_OK) RC__NOMEM();   /* a dim = 3 world's contacts (output_c3.c) */
+    int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + o->nc3cols + jcols + RC_OUT_NAUDIT + o->motor_work + 3 * o->tangential_work + 2 * o->newton;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));
     if (!o->cols) RC__NOMEM();
     for (int i = 0; i < RC_OUT_NFIXED; i++) {
@@ -424,7 +423,7 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
             o->ncols++;
         }
     }
-
+    if (rco_c3_names(o, w) != RC_OK) RC__NOMEM();
     for (int k = 0; k < o->njoints; k++)
         for (int r = 0; r < o->joint_rows[k]; r++) {
             char suffix[16];

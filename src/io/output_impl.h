@@ -44,6 +44,8 @@ struct rc_output {
     unsigned *body_gen;     /* the slot's generation at the open: a body removed
                                (or a newer one in its slot) writes NaN */
     int ncontacts;          /* named contacts written */
+    struct rco_c3 *c3;      /* a dim = 3 world's contact columns (output_c3.c), or NULL */
+    int nc3cols;
     int *joint_ids, njoints, *joint_rows;   /* named joints: NAME.f1..fm */
     int joint_work;         /* 1: the audit's columns last (W_J, W_proj, W_theta, W_damp, E_spring, E_elastic) */
     int motor_work;         /* 1: then W_motor (a joint had a motor when the output opened) */
@@ -84,6 +86,11 @@ struct rc_output {
 char *rco_join(const char *a, const char *b);
 void rco_text_escape(char *dst, size_t room, const char *s);
 size_t rco_fmt_num(char *p, size_t room, double x);
+/* output_c3.c: a dim = 3 world's 3D contact columns (after the named contacts) */
+rc_status rco_c3_open(struct rc_output *o, rc_world *w);
+rc_status rco_c3_names(struct rc_output *o, rc_world *w);
+char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end);
+void rco_c3_free(struct rc_output *o);
 /* output_work.c: the columns WT_max_pos, WT_min_neg, dissipation of a world
  * with a finite-element body, and their values after p (returns the new end) */
 extern const char *const rco_work_cols[3];

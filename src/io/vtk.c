@@ -153,10 +153,14 @@ rc_status rc_vtk_frame(rc_vtk_writer *vw, const rc_world *w)
     double t = rc_world_time(w);
     long step = rc_world_step_count(w);
     double box[4];
-    RC_CHECK(rco_gather_bodies(vw, w, nb, box));
-    RC_CHECK(rco_grains(vw, nb, t, step));
-    RC_CHECK(rco_contacts(vw, w, nb, t, step));
-    RC_CHECK(rco_shapes(vw, w, nb, box, t, step));
+    if (w->def.dim == 3) {   /* spatial bodies and their shapes (vtk_frame3.c) */
+        RC_CHECK(rco_frame3(vw, w, t, step));
+    } else {
+        RC_CHECK(rco_gather_bodies(vw, w, nb, box));
+        RC_CHECK(rco_grains(vw, nb, t, step));
+        RC_CHECK(rco_contacts(vw, w, nb, t, step));
+        RC_CHECK(rco_shapes(vw, w, nb, box, t, step));
+    }
     if (vw->nfem > 0) RC_CHECK(rco_fem(vw, w, t, step));
     RC_CHECK(rco_update_pvds(vw, t));
     vw->frames++;

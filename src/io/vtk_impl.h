@@ -128,5 +128,7 @@ rc_status rco_fem(rc_vtk_writer *vw, const rc_world *w, double t, long step);
 void rco_fem_free(rc_vtk_writer *vw);
 rc_status rco_shapes(rc_vtk_writer *vw, const rc_world *w, int nb, const double box[4],
                      double t, long step);
+/* vtk_frame3.c: the grains, contacts and shapes of a dim = 3 world */
+rc_status rco_frame3(rc_vtk_writer *vw, const rc_world *w, double t, long step);
 
 #endif /* RC_VTK_IMPL_H */
