@@ -239,7 +239,7 @@ typedef struct rc_contact3_info {
     double gN;              /* gap at q_k                                    */
     double u[3];            /* (u_N, u_T1, u_T2) at v_{k+1}                  */
     double p[3];            /* impulse (p_N, p_T1, p_T2) of the step         */
-    int drill;              /* 1: the law is Coulomb--Contensou (radius > 0) */
+    int drill;              /* 1: active with a Coulomb--Contensou law       */
     double u_d, p_d;        /* drilling row: (3 pi R / 16) n.(omega_b - omega_a)
                                at v_{k+1} and its impulse (0 without drill)  */
 } rc_contact3_info;
