@@ -223,7 +223,9 @@ typedef struct rc_shape3_def {
     double radius;          /* sphere, capsule: > 0                          */
     double half_len;        /* capsule: half-length along the body z, >= 0  */
     double half[3];         /* box: half-extents, > 0                        */
-    double point[3];        /* RC_GROUND: position (plane: a point on it)    */
+    double point[3];        /* RC_GROUND: position (plane: a point on it);
+                               a body's shape: its centre in the body frame
+                               (default 0: the centre of mass)               */
     double normal[3];       /* plane: outward normal, nonzero (normalised)  */
 } rc_shape3_def;
 RC_API rc_shape3_def rc_default_shape3_def(void);   /* a unit sphere; plane normal (0, 0, 1) */
@@ -237,6 +239,9 @@ typedef struct rc_contact3_info {
     double gN;              /* gap at q_k                                    */
     double u[3];            /* (u_N, u_T1, u_T2) at v_{k+1}                  */
     double p[3];            /* impulse (p_N, p_T1, p_T2) of the step         */
+    int drill;              /* 1: active with a Coulomb--Contensou law       */
+    double u_d, p_d;        /* drilling row: (3 pi R / 16) n.(omega_b - omega_a)
+                               at v_{k+1} and its impulse (0 without drill)  */
 } rc_contact3_info;
 RC_API int rc_world_contact3_count(const rc_world *w);
 RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3_info *out);
@@ -667,6 +672,12 @@ typedef struct rc_law_def {
                        xi and project only, instead of its closed form
                        (to test and measure the law interface)          */
     const char *name;
+    double radius;  /* > 0: Coulomb--Contensou drilling friction on the
+                       3D contacts of a dim = 3 world (Capobianco et al.
+                       2021 eq. 157): the contact radius R; the friction
+                       impulse (p_T1, p_T2, p_D) lies in the disc
+                       |.| <= mu p_N, p_D = torque impulse / (3 pi R / 16).
+                       0: plain Coulomb (2 tangents)                      */
 } rc_law_def;
 
 RC_API rc_law_def rc_default_law_def(void);

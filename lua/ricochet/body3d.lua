@@ -69,24 +69,30 @@ local function pos_field(fname, t, i, key)
     if not (v > 0) then fail(fname, "'%s' must be > 0 (got %s)", key, show(v)) end
     return v
 end
+-- offset = {x, y, z}: the shape's centre in the body frame (default: the
+-- centre of mass), as the kernel's point of a body's shape
+local function offset3(fname, t, sh)
+    if t.offset ~= nil then sh.point = vec(fname, "offset", t.offset, 3, "{x, y, z} (body frame)") end
+    return setmetatable(sh, Shape3)
+end
 function rc.sphere(t)
     local fname = "rc.sphere"
-    shape3(fname, t, { "radius" }, "rc.sphere{ radius = 0.1 }")
-    return setmetatable({ kind = "sphere", radius = pos_field(fname, t, 1, "radius") }, Shape3)
+    shape3(fname, t, { "radius", "offset" }, "rc.sphere{ radius = 0.1 }")
+    return offset3(fname, t, { kind = "sphere", radius = pos_field(fname, t, 1, "radius") })
 end
 function rc.capsule(t)
     local fname = "rc.capsule"
-    shape3(fname, t, { "radius", "half_length" }, "rc.capsule{ radius = 0.1, half_length = 0.5 }")
+    shape3(fname, t, { "radius", "half_length", "offset" }, "rc.capsule{ radius = 0.1, half_length = 0.5 }")
     local r = pos_field(fname, t, 1, "radius")
     local l = t.half_length ~= nil and t.half_length or t[2]
     l = number(fname, "half_length", l, REQUIRED)
     if not (l >= 0) then fail(fname, "'half_length' must be >= 0 (got %s)", show(l)) end
-    return setmetatable({ kind = "capsule", radius = r, half_length = l }, Shape3)
+    return offset3(fname, t, { kind = "capsule", radius = r, half_length = l })
 end
 function rc.box3(t)
     local fname = "rc.box3"
-    shape3(fname, t, { "hx", "hy", "hz" }, "rc.box3{ 0.5, 0.25, 0.1 } (half-extents)")
-    return setmetatable({ kind = "box", half = { pos_field(fname, t, 1, "hx"), pos_field(fname, t, 2, "hy"), pos_field(fname, t, 3, "hz") } }, Shape3)
+    shape3(fname, t, { "hx", "hy", "hz", "offset" }, "rc.box3{ 0.5, 0.25, 0.1 } (half-extents)")
+    return offset3(fname, t, { kind = "box", half = { pos_field(fname, t, 1, "hx"), pos_field(fname, t, 2, "hy"), pos_field(fname, t, 3, "hz") } })
 end
 function check_shape3(fname, key, sh)
     if getmetatable(sh) ~= Shape3 then

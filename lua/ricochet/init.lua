@@ -379,7 +379,7 @@ function rc.world(t)
         end
     end
     c_check("world", fname, { dim = dim, gravity = g, margin = margin, periodic = periodic })
-    local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic")
+    local builtin_newton = law == nil or (law.type == "newton" and law.local_solver ~= "generic" and not law.radius)
     local c, msg = core.world_new{ dim = dim, gravity = g, margin = margin, periodic = periodic,
                                    e = builtin_newton and law and law.e or 0, mu = builtin_newton and law and law.mu or 0 }
     if not c then fail(fname, "%s", msg) end
@@ -418,7 +418,7 @@ function law_id(self, c, fname, law)
     if law.type == "custom" then
         id, msg = core.law_create_custom(c, law)
     else
-        id, msg = core.law_create(c, law.type, law.e, law.mu, law.e_t or 0, law.name, law.local_solver == "generic")
+        id, msg = core.law_create(c, law.type, law.e, law.mu, law.e_t or 0, law.name, law.local_solver == "generic", law.radius)
     end
     if not id then fail(fname, "%s", msg) end
     self._laws[law] = id

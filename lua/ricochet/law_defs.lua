@@ -16,6 +16,11 @@ local Law = { __name = "ricochet.law" }
 Law.__index = Law
 function Law.__tostring(l)
     if l.type == "custom" then return fmt("ricochet.law '%s'", l.name) end
+    if l.radius then
+        return fmt("ricochet.contensou{ e = %s, %smu = %s, radius = %s }%s", show(l.e),
+                   l.type == "moreau" and ("e_t = " .. show(l.e_t) .. ", ") or "", show(l.mu), show(l.radius),
+                   l.name and (" '" .. l.name .. "'") or "")
+    end
     return fmt("ricochet.%s{ e = %s, %smu = %s }%s", l.type, show(l.e),
                l.type == "moreau" and ("e_t = " .. show(l.e_t) .. ", ") or "", show(l.mu),
                l.name and (" '" .. l.name .. "'") or "")
@@ -63,6 +68,29 @@ function rc.fremond(t)
         e = number(fname, "e", t.e, D.e),
         e_t = 1,   -- Fremond's law is Moreau's with e_t = 1 (not a default)
         mu = number(fname, "mu", t.mu, D.mu),
+        name = opt_name(fname, "name", t.name),
+    }), Law)
+end
+
+-- Coulomb--Contensou friction of the 3D contacts (dim = 3 worlds only;
+-- Capobianco et al. 2021 eq. 157, docs/theory/spatial.md): Newton's (or,
+-- with e_t, Moreau's) impact law, and the friction impulse (p_T1, p_T2, p_D)
+-- in the disc of radius mu p_N, p_D the drilling torque impulse divided by
+-- 3 pi radius / 16 (radius: the contact area's, > 0).
+function rc.contensou(t)
+    local fname = "rc.contensou"
+    check_table(fname, t, "rc.contensou{ e = 0, mu = 0.3, radius = 5e-4 }")
+    check_keys(fname, t, { "e", "e_t", "mu", "radius", "name" })
+    if t.radius == nil then fail(fname, "'radius' (the contact radius, > 0) is required") end
+    local radius = number(fname, "radius", t.radius)
+    if not (radius > 0) then fail(fname, "'radius' must be > 0 (got %s)", show(radius)) end
+    return setmetatable(c_check("law", fname, {
+        type = t.e_t ~= nil and "moreau" or "newton",
+        local_solver = "exact",
+        e = number(fname, "e", t.e, D.e),
+        e_t = t.e_t ~= nil and number(fname, "e_t", t.e_t) or nil,
+        mu = number(fname, "mu", t.mu, D.mu),
+        radius = radius,
         name = opt_name(fname, "name", t.name),
     }), Law)
 end

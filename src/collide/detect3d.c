@@ -34,6 +34,11 @@ static void shape_pose(const rc_world *w, const rcm_shape3 *s, rcc_pose3 *p)
     const double *q = w->q + w->bodies[s->body].iq;
     for (int i = 0; i < 3; i++) p->p[i] = q[i];
     for (int i = 0; i < 4; i++) p->q[i] = q[3 + i];
+    if (s->point[0] != 0.0 || s->point[1] != 0.0 || s->point[2] != 0.0) {   /* off the centre of mass */
+        double r[3];
+        rcb_quat_rotate(r, p->q, s->point);
+        for (int i = 0; i < 3; i++) p->p[i] += r[i];
+    }
 }
 
 /* the boxes (grown by margin) and the cell size: 2 x the largest finite extent */

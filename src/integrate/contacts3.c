@@ -88,6 +88,7 @@ static rc_status assemble(rci_step *st, double *b2)
     const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
     const double band = w->sim.persist_tol + 2.0 * st->h * w->sim.solver.tol;
     c3->nactive = 0;
+    RC_CHECK(rci_drill_begin(st));   /* Coulomb--Contensou rows (contacts3_drill.c) */
     for (int i = 0; i < c3->n; i++) {
         rcm_contact3 *c = &c3->c[i];
         const rc_law *law = &w->laws[c->law];
@@ -111,6 +112,7 @@ static rc_status assemble(rci_step *st, double *b2)
         *b2 += u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2];
         if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = c->p[2] = 0.0;
         rcm_fc3d_project(law->def.mu, c->p);
+        if (law->def.radius > 0.0) RC_CHECK(rci_drill_assemble(st, i, b2));
     }
     return RC_OK;
 }
@@ -123,7 +125,10 @@ rc_status rci_contacts3_solve(rci_step *st)
     double b2 = 0.0, res = 0.0;
     RC_CHECK(assemble(st, &b2));
     for (int i = 0; i < c3->n; i++)   /* warm start */
-        if (c3->c[i].active) rcn_contact3_apply(w, &c3->c[i], w->V, c3->c[i].p);
+        if (c3->ndrill && c3->d[i].on) {
+            const double p4[4] = { c3->c[i].p[0], c3->c[i].p[1], c3->c[i].p[2], c3->d[i].p };
+            rcn_drill_apply(w, &c3->c[i], &c3->d[i], w->V, p4);
+        } else if (c3->c[i].active) rcn_contact3_apply(w, &c3->c[i], w->V, c3->c[i].p);
     int iters = 0;
     RC_CHECK(rcn_nsgs3(w, w->V, sqrt(b2), &res, &iters));
     if (!(res <= st->res)) st->res = res;
@@ -147,7 +152,9 @@ rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a)
         rcn_contact3_velocity(w, c, vth, uth);
         memcpy(c->shift, sh, sizeof sh);
         if (!c->active) continue;
-        const double WN = uth[0] * c->p[0], WT = uth[1] * c->p[1] + uth[2] * c->p[2];
+        double WT = uth[1] * c->p[1] + uth[2] * c->p[2];
+        const double WN = uth[0] * c->p[0];
+        if (c3->ndrill && c3->d[i].on) WT += rci_drill_audit(w, c, &c3->d[i], vth);   /* drilling work */
         a->W_N += WN;
         a->W_T += WT;
         if (WT > a->WT_max_pos) a->WT_max_pos = WT;

@@ -152,6 +152,13 @@ void rci_project_contacts(rci_step *st, rci_audit *a);
  * their work in the audit (they become the last step's). */
 rc_status rci_contacts3_solve(rci_step *st);
 rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a);
+/* contacts3_drill.c: the drilling rows of Coulomb--Contensou contacts (law
+ * radius > 0): begin (after detection: rcm_c3.d sized, all off), assemble
+ * contact i (active; after its W and shift; warm start, |u0_D|^2 into b2),
+ * audit (sets d->u at v_{k+1}, returns u_D,k+theta p_D) */
+rc_status rci_drill_begin(rci_step *st);
+rc_status rci_drill_assemble(rci_step *st, int i, double *b2);
+double rci_drill_audit(rc_world *w, const rcm_contact3 *c, rcm_drill3 *d, const double *vth);
 /* the run's figures of the projection (commit) */
 void rci_project_contacts_stats(rc_world *w, const rci_audit *a);
 

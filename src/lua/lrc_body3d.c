@@ -81,7 +81,8 @@ static void set_vec(lua_State *L, const char *k, const double *x)
 }
 
 /* contacts3(world) -> { { id, shape_a, shape_b, body_a, body_b, active, gN,
- * pa, pb, n, t1, t2, u = {uN, uT1, uT2}, p = {pN, pT1, pT2} }, ... } */
+ * pa, pb, n, t1, t2, u = {uN, uT1, uT2}, p = {pN, pT1, pT2} }, ... }; a
+ * Coulomb--Contensou contact has u[4] = u_D and p[4] = p_D (drilling row) */
 int lrc_contacts3(lua_State *L)
 {
     lrc_world *lw = lrc_check_open(L, 1);
@@ -101,6 +102,10 @@ int lrc_contacts3(lua_State *L)
         set_vec(L, "pa", c.pa); set_vec(L, "pb", c.pb);
         set_vec(L, "n", c.n); set_vec(L, "t1", c.t1); set_vec(L, "t2", c.t2);
         set_vec(L, "u", c.u); set_vec(L, "p", c.p);
+        if (c.drill) {
+            lua_getfield(L, -1, "u"); lua_pushnumber(L, c.u_d); lua_rawseti(L, -2, 4); lua_pop(L, 1);
+            lua_getfield(L, -1, "p"); lua_pushnumber(L, c.p_d); lua_rawseti(L, -2, 4); lua_pop(L, 1);
+        }
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

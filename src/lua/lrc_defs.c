@@ -19,6 +19,7 @@ static void push_law_defaults(lua_State *L)
     lrc_set_num(L, "e", d.e);
     lrc_set_num(L, "mu", d.mu);
     lrc_set_num(L, "e_t", d.e_t);
+    lrc_set_num(L, "radius", d.radius);
     lua_pushstring(L, d.generic ? "generic" : "exact");
     lua_setfield(L, -2, "local_solver");
 }
@@ -127,6 +128,7 @@ void lrc_law_def_read(lua_State *L, int t, rc_law_def *def)
     def->e = lrc_field_num(L, t, "e", def->e);
     def->mu = lrc_field_num(L, t, "mu", def->mu);
     def->e_t = lrc_field_num(L, t, "e_t", def->e_t);
+    def->radius = lrc_field_num(L, t, "radius", def->radius);
 }
 
 static rc_status check_law(lua_State *L, const char *what)

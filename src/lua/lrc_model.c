@@ -373,7 +373,7 @@ int lrc_shape_def(lua_State *L)
 
 /* ---------------------------------------------------------------- laws, rules */
 
-/* law_create(world, type, e, mu, e_t, name | nil, generic) -> law id | nil, msg, status
+/* law_create(world, type, e, mu, e_t, name | nil, generic, radius | nil) -> law id | nil, msg, status
  * type: "newton" | "moreau" | "fremond" */
 int lrc_law_create(lua_State *L)
 {
@@ -387,6 +387,7 @@ int lrc_law_create(lua_State *L)
     def.e_t = luaL_optnumber(L, 5, 0.0);
     def.name = luaL_optstring(L, 6, NULL);
     def.generic = lua_toboolean(L, 7);
+    def.radius = luaL_optnumber(L, 8, 0.0);
     int id = -1;
     rc_status s = rc_law_create(lw->w, &def, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);

@@ -81,6 +81,8 @@ rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int 
     s->bound = def->kind == RC_SHAPE3_SPHERE ? def->radius : def->kind == RC_SHAPE3_CAPSULE ? def->radius + def->half_len
              : def->kind == RC_SHAPE3_BOX ? sqrt(def->half[0] * def->half[0] + def->half[1] * def->half[1] + def->half[2] * def->half[2])
              : 0.0;
+    if (body != RC_GROUND)   /* a body's shape off its centre of mass */
+        s->bound += sqrt(s->point[0] * s->point[0] + s->point[1] * s->point[1] + s->point[2] * s->point[2]);
     if (out_id) *out_id = c3->nshapes;
     c3->nshapes++;
     return RC_OK;
@@ -95,6 +97,8 @@ void rcm_c3_free(rc_world *w)
     rcb_free(c3->c);
     rcb_free(c3->prev);
     rcb_free(c3->aabb);
+    rcb_free(c3->d);
+    rcb_free(c3->dprev);
     rcb_free(c3);
     w->c3 = NULL;
 }
@@ -117,6 +121,36 @@ static int by_key(const void *a, const void *b)
     return ka < kb ? -1 : ka > kb;
 }
 
+const rcm_drill3 *rcm_c3_find_dprev(const rcm_c3 *c3, uint64_t k)
+{
+    int lo = 0, hi = c3->ndprev - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        const uint64_t km = c3->dprev[mid].key;
+        if (km == k) return &c3->dprev[mid];
+        if (km < k) lo = mid + 1; else hi = mid - 1;
+    }
+    return NULL;
+}
+
+static int drill_by_key(const void *a, const void *b)
+{
+    const uint64_t ka = ((const rcm_drill3 *)a)->key, kb = ((const rcm_drill3 *)b)->key;
+    return ka < kb ? -1 : ka > kb;
+}
+
+/* the drilling rows that are on become the last step's (sorted by key) */
+static rc_status save_drill(rcm_c3 *c3)
+{
+    c3->ndprev = 0;
+    if (!c3->d) return RC_OK;
+    RC_CHECK(rcb_reserve((void **)&c3->dprev, &c3->cap_dprev, c3->n, sizeof(rcm_drill3)));
+    for (int i = 0; i < c3->n; i++)
+        if (c3->d[i].on) c3->dprev[c3->ndprev++] = c3->d[i];
+    if (c3->ndprev > 1) qsort(c3->dprev, (size_t)c3->ndprev, sizeof(rcm_drill3), drill_by_key);
+    return RC_OK;
+}
+
 rc_status rcm_c3_save(rc_world *w)
 {
     rcm_c3 *c3 = w->c3;
@@ -124,7 +158,7 @@ rc_status rcm_c3_save(rc_world *w)
     if (c3->n) memcpy(c3->prev, c3->c, (size_t)c3->n * sizeof(rcm_contact3));
     c3->nprev = c3->n;
     if (c3->nprev > 1) qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3), by_key);   /* (NULL, 0): UB */
-    return RC_OK;
+    return save_drill(c3);
 }
 
 int rc_world_contact3_count(const rc_world *w) { return w && w->c3 ? w->c3->n : 0; }
@@ -143,5 +177,9 @@ rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3_info *
         o->n[i] = c->n[i]; o->t1[i] = c->t1[i]; o->t2[i] = c->t2[i];
         o->u[i] = c->u[i]; o->p[i] = c->p[i];
     }
+    const rcm_drill3 *d = w->c3->d && w->c3->d[index].on ? &w->c3->d[index] : NULL;
+    o->drill = d != NULL;
+    o->u_d = d ? d->u : 0.0;
+    o->p_d = d ? d->p : 0.0;
     return RC_OK;
 }

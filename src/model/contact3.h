@@ -29,6 +29,19 @@ typedef struct rcm_contact3 {
     double W[9], shift[3], p[3], u[3], uk[3];
 } rcm_contact3;
 
+/* The drilling row of a Coulomb--Contensou contact (law radius > 0;
+ * integrate/contacts3_drill.c, nonsmooth/contensou.c): kept beside the
+ * contact of the same index in rcm_c3.d (and by key in dprev) so that plain
+ * 3-row contacts keep their layout. Row u_D = s n.(omega_b - omega_a),
+ * s = 3 pi R / 16, in body-frame angular velocities (0, s R^T n); W4 the
+ * 4x4 Delassus block (N, T1, T2, D), row-major. */
+typedef struct rcm_drill3 {
+    uint64_t key;
+    int on;                 /* this contact carries the drilling row         */
+    double ha[6], hb[6], mha[6], mhb[6];
+    double W4[16], shift, p, u, uk;
+} rcm_drill3;
+
 typedef struct rcm_c3 {
     rcm_shape3 *shapes; int nshapes, cap_shapes;
     rcm_contact3 *c; int n, cap_c;          /* this step's contacts            */
@@ -37,12 +50,17 @@ typedef struct rcm_c3 {
     void *broad;                            /* collide's broad-phase buffers   */
     void (*broad_free)(void *);
     int next_id, nactive;
+    rcm_drill3 *d; int cap_d;               /* drilling rows (index of c), or NULL */
+    rcm_drill3 *dprev; int ndprev, cap_dprev; /* the last step's, sorted by key   */
+    int ndrill;                             /* this step's active drilling rows  */
 } rcm_c3;
 
 /* free the store (world free: rcm_rigid3d_free) */
 void rcm_c3_free(rc_world *w);
 /* the last step's contact of key k (binary search in prev), or NULL */
 const rcm_contact3 *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k);
+/* the last step's drilling row of key k, or NULL */
+const rcm_drill3 *rcm_c3_find_dprev(const rcm_c3 *c3, uint64_t k);
 /* the contacts become the last step's (sorted by key; grows prev) */
 rc_status rcm_c3_save(rc_world *w);
 

@@ -19,6 +19,8 @@ rc_status rcm_law_def_check(const rc_law_def *d, const char *what)
         return rc_set_error(RC_ERR_ARG, "%s: 'e' must be in [0, 1] (got %s)", what, rcb_show(got, d->e));
     if (!rcb_finite(d->mu) || d->mu < 0.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'mu' must be >= 0 (got %s)", what, rcb_show(got, d->mu));
+    if (!rcb_finite(d->radius) || d->radius < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'radius' must be >= 0 (got %s)", what, rcb_show(got, d->radius));
     return RC_OK;
 }
 
@@ -91,6 +93,9 @@ rc_status rcm_law_planar_check(const rc_world *w, int id)
     if (l->def.type == RC_LAW_CUSTOM && l->ops.dim > 2)
         return rc_set_error(RC_ERR_ARG, "law '%s' has dim = %d (spatial friction): the contacts of this world are planar (laws of dim 1 or 2)",
                             l->name ? l->name : "(unnamed)", l->ops.dim);
+    if (l->def.radius > 0.0 && w->def.dim != 3)
+        return rc_set_error(RC_ERR_ARG, "law '%s' is Coulomb--Contensou (radius > 0, drilling friction): only the 3D contacts of a "
+                            "dim = 3 world carry it", l->name ? l->name : "(unnamed)");
     return RC_OK;
 }
 
@@ -109,6 +114,9 @@ rc_status rc_law_set(rc_world *w, int id, const rc_law_def *def)
         return rc_set_error(RC_ERR_ARG, "law '%s': custom laws are changed through their own parameters",
                             w->laws[id].name ? w->laws[id].name : "(unnamed)");
     RC_CHECK(rcm_law_def_check(def, w->laws[id].name ? w->laws[id].name : "law"));
+    if (def->radius > 0.0 && w->def.dim != 3)
+        return rc_set_error(RC_ERR_ARG, "law '%s': 'radius' > 0 (Coulomb--Contensou) needs a world of dim = 3",
+                            w->laws[id].name ? w->laws[id].name : "(unnamed)");
     w->laws[id].def = *def;
     w->laws[id].def.name = w->laws[id].name;
     w->laws[id].closed_form = !def->generic;

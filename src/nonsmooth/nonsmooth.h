@@ -51,6 +51,21 @@ double rcn_sym3_lmax(const double *W);
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u);
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp);
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
+/* contensou.c: the Coulomb--Contensou disc law (law radius > 0): the cone
+ * K = {|(p_T1, p_T2, p_D)| <= mu p_N} in R^4, vectors (N, T1, T2, D). */
+void rcn_disc4_project(double mu, double *p);
+/* |p - proj_K(p - u~(u))|^2, u~ = u + mu |u_F| e_N */
+double rcn_disc4_residual2(const double *u, const double *p, double mu);
+/* u = W p + b, K ∋ p ⊥ u~ ∈ K* (W 4x4 row-major, positive definite): exact
+ * take-off / stick / slide (the slide by a scalar root in beta, see the
+ * file); returns the case (0, 1, 2) */
+int rcn_disc4_local_solve(const double *W, const double *b, double mu, double *p);
+/* the four rows (N, T1, T2, D) of a contact with its drilling row d */
+void rcn_drill_velocity(const rc_world *w, const rcm_contact3 *c, const rcm_drill3 *d, const double *V, double *u);
+void rcn_drill_apply(const rc_world *w, const rcm_contact3 *c, const rcm_drill3 *d, double *V, const double *dp);
+double rcn_drill_residual2(const rc_world *w, const rcm_contact3 *c, const rcm_drill3 *d, const double *V);
+/* one NSGS update of the contact (the others' impulses in V fixed) */
+void rcn_drill_sweep(const rc_world *w, rcm_contact3 *c, rcm_drill3 *d, double *V);
 
 /* law.c: one contact's local problem for the law interface, in the contact's
  * dimension n (2 planar, 3 spatial), through pointers so that every contact

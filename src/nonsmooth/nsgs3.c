@@ -41,6 +41,7 @@ static double residual(const rc_world *w, const double *V)
     for (int i = 0; i < c3->n; i++) {
         const rcm_contact3 *c = &c3->c[i];
         if (!c->active) continue;
+        if (c3->ndrill && c3->d[i].on) { r2 += rcn_drill_residual2(w, c, &c3->d[i], V); continue; }   /* contensou.c */
         double u[3];
         rcn_contact3_velocity(w, c, V, u);
         r2 += rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
@@ -60,6 +61,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         for (int i = 0; i < c3->n; i++) {
             rcm_contact3 *c = &c3->c[i];
             if (!c->active) continue;
+            if (c3->ndrill && c3->d[i].on) { rcn_drill_sweep(w, c, &c3->d[i], V); continue; }   /* contensou.c */
             double u[3], b[3], p[3];
             rcn_contact3_velocity(w, c, V, u);   /* u + shift with this contact's p in V */
             for (int r = 0; r < 3; r++) b[r] = u[r] - (c->W[3 * r] * c->p[0] + c->W[3 * r + 1] * c->p[1] + c->W[3 * r + 2] * c->p[2]);

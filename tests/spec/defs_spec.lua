@@ -38,7 +38,7 @@ local PRE = 'local rc = require "ricochet"\nlocal w = rc.world{}\n'
 
 describe("laws (rc.newton, rc.moreau, rc.fremond, law:set, rc.laws.make)", function()
     it("the kernel's defaults (rc_default_law_def)", function()
-        assert.are.same({ e = 0, mu = 0, e_t = 0, local_solver = "exact" }, core.defaults.law)
+        assert.are.same({ e = 0, mu = 0, e_t = 0, radius = 0, local_solver = "exact" }, core.defaults.law)
     end)
 
     it("are the descriptors' defaults, read from core.defaults (not written twice)", function()
