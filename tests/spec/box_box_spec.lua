@@ -2,7 +2,8 @@
 -- the separating axis test, the incident face clipped by the reference
 -- face, at most 4 points; docs/theory/spatial.md, "Box-box and convex
 -- polyhedra"): a box on a box on a plane stays at rest, a stack of five
--- stands, a box sliding on a box stops at v0^2 / (2 mu g).
+-- stands, a box sliding on a box stops at v0^2 / (2 mu g), a box dropped on
+-- a box under MJF settles with its 4 contact ids kept.
 local rc = require "ricochet"
 
 local g = 9.81
@@ -98,5 +99,38 @@ describe("box-box contact", function()
         assert.is_true(math.abs(d - d_ref) < 0.01 * d_ref)
         assert.is_true(math.abs(upper:v()[1]) < 1e-9)
         assert.is_true(r.pen <= 1e-6)
+    end)
+
+    it("under Moreau-Jean-Fremond a box dropped on a box bounces, settles and keeps its 4 contact ids", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0.5, mu = 0.5 } }
+        w:plane{}
+        local base = box(w, { 0.3, 0.3, 0.1 }, 0.1)
+        local c, s = math.cos(0.2), math.sin(0.2)
+        local top = box(w, { 0.2, 0.1, 0.05 }, 0.255, { q = { 0.05, 0, 0.255, c, 0, 0, s } })   -- 5 mm above
+        local sim = w:simulation{ scheme = "moreau-jean-fremond", h = 1e-3, solver = solver() }
+        local step, last, changed, maxv, bounced = 0, nil, 0, 0, false
+        sim:after_step(function()
+            step = step + 1
+            local ids = {}
+            for _, k in ipairs(w:contacts3()) do
+                if k.body_a == base.id then ids[#ids + 1] = k.id end
+                if k.body_a == base.id and k.u[1] > 0.1 then bounced = true end
+            end
+            table.sort(ids)
+            local key = table.concat(ids, ",")
+            if step > 500 then
+                if last and last ~= key then changed = changed + 1 end
+                local v = top:v()
+                for i = 1, 6 do maxv = math.max(maxv, math.abs(v[i])) end
+            end
+            last = key
+        end)
+        sim:run{ T = 1 }
+        print(("  MJF drop: ids %s, changed %d over the last 0.5 s, speed %.2e, top z %.8f"):format(last, changed, maxv, top:q()[3]))
+        assert.is_true(bounced)
+        assert.are.equal(4, #(function() local t = {} for x in last:gmatch("%d+") do t[#t + 1] = x end return t end)())
+        assert.are.equal(0, changed)
+        assert.is_true(maxv < 1e-8, tostring(maxv))
+        assert.is_true(math.abs(top:q()[3] - 0.25) < 1e-4)
     end)
 end)
