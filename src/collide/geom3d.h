@@ -73,8 +73,7 @@ typedef struct {
 
 /* The contact points of shapes a (pose pa) and b (pose pb) whose gap is <=
  * margin, into m (m->n = 0: none, or a pair of kinds not handled). Returns
- * 1 if the pair of kinds is handled, 0 if not (plane-plane, box-box for
- * now). */
+ * 1 if the pair of kinds is handled, 0 if not (plane-plane). */
 int rcc_collide3(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                  double margin, rcc_manifold3 *m);
 
@@ -93,6 +92,51 @@ void rcc_jacobian3d(const double q[4], const double r_world[3], const double d[3
 
 /* A shape's world AABB (lo[3], hi[3]); planes get an infinite box. */
 void rcc_shape3_aabb(const rcc_shape3 *s, const rcc_pose3 *pose, double lo[3], double hi[3]);
+
+/* ---- poly3.c: convex polyhedra --------------------------------------------
+ * A convex polyhedron in its body frame, in contiguous arrays the caller
+ * owns (no allocation): nv vertices, nf faces (outward unit normal n and
+ * offset d: the face lies in n.x = d, the solid in n.x <= d), each face's
+ * vertex loop counter-clockwise seen from outside (loop[fstart[f] ..
+ * fstart[f + 1] - 1]) with ledge[j] the edge from loop[j] to the next
+ * vertex of the loop, and ne unique edges (vertices v0, v1 and the faces f0,
+ * f1 on either side). Features are numbered vertices 0..nv-1, edges nv..,
+ * faces nv+ne..; code (nv + ne + nf bytes, NULL: the number) names them in a
+ * contact's feature byte, so at most 256 features with code NULL. */
+enum { RCC_POLY3_MAX_V = 64, RCC_POLY3_MAX_F = 64, RCC_POLY3_MAX_LOOP = 32 };
+
+typedef struct {
+    int nv, ne, nf;
+    const double *v;              /* 3 nv                       */
+    const double *plane;          /* 4 nf: n[3], d              */
+    const int *fstart;            /* nf + 1                     */
+    const int *loop, *ledge;      /* fstart[nf] each            */
+    const int *edge;              /* 4 ne: v0, v1, f0, f1       */
+    const unsigned char *code;    /* nv + ne + nf, or NULL      */
+} rcc_poly3;
+
+/* a box as a polyhedron: vertex k has bit i set on the + side of axis i;
+ * faces -x, +x, -y, +y, -z, +z; codes: rcc_box_feature of the feature's
+ * Voronoi region (the codes of the other box pairs) */
+typedef struct {
+    rcc_poly3 p;
+    double v[24], plane[24];
+} rcc_box_poly3;
+void rcc_poly3_box(const double half[3], rcc_box_poly3 *b);
+
+/* The contact points of polyhedra a (pose pa) and b (pose pb) whose gap is
+ * <= margin (docs/theory/spatial.md, "Box-box and convex polyhedra"): the
+ * separating axis test over the faces of both and the pairs of edges that
+ * form a face of the Minkowski difference, then a face contact (the
+ * incident face clipped by the reference face's side planes, at most four
+ * points kept by area) or an edge pair (the closest points of the two
+ * edges); separated pairs whose closest features are not those of the axis
+ * get their single closest point. Returns the separation of the axis
+ * chosen (HUGE_VAL, no point, for a polyhedron above RCC_POLY3_MAX_V
+ * vertices or RCC_POLY3_MAX_F faces; face loops must not exceed
+ * RCC_POLY3_MAX_LOOP vertices, or clipped points are lost). */
+double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly3 *b, const rcc_pose3 *pb,
+                         double margin, rcc_manifold3 *m);
 
 /* ---- broad3d.c: the 3D cell-grid broad phase ---------------------------- */
 

@@ -307,6 +307,7 @@ static const pair_fn PAIRS[4][4] = {
     [RCC_G3_PLANE] = { [RCC_G3_SPHERE] = plane_sphere, [RCC_G3_CAPSULE] = plane_capsule, [RCC_G3_BOX] = plane_box },
     [RCC_G3_SPHERE] = { [RCC_G3_SPHERE] = sphere_sphere, [RCC_G3_CAPSULE] = sphere_capsule, [RCC_G3_BOX] = rcc_g3_sphere_box },
     [RCC_G3_CAPSULE] = { [RCC_G3_CAPSULE] = capsule_capsule, [RCC_G3_BOX] = rcc_g3_capsule_box },
+    [RCC_G3_BOX] = { [RCC_G3_BOX] = rcc_g3_box_box },
 };
 
 /* (B, A)'s manifold as (A, B)'s: points swapped, normals reversed. */

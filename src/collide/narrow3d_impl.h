@@ -36,4 +36,8 @@ void rcc_g3_sphere_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape
 void rcc_g3_capsule_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                         double margin, rcc_manifold3 *m);
 
+/* poly3.c: box A against box B (as polyhedra) */
+void rcc_g3_box_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
+                    double margin, rcc_manifold3 *m);
+
 #endif /* RC_COLLIDE_NARROW3D_IMPL_H */

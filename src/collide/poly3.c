@@ -1,0 +1,470 @@
+/* poly3.c -- convex polyhedra in the spatial narrow phase (collide/geom3d.h):
+ * a box as a polyhedron, polyhedron-polyhedron contact by the separating
+ * axis test over faces and Minkowski-face edge pairs (Gregorius, "The
+ * Separating Axis Test between Convex Polyhedra", GDC 2013), face contacts by
+ * clipping the incident face against the reference face's side planes
+ * (Sutherland-Hodgman; Ericson 2005, Sec. 8.3.4) with feature-pair labels,
+ * and box-box. docs/theory/spatial.md, "Box-box and convex polyhedra". */
+#include "collide/narrow3d_impl.h"
+
+/* ---------------------------------------------------------------- the box */
+
+/* vertex k: bit i set on the + side of axis i; faces -x, +x, -y, +y, -z, +z,
+ * loops counter-clockwise seen from outside; edges (v0, v1, f0, f1) */
+static const int BOX_FSTART[7] = { 0, 4, 8, 12, 16, 20, 24 };
+static const int BOX_LOOP[24] = { 4, 6, 2, 0, 1, 3, 7, 5, 1, 5, 4, 0, 2, 6, 7, 3, 2, 3, 1, 0, 4, 5, 7, 6 };
+static const int BOX_LEDGE[24] = { 9, 6, 1, 2, 3, 7, 10, 4, 4, 8, 2, 0, 6, 11, 7, 5, 5, 3, 0, 1, 8, 10, 11, 9 };
+static const int BOX_EDGE[48] = { 0, 1, 2, 4, 0, 2, 0, 4, 0, 4, 0, 2, 1, 3, 1, 4, 1, 5, 1, 2, 2, 3, 3, 4,
+                                  2, 6, 0, 3, 3, 7, 1, 3, 4, 5, 2, 5, 4, 6, 0, 5, 5, 7, 1, 5, 6, 7, 3, 5 };
+/* rcc_box_feature of each feature: 8 vertices, 12 edges, 6 faces */
+static const unsigned char BOX_CODE[26] = { 0, 2, 6, 8, 18, 20, 24, 26,
+                                            1, 3, 9, 5, 11, 7, 15, 17, 19, 21, 23, 25,
+                                            12, 14, 10, 16, 4, 22 };
+
+void rcc_poly3_box(const double half[3], rcc_box_poly3 *b)
+{
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < 3; i++) b->v[3 * k + i] = (k >> i) & 1 ? half[i] : -half[i];
+    for (int f = 0; f < 6; f++) {
+        double *pl = b->plane + 4 * f;
+        pl[0] = pl[1] = pl[2] = 0.0;
+        pl[f / 2] = f & 1 ? 1.0 : -1.0;
+        pl[3] = half[f / 2];
+    }
+    b->p = (rcc_poly3){ 8, 12, 6, b->v, b->plane, BOX_FSTART, BOX_LOOP, BOX_LEDGE, BOX_EDGE, BOX_CODE };
+}
+
+/* ---------------------------------------------------------------- world copies */
+
+typedef struct {
+    const rcc_poly3 *s;
+    double v[RCC_POLY3_MAX_V][3], pl[RCC_POLY3_MAX_F][4];
+    double c[3], r;      /* the mean of the vertices, the largest distance to it */
+} wpoly;
+
+static void to_world(wpoly *w, const rcc_poly3 *s, const rcc_pose3 *p)
+{
+    w->s = s;
+    rcb_v3_set(w->c, 0.0, 0.0, 0.0);
+    for (int k = 0; k < s->nv; k++) {
+        rcb_quat_rotate(w->v[k], p->q, s->v + 3 * k);
+        rcb_v3_add(w->v[k], w->v[k], p->p);
+        rcb_v3_add(w->c, w->c, w->v[k]);
+    }
+    rcb_v3_scale(w->c, 1.0 / s->nv, w->c);
+    w->r = 0.0;
+    for (int k = 0; k < s->nv; k++) {
+        double d[3];
+        rcb_v3_sub(d, w->v[k], w->c);
+        w->r = fmax(w->r, rcb_v3_norm(d));
+    }
+    for (int f = 0; f < s->nf; f++) {
+        rcb_quat_rotate(w->pl[f], p->q, s->plane + 4 * f);
+        w->pl[f][3] = s->plane[4 * f + 3] + rcb_v3_dot(w->pl[f], p->p);   /* n.(p + R x) = n.p + d */
+    }
+}
+
+static int fcode(const rcc_poly3 *s, int f) { return s->code ? s->code[f] : f; }
+
+/* ---------------------------------------------------------------- the axes */
+
+/* The face of a whose plane separates b most: max over faces of
+ * min over b's vertices of n.v - d (Gregorius 2013, "face queries"). */
+static double face_query(const wpoly *a, const wpoly *b, int *best)
+{
+    double sep = -HUGE_VAL;
+    *best = 0;
+    for (int f = 0; f < a->s->nf; f++) {
+        double s = HUGE_VAL;
+        for (int k = 0; k < b->s->nv; k++) s = fmin(s, rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3]);
+        if (s > sep) { sep = s; *best = f; }
+    }
+    return sep;
+}
+
+/* Do the arcs ab and cd of the Gauss map cross (the edges with face normals
+ * a, b and -c, -d form a face of the Minkowski difference)? Gregorius 2013. */
+static int minkowski_face(const double a[3], const double b[3], const double c[3], const double d[3])
+{
+    double bxa[3], dxc[3];
+    rcb_v3_cross(bxa, b, a);
+    rcb_v3_cross(dxc, d, c);
+    const double cba = rcb_v3_dot(c, bxa), dba = rcb_v3_dot(d, bxa);
+    const double adc = rcb_v3_dot(a, dxc), bdc = rcb_v3_dot(b, dxc);
+    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+}
+
+/* The edge pair of largest separation along ua x ub (oriented away from a's
+ * centre) among the Minkowski faces; -HUGE_VAL and *ea = -1 if none. */
+static double edge_query(const wpoly *a, const wpoly *b, int *ea, int *eb, double axis[3])
+{
+    double sep = -HUGE_VAL;
+    *ea = *eb = -1;
+    for (int i = 0; i < a->s->ne; i++) {
+        const int *E = a->s->edge + 4 * i;
+        double ua[3], d[3];
+        rcb_v3_sub(ua, a->v[E[1]], a->v[E[0]]);
+        for (int j = 0; j < b->s->ne; j++) {
+            const int *F = b->s->edge + 4 * j;
+            double nc[3], nd[3], ub[3], x[3];
+            rcb_v3_scale(nc, -1.0, b->pl[F[2]]);
+            rcb_v3_scale(nd, -1.0, b->pl[F[3]]);
+            if (!minkowski_face(a->pl[E[2]], a->pl[E[3]], nc, nd)) continue;
+            rcb_v3_sub(ub, b->v[F[1]], b->v[F[0]]);
+            rcb_v3_cross(x, ua, ub);
+            const double L = rcb_v3_norm(x);
+            if (!(L > 1e-6 * rcb_v3_norm(ua) * rcb_v3_norm(ub))) continue;   /* parallel: the faces' case */
+            rcb_v3_scale(x, 1.0 / L, x);
+            rcb_v3_sub(d, a->v[E[0]], a->c);
+            if (rcb_v3_dot(x, d) < 0.0) rcb_v3_scale(x, -1.0, x);
+            rcb_v3_sub(d, b->v[F[0]], a->v[E[0]]);
+            const double s = rcb_v3_dot(x, d);
+            if (s > sep) { sep = s; *ea = i; *eb = j; rcb_v3_copy(axis, x); }
+        }
+    }
+    return sep;
+}
+
+/* ---------------------------------------------------------------- edge pair */
+
+/* Closest points p0 + s u, q0 + t w of two segments (s, t in [0, 1];
+ * Ericson 2005, Sec. 5.1.9). */
+static void seg_closest(const double p0[3], const double u[3], const double q0[3], const double w[3], double *s_out,
+                        double *t_out)
+{
+    double r[3];
+    rcb_v3_sub(r, p0, q0);
+    const double a = rcb_v3_dot(u, u), e = rcb_v3_dot(w, w), f = rcb_v3_dot(w, r);
+    const double c = rcb_v3_dot(u, r), b = rcb_v3_dot(u, w), den = a * e - b * b;
+    double s = den > 0.0 ? clampd((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+    double t = (b * s + f) / e;
+    if (t < 0.0 || t > 1.0) {
+        t = clampd(t, 0.0, 1.0);
+        s = clampd((b * t - c) / a, 0.0, 1.0);
+    }
+    *s_out = s;
+    *t_out = t;
+}
+
+static void edge_contact(const wpoly *a, const wpoly *b, int ea, int eb, const double n[3], double margin,
+                         rcc_manifold3 *m)
+{
+    const int *E = a->s->edge + 4 * ea, *F = b->s->edge + 4 * eb;
+    double u[3], w[3], xa[3], xb[3], d[3], s, t;
+    rcb_v3_sub(u, a->v[E[1]], a->v[E[0]]);
+    rcb_v3_sub(w, b->v[F[1]], b->v[F[0]]);
+    seg_closest(a->v[E[0]], u, b->v[F[0]], w, &s, &t);
+    rcb_v3_axpy(xa, a->v[E[0]], s, u);
+    rcb_v3_axpy(xb, b->v[F[0]], t, w);
+    rcb_v3_sub(d, xb, xa);
+    const double g = rcb_v3_dot(n, d);
+    if (!(g <= margin)) return;
+    rcc_g3_set_point(&m->pt[m->n++], xa, xb, n, g, fcode(a->s, a->s->nv + ea), fcode(b->s, b->s->nv + eb));
+}
+
+/* ---------------------------------------------------------------- face contact */
+
+enum { MAXP = 2 * RCC_POLY3_MAX_LOOP };
+
+/* The clipped incident polygon: points x with their feature pair (fr on the
+ * reference polyhedron, fi on the incident one, unified numbering), and the
+ * label of the edge to the next point: >= 0 an incident edge, < 0 the side
+ * -1 - el of the reference face (a piece cut along it). */
+typedef struct {
+    int n;
+    double x[MAXP][3];
+    int fr[MAXP], fi[MAXP], el[MAXP];
+} cpoly;
+
+typedef struct {
+    const wpoly *R, *I;
+    int f, ns, face_i;     /* reference face, its sides, the incident face */
+} clip_ctx;
+
+/* where the side planes k1 and k2 of the reference face meet on it: their
+ * common vertex if they are adjacent, else side k2's edge */
+static int ref_corner(const clip_ctx *c, int k1, int k2)
+{
+    const rcc_poly3 *s = c->R->s;
+    const int j0 = s->fstart[c->f];
+    if (k2 == (k1 + 1) % c->ns) return s->loop[j0 + k2];
+    if (k1 == (k2 + 1) % c->ns) return s->loop[j0 + k1];
+    return s->nv + s->ledge[j0 + k2];
+}
+
+static void emit(cpoly *o, const double x[3], int fr, int fi, int el)
+{
+    if (o->n >= MAXP) return;
+    rcb_v3_copy(o->x[o->n], x);
+    o->fr[o->n] = fr;
+    o->fi[o->n] = fi;
+    o->el[o->n++] = el;
+}
+
+/* Sutherland-Hodgman against side k (outward normal sn; inside:
+ * sn.x <= off), labelling the new points: an incident edge cut by the side
+ * is (the side's edge, that edge); a piece along side k1 cut by side k is
+ * (their corner, the incident face). */
+static void clip_side(const cpoly *in, cpoly *out, const clip_ctx *c, int k, const double sn[3], double off)
+{
+    const rcc_poly3 *R = c->R->s, *I = c->I->s;
+    const int edge_k = R->nv + R->ledge[R->fstart[c->f] + k];
+    out->n = 0;
+    for (int i = 0; i < in->n; i++) {
+        const int j = (i + 1) % in->n;
+        const double di = rcb_v3_dot(sn, in->x[i]) - off, dj = rcb_v3_dot(sn, in->x[j]) - off;
+        if (di <= 0.0) emit(out, in->x[i], in->fr[i], in->fi[i], in->el[i]);
+        if ((di <= 0.0) == (dj <= 0.0)) continue;
+        double x[3], d[3];
+        rcb_v3_sub(d, in->x[j], in->x[i]);
+        rcb_v3_axpy(x, in->x[i], di / (di - dj), d);
+        const int el = in->el[i];
+        if (el >= 0) emit(out, x, edge_k, I->nv + el, di <= 0.0 ? -1 - k : el);
+        else emit(out, x, ref_corner(c, -1 - el, k), I->nv + I->ne + c->face_i, di <= 0.0 ? -1 - k : el);
+    }
+}
+
+/* the incident face's loop (world), its vertices labelled (reference face, vertex) */
+static void incident_polygon(cpoly *p, const clip_ctx *c)
+{
+    const rcc_poly3 *I = c->I->s;
+    p->n = 0;
+    for (int j = I->fstart[c->face_i]; j < I->fstart[c->face_i + 1]; j++)
+        emit(p, c->I->v[I->loop[j]], c->R->s->nv + c->R->s->ne + c->f, I->loop[j], I->ledge[j]);
+}
+
+/* At most four of the n points kept (Gregorius 2015, "Robust contact
+ * creation"): the deepest, the farthest from it, then the points making the
+ * largest triangle with those two on either side (areas about the normal
+ * nr). keep[] gets their indices; returns how many. */
+static int reduce4(const cpoly *p, const double *g, const double nr[3], int keep[4])
+{
+    if (p->n <= 4) {
+        for (int i = 0; i < p->n; i++) keep[i] = i;
+        return p->n;
+    }
+    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
+    for (int i = 1; i < p->n; i++) if (g[i] < g[i0]) i0 = i;
+    double best = -1.0, lo = 0.0, hi = 0.0, d[3], e[3], x[3];
+    for (int i = 0; i < p->n; i++) {
+        rcb_v3_sub(d, p->x[i], p->x[i0]);
+        if (rcb_v3_dot(d, d) > best) { best = rcb_v3_dot(d, d); i1 = i; }
+    }
+    rcb_v3_sub(d, p->x[i1], p->x[i0]);
+    for (int i = 0; i < p->n; i++) {
+        rcb_v3_sub(e, p->x[i], p->x[i0]);
+        rcb_v3_cross(x, d, e);
+        const double A = rcb_v3_dot(x, nr);
+        if (A > hi) { hi = A; i2 = i; }
+        if (A < lo) { lo = A; i3 = i; }
+    }
+    int n = 0;
+    keep[n++] = i0;
+    if (i1 != i0) keep[n++] = i1;
+    if (i2 >= 0) keep[n++] = i2;
+    if (i3 >= 0) keep[n++] = i3;
+    return n;
+}
+
+/* Reference face f of R (R is A if ref_a), the incident face of I the one
+ * most against its normal, clipped; the points with a gap <= margin + tol
+ * (the gap: the depth below the reference plane), at most four. */
+static void face_contact(const wpoly *R, int f, const wpoly *I, int ref_a, double margin, double tol, rcc_manifold3 *m)
+{
+    const rcc_poly3 *Rs = R->s;
+    clip_ctx c = { R, I, f, Rs->fstart[f + 1] - Rs->fstart[f], 0 };
+    const double *nr = R->pl[f];
+    for (int k = 1; k < I->s->nf; k++)
+        if (rcb_v3_dot(I->pl[k], nr) < rcb_v3_dot(I->pl[c.face_i], nr)) c.face_i = k;
+    cpoly buf[2];
+    int cur = 0;
+    incident_polygon(&buf[0], &c);
+    for (int k = 0; k < c.ns && buf[cur].n > 0; k++) {
+        const double *r0 = R->v[Rs->loop[Rs->fstart[f] + k]], *r1 = R->v[Rs->loop[Rs->fstart[f] + (k + 1) % c.ns]];
+        double u[3], sn[3];
+        rcb_v3_sub(u, r1, r0);
+        rcb_v3_cross(sn, u, nr);
+        rcb_v3_scale(sn, 1.0 / rcb_v3_norm(sn), sn);
+        clip_side(&buf[cur], &buf[1 - cur], &c, k, sn, rcb_v3_dot(sn, r0) + tol);
+        cur = 1 - cur;
+    }
+    /* the points under the margin */
+    cpoly *p = &buf[cur], q = { 0 };
+    double g[MAXP];
+    for (int i = 0; i < p->n; i++) {
+        const double gi = rcb_v3_dot(nr, p->x[i]) - R->pl[f][3];
+        if (!(gi <= margin + tol)) continue;
+        g[q.n] = gi;
+        emit(&q, p->x[i], p->fr[i], p->fi[i], p->el[i]);
+    }
+    int keep[4];
+    const int nk = reduce4(&q, g, nr, keep);
+    for (int j = 0; j < nk; j++) {
+        const int i = keep[j];
+        double y[3], n[3];
+        rcb_v3_axpy(y, q.x[i], -g[i], nr);                  /* on the reference face */
+        const int cr = fcode(Rs, q.fr[i]), ci = fcode(I->s, q.fi[i]);
+        if (ref_a) rcc_g3_set_point(&m->pt[m->n++], y, q.x[i], nr, g[i], cr, ci);
+        else {
+            rcb_v3_scale(n, -1.0, nr);
+            rcc_g3_set_point(&m->pt[m->n++], q.x[i], y, n, g[i], ci, cr);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- distance */
+
+/* The closest points of separated polyhedra (features in unified numbering):
+ * the least of vertex-face distances whose projection falls in the face and
+ * of edge-edge distances (ends included): exact for convex polyhedra apart. */
+typedef struct {
+    double d, pa[3], pb[3];
+    int fa, fb;
+} closest;
+
+static int in_face(const wpoly *F, int f, const double x[3])
+{
+    const rcc_poly3 *s = F->s;
+    const int j0 = s->fstart[f], ns = s->fstart[f + 1] - j0;
+    for (int k = 0; k < ns; k++) {
+        const double *r0 = F->v[s->loop[j0 + k]], *r1 = F->v[s->loop[j0 + (k + 1) % ns]];
+        double u[3], sn[3], d[3];
+        rcb_v3_sub(u, r1, r0);
+        rcb_v3_cross(sn, u, F->pl[f]);
+        rcb_v3_sub(d, x, r0);
+        if (rcb_v3_dot(sn, d) > 0.0) return 0;
+    }
+    return 1;
+}
+
+/* the vertices of V above the faces of F (F is A if f_is_a) */
+static void vertex_face(const wpoly *F, const wpoly *V, int f_is_a, closest *c)
+{
+    const rcc_poly3 *s = F->s;
+    for (int f = 0; f < s->nf; f++)
+        for (int k = 0; k < V->s->nv; k++) {
+            const double h = rcb_v3_dot(F->pl[f], V->v[k]) - F->pl[f][3];
+            if (h < 0.0 || h >= c->d || !in_face(F, f, V->v[k])) continue;
+            double y[3];
+            rcb_v3_axpy(y, V->v[k], -h, F->pl[f]);
+            c->d = h;
+            rcb_v3_copy(f_is_a ? c->pa : c->pb, y);
+            rcb_v3_copy(f_is_a ? c->pb : c->pa, V->v[k]);
+            c->fa = f_is_a ? s->nv + s->ne + f : k;
+            c->fb = f_is_a ? k : s->nv + s->ne + f;
+        }
+}
+
+static int seg_feature(const rcc_poly3 *s, int e, double t)
+{
+    return t <= 0.0 ? s->edge[4 * e] : t >= 1.0 ? s->edge[4 * e + 1] : s->nv + e;
+}
+
+static void edge_pairs(const wpoly *A, const wpoly *B, closest *c)
+{
+    for (int i = 0; i < A->s->ne; i++) {
+        const int *E = A->s->edge + 4 * i;
+        double u[3];
+        rcb_v3_sub(u, A->v[E[1]], A->v[E[0]]);
+        for (int j = 0; j < B->s->ne; j++) {
+            const int *F = B->s->edge + 4 * j;
+            double w[3], xa[3], xb[3], d[3], s, t;
+            rcb_v3_sub(w, B->v[F[1]], B->v[F[0]]);
+            seg_closest(A->v[E[0]], u, B->v[F[0]], w, &s, &t);
+            rcb_v3_axpy(xa, A->v[E[0]], s, u);
+            rcb_v3_axpy(xb, B->v[F[0]], t, w);
+            rcb_v3_sub(d, xb, xa);
+            const double L = rcb_v3_norm(d);
+            if (!(L < c->d)) continue;
+            c->d = L;
+            rcb_v3_copy(c->pa, xa);
+            rcb_v3_copy(c->pb, xb);
+            c->fa = seg_feature(A->s, i, s);
+            c->fb = seg_feature(B->s, j, t);
+        }
+    }
+}
+
+static double min_gap(const rcc_manifold3 *m)
+{
+    double g = HUGE_VAL;
+    for (int i = 0; i < m->n; i++) g = fmin(g, m->pt[i].g);
+    return g;
+}
+
+/* |pb - pa| = g: the points' offset is along the normal (the closest points of two edges inside both) */
+static int along_normal(const rcc_point3 *o, double L)
+{
+    double d[3];
+    rcb_v3_sub(d, o->pb, o->pa);
+    return fabs(rcb_v3_norm(d) - fabs(o->g)) <= 1e-9 * L;
+}
+
+/* ---------------------------------------------------------------- the pair */
+
+/* a face of B replaces A's if its separation is larger by the bias (a
+ * fraction 1 - REL of a penetration, and ABS_TOL times the smaller size), an
+ * edge pair the faces' likewise: face contacts are preferred (stable
+ * manifolds, Gregorius 2013); separated pairs take the largest separation
+ * to within ABS_TOL L */
+#define REL_FACE 0.98
+#define REL_EDGE 0.90
+#define ABS_TOL 1e-4
+
+/* s beats s0 by more than the bias: 1 - rel of a penetration, and ABS_TOL L */
+static int better(double s, double s0, double rel, double L)
+{
+    return s > s0 + (1.0 - rel) * fmax(-s0, 0.0) + ABS_TOL * L;
+}
+
+double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly3 *b, const rcc_pose3 *pb,
+                         double margin, rcc_manifold3 *m)
+{
+    wpoly A, B;
+    int fa, fb, ea, eb;
+    double axis[3], dc[3];
+    m->n = 0;
+    if (a->nv > RCC_POLY3_MAX_V || a->nf > RCC_POLY3_MAX_F || b->nv > RCC_POLY3_MAX_V || b->nf > RCC_POLY3_MAX_F)
+        return HUGE_VAL;   /* beyond the world copies (the builder of a polyhedron refuses it) */
+    to_world(&A, a, pa);
+    to_world(&B, b, pb);
+    const double sa = face_query(&A, &B, &fa);
+    if (!(sa <= margin)) return sa;
+    const double sb = face_query(&B, &A, &fb);
+    if (!(sb <= margin)) return sb;
+    const double se = edge_query(&A, &B, &ea, &eb, axis);
+    if (ea >= 0 && !(se <= margin)) return se;
+    const double L = fmin(A.r, B.r);
+    rcb_v3_sub(dc, B.c, A.c);
+    const double tol = SLOP * (A.r + B.r + rcb_v3_norm(dc));
+    const int use_edge = ea >= 0 && better(se, fmax(sa, sb), REL_EDGE, L), ref_b = better(sb, sa, REL_FACE, L);
+    const double s = use_edge ? se : ref_b ? sb : sa;
+    if (use_edge) edge_contact(&A, &B, ea, eb, axis, margin, m);
+    else face_contact(ref_b ? &B : &A, ref_b ? fb : fa, ref_b ? &A : &B, !ref_b, margin, tol, m);
+    if (s > 0.0 && (m->n == 0 || fabs(min_gap(m) - s) > 1e-9 * L || (use_edge && !along_normal(&m->pt[0], L)))) {
+        /* separated, and no point at the axis's separation (which the distance is then), or an edge
+         * pair's closest points at an end: the closest features are not those of the axis, their point */
+        closest c = { HUGE_VAL, { 0, 0, 0 }, { 0, 0, 0 }, 0, 0 };
+        vertex_face(&A, &B, 1, &c);
+        vertex_face(&B, &A, 0, &c);
+        edge_pairs(&A, &B, &c);
+        m->n = 0;
+        if (!(c.d <= margin)) return c.d;
+        double n[3];
+        rcb_v3_sub(n, c.pb, c.pa);
+        rcb_v3_scale(n, 1.0 / c.d, n);
+        rcc_g3_set_point(&m->pt[m->n++], c.pa, c.pb, n, c.d, fcode(a, c.fa), fcode(b, c.fb));
+        return c.d;
+    }
+    if (m->n == 0 && ea >= 0 && !use_edge) edge_contact(&A, &B, ea, eb, axis, margin, m);
+    return s;
+}
+
+void rcc_g3_box_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
+                    double margin, rcc_manifold3 *m)
+{
+    rcc_box_poly3 A, B;
+    rcc_poly3_box(a->half, &A);
+    rcc_poly3_box(b->half, &B);
+    rcc_collide_poly3(&A.p, pa, &B.p, pb, margin, m);
+}
