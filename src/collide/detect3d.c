@@ -78,7 +78,7 @@ static void take_point(rc_world *w, int sa, int sb, const rcc_point3 *pt, rcm_co
     c->law = w->default_law;
     c->gN = pt->g;
     for (int i = 0; i < 3; i++) { c->pa[i] = pt->pa[i]; c->pb[i] = pt->pb[i]; c->n[i] = pt->n[i]; }
-    const rcm_contact3 *o = rcm_c3_find_prev(c3, c->key);
+    const rcm_contact3_saved *o = rcm_c3_find_prev(c3, c->key);
     if (o) {
         c->id = o->id;
         rcc_tangent_frame_follow(c->n, o->t1, c->t1, c->t2);

@@ -456,8 +456,8 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->residual = st->res;
     in->converged = st->converged;
     in->worst_contact = st->worst >= 0 ? w->contacts[st->worst].id : -1;   /* joints: see the warning text */
-    in->ncontacts = w->ncontacts;
-    in->nactive = w->nactive;
+    in->ncontacts = w->ncontacts + (w->c3 ? w->c3->n : 0);   /* with a dim = 3 world's contacts */
+    in->nactive = w->nactive + (w->c3 ? w->c3->nactive : 0);
     in->E_kin = st->Ek1;
     in->E_pot = st->Ep1;
     in->E = st->Ek1 + st->Ep1;
@@ -525,6 +525,15 @@ static void commit_stats(rci_step *st, const audit_terms *a)
     /* the largest overlap: this step's contacts were detected at q_k (t_k, step k) */
     for (int i = 0; i < w->ncontacts; i++) {
         const rc_contact *c = &w->contacts[i];
+        if (-c->gN > s->max_overlap) {
+            s->max_overlap = -c->gN;
+            s->t_max_overlap = rcm_time_at(w, -1.0);
+            s->step_max_overlap = w->step - 1;
+            s->contact_max_overlap = c->id;
+        }
+    }
+    for (int i = 0; w->c3 && i < w->c3->n; i++) {   /* a dim = 3 world's contacts, also at q_k */
+        const rcm_contact3 *c = &w->c3->c[i];
         if (-c->gN > s->max_overlap) {
             s->max_overlap = -c->gN;
             s->t_max_overlap = rcm_time_at(w, -1.0);

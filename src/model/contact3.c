@@ -103,7 +103,7 @@ void rcm_c3_free(rc_world *w)
     w->c3 = NULL;
 }
 
-const rcm_contact3 *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k)
+const rcm_contact3_saved *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k)
 {
     int lo = 0, hi = c3->nprev - 1;
     while (lo <= hi) {
@@ -117,7 +117,7 @@ const rcm_contact3 *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k)
 
 static int by_key(const void *a, const void *b)
 {
-    const uint64_t ka = ((const rcm_contact3 *)a)->key, kb = ((const rcm_contact3 *)b)->key;
+    const uint64_t ka = ((const rcm_contact3_saved *)a)->key, kb = ((const rcm_contact3_saved *)b)->key;
     return ka < kb ? -1 : ka > kb;
 }
 
@@ -154,10 +154,16 @@ static rc_status save_drill(rcm_c3 *c3)
 rc_status rcm_c3_save(rc_world *w)
 {
     rcm_c3 *c3 = w->c3;
-    RC_CHECK(rcb_reserve((void **)&c3->prev, &c3->cap_prev, c3->n, sizeof(rcm_contact3)));
-    if (c3->n) memcpy(c3->prev, c3->c, (size_t)c3->n * sizeof(rcm_contact3));
+    RC_CHECK(rcb_reserve((void **)&c3->prev, &c3->cap_prev, c3->n, sizeof(rcm_contact3_saved)));
+    for (int i = 0; i < c3->n; i++) {
+        const rcm_contact3 *c = &c3->c[i];
+        rcm_contact3_saved *o = &c3->prev[i];
+        o->key = c->key;
+        o->id = c->id;
+        for (int k = 0; k < 3; k++) { o->t1[k] = c->t1[k]; o->p[k] = c->p[k]; }
+    }
     c3->nprev = c3->n;
-    if (c3->nprev > 1) qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3), by_key);   /* (NULL, 0): UB */
+    if (c3->nprev > 1) qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3_saved), by_key);   /* (NULL, 0): UB */
     return save_drill(c3);
 }
 

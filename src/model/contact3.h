@@ -42,10 +42,19 @@ typedef struct rcm_drill3 {
     double W4[16], shift, p, u, uk;
 } rcm_drill3;
 
+/* What the next step needs of a contact: its key (to match), id, first
+ * tangent (the frame follows it) and impulse (warm start). 64 bytes where a
+ * full rcm_contact3 takes 912: the last step's list is kept in this form. */
+typedef struct rcm_contact3_saved {
+    uint64_t key;
+    int id;
+    double t1[3], p[3];
+} rcm_contact3_saved;
+
 typedef struct rcm_c3 {
     rcm_shape3 *shapes; int nshapes, cap_shapes;
     rcm_contact3 *c; int n, cap_c;          /* this step's contacts            */
-    rcm_contact3 *prev; int nprev, cap_prev; /* the last step's, sorted by key */
+    rcm_contact3_saved *prev; int nprev, cap_prev; /* the last step's, sorted by key */
     double *aabb; int cap_aabb;
     void *broad;                            /* collide's broad-phase buffers   */
     void (*broad_free)(void *);
@@ -58,7 +67,7 @@ typedef struct rcm_c3 {
 /* free the store (world free: rcm_rigid3d_free) */
 void rcm_c3_free(rc_world *w);
 /* the last step's contact of key k (binary search in prev), or NULL */
-const rcm_contact3 *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k);
+const rcm_contact3_saved *rcm_c3_find_prev(const rcm_c3 *c3, uint64_t k);
 /* the last step's drilling row of key k, or NULL */
 const rcm_drill3 *rcm_c3_find_dprev(const rcm_c3 *c3, uint64_t k);
 /* the contacts become the last step's (sorted by key; grows prev) */

@@ -469,6 +469,9 @@ static size_t memory(const rc_world *w)
         if (w->parts[k] && w->parts[k]->memory) m += w->parts[k]->memory(w);
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
     m += (size_t)w->cap_rigid3d * sizeof(rcm_rigid3d);
+    if (w->c3)   /* a dim = 3 world's shapes and contacts (not the 3D broad phase's grid) */
+        m += sizeof(rcm_c3) + (size_t)w->c3->cap_shapes * sizeof(rcm_shape3) + (size_t)w->c3->cap_aabb * sizeof(double)
+           + (size_t)w->c3->cap_c * sizeof(rcm_contact3) + (size_t)w->c3->cap_prev * sizeof(rcm_contact3_saved);
     for (int i = 0; i < w->nlinears; i++) {
         const rc_linear *L = &w->linears[i];
         m += rcm_linear_store_size(L) * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
