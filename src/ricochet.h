@@ -258,13 +258,17 @@ RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3
  *              relative angular velocity zero across the axis);
  *   FIXED      spherical + relative rotation fixed (6 rows);
  *   DISTANCE   |P_B - P_A| = its length at creation (1 row; anchor on A,
- *              anchor_b on B).
+ *              anchor_b on B);
+ *   PRISMATIC  P_B on the line through P_A along axis (turning with A),
+ *              relative rotation fixed (5 rows).
  * rc_sim_def.project_joints also projects them after each step. */
 typedef enum rc_joint3_type {
     RC_JOINT3_SPHERICAL = 1,
     RC_JOINT3_REVOLUTE,
     RC_JOINT3_FIXED,
-    RC_JOINT3_DISTANCE
+    RC_JOINT3_DISTANCE,
+    RC_JOINT3_PRISMATIC     /* slider: relative rotation fixed, P_B on the line
+                               through P_A along axis (A's frame) (5 rows)   */
 } rc_joint3_type;
 typedef struct rc_joint3_def {
     rc_joint3_type type;    /* default RC_JOINT3_SPHERICAL                   */
@@ -272,7 +276,8 @@ typedef struct rc_joint3_def {
     double anchor[3];       /* world point at creation (P_A; P_B but for
                                DISTANCE)                                     */
     double anchor_b[3];     /* DISTANCE: P_B (world, at creation)            */
-    double axis[3];         /* REVOLUTE: the hinge axis (world, nonzero)     */
+    double axis[3];         /* REVOLUTE: the hinge axis, PRISMATIC: the
+                               sliding axis (world, nonzero)                 */
     const char *name;       /* optional, copied                              */
 } rc_joint3_def;
 typedef struct rc_joint3_info {

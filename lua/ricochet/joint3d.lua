@@ -17,7 +17,7 @@ function Joint3.__tostring(j)
     return fmt("ricochet.joint3 %d (%s)%s", j.id, j.kind, j.name and (" '" .. j.name .. "'") or "")
 end
 
-local KINDS = { spherical = true, revolute = true, fixed = true, distance = true }
+local KINDS = { spherical = true, revolute = true, fixed = true, distance = true, prismatic = true }
 local KEYS = { "kind", "a", "b", "anchor", "anchor_b", "axis", "name" }
 
 local function side(fname, w, key, x, ground_ok)
@@ -32,9 +32,9 @@ local function side(fname, w, key, x, ground_ok)
     return x
 end
 
--- w:joint{ kind = "spherical" | "revolute" | "fixed" | "distance", a = body or w.ground,
+-- w:joint{ kind = "spherical" | "revolute" | "fixed" | "distance" | "prismatic", a = body or w.ground,
 --          b = body, anchor = {x, y, z}, anchor_b = {x, y, z} (distance), axis = {x, y, z}
---          (revolute), name }
+--          (revolute, prismatic), name }
 function World:joint(t)
     local fname = "world:joint"
     check_self(fname, self, World, "a world")
@@ -45,9 +45,9 @@ function World:joint(t)
     check_table(fname, t, '{ kind = "spherical", a = w.ground, b = body, anchor = {x, y, z} }')
     check_keys(fname, t, KEYS)
     local kind = t.kind
-    if kind == nil then fail(fname, "'kind' is required: \"spherical\", \"revolute\", \"fixed\" or \"distance\"") end
+    if kind == nil then fail(fname, "'kind' is required: \"spherical\", \"revolute\", \"fixed\", \"distance\" or \"prismatic\"") end
     if not KINDS[kind] then
-        fail(fname, "unknown 'kind' %s in a world of dim = 3 (\"spherical\", \"revolute\", \"fixed\" or \"distance\")", show(kind))
+        fail(fname, "unknown 'kind' %s in a world of dim = 3 (\"spherical\", \"revolute\", \"fixed\", \"distance\" or \"prismatic\")", show(kind))
     end
     local a = side(fname, self, "a", t.a == nil and self.ground or t.a, true)
     local b = side(fname, self, "b", t.b, false)
@@ -55,12 +55,12 @@ function World:joint(t)
     if t.anchor == nil then fail(fname, "'anchor' is required (a world point {x, y, z})") end
     local anchor = vec(fname, "anchor", t.anchor, 3, "{x, y, z}")
     local def = { kind = kind, a = a.id, b = b.id, anchor = anchor, name = opt_name(fname, "name", t.name) }
-    if kind == "revolute" then
-        if t.axis == nil then fail(fname, "'axis' is required for a revolute joint (the hinge axis {x, y, z}, world)") end
+    if kind == "revolute" or kind == "prismatic" then
+        if t.axis == nil then fail(fname, "'axis' is required for a %s joint (the %s axis {x, y, z}, world)", kind, kind == "revolute" and "hinge" or "sliding") end
         def.axis = vec(fname, "axis", t.axis, 3, "{x, y, z}")
         if def.axis[1] == 0 and def.axis[2] == 0 and def.axis[3] == 0 then fail(fname, "'axis' must be nonzero") end
     elseif t.axis ~= nil then
-        fail(fname, "'axis' is for revolute joints (this one is %s)", kind)
+        fail(fname, "'axis' is for revolute and prismatic joints (this one is %s)", kind)
     end
     if kind == "distance" then
         if t.anchor_b == nil then fail(fname, "'anchor_b' is required for a distance joint (B's point {x, y, z}, world)") end

@@ -2,7 +2,7 @@
  * rc_joint3_get); lua/ricochet/joint3d.lua checks the arguments. */
 #include "lrc.h"
 
-static const char *const joint3_kinds[] = { "spherical", "revolute", "fixed", "distance", NULL };
+static const char *const joint3_kinds[] = { "spherical", "revolute", "fixed", "distance", "prismatic", NULL };
 
 /* joint3_create(world, { kind, a = id | GROUND, b = id, anchor = 3,
  * anchor_b = 3, axis = 3, name }) -> id | nil, msg, status */

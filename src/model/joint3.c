@@ -14,7 +14,10 @@
  *              at u_A = u_B);
  *   fixed      + g = the rotation vector of R_B (R_A R_rel)^T: angular rows
  *              along e_x, e_y, e_z;
- *   distance   g = |P_B - P_A| - L, a point row along the unit P_B - P_A. */
+ *   distance   g = |P_B - P_A| - L, a point row along the unit P_B - P_A;
+ *   prismatic  g_i = t_i . (P_B - P_A) (t_i across u_A): point rows along
+ *              t_1, t_2 with A's arm to P_B (that carries d/dt t_i =
+ *              omega_A x t_i), + fixed's 3 angular rows. */
 #include "model/model.h"
 #include "base/rot3.h"
 
@@ -31,7 +34,7 @@ rc_joint3_def rc_default_joint3_def(void)
     return d;
 }
 
-static const int joint3_rows[] = { 0, 3, 5, 6, 1 };
+static const int joint3_rows[] = { 0, 3, 5, 6, 1, 5 };
 
 /* a body's q (7) and frame, or the ground's identity */
 static const double *pose_of(const rc_world *w, int body, const double *q)
@@ -85,6 +88,22 @@ static void quat_log(const double *e, double *phi)
     for (int k = 0; k < 3; k++) phi[k] = sg * f * e[k + 1];
 }
 
+/* 3 angular rows: R_B = R_A R_rel, g the rotation vector of R_B (R_A R_rel)^T */
+static void fixed_rotation(const rcm_joint3 *j, const double *xa, const double *xb, double Ha[][6], double Hb[][6], double *g)
+{
+    double qt[4], qerr[4], phi[3], qinv[4] = { xb[3], -xb[4], -xb[5], -xb[6] };
+    rcb_quat_mul(qt, xa + 3, j->qrel);   /* R_A R_rel: B's target */
+    rcb_quat_mul(qerr, qt, qinv);        /* (R_A R_rel) R_B^T */
+    quat_log(qerr, phi);                 /* rotation of B's target from B: -g */
+    for (int k = 0; k < 3; k++) {
+        double e[3] = { 0, 0, 0 };
+        e[k] = 1.0;
+        angular_row(xb + 3, e, 1.0, Hb[k]);
+        angular_row(xa + 3, e, -1.0, Ha[k]);
+        g[k] = -phi[k];
+    }
+}
+
 void rcm_joint3_rows(const rc_world *w, const rcm_joint3 *j, const double *q, double Ha[][6], double Hb[][6], double *g)
 {
     rcm_joint3_rows_at(j, pose_of(w, j->body_a, q), pose_of(w, j->body_b, q), Ha, Hb, g);
@@ -108,6 +127,20 @@ void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb,
         g[0] = L - j->length;
         return;
     }
+    if (j->type == RC_JOINT3_PRISMATIC) {   /* t_i . (P_B - P_A) = 0, t_i across u_A; A's arm to P_B */
+        double uA[3], t[2][3], dP[3], rAB[3];
+        rcb_quat_rotate(uA, xa + 3, j->ua);
+        across(uA, t[0], t[1]);
+        rcb_v3_sub(dP, PB, PA);
+        rcb_v3_sub(rAB, PB, xa);
+        for (int k = 0; k < 2; k++) {
+            point_row(xb, rB, t[k], 1.0, Hb[k]);
+            point_row(xa, rAB, t[k], -1.0, Ha[k]);
+            g[k] = rcb_v3_dot(t[k], dP);
+        }
+        fixed_rotation(j, xa, xb, Ha + 2, Hb + 2, g + 2);
+        return;
+    }
     for (int k = 0; k < 3; k++) {   /* P_B = P_A */
         double e[3] = { 0, 0, 0 };
         e[k] = 1.0;
@@ -126,19 +159,7 @@ void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb,
             angular_row(xa + 3, t[k], -1.0, Ha[3 + k]);
             g[3 + k] = rcb_v3_dot(t[k], c);
         }
-    } else if (j->type == RC_JOINT3_FIXED) {
-        double qt[4], qerr[4], phi[3], qinv[4] = { xb[3], -xb[4], -xb[5], -xb[6] };
-        rcb_quat_mul(qt, xa + 3, j->qrel);   /* R_A R_rel: B's target */
-        rcb_quat_mul(qerr, qt, qinv);        /* (R_A R_rel) R_B^T */
-        quat_log(qerr, phi);                 /* rotation of B's target from B: -g */
-        for (int k = 0; k < 3; k++) {
-            double e[3] = { 0, 0, 0 };
-            e[k] = 1.0;
-            angular_row(xb + 3, e, 1.0, Hb[3 + k]);
-            angular_row(xa + 3, e, -1.0, Ha[3 + k]);
-            g[3 + k] = -phi[k];
-        }
-    }
+    } else if (j->type == RC_JOINT3_FIXED) fixed_rotation(j, xa, xb, Ha + 3, Hb + 3, g + 3);
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -152,8 +173,8 @@ static rc_status check_def(const rc_world *w, const rc_joint3_def *d)
 {
     const char *f = "rc_joint3_create";
     if (w->def.dim != 3) return rc_set_error(RC_ERR_ARG, "%s: joints of spatial bodies need a world of dim = 3 (planar worlds take rc_joint_create)", f);
-    if ((int)d->type < RC_JOINT3_SPHERICAL || (int)d->type > RC_JOINT3_DISTANCE)
-        return rc_set_error(RC_ERR_ARG, "%s: unknown joint type %d (spherical, revolute, fixed, distance)", f, (int)d->type);
+    if ((int)d->type < RC_JOINT3_SPHERICAL || (int)d->type > RC_JOINT3_PRISMATIC)
+        return rc_set_error(RC_ERR_ARG, "%s: unknown joint type %d (spherical, revolute, fixed, distance, prismatic)", f, (int)d->type);
     if (!is_body3(w, d->body_b)) return rc_set_error(RC_ERR_ARG, "%s: body B (%d) must be a spatial rigid body of this world", f, d->body_b);
     if (d->body_a != RC_GROUND && !is_body3(w, d->body_a))
         return rc_set_error(RC_ERR_ARG, "%s: body A (%d) must be a spatial rigid body of this world or RC_GROUND", f, d->body_a);
@@ -161,7 +182,7 @@ static rc_status check_def(const rc_world *w, const rc_joint3_def *d)
     for (int k = 0; k < 3; k++)
         if (!rcb_finite(d->anchor[k]) || !rcb_finite(d->anchor_b[k]) || !rcb_finite(d->axis[k]))
             return rc_set_error(RC_ERR_ARG, "%s: 'anchor', 'anchor_b' and 'axis' must be finite", f);
-    if (d->type == RC_JOINT3_REVOLUTE && rcb_v3_norm(d->axis) == 0.0) return rc_set_error(RC_ERR_ARG, "%s: 'axis' must be nonzero", f);
+    if ((d->type == RC_JOINT3_REVOLUTE || d->type == RC_JOINT3_PRISMATIC) && rcb_v3_norm(d->axis) == 0.0) return rc_set_error(RC_ERR_ARG, "%s: 'axis' must be nonzero", f);
     if (d->type == RC_JOINT3_DISTANCE) {
         double e[3];
         rcb_v3_sub(e, d->anchor_b, d->anchor);

@@ -182,12 +182,51 @@ describe("3D joints", function()
         assert.is_true(#j:info().impulse == 1)
     end)
 
+    it("prismatic: a slider on an incline moves by g sin(30 deg) t^2 / 2, without turning", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -g } }
+        local b = w:body{ mass = 1, inertia = { 0.01, 0.02, 0.03 } }
+        local s30, c30 = 0.5, math.sqrt(3) / 2
+        local j = w:joint{ kind = "prismatic", a = w.ground, b = b, anchor = { 0, 0, 0 }, axis = { 2 * c30, 0, -2 * s30 } }
+        local sim = w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-12 } }
+        sim:run{ T = 1 }
+        local q, t = b:q(), sim.t
+        local s = q[1] * c30 - q[3] * s30
+        assert.is_true(math.abs(s - 0.5 * g * s30 * t * t) < 1e-9, "slide " .. s)
+        assert.is_true(math.abs(q[1] - s * c30) + math.abs(q[2]) + math.abs(q[3] + s * s30) < 1e-12)
+        assert.is_true(math.abs(q[4] - 1) + math.abs(q[5]) + math.abs(q[6]) + math.abs(q[7]) < 1e-12)
+        assert.is_true(#j:info().impulse == 5)
+    end)
+
+    it("prismatic between two free bodies: momentum and energy kept while B slides along spinning A", function()
+        local w = rc.world{ dim = 3 }
+        local om, r = { 0.3, 0.2, 2 }, { 0.5, 0, 0 }
+        local A = w:body{ mass = 2, inertia = { 0.02, 0.03, 0.04 }, v = { 0, 0, 0, om[1], om[2], om[3] } }
+        -- v_B = v_A + omega x r + 0.4 along the axis (consistent with the joint)
+        local c = { om[2] * r[3] - om[3] * r[2], om[3] * r[1] - om[1] * r[3], om[1] * r[2] - om[2] * r[1] }
+        local B = w:body{ mass = 1, inertia = { 0.01, 0.01, 0.01 }, q = { 0.5, 0, 0, 1, 0, 0, 0 },
+                          v = { c[1] + 0.4, c[2], c[3], om[1], om[2], om[3] } }
+        local j = w:joint{ kind = "prismatic", a = A, b = B, anchor = { 0.5, 0, 0 }, axis = { 1, 0, 0 } }
+        local sim = w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-12 } }
+        local E0, p0 = sim:energy().total, { c[1] + 0.4, c[2], c[3] }
+        local dE, viol = 0, 0
+        sim:after_step(function(s)
+            dE = math.max(dE, math.abs(s:energy().total - E0))
+            viol = math.max(viol, j:info().violation)
+        end)
+        sim:run{ T = 1 }
+        local va, vb = A:v(), B:v()
+        for k = 1, 3 do assert.is_true(math.abs(2 * va[k] + vb[k] - p0[k]) < 1e-12, "momentum " .. k) end   -- measured 4.7e-15
+        assert.is_true(dE < 1e-8, "energy " .. dE)          -- measured 3.6e-10
+        assert.is_true(viol < 1e-6, "violation " .. viol)   -- measured 2.2e-7
+    end)
+
     it("errors", function()
         local w = rc.world{ dim = 3 }
         local a = w:body{ mass = 1, inertia = { 1, 1, 1 } }
         local b = w:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 1, 0, 0, 1, 0, 0, 0 } }
-        has("unknown 'kind' 'prismatic' in a world of dim = 3",
-            error_of(w.joint, w, { kind = "prismatic", a = a, b = b, anchor = { 0, 0, 0 } }))
+        has("unknown 'kind' 'screw' in a world of dim = 3",
+            error_of(w.joint, w, { kind = "screw", a = a, b = b, anchor = { 0, 0, 0 } }))
+        has("'axis' is required for a prismatic joint", error_of(w.joint, w, { kind = "prismatic", a = a, b = b, anchor = { 0, 0, 0 } }))
         has("'kind' is required", error_of(w.joint, w, { a = a, b = b, anchor = { 0, 0, 0 } }))
         has("'axis' is required for a revolute joint", error_of(w.joint, w, { kind = "revolute", a = a, b = b, anchor = { 0, 0, 0 } }))
         has("'axis' must be nonzero", error_of(w.joint, w, { kind = "revolute", a = a, b = b, anchor = { 0, 0, 0 }, axis = { 0, 0, 0 } }))
@@ -198,7 +237,7 @@ describe("3D joints", function()
         has("'anchor_b' is required for a distance joint", error_of(w.joint, w, { kind = "distance", a = a, b = b, anchor = { 0, 0, 0 } }))
         has("a distance joint needs 'anchor_b' apart from 'anchor'",
             error_of(w.joint, w, { kind = "distance", a = a, b = b, anchor = { 0, 0, 0 }, anchor_b = { 0, 0, 0 } }))
-        has("'axis' is for revolute joints", error_of(w.joint, w, { kind = "fixed", a = a, b = b, anchor = { 0, 0, 0 }, axis = { 1, 0, 0 } }))
+        has("'axis' is for revolute and prismatic joints", error_of(w.joint, w, { kind = "fixed", a = a, b = b, anchor = { 0, 0, 0 }, axis = { 1, 0, 0 } }))
         has("unknown key", error_of(w.joint, w, { kind = "fixed", a = a, b = b, anchor = { 0, 0, 0 }, at = { 1, 0, 0 } }))
         w:joint{ kind = "fixed", a = a, b = b, anchor = { 0, 0, 0 }, name = "weld" }
         has("a joint named 'weld' already exists", error_of(w.joint, w, { kind = "fixed", a = a, b = b, anchor = { 0, 0, 0 }, name = "weld" }))
