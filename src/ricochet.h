@@ -245,6 +245,55 @@ typedef struct rc_contact3_info {
 } rc_contact3_info;
 RC_API int rc_world_contact3_count(const rc_world *w);
 RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3_info *out);
+
+/* Joints between spatial rigid bodies of a dim = 3 world (model/joint3.c;
+ * docs/theory/spatial.md, "Joints"). Body A is a body or RC_GROUND, B a
+ * body; the anchor is a world point at creation (the current poses give the
+ * points in the bodies' frames). Rows (world directions, an unbounded
+ * impulse on B along them, the opposite on A), enforced at velocity level
+ * on the scheme's unknown velocity with H at q_k, each joint solved exactly
+ * against its own Delassus block inside the 3D Gauss--Seidel sweep:
+ *   SPHERICAL  P_B = P_A (3 rows);
+ *   REVOLUTE   spherical + the hinge axis of A and B kept parallel (2 rows:
+ *              relative angular velocity zero across the axis);
+ *   FIXED      spherical + relative rotation fixed (6 rows);
+ *   DISTANCE   |P_B - P_A| = its length at creation (1 row; anchor on A,
+ *              anchor_b on B);
+ *   PRISMATIC  P_B on the line through P_A along axis (turning with A),
+ *              relative rotation fixed (5 rows).
+ * rc_sim_def.project_joints also projects them after each step. */
+typedef enum rc_joint3_type {
+    RC_JOINT3_SPHERICAL = 1,
+    RC_JOINT3_REVOLUTE,
+    RC_JOINT3_FIXED,
+    RC_JOINT3_DISTANCE,
+    RC_JOINT3_PRISMATIC     /* slider: relative rotation fixed, P_B on the line
+                               through P_A along axis (A's frame) (5 rows)   */
+} rc_joint3_type;
+typedef struct rc_joint3_def {
+    rc_joint3_type type;    /* default RC_JOINT3_SPHERICAL                   */
+    int body_a, body_b;     /* A: a body or RC_GROUND (default); B: a body   */
+    double anchor[3];       /* world point at creation (P_A; P_B but for
+                               DISTANCE)                                     */
+    double anchor_b[3];     /* DISTANCE: P_B (world, at creation)            */
+    double axis[3];         /* REVOLUTE: the hinge axis, PRISMATIC: the
+                               sliding axis (world, nonzero)                 */
+    const char *name;       /* optional, copied                              */
+} rc_joint3_def;
+typedef struct rc_joint3_info {
+    rc_joint3_type type;
+    int body_a, body_b, rows;
+    const char *name;
+    double impulse[6];      /* the last step's impulse on B along the rows
+                               (rows 0-2: world x, y, z force impulse for
+                               SPHERICAL, REVOLUTE, FIXED; then angular)    */
+    double violation;       /* |g| after the last step (length, radians)     */
+    double work;            /* its part of W_J in the last step              */
+} rc_joint3_info;
+RC_API rc_joint3_def rc_default_joint3_def(void);
+RC_API rc_status rc_joint3_create(rc_world *w, const rc_joint3_def *def, int *out_id);
+RC_API int rc_joint3_count(const rc_world *w);
+RC_API rc_status rc_joint3_get(const rc_world *w, int id, rc_joint3_info *out);
 /* Mass and principal inertia about the centre of a homogeneous solid of
  * density rho: a sphere (dims: r), a box (half-extents a, b, c along x, y,
  * z), a capsule (radius r, half-length l of its cylinder along z). */

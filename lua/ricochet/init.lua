@@ -676,6 +676,7 @@ part "ricochet.matrix"
 I.create_shape, I.check_shape = create_shape, check_shape
 part "ricochet.body"
 part "ricochet.body3d"     -- spatial bodies: w:body{...} in a world of dim = 3
+part "ricochet.joint3d"    -- their joints: w:joint{...} in a world of dim = 3
 
 ------------------------------------------------------------------ removal (ricochet/remove.lua)
 

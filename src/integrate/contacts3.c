@@ -124,6 +124,7 @@ rc_status rci_contacts3_solve(rci_step *st)
     RC_CHECK(rcc_detect3(w, margin3(st)));
     double b2 = 0.0, res = 0.0;
     RC_CHECK(assemble(st, &b2));
+    RC_CHECK(rci_joints3_assemble(st, &b2));   /* 3D joints (joints3.c): warm started into V */
     for (int i = 0; i < c3->n; i++)   /* warm start */
         if (c3->ndrill && c3->d[i].on) {
             const double p4[4] = { c3->c[i].p[0], c3->c[i].p[1], c3->c[i].p[2], c3->d[i].p };
@@ -143,6 +144,7 @@ rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a)
 {
     rc_world *w = st->w;
     rcm_c3 *c3 = w->c3;
+    RC_CHECK(rci_joints3_audit(st, vth, a));   /* 3D joints: W_J, project_joints (joints3.c) */
     for (int i = 0; i < c3->n; i++) {
         rcm_contact3 *c = &c3->c[i];
         double sh[3], uth[3];

@@ -152,6 +152,11 @@ void rci_project_contacts(rci_step *st, rci_audit *a);
  * their work in the audit (they become the last step's). */
 rc_status rci_contacts3_solve(rci_step *st);
 rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a);
+/* joints3.c: the 3D joints' blocks (rows at q_k, W factorised, warm start
+ * into w->V; |H V|^2 into b2), and their audit (W_J, project_joints,
+ * violations) */
+rc_status rci_joints3_assemble(rci_step *st, double *b2);
+rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a);
 /* contacts3_drill.c: the drilling rows of Coulomb--Contensou contacts (law
  * radius > 0): begin (after detection: rcm_c3.d sized, all off), assemble
  * contact i (active; after its W and shift; warm start, |u0_D|^2 into b2),

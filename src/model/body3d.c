@@ -245,6 +245,7 @@ rc_status rcm_planar_only(const rc_world *w, const char *what)
 void rcm_rigid3d_free(rc_world *w)
 {
     rcm_c3_free(w);
+    rcm_j3_free(w);
     rcb_free(w->rigid3d);
     w->rigid3d = NULL;
     w->nrigid3d = w->cap_rigid3d = 0;

@@ -325,7 +325,7 @@ struct rc_world {
     rc_slot *slots;    int nslots, cap_slots;
     rc_joint *joints;  int njoints, cap_joints;
     rc_linear *linears; int nlinears, cap_linears, nfem;   /* nfem: finite-element bodies made (the WT_ history columns) */
-    struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d; struct rcm_c3 *c3;   /* spatial bodies (body3d.c), their shapes and contacts (contact3.c) */
+    struct rcm_rigid3d *rigid3d; int nrigid3d, cap_rigid3d; struct rcm_c3 *c3; struct rcm_j3 *j3;   /* spatial bodies (body3d.c), their shapes and contacts (contact3.c), joints (joint3.c) */
     rc_gap *gaps;      int ngaps, cap_gaps;
     rc_spring *springs; int nsprings, cap_springs;
     int nq, nv;

@@ -21,5 +21,6 @@ void rcm_rigid3d_free(rc_world *w);
 rc_status rcm_planar_only(const rc_world *w, const char *what);
 
 #include "model/contact3.h"   /* their shapes and contacts */
+#include "model/joint3.h"     /* their joints */
 
 #endif /* RC_MODEL_RIGID3D_H */

@@ -51,6 +51,12 @@ double rcn_sym3_lmax(const double *W);
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u);
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp);
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
+/* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
+ * H^T dlambda; a sweep; sum |H V|^2) */
+void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);
+int rcn_joints3_count(const rc_world *w);
+void rcn_joints3_sweep(const rc_world *w, double *V);
+double rcn_joints3_residual2(const rc_world *w, const double *V);
 /* contensou.c: the Coulomb--Contensou disc law (law radius > 0): the cone
  * K = {|(p_T1, p_T2, p_D)| <= mu p_N} in R^4, vectors (N, T1, T2, D). */
 void rcn_disc4_project(double mu, double *p);

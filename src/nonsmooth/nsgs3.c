@@ -46,7 +46,7 @@ static double residual(const rc_world *w, const double *V)
         rcn_contact3_velocity(w, c, V, u);
         r2 += rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
     }
-    return sqrt(r2);
+    return sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
 }
 
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters)
@@ -56,8 +56,9 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     const int max_iter = w->sim.solver.max_iter;
     *res = 0.0;
     *iters = 0;
-    if (c3->nactive == 0) return RC_OK;
+    if (c3->nactive == 0 && rcn_joints3_count(w) == 0) return RC_OK;
     for (int it = 1; it <= max_iter; it++) {
+        rcn_joints3_sweep(w, V);   /* 3D joints' blocks (joint3_block.c) */
         for (int i = 0; i < c3->n; i++) {
             rcm_contact3 *c = &c3->c[i];
             if (!c->active) continue;

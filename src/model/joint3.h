@@ -1,0 +1,55 @@
+/* model/joint3.h -- joints between spatial rigid bodies of a dim = 3 world
+ * (included by model/rigid3d.h; joint3.c defines them and their rows,
+ * integrate/joints3.c assembles them in the step, nonsmooth/joint3_block.c
+ * solves them inside the 3D Gauss--Seidel sweep). docs/theory/spatial.md,
+ * "Joints". */
+#ifndef RC_MODEL_JOINT3_H
+#define RC_MODEL_JOINT3_H
+
+#define RCM_J3_MAXROWS 6
+
+/* One joint: its definition in the bodies' frames and, during a step, its
+ * rows u = Ha va + Hb vb (H at q_k), kappa Mhat^-1 H^T (MH), the Delassus
+ * block W = H kappa Mhat^-1 H^T factorised (LU with partial pivoting), the
+ * impulse lambda (on B along the rows, the opposite on A; the warm start of
+ * the next step) */
+typedef struct rcm_joint3 {
+    int type, body_a, body_b, rows;
+    char *name;
+    double pa[3], pb[3];      /* anchors in A's and B's frames (world for the ground) */
+    double ua[3], ub[3];      /* revolute: the hinge axis in A's and B's frames */
+    double qrel[4];           /* fixed: q_A^-1 q_B at creation (q_B's at creation for the ground) */
+    double length;            /* distance: |P_B - P_A| at creation */
+    double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], MHa[RCM_J3_MAXROWS][6], MHb[RCM_J3_MAXROWS][6];
+    double LU[RCM_J3_MAXROWS * RCM_J3_MAXROWS];
+    int piv[RCM_J3_MAXROWS];
+    double lambda[RCM_J3_MAXROWS];
+    double work;              /* u_{k+theta} . lambda of the last step (W_J) */
+    double viol;              /* |g| after the last step */
+} rcm_joint3;
+
+typedef struct rcm_j3 {
+    rcm_joint3 *j;
+    int n, cap;
+} rcm_j3;
+
+/* The rows of joint j at the positions q (world directions; body-frame
+ * angular velocity as rcc_jacobian3d): Ha (NULL rows for the ground are
+ * left zero), Hb, and the position-level violation g (rows), the function
+ * whose time derivative the rows are at g = 0. */
+void rcm_joint3_rows(const rc_world *w, const rcm_joint3 *j, const double *q, double Ha[][6], double Hb[][6], double *g);
+/* Gauss--Seidel projections (project_joints): positions onto g = 0 in the
+ * metric of M (x += M^-1 H^T nu, the body-frame rotation vector likewise),
+ * then the velocities v onto H(q) v = 0; the largest |g| and |H v| after */
+/* the same at the poses xa (7; the ground: identity) and xb */
+void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb, double Ha[][6], double Hb[][6], double *g);
+rc_status rcm_joints3_project(rc_world *w, double *q, double *v, double *gmax, double *umax);
+/* the largest |g| and |H v| of the joints at (q, v) */
+void rcm_joints3_violation(rc_world *w, const double *q, const double *v, double *gmax, double *umax);
+/* A (n x n, row-major) <- its LU factors with partial pivoting (piv);
+ * 0 if singular. x <- A^-1 x from the factors. */
+int rcm_j3_lu(double *A, int n, int *piv);
+void rcm_j3_lu_solve(const double *LU, const int *piv, int n, double *x);
+void rcm_j3_free(rc_world *w);
+
+#endif /* RC_MODEL_JOINT3_H */
