@@ -69,6 +69,7 @@ rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int 
     s->kind = def->kind;
     s->radius = def->radius;
     s->half_len = def->half_len;
+    s->group = def->group;
     for (int i = 0; i < 3; i++) {
         s->half[i] = def->half[i];
         s->point[i] = def->point[i];
