@@ -119,6 +119,20 @@ describe("a law of dim 3 written in Lua (ricochet.laws.coulomb3)", function()
     end)
   end
 
+  it("a built-in law on the generic solver and a frictionless law of dim 1 solve 3D contacts too", function()
+    for _, scheme in ipairs{ "moreau-jean", "moreau-jean-fremond" } do
+      local _, v1 = oblique(rc.newton{ e = 0.5, mu = 0.2 }, scheme)
+      local _, v2 = oblique(rc.newton{ e = 0.5, mu = 0.2, local_solver = "generic" }, scheme)
+      assert.is_true(diff(v1, v2) < 1e-11)
+    end
+    local _, v3 = oblique(rc.law{ name = "frictionless", dim = 1, params = { e = 0.5 },
+      xi = function(l, uN, _, uoN) return uN + l.e * uoN, 0 end,
+      project = function(_, xN) return math.max(xN, 0), 0 end }, "moreau-jean")
+    local _, v4 = oblique(rc.newton{ e = 0.5, mu = 0 }, "moreau-jean")
+    assert.is_true(diff(v3, v4) < 1e-11)
+    assert.is_true(math.abs(v3[1] - 1) < 1e-12)   -- no friction: v_x kept
+  end)
+
   it("keeps a per-contact state, updated once a step with 3-vectors", function()
     local seen = {}
     local base = coulomb3{ mu = 0.3 }
