@@ -16,8 +16,8 @@ local function omega_world(q, v)
   return { a[1] + qw * tx + (qy * tz - qz * ty), a[2] + qw * ty + (qz * tx - qx * tz), a[3] + qw * tz + (qx * ty - qy * tx) }
 end
 
-local function ball(w, x, vx, group)
-  return w:body{ mass = m, inertia = { J, J, J }, q = { x, 0, R, 1, 0, 0, 0 }, v = { vx, 0, 0, 0, 0, 0 },
+local function ball(w, x, vx, group, wz)
+  return w:body{ mass = m, inertia = { J, J, J }, q = { x, 0, R, 1, 0, 0, 0 }, v = { vx, 0, 0, 0, 0, wz or 0 },
                  shape = rc.sphere{ radius = R, group = group } }
 end
 
@@ -59,6 +59,18 @@ describe("contact rules on 3D contacts", function()
     w:simulation{ h = 1e-3, solver = { "nsgs", tol = 1e-12 } }:run{ T = 0.5 }
     check_pair(a, b)
     assert.is_true(math.abs(c:q()[3] - (R - 0.5 * g * 0.25)) < 1e-2)   -- fell through the plane
+  end)
+
+  it("a rule gives one spinning sphere Coulomb-Contensou: its spin slows down, the other's is kept", function()
+    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ mu = 0.3 } }
+    w:plane{}
+    local a, b = ball(w, 0, 0, 0, 5), ball(w, 1, 0, 0, 5)
+    w:contact{ b, w.ground, law = rc.contensou{ mu = 0.3, radius = 0.01 } }
+    w:simulation{ h = 1e-3, solver = { "nsgs", tol = 1e-12 } }:run{ T = 0.5 }
+    assert.is_true(math.abs(a:v()[6] - 5) < 1e-9)    -- point contact: no torque about n
+    -- drilling friction: the torque mu m g (3 pi r / 16) (eq. 157) slows it at a constant rate
+    local rate = 0.3 * m * g * (3 * math.pi * 0.01 / 16) / J
+    assert.is_true(math.abs(b:v()[6] - (5 - rate * 0.5)) < 1e-9)   -- measured 1e-13
   end)
 
   it("refuses a law of dim 2 where it would govern a 3D contact", function()
