@@ -227,6 +227,7 @@ typedef struct rc_shape3_def {
                                a body's shape: its centre in the body frame
                                (default 0: the centre of mass)               */
     double normal[3];       /* plane: outward normal, nonzero (normalised)  */
+    int group;              /* contact group (rules by groups), default 0    */
 } rc_shape3_def;
 RC_API rc_shape3_def rc_default_shape3_def(void);   /* a unit sphere; plane normal (0, 0, 1) */
 RC_API rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int *out_id);

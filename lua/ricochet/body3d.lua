@@ -73,16 +73,17 @@ end
 -- centre of mass), as the kernel's point of a body's shape
 local function offset3(fname, t, sh)
     if t.offset ~= nil then sh.point = vec(fname, "offset", t.offset, 3, "{x, y, z} (body frame)") end
+    if t.group ~= nil then sh.group = check.integer(fname, "group", t.group, REQUIRED) end   -- contact rules by groups
     return setmetatable(sh, Shape3)
 end
 function rc.sphere(t)
     local fname = "rc.sphere"
-    shape3(fname, t, { "radius", "offset" }, "rc.sphere{ radius = 0.1 }")
+    shape3(fname, t, { "radius", "offset", "group" }, "rc.sphere{ radius = 0.1 }")
     return offset3(fname, t, { kind = "sphere", radius = pos_field(fname, t, 1, "radius") })
 end
 function rc.capsule(t)
     local fname = "rc.capsule"
-    shape3(fname, t, { "radius", "half_length", "offset" }, "rc.capsule{ radius = 0.1, half_length = 0.5 }")
+    shape3(fname, t, { "radius", "half_length", "offset", "group" }, "rc.capsule{ radius = 0.1, half_length = 0.5 }")
     local r = pos_field(fname, t, 1, "radius")
     local l = t.half_length ~= nil and t.half_length or t[2]
     l = number(fname, "half_length", l, REQUIRED)
@@ -91,7 +92,7 @@ function rc.capsule(t)
 end
 function rc.box3(t)
     local fname = "rc.box3"
-    shape3(fname, t, { "hx", "hy", "hz", "offset" }, "rc.box3{ 0.5, 0.25, 0.1 } (half-extents)")
+    shape3(fname, t, { "hx", "hy", "hz", "offset", "group" }, "rc.box3{ 0.5, 0.25, 0.1 } (half-extents)")
     return offset3(fname, t, { kind = "box", half = { pos_field(fname, t, 1, "hx"), pos_field(fname, t, 2, "hy"), pos_field(fname, t, 3, "hz") } })
 end
 function check_shape3(fname, key, sh)
@@ -109,9 +110,10 @@ function I.World.plane(self, t)
     if rawget(self, "dim") ~= 3 then fail(fname, "planes are obstacles of a world of dim = 3 (a planar world: w:halfplane)") end
     if t == nil then t = {} end
     check_table(fname, t, "w:plane{ point = {0, 0, 0}, normal = {0, 0, 1} }")
-    check_keys(fname, t, { "point", "normal" })
+    check_keys(fname, t, { "point", "normal", "group" })
     local def = { kind = "plane", point = vec(fname, "point", t.point, 3, "{x, y, z}", { 0, 0, 0 }),
-                  normal = vec(fname, "normal", t.normal, 3, "{nx, ny, nz}", { 0, 0, 1 }) }
+                  normal = vec(fname, "normal", t.normal, 3, "{nx, ny, nz}", { 0, 0, 1 }),
+                  group = t.group ~= nil and check.integer(fname, "group", t.group, REQUIRED) or nil }
     local id, err = core.shape3_create(c, core.GROUND, def)
     if not id then fail(fname, "%s", err) end
     return id

@@ -65,7 +65,7 @@ static rc_status boxes(rc_world *w, double margin, double *cell)
 }
 
 /* one narrow-phase point into a contact: key, id and warm start */
-static void take_point(rc_world *w, int sa, int sb, const rcc_point3 *pt, rcm_contact3 *c)
+static void take_point(rc_world *w, int sa, int sb, int law, const rcc_point3 *pt, rcm_contact3 *c)
 {
     rcm_c3 *c3 = w->c3;
     memset(c, 0, sizeof *c);
@@ -75,7 +75,7 @@ static void take_point(rc_world *w, int sa, int sb, const rcc_point3 *pt, rcm_co
     c->body_b = c3->shapes[sb].body;
     c->feature = pt->feature;
     c->key = ((uint64_t)sa << 40) | ((uint64_t)sb << 16) | (uint64_t)(pt->feature & 0xffff);
-    c->law = w->default_law;
+    c->law = law;   /* the pair's rule, else the default law (model/rules3.c) */
     c->gN = pt->g;
     for (int i = 0; i < 3; i++) { c->pa[i] = pt->pa[i]; c->pb[i] = pt->pb[i]; c->n[i] = pt->n[i]; }
     const rcm_contact3_saved *o = rcm_c3_find_prev(c3, c->key);
@@ -83,8 +83,11 @@ static void take_point(rc_world *w, int sa, int sb, const rcc_point3 *pt, rcm_co
         c->id = o->id;
         rcc_tangent_frame_follow(c->n, o->t1, c->t1, c->t2);
         for (int i = 0; i < 3; i++) c->p[i] = o->p[i];   /* warm start (in the old frame: close for a smooth n) */
+        if (o->law == law) memcpy(c->state, o->state, sizeof c->state);   /* a custom law's state follows the contact */
+        else memcpy(c->state, w->laws[law].ops.state0, sizeof c->state);
     } else {
         c->id = c3->next_id++;
+        memcpy(c->state, w->laws[law].ops.state0, sizeof c->state);
         for (int i = 0; i < 3; i++) { c->t1[i] = pt->t1[i]; c->t2[i] = pt->t2[i]; }
     }
 }
@@ -108,6 +111,8 @@ rc_status rcc_detect3(rc_world *w, double margin)
         if (sa > sb) { const int t = sa; sa = sb; sb = t; }
         if (c3->shapes[sa].body == c3->shapes[sb].body) continue;   /* (two obstacles, or one body) */
         if (c3->shapes[sb].body == RC_GROUND) { const int t = sa; sa = sb; sb = t; }   /* the obstacle is A */
+        const int law = rcm_world_law3_for(w, sa, sb);
+        if (law == RC_NO_CONTACT) continue;
         rcc_shape3 ga, gb;
         rcc_pose3 pa, pb;
         rcc_manifold3 m;
@@ -117,7 +122,7 @@ rc_status rcc_detect3(rc_world *w, double margin)
         shape_pose(w, &c3->shapes[sb], &pb);
         if (!rcc_collide3(&ga, &pa, &gb, &pb, margin, &m) || m.n == 0) continue;
         RC_CHECK(rcb_reserve((void **)&c3->c, &c3->cap_c, c3->n + m.n, sizeof(rcm_contact3)));
-        for (int i = 0; i < m.n; i++) take_point(w, sa, sb, &m.pt[i], &c3->c[c3->n++]);
+        for (int i = 0; i < m.n; i++) take_point(w, sa, sb, law, &m.pt[i], &c3->c[c3->n++]);
     }
     return RC_OK;
 }

@@ -92,13 +92,11 @@ static rc_status assemble(rci_step *st, double *b2)
     for (int i = 0; i < c3->n; i++) {
         rcm_contact3 *c = &c3->c[i];
         const rc_law *law = &w->laws[c->law];
-        if (!law->closed_form || law->def.type == RC_LAW_CUSTOM)
-            return rc_set_error(RC_ERR_ARG, "3D contacts: law '%s' is not a built-in law on its exact local solver "
-                                "(dim = 3 worlds take rc.newton, rc.moreau, rc.fremond)", law->name ? law->name : "(unnamed)");
         RC_CHECK(side_rows(w, c->body_b, c->pb, c, 1.0, st->kappa, c->Hb, c->MHb));
         if (c->body_a >= 0) RC_CHECK(side_rows(w, c->body_a, c->pa, c, -1.0, st->kappa, c->Ha, c->MHa));
         memset(c->shift, 0, sizeof c->shift);
         rcn_contact3_velocity(w, c, st->vk, c->uk);   /* u_k (shift 0) */
+        if (!law->closed_form) rci_law3_uold(st, law, c);   /* contacts3_law.c */
         const double trigger = anticipate ? c->gN + w->sim.gamma * st->h * c->uk[0] : c->gN;
         const int in_rule = trigger <= 0.0 && (anticipate || c->uk[0] <= 0.0);
         const int persisting = !in_rule && c->p[0] != 0.0 && trigger <= band;
@@ -106,12 +104,13 @@ static rc_status assemble(rci_step *st, double *b2)
         if (!c->active) { c->p[0] = c->p[1] = c->p[2] = 0.0; continue; }
         c3->nactive++;
         delassus(c);
-        shift3(st, law, c, persisting && c->gN > 0.0 ? c->gN / st->h : 0.0);
+        if (law->closed_form) shift3(st, law, c, persisting && c->gN > 0.0 ? c->gN / st->h : 0.0);
+        else c->shift[0] = persisting && c->gN > 0.0 ? c->gN / st->h : 0.0;   /* the law's xi makes the rest */
         double u0[3];
         rcn_contact3_velocity(w, c, w->V, u0);
         *b2 += u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2];
         if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = c->p[2] = 0.0;
-        rcm_fc3d_project(law->def.mu, c->p);
+        if (law->closed_form) rcm_fc3d_project(law->def.mu, c->p);
         if (law->def.radius > 0.0) RC_CHECK(rci_drill_assemble(st, i, b2));
     }
     return RC_OK;
@@ -163,6 +162,6 @@ rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a)
         if (WT < a->WT_min_neg) a->WT_min_neg = WT;
         if (!a->have_cw || WN + WT > a->max_cw) { a->max_cw = WN + WT; a->have_cw = 1; a->max_cw_id = c->id; }
     }
-    (void)st;
+    RC_CHECK(rci_contacts3_update(st, vth));   /* the laws' per-contact state (contacts3_law.c) */
     return rcm_c3_save(w);
 }

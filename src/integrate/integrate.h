@@ -157,6 +157,10 @@ rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a);
  * violations) */
 rc_status rci_joints3_assemble(rci_step *st, double *b2);
 rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a);
+/* contacts3_law.c: laws without a closed form on 3D contacts: u_old of an
+ * active contact (assemble), the laws' update after the step (audit) */
+void rci_law3_uold(const rci_step *st, const rc_law *law, rcm_contact3 *c);
+rc_status rci_contacts3_update(rci_step *st, const double *vth);
 /* contacts3_drill.c: the drilling rows of Coulomb--Contensou contacts (law
  * radius > 0): begin (after detection: rcm_c3.d sized, all off), assemble
  * contact i (active; after its W and shift; warm start, |u0_D|^2 into b2),

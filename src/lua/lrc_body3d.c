@@ -67,6 +67,7 @@ int lrc_shape3_create(lua_State *L)
     lrc_field_vec(L, 3, "half", def.half, 3);
     lrc_field_vec(L, 3, "point", def.point, 3);
     lrc_field_vec(L, 3, "normal", def.normal, 3);
+    def.group = (int)lrc_field_int(L, 3, "group", def.group);
     int id = -1;
     rc_status s = rc_shape3_create(lw->w, body, &def, &id);
     if (s != RC_OK) return lrc_push_fail(L, s);

@@ -69,6 +69,7 @@ rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int 
     s->kind = def->kind;
     s->radius = def->radius;
     s->half_len = def->half_len;
+    s->group = def->group;
     for (int i = 0; i < 3; i++) {
         s->half[i] = def->half[i];
         s->point[i] = def->point[i];
@@ -161,6 +162,8 @@ rc_status rcm_c3_save(rc_world *w)
         o->key = c->key;
         o->id = c->id;
         for (int k = 0; k < 3; k++) { o->t1[k] = c->t1[k]; o->p[k] = c->p[k]; }
+        o->law = c->law;
+        memcpy(o->state, c->state, sizeof o->state);
     }
     c3->nprev = c3->n;
     if (c3->nprev > 1) qsort(c3->prev, (size_t)c3->nprev, sizeof(rcm_contact3_saved), by_key);   /* (NULL, 0): UB */

@@ -16,6 +16,7 @@ typedef struct rcm_shape3 {
     double point[3];        /* RC_GROUND: position; plane: a point on it     */
     double normal[3];       /* plane: outward unit normal (world)            */
     double bound;           /* radius of the bounding sphere (not planes)   */
+    int group;              /* contact group (rules by groups, rules3.c)     */
 } rcm_shape3;
 
 /* A 3D contact: directions (N, T1, T2), rows per side (u = Ha va + Hb vb),
@@ -27,6 +28,11 @@ typedef struct rcm_contact3 {
     double pa[3], pb[3], n[3], t1[3], t2[3], gN;
     double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];
     double W[9], shift[3], p[3], u[3], uk[3];
+    /* laws without a closed form (custom laws, nonsmooth/law3.c): u_old as
+     * the law sees it, its per-contact state (kept by key), the generic
+     * solver's last Jacobian */
+    double uo[3], state[RC_LAW_MAX_STATE], J[9];
+    int jvalid;
 } rcm_contact3;
 
 /* The drilling row of a Coulomb--Contensou contact (law radius > 0;
@@ -43,12 +49,15 @@ typedef struct rcm_drill3 {
 } rcm_drill3;
 
 /* What the next step needs of a contact: its key (to match), id, first
- * tangent (the frame follows it) and impulse (warm start). 64 bytes where a
- * full rcm_contact3 takes 912: the last step's list is kept in this form. */
+ * tangent (the frame follows it), impulse (warm start), and its law with the
+ * law's per-contact state (a custom law's state follows the contact). 136
+ * bytes where a full rcm_contact3 takes about 1 KB: the last step's list is
+ * kept in this form. */
 typedef struct rcm_contact3_saved {
     uint64_t key;
-    int id;
+    int id, law;
     double t1[3], p[3];
+    double state[RC_LAW_MAX_STATE];
 } rcm_contact3_saved;
 
 typedef struct rcm_c3 {
@@ -63,6 +72,11 @@ typedef struct rcm_c3 {
     rcm_drill3 *dprev; int ndprev, cap_dprev; /* the last step's, sorted by key   */
     int ndrill;                             /* this step's active drilling rows  */
 } rcm_c3;
+
+/* rules3.c: the law of the 3D shape pair (sa, sb) by the contact rules
+ * (body rules first, then group rules, the last matching rule of a kind),
+ * else the default law; RC_NO_CONTACT switches the pair off */
+int rcm_world_law3_for(const rc_world *w, int sa, int sb);
 
 /* free the store (world free: rcm_rigid3d_free) */
 void rcm_c3_free(rc_world *w);

@@ -90,6 +90,10 @@ rc_status rc_law_create_custom(rc_world *w, const rc_law_ops *ops, const char *n
 rc_status rcm_law_planar_check(const rc_world *w, int id)
 {
     const rc_law *l = &w->laws[id];
+    if (w->def.dim == 3 && l->def.type == RC_LAW_CUSTOM && l->ops.dim == 2)   /* contacts3.c: spatial contacts */
+        return rc_set_error(RC_ERR_ARG, "law '%s' has dim = 2 (planar friction, one tangent): the contacts of a dim = 3 world are spatial "
+                            "(laws of dim 1 or 3)", l->name ? l->name : "(unnamed)");
+    if (w->def.dim == 3) return RC_OK;
     if (l->def.type == RC_LAW_CUSTOM && l->ops.dim > 2)
         return rc_set_error(RC_ERR_ARG, "law '%s' has dim = %d (spatial friction): the contacts of this world are planar (laws of dim 1 or 2)",
                             l->name ? l->name : "(unnamed)", l->ops.dim);

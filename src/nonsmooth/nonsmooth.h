@@ -88,6 +88,11 @@ typedef struct rcn_site {
     int *jvalid;
 } rcn_site;
 int rcn_law_dim(const rc_law *l, int n);
+/* law3.c: a 3D contact under a law without a closed form (n = 3; its state,
+ * u_old and Jacobian in the contact record) */
+void rcn_contact3_site(rc_world *w, rcm_contact3 *c, rcn_site *s);
+rc_status rcn_contact3_law_solve(rc_world *w, rcm_contact3 *c, const double *b, double *p);
+rc_status rcn_contact3_law_residual2(rc_world *w, rcm_contact3 *c, const double *u, double *r2);
 /* exact (closed form: fc2d or cone3) or the generic solver with tolerance tol */
 rc_status rcn_site_local_solve(const rcn_site *s, double tol, int maxit, const double *b, double *p);
 rc_status rcn_site_residual2(const rcn_site *s, const double *u, const double *p, double *r2);

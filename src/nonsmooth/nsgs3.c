@@ -33,20 +33,24 @@ void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, con
     for (int j = 0; j < 6; j++) va[j] += c->MHa[0][j] * dp[0] + c->MHa[1][j] * dp[1] + c->MHa[2][j] * dp[2];
 }
 
-/* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts */
-static double residual(const rc_world *w, const double *V)
+/* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
+ * without a closed form: its natural map, law3.c) */
+static rc_status residual(rc_world *w, const double *V, double *res)
 {
-    const rcm_c3 *c3 = w->c3;
+    rcm_c3 *c3 = w->c3;
     double r2 = 0.0;
     for (int i = 0; i < c3->n; i++) {
-        const rcm_contact3 *c = &c3->c[i];
+        rcm_contact3 *c = &c3->c[i];
         if (!c->active) continue;
         if (c3->ndrill && c3->d[i].on) { r2 += rcn_drill_residual2(w, c, &c3->d[i], V); continue; }   /* contensou.c */
-        double u[3];
+        double u[3], ri;
         rcn_contact3_velocity(w, c, V, u);
-        r2 += rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+        if (w->laws[c->law].closed_form) ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+        else RC_CHECK(rcn_contact3_law_residual2(w, c, u, &ri));
+        r2 += ri;
     }
-    return sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
+    *res = sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
+    return RC_OK;
 }
 
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters)
@@ -66,13 +70,15 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             double u[3], b[3], p[3];
             rcn_contact3_velocity(w, c, V, u);   /* u + shift with this contact's p in V */
             for (int r = 0; r < 3; r++) b[r] = u[r] - (c->W[3 * r] * c->p[0] + c->W[3 * r + 1] * c->p[1] + c->W[3 * r + 2] * c->p[2]);
-            rcn_cone3_local_solve(c->W, b, w->laws[c->law].def.mu, p);
+            if (w->laws[c->law].closed_form) rcn_cone3_local_solve(c->W, b, w->laws[c->law].def.mu, p);
+            else { p[0] = c->p[0]; p[1] = c->p[1]; p[2] = c->p[2]; RC_CHECK(rcn_contact3_law_solve(w, c, b, p)); }   /* law3.c */
             const double dp[3] = { p[0] - c->p[0], p[1] - c->p[1], p[2] - c->p[2] };
             if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) rcn_contact3_apply(w, c, V, dp);
             c->p[0] = p[0]; c->p[1] = p[1]; c->p[2] = p[2];
         }
         *iters = it;
-        *res = residual(w, V) / (1.0 + bnorm);
+        RC_CHECK(residual(w, V, res));
+        *res /= 1.0 + bnorm;
         if (!rcb_finite(*res)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
         if (*res <= tol) break;
     }
