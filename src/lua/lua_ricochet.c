@@ -40,6 +40,7 @@ static const luaL_Reg core_funcs[] = {
     { "body3d_mass", lrc_body3d_mass },
     { "solid_mass", lrc_solid_mass },
     { "shape3_create", lrc_shape3_create },
+    { "polyhedron_mass", lrc_polyhedron_mass },
     { "contacts3", lrc_contacts3 },
     { "body_count", lrc_body_count },
     { "body_state", lrc_body_state },
