@@ -5,7 +5,7 @@
 
 local I = require "ricochet.private"
 local core, new_body = I.core, I.new_body
-local type, ipairs, getmetatable, setmetatable = type, ipairs, getmetatable, setmetatable
+local type, ipairs, pairs, getmetatable, setmetatable = type, ipairs, pairs, getmetatable, setmetatable
 local check_shape3, centred_poly
 local check = require "ricochet.check"
 local fail, show, check_keys, check_table = check.fail, check.show, check.check_keys, check.check_table
@@ -137,6 +137,27 @@ function I.World.plane(self, t)
     check_keys(fname, t, { "point", "normal" })
     local def = { kind = "plane", point = vec(fname, "point", t.point, 3, "{x, y, z}", { 0, 0, 0 }),
                   normal = vec(fname, "normal", t.normal, 3, "{nx, ny, nz}", { 0, 0, 1 }) }
+    local id, err = core.shape3_create(c, core.GROUND, def)
+    if not id then fail(fname, "%s", err) end
+    return id
+end
+
+-- w:obstacle3{ shape = rc.box3{...} | rc.polyhedron{...} | ..., point = {x, y, z} }:
+-- a static shape at point (world axes; the shape's offset is added)
+function I.World.obstacle3(self, t)
+    local fname = "world:obstacle3"
+    I.check_self(fname, self, I.World, "a world")
+    local c = I.world_core(fname, self, true)
+    if rawget(self, "dim") ~= 3 then fail(fname, "obstacle3 is an obstacle of a world of dim = 3") end
+    check_table(fname, t, "w:obstacle3{ shape = rc.polyhedron{ points = {...} }, point = {0, 0, 0} }")
+    check_keys(fname, t, { "shape", "point" })
+    if t.shape == nil then fail(fname, "'shape' is required (rc.sphere, rc.capsule, rc.box3 or rc.polyhedron)") end
+    local sh = check_shape3(fname, "shape", t.shape)
+    local p = vec(fname, "point", t.point, 3, "{x, y, z}", { 0, 0, 0 })
+    local o = sh.point or { 0, 0, 0 }
+    local def = {}
+    for k, v in pairs(sh) do def[k] = v end
+    def.point = { p[1] + o[1], p[2] + o[2], p[3] + o[3] }
     local id, err = core.shape3_create(c, core.GROUND, def)
     if not id then fail(fname, "%s", err) end
     return id
