@@ -57,19 +57,17 @@ static rc_status store_hull(rcm_c3 *c3, const rcc_hull3 *h, rcm_shape3 *s)
     return RC_OK;
 }
 
-rc_status rc_shape3_create_polyhedron(rc_world *w, int body, const double *points, int n, const double offset[3],
-                                      int *out_id)
+/* the hull of the points into a new shape (h: the caller's work space) */
+static rc_status create_poly(rc_world *w, int body, const double *points, int n, const double offset[3], rcc_hull3 *h,
+                             int *out_id)
 {
-    static rcc_hull3 h;   /* (large: static; creation is not reentrant across threads) */
-    if (!w || !points) return rc_set_error(RC_ERR_ARG, "rc_shape3_create_polyhedron: NULL argument");
-    if (n < 4) return rc_set_error(RC_ERR_ARG, "rc_shape3_create_polyhedron: 'points' needs at least 4 points (got %d)", n);
-    rc_status st = rcc_hull3_build(points, n, 0.0, &h);
+    rc_status st = rcc_hull3_build(points, n, 0.0, h);
     if (st != RC_OK) return hull_error(st, "rc_shape3_create_polyhedron");
-    if (h.nv + h.ne + h.nf > 256)
+    if (h->nv + h->ne + h->nf > 256)
         return rc_set_error(RC_ERR_ARG, "rc_shape3_create_polyhedron: %d vertices, %d edges and %d faces exceed 256 features",
-                            h.nv, h.ne, h.nf);
+                            h->nv, h->ne, h->nf);
     double R = 0.0;
-    for (int k = 0; k < h.nv; k++) R = fmax(R, rcb_v3_norm(h.v + 3 * k));
+    for (int k = 0; k < h->nv; k++) R = fmax(R, rcb_v3_norm(h->v + 3 * k));
     /* the slot and the checks of the body and offset through a sphere of the bounding radius */
     rc_shape3_def def = rc_default_shape3_def();
     def.radius = R;
@@ -77,28 +75,42 @@ rc_status rc_shape3_create_polyhedron(rc_world *w, int body, const double *point
     int id;
     RC_CHECK(rc_shape3_create(w, body, &def, &id));
     rcm_c3 *c3 = w->c3;
-    st = store_hull(c3, &h, &c3->shapes[id]);
+    st = store_hull(c3, h, &c3->shapes[id]);
     if (st != RC_OK) { c3->nshapes--; return st; }
     c3->shapes[id].kind = RC_SHAPE3_POLYHEDRON;
-    if (h.interior + h.merged > 0)
+    if (h->interior + h->merged > 0)
         rcm_world_warn(w, "polyhedron shape %d: %d of the %d points are not hull vertices (%d inside, %d merged or on the surface); the hull is used",
-                       id, h.interior + h.merged, n, h.interior, h.merged);
+                       id, h->interior + h->merged, n, h->interior, h->merged);
     if (out_id) *out_id = id;
     return RC_OK;
 }
 
+rc_status rc_shape3_create_polyhedron(rc_world *w, int body, const double *points, int n, const double offset[3],
+                                      int *out_id)
+{
+    if (!w || !points) return rc_set_error(RC_ERR_ARG, "rc_shape3_create_polyhedron: NULL argument");
+    if (n < 4) return rc_set_error(RC_ERR_ARG, "rc_shape3_create_polyhedron: 'points' needs at least 4 points (got %d)", n);
+    rcc_hull3 *h = rcb_malloc(sizeof *h);   /* (13 kB of work space; at creation only) */
+    if (!h) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    const rc_status st = create_poly(w, body, points, n, offset, h, out_id);
+    rcb_free(h);
+    return st;
+}
+
 rc_status rc_polyhedron_mass_properties(const double *points, int n, double rho, double *mass, double c[3], double J[9])
 {
-    static rcc_hull3 h;
     char got[RCB_SHOW_SIZE];
     if (!points || !mass || !c || !J) return rc_set_error(RC_ERR_ARG, "rc_polyhedron_mass_properties: NULL argument");
     if (!rcb_finite(rho) || rho <= 0.0)
         return rc_set_error(RC_ERR_ARG, "rc_polyhedron_mass_properties: 'density' must be > 0 (got %s)", rcb_show(got, rho));
     if (n < 4) return rc_set_error(RC_ERR_ARG, "rc_polyhedron_mass_properties: 'points' needs at least 4 points (got %d)", n);
-    rc_status st = rcc_hull3_build(points, n, 0.0, &h);
-    if (st != RC_OK) return hull_error(st, "rc_polyhedron_mass_properties");
+    rcc_hull3 *h = rcb_malloc(sizeof *h);
+    if (!h) return rc_set_error(RC_ERR_NOMEM, "out of memory");
+    const rc_status st = rcc_hull3_build(points, n, 0.0, h);
+    if (st != RC_OK) { rcb_free(h); return hull_error(st, "rc_polyhedron_mass_properties"); }
     double V;
-    rcc_hull3_mass(&h, &V, c, J);
+    rcc_hull3_mass(h, &V, c, J);
+    rcb_free(h);
     *mass = rho * V;
     for (int i = 0; i < 9; i++) J[i] *= rho;
     return RC_OK;

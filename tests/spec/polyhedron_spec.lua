@@ -68,7 +68,17 @@ describe("polyhedron shapes", function()
         local tet = w:body{ density = 1000, shape = rc.polyhedron{ points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } },
                             q = { 0, 0, 0.25, 1, 0, 0, 0 } }
         local s = sim(w)
-        s:run{ T = 1 }
+        s:run{ T = 0.5 }
+        local ids = {}
+        for _, c in ipairs(w:contacts3()) do ids[#ids + 1] = c.id end
+        local kept = true
+        s:after_step(function()
+            local cs = w:contacts3()
+            if #cs ~= #ids then kept = false return end
+            for i, c in ipairs(cs) do if c.id ~= ids[i] then kept = false end end
+        end)
+        s:run{ T = 0.5 }
+        assert.is_true(kept)   -- the 3 contact ids persist over the last 0.5 s
         local cs, P, m = w:contacts3(), 0, tet:mass()
         for _, c in ipairs(cs) do P = P + c.p[1] end
         local q, v, vmax = tet:q(), tet:v(), 0
