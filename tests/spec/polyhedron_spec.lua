@@ -90,6 +90,32 @@ describe("polyhedron shapes", function()
         assert.is_true(vmax < 1e-9 and math.abs(q[3] - 0.25) < 1e-9 and math.abs(q[1]) < 1e-9)
     end)
 
+    it("a hexagonal prism on its face keeps 4 of the 6 vertices (by area) and rests", function()
+        local pts = {}
+        for k = 0, 5 do
+            local a = math.pi / 3 * k
+            pts[#pts + 1] = { 0.2 * math.cos(a), 0.2 * math.sin(a), -0.05 }
+            pts[#pts + 1] = { 0.2 * math.cos(a), 0.2 * math.sin(a), 0.05 }
+        end
+        local w = world(0.5)
+        local prism = w:body{ density = 1000, shape = rc.polyhedron{ points = pts }, q = { 0, 0, 0.05, 1, 0, 0, 0 } }
+        sim(w):run{ T = 0.5 }
+        local cs, P, m = w:contacts3(), 0, prism:mass()
+        local cx, cy = 0, 0
+        for _, c in ipairs(cs) do P = P + c.p[1]; cx = cx + c.pb[1]; cy = cy + c.pb[2] end
+        local v, vmax = prism:v(), 0
+        for i = 1, 6 do vmax = math.max(vmax, math.abs(v[i])) end
+        print(("  hexagonal prism: %d contacts, sum P_N / (m g h) - 1 = %.2e, |v| %.2e"):format(#cs, P / (m * g * 1e-3) - 1, vmax))
+        assert.are.equal(4, #cs)
+        assert.is_true(math.abs(P - m * g * 1e-3) < 1e-9 * m * g * 1e-3 and vmax < 1e-9)
+        -- the four kept span the face: two opposite vertices (0.4 apart) among them
+        local far = 0
+        for i = 1, 4 do for j = 1, 4 do
+            far = math.max(far, math.sqrt((cs[i].pb[1] - cs[j].pb[1]) ^ 2 + (cs[i].pb[2] - cs[j].pb[2]) ^ 2))
+        end end
+        assert.is_true(math.abs(far - 0.4) < 1e-12, tostring(far))
+    end)
+
     it("an irregular rock of 20 random points dropped on a plane comes to rest", function()
         local seed = 12345
         local function rnd() seed = (1103515245 * seed + 12345) % 2147483648; return seed / 2147483648 end
