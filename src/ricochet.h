@@ -217,7 +217,8 @@ RC_API rc_status rc_body3d_get_mass(const rc_world *w, int id, double *m, double
  * axes) or, with body = RC_GROUND, a static obstacle at def.point (world
  * axes). A plane (a half-space {x : n.(x - point) <= 0}) only on RC_GROUND.
  * Pairs get the world's default law (rc_world_set_default_law). */
-typedef enum { RC_SHAPE3_PLANE = 0, RC_SHAPE3_SPHERE = 1, RC_SHAPE3_CAPSULE = 2, RC_SHAPE3_BOX = 3 } rc_shape3_kind;
+typedef enum { RC_SHAPE3_PLANE = 0, RC_SHAPE3_SPHERE = 1, RC_SHAPE3_CAPSULE = 2, RC_SHAPE3_BOX = 3,
+               RC_SHAPE3_POLYHEDRON = 4 } rc_shape3_kind;
 typedef struct rc_shape3_def {
     rc_shape3_kind kind;
     double radius;          /* sphere, capsule: > 0                          */
@@ -231,6 +232,21 @@ typedef struct rc_shape3_def {
 } rc_shape3_def;
 RC_API rc_shape3_def rc_default_shape3_def(void);   /* a unit sphere; plane normal (0, 0, 1) */
 RC_API rc_status rc_shape3_create(rc_world *w, int body, const rc_shape3_def *def, int *out_id);
+/* A convex polyhedron shape (RC_SHAPE3_POLYHEDRON; docs/theory/polyhedra.md):
+ * the convex hull of the n points (xyz, 3 n doubles) given in the body frame
+ * (RC_GROUND: world axes) and moved by offset (NULL: 0), like rc_shape3_def
+ * .point. The hull is built once here and kept in the world's contiguous
+ * polyhedron arrays (nothing is allocated in the step). Points inside the
+ * hull or merged with others are dropped: the world's warning function says
+ * how many. Errors: fewer than 4 distinct points, all on a plane, more than
+ * 64 hull vertices or faces, a non-finite coordinate. (rc_shape3_create
+ * refuses the kind RC_SHAPE3_POLYHEDRON: it has no points.) */
+RC_API rc_status rc_shape3_create_polyhedron(rc_world *w, int body, const double *points, int n,
+                                             const double offset[3], int *out_id);
+/* Mass, centroid c and inertia tensor J (3x3 row-major, about c) of the
+ * homogeneous convex hull of n points at density rho > 0. */
+RC_API rc_status rc_polyhedron_mass_properties(const double *points, int n, double rho, double *mass,
+                                               double c[3], double J[9]);
 /* The contacts of the last step of a dim = 3 world (index 0 .. count-1). */
 typedef struct rc_contact3_info {
     int id;                 /* persistent while the (shapes, feature) touch  */

@@ -20,5 +20,9 @@ rc_status rcc_detect(rc_world *w);
 /* detect3d.c: the contacts of a dim = 3 world at q_k whose gap is <= margin
  * into w->c3 (ids and warm start from the last step; model/contact3.h). */
 rc_status rcc_detect3(rc_world *w, double margin);
+/* shape3_poly.c: a polyhedron shape's rcc_poly3 (geom3d.h; body frame),
+ * pointing into the world's store (valid until the next shape) */
+struct rcc_poly3;
+void rcc_shape3_poly(const rcm_c3 *c3, const rcm_shape3 *s, struct rcc_poly3 *p);
 
 #endif /* RC_COLLIDE_H */

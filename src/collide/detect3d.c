@@ -15,9 +15,13 @@ static void broad_free(void *p)
     rcb_free(p);
 }
 
-static void shape_geom(const rcm_shape3 *s, rcc_shape3 *g)
+static void shape_geom(const rcm_c3 *c3, const rcm_shape3 *s, rcc_shape3 *g, rcc_poly3 *poly)
 {
     memset(g, 0, sizeof *g);
+    if (s->kind == RC_SHAPE3_POLYHEDRON) {
+        rcc_shape3_poly(c3, s, poly);
+        g->poly = poly;
+    }
     g->kind = s->kind;   /* rc_shape3_kind and rcc_g3_kind share their values */
     g->radius = s->radius;
     g->half_len = s->half_len;
@@ -49,8 +53,9 @@ static rc_status boxes(rc_world *w, double margin, double *cell)
     double ext = 0.0;
     for (int i = 0; i < c3->nshapes; i++) {
         rcc_shape3 g;
+        rcc_poly3 poly;
         rcc_pose3 p;
-        shape_geom(&c3->shapes[i], &g);
+        shape_geom(c3, &c3->shapes[i], &g, &poly);
         shape_pose(w, &c3->shapes[i], &p);
         double *x = c3->aabb + 6 * i;
         rcc_shape3_aabb(&g, &p, x, x + 3);
@@ -114,10 +119,11 @@ rc_status rcc_detect3(rc_world *w, double margin)
         const int law = rcm_world_law3_for(w, sa, sb);
         if (law == RC_NO_CONTACT) continue;
         rcc_shape3 ga, gb;
+        rcc_poly3 polya, polyb;
         rcc_pose3 pa, pb;
         rcc_manifold3 m;
-        shape_geom(&c3->shapes[sa], &ga);
-        shape_geom(&c3->shapes[sb], &gb);
+        shape_geom(c3, &c3->shapes[sa], &ga, &polya);
+        shape_geom(c3, &c3->shapes[sb], &gb, &polyb);
         shape_pose(w, &c3->shapes[sa], &pa);
         shape_pose(w, &c3->shapes[sb], &pb);
         if (!rcc_collide3(&ga, &pa, &gb, &pb, margin, &m) || m.n == 0) continue;

@@ -30,7 +30,7 @@
 #include "base/base.h"
 #include "base/rot3.h"
 
-typedef enum { RCC_G3_PLANE = 0, RCC_G3_SPHERE = 1, RCC_G3_CAPSULE = 2, RCC_G3_BOX = 3 } rcc_g3_kind;
+typedef enum { RCC_G3_PLANE = 0, RCC_G3_SPHERE = 1, RCC_G3_CAPSULE = 2, RCC_G3_BOX = 3, RCC_G3_POLY = 4 } rcc_g3_kind;
 
 typedef struct {
     int kind;            /* rcc_g3_kind                                  */
@@ -38,6 +38,7 @@ typedef struct {
     double half_len;     /* capsule: half-length along body z            */
     double half[3];      /* box: half-extents along the body axes        */
     double normal[3];    /* plane: outward unit normal in the body frame */
+    const struct rcc_poly3 *poly;   /* polyhedron (body frame), else NULL */
 } rcc_shape3;
 
 typedef struct {
@@ -105,7 +106,7 @@ void rcc_shape3_aabb(const rcc_shape3 *s, const rcc_pose3 *pose, double lo[3], d
  * contact's feature byte, so at most 256 features with code NULL. */
 enum { RCC_POLY3_MAX_V = 64, RCC_POLY3_MAX_F = 64, RCC_POLY3_MAX_LOOP = 32 };
 
-typedef struct {
+typedef struct rcc_poly3 {
     int nv, ne, nf;
     const double *v;              /* 3 nv                       */
     const double *plane;          /* 4 nf: n[3], d              */

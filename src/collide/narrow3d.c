@@ -71,6 +71,9 @@ void rcc_shape3_aabb(const rcc_shape3 *s, const rcc_pose3 *pose, double lo[3], d
         for (int i = 0; i < 3; i++)
             e[i] = fabs(R[3 * i]) * s->half[0] + fabs(R[3 * i + 1]) * s->half[1] + fabs(R[3 * i + 2]) * s->half[2];
         break;
+    case RCC_G3_POLY:
+        rcc_g3_poly_aabb(s->poly, pose, lo, hi);
+        return;
     default:
         rcb_v3_set(lo, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
         rcb_v3_set(hi, HUGE_VAL, HUGE_VAL, HUGE_VAL);
@@ -303,11 +306,15 @@ typedef void (*pair_fn)(const rcc_shape3 *, const rcc_pose3 *, const rcc_shape3 
                         double, rcc_manifold3 *);
 
 /* by (kind A, kind B) with kind A <= kind B */
-static const pair_fn PAIRS[4][4] = {
-    [RCC_G3_PLANE] = { [RCC_G3_SPHERE] = plane_sphere, [RCC_G3_CAPSULE] = plane_capsule, [RCC_G3_BOX] = plane_box },
-    [RCC_G3_SPHERE] = { [RCC_G3_SPHERE] = sphere_sphere, [RCC_G3_CAPSULE] = sphere_capsule, [RCC_G3_BOX] = rcc_g3_sphere_box },
-    [RCC_G3_CAPSULE] = { [RCC_G3_CAPSULE] = capsule_capsule, [RCC_G3_BOX] = rcc_g3_capsule_box },
-    [RCC_G3_BOX] = { [RCC_G3_BOX] = rcc_g3_box_box },
+static const pair_fn PAIRS[5][5] = {
+    [RCC_G3_PLANE] = { [RCC_G3_SPHERE] = plane_sphere, [RCC_G3_CAPSULE] = plane_capsule, [RCC_G3_BOX] = plane_box,
+                       [RCC_G3_POLY] = rcc_g3_plane_poly },
+    [RCC_G3_SPHERE] = { [RCC_G3_SPHERE] = sphere_sphere, [RCC_G3_CAPSULE] = sphere_capsule, [RCC_G3_BOX] = rcc_g3_sphere_box,
+                        [RCC_G3_POLY] = rcc_g3_sphere_poly },
+    [RCC_G3_CAPSULE] = { [RCC_G3_CAPSULE] = capsule_capsule, [RCC_G3_BOX] = rcc_g3_capsule_box,
+                         [RCC_G3_POLY] = rcc_g3_capsule_poly },
+    [RCC_G3_BOX] = { [RCC_G3_BOX] = rcc_g3_box_box, [RCC_G3_POLY] = rcc_g3_box_poly },
+    [RCC_G3_POLY] = { [RCC_G3_POLY] = rcc_g3_poly_poly },
 };
 
 /* (B, A)'s manifold as (A, B)'s: points swapped, normals reversed. */
@@ -329,7 +336,7 @@ int rcc_collide3(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, 
                  double margin, rcc_manifold3 *m)
 {
     m->n = 0;
-    if (a->kind < 0 || a->kind > 3 || b->kind < 0 || b->kind > 3) return 0;
+    if (a->kind < 0 || a->kind > 4 || b->kind < 0 || b->kind > 4) return 0;
     const int swap = a->kind > b->kind;
     const pair_fn f = swap ? PAIRS[b->kind][a->kind] : PAIRS[a->kind][b->kind];
     if (!f) return 0;

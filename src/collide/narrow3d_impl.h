@@ -40,4 +40,15 @@ void rcc_g3_capsule_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shap
 void rcc_g3_box_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                     double margin, rcc_manifold3 *m);
 
+/* narrow3d_poly.c: plane, sphere, capsule, box or polyhedron A against
+ * polyhedron B; a posed polyhedron's world AABB */
+#define RCC_G3_POLY_PAIR(name) void name(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, \
+                                        const rcc_pose3 *pb, double margin, rcc_manifold3 *m)
+RCC_G3_POLY_PAIR(rcc_g3_plane_poly);
+RCC_G3_POLY_PAIR(rcc_g3_sphere_poly);
+RCC_G3_POLY_PAIR(rcc_g3_capsule_poly);
+RCC_G3_POLY_PAIR(rcc_g3_box_poly);
+RCC_G3_POLY_PAIR(rcc_g3_poly_poly);
+void rcc_g3_poly_aabb(const rcc_poly3 *P, const rcc_pose3 *pose, double lo[3], double hi[3]);
+
 #endif /* RC_COLLIDE_NARROW3D_IMPL_H */

@@ -42,6 +42,7 @@ static int max_points(int a, int b)
     if (a > b) { const int t = a; a = b; b = t; }
     if (a == RC_SHAPE3_SPHERE || b == RC_SHAPE3_SPHERE) return a == RC_SHAPE3_PLANE && b == RC_SHAPE3_PLANE ? 0 : 1;
     if (a == RC_SHAPE3_PLANE && b == RC_SHAPE3_BOX) return 4;
+    if (b == RC_SHAPE3_POLYHEDRON) return a == RC_SHAPE3_SPHERE ? 1 : a == RC_SHAPE3_CAPSULE ? 3 : 4;
     if (a == RC_SHAPE3_BOX && b == RC_SHAPE3_BOX) return 0;
     if (a == RC_SHAPE3_PLANE && b == RC_SHAPE3_PLANE) return 0;
     return 2;   /* capsule with plane, capsule, box */

@@ -180,6 +180,7 @@ int lrc_body_create(lua_State *L);
 int lrc_body3d_create(lua_State *L);   /* lrc_body3d.c */
 int lrc_body3d_mass(lua_State *L);
 int lrc_solid_mass(lua_State *L);
+int lrc_polyhedron_mass(lua_State *L);
 int lrc_shape3_create(lua_State *L);   /* lrc_body3d.c */
 int lrc_joint3_create(lua_State *L);   /* lrc_joint3.c */
 int lrc_joint3_get(lua_State *L);

@@ -50,11 +50,44 @@ int lrc_solid_mass(lua_State *L)
     return 2;
 }
 
-/* shape3_create(world, body | GROUND, { kind = "sphere" | "capsule" | "box" | "plane",
- * radius, half_length, half = 3, point = 3, normal = 3 }) -> id | nil, msg, status */
+/* the flat list t[key] of 3 n numbers (checked by the Lua side) into scratch */
+static double *flat_points(lua_State *L, int t, const char *key, int *n)
+{
+    lua_getfield(L, t, key);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    const int len = (int)luaL_len(L, -1);
+    double *x = lrc_scratch(L, len > 0 ? len : 1);
+    lua_pushvalue(L, -2);   /* (scratch above the list) */
+    lua_remove(L, -3);
+    lrc_read_vec(L, lua_gettop(L), x, len, key);
+    lua_pop(L, 1);
+    *n = len / 3;
+    return x;
+}
+
+/* polyhedron_mass(points (flat xyz), rho) -> mass, c = 3, J = 9 | nil, msg, status */
+int lrc_polyhedron_mass(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_newtable(L);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "points");
+    int n;
+    const double *x = flat_points(L, lua_gettop(L), "points", &n);
+    double m, c[3], J[9];
+    rc_status s = rc_polyhedron_mass_properties(x, n, luaL_checknumber(L, 2), &m, c, J);
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushnumber(L, m);
+    lrc_push_vec(L, c, 3);
+    lrc_push_vec(L, J, 9);
+    return 3;
+}
+
+/* shape3_create(world, body | GROUND, { kind = "sphere" | "capsule" | "box" | "plane" | "polyhedron",
+ * radius, half_length, half = 3, point = 3, normal = 3, points = 3 n (flat) }) -> id | nil, msg, status */
 int lrc_shape3_create(lua_State *L)
 {
-    static const char *const kinds[] = { "plane", "sphere", "capsule", "box", NULL };
+    static const char *const kinds[] = { "plane", "sphere", "capsule", "box", "polyhedron", NULL };
     lrc_world *lw = lrc_check_idle(L, 1);
     const int body = (int)luaL_checkinteger(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -69,7 +102,14 @@ int lrc_shape3_create(lua_State *L)
     lrc_field_vec(L, 3, "normal", def.normal, 3);
     def.group = (int)lrc_field_int(L, 3, "group", def.group);
     int id = -1;
-    rc_status s = rc_shape3_create(lw->w, body, &def, &id);
+    rc_status s;
+    if (def.kind == RC_SHAPE3_POLYHEDRON) {
+        int n;
+        const double *x = flat_points(L, 3, "points", &n);
+        s = rc_shape3_create_polyhedron(lw->w, body, x, n, def.point, &id);
+    } else {
+        s = rc_shape3_create(lw->w, body, &def, &id);
+    }
     if (s != RC_OK) return lrc_push_fail(L, s);
     lua_pushinteger(L, id);
     return 1;

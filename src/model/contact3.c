@@ -47,6 +47,8 @@ static rc_status shape3_check(const rc_world *w, int body, const rc_shape3_def *
             if (!rcb_finite(d->half[i]) || d->half[i] <= 0.0)
                 return rc_set_error(RC_ERR_ARG, "rc_shape3_create: box half-extents must be > 0 (got %s)", rcb_show(got, d->half[i]));
         return RC_OK;
+    case RC_SHAPE3_POLYHEDRON:
+        return rc_set_error(RC_ERR_ARG, "rc_shape3_create: a polyhedron is made by rc_shape3_create_polyhedron (from its points)");
     default:
         return rc_set_error(RC_ERR_ARG, "rc_shape3_create: unknown shape kind %d", (int)d->kind);
     }
@@ -100,6 +102,8 @@ void rcm_c3_free(rc_world *w)
     rcb_free(c3->aabb);
     rcb_free(c3->d);
     rcb_free(c3->dprev);
+    rcb_free(c3->pd);
+    rcb_free(c3->pi);
     rcb_free(c3);
     w->c3 = NULL;
 }

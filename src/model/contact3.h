@@ -17,6 +17,10 @@ typedef struct rcm_shape3 {
     double normal[3];       /* plane: outward unit normal (world)            */
     double bound;           /* radius of the bounding sphere (not planes)   */
     int group;              /* contact group (rules by groups, rules3.c)     */
+    /* polyhedron: nv vertices, nf faces, ne edges, nl loop entries, its
+     * doubles at rcm_c3.pd + pd (v 3 nv, plane 4 nf) and ints at rcm_c3.pi
+     * + pi (fstart nf + 1, loop nl, ledge nl, edge 4 ne) */
+    int nv, nf, ne, nl, pd, pi;
 } rcm_shape3;
 
 /* A 3D contact: directions (N, T1, T2), rows per side (u = Ha va + Hb vb),
@@ -71,6 +75,8 @@ typedef struct rcm_c3 {
     rcm_drill3 *d; int cap_d;               /* drilling rows (index of c), or NULL */
     rcm_drill3 *dprev; int ndprev, cap_dprev; /* the last step's, sorted by key   */
     int ndrill;                             /* this step's active drilling rows  */
+    double *pd; int npd, cap_pd;            /* polyhedra's doubles (rcm_shape3.pd) */
+    int *pi; int npi, cap_pi;               /* polyhedra's ints (rcm_shape3.pi)    */
 } rcm_c3;
 
 /* rules3.c: the law of the 3D shape pair (sa, sb) by the contact rules

@@ -135,7 +135,7 @@ describe("a spatial rigid body", function()
         has("give either 'density' with a solid or 'mass' and 'inertia', not both",
             error_of(w.body, w, { mass = 1, density = 1, sphere = 1 }))
         has("solid: 'density' must be > 0 (got -1)", error_of(w.body, w, { density = -1, sphere = 1 }))
-        has("'shape' must be rc.sphere{...}, rc.capsule{...} or rc.box3{...} in a world of dim = 3", error_of(w.body, w, { mass = 1, inertia = { 1, 1, 1 }, shape = rc.disk{ radius = 1 } }))
+        has("'shape' must be rc.sphere{...}, rc.capsule{...}, rc.box3{...} or rc.polyhedron{...} in a world of dim = 3", error_of(w.body, w, { mass = 1, inertia = { 1, 1, 1 }, shape = rc.disk{ radius = 1 } }))
         has("rc.world: 'gravity' must be a table of 3 numbers {gx, gy, gz}", error_of(rc.world, { dim = 3, gravity = { 0, -9.81 } }))
         has("world:halfplane: shape: not available in a world of dim = 3 yet", error_of(w.halfplane, w, {}))
         w:body{ mass = 1, inertia = { 1, 1, 1 } }
