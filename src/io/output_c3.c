@@ -15,7 +15,10 @@
  * A group's columns are
  *     feature,gN,uN,uT1,uT2,pN,pT1,pT2
  * (the narrow phase's feature id, the gap, the relative velocity and the
- * impulse in the contact's (N, T1, T2) frame, as w:contacts3() gives them):
+ * impulse in the contact's (N, T1, T2) frame, as w:contacts3() gives them)
+ * and, for a pair whose law is a Coulomb--Contensou law (radius > 0) when the
+ * output opens, uD,pD (the drilling row u_D and impulse p_D; 0 while the
+ * contact is not active):
  * after each step the pair's contacts, ordered by feature, fill groups 1, 2,
  * ...; the groups left over (a pair apart) hold nan. The impulses are p, not
  * p/h (as the planar C.pN). Rows allocate nothing (the slots are found by a
@@ -25,14 +28,16 @@
 
 #include <stdio.h>
 
-#define RCO_C3_NCOL 8
-static const char *const c3_cols[RCO_C3_NCOL] = { "feature", "gN", "uN", "uT1", "uT2", "pN", "pT1", "pT2" };
+#define RCO_C3_NCOL 8    /* a group's columns (a Coulomb--Contensou pair's: + uD, pD) */
+#define RCO_C3_NMAX 10
+static const char *const c3_cols[RCO_C3_NMAX] = { "feature", "gN", "uN", "uT1", "uT2", "pN", "pT1", "pT2", "uD", "pD" };
 
 struct rco_c3 {
     int npairs, nslots;
     uint64_t *pair;     /* (shape_a << 32 | shape_b), sorted */
     int *first, *k;     /* a pair's first slot, its number of slots */
-    double *val;        /* RCO_C3_NCOL per slot, this row's */
+    int *nc;            /* a pair's columns per slot: 8, 10 with a drilling row */
+    double *val;        /* RCO_C3_NMAX per slot, this row's */
     int *fill;          /* per pair: slots filled this row */
 };
 
@@ -76,7 +81,7 @@ void rco_c3_free(struct rc_output *o)
 {
     struct rco_c3 *s = o->c3;
     if (!s) return;
-    rcb_free(s->pair); rcb_free(s->first); rcb_free(s->k); rcb_free(s->val); rcb_free(s->fill);
+    rcb_free(s->pair); rcb_free(s->first); rcb_free(s->k); rcb_free(s->nc); rcb_free(s->val); rcb_free(s->fill);
     rcb_free(s);
     o->c3 = NULL;
 }
@@ -115,7 +120,8 @@ rc_status rco_c3_open(struct rc_output *o, rc_world *w)
     s->first = rcb_malloc(np * sizeof(int));
     s->k = rcb_malloc(np * sizeof(int));
     s->fill = rcb_malloc(np * sizeof(int));
-    if (!s->pair || !s->first || !s->k || !s->fill) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
+    s->nc = rcb_malloc(np * sizeof(int));
+    if (!s->pair || !s->first || !s->k || !s->fill || !s->nc) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
     list_pairs(w, s, 1);
     qsort(s->pair, np, sizeof *s->pair, cmp_u64);
     const rcm_c3 *c3 = w->c3;
@@ -124,10 +130,13 @@ rc_status rco_c3_open(struct rc_output *o, rc_world *w)
         s->first[p] = s->nslots;
         s->k[p] = max_points(c3->shapes[sa].kind, c3->shapes[sb].kind);
         s->nslots += s->k[p];
+        /* the pair's law now (rules and default law as they are at open) */
+        const int law = rcm_world_law3_for(w, sa, sb);
+        s->nc[p] = law >= 0 && law < w->nlaws && w->laws[law].def.radius > 0.0 ? RCO_C3_NMAX : RCO_C3_NCOL;
+        o->nc3cols += s->k[p] * s->nc[p];
     }
-    s->val = rcb_malloc((size_t)s->nslots * RCO_C3_NCOL * sizeof(double));
+    s->val = rcb_malloc((size_t)s->nslots * RCO_C3_NMAX * sizeof(double));
     if (!s->val) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
-    o->nc3cols = RCO_C3_NCOL * s->nslots;
     return RC_OK;
 }
 
@@ -135,11 +144,11 @@ rc_status rco_c3_open(struct rc_output *o, rc_world *w)
  * obstacle); the body's name, or NULL for an obstacle, and the suffix */
 static const char *side_name(rc_world *w, int shape, char *suffix, size_t room)
 {
-    static const char *const kinds[4] = { "plane", "sphere", "capsule", "box" };
+    static const char *const kinds[5] = { "plane", "sphere", "capsule", "box", "polyhedron" };
     const rcm_c3 *c3 = w->c3;
     const int body = c3->shapes[shape].body;
     suffix[0] = '\0';
-    if (body == RC_GROUND) { snprintf(suffix, room, "%s%d", kinds[c3->shapes[shape].kind & 3], shape); return ""; }
+    if (body == RC_GROUND) { snprintf(suffix, room, "%s%d", kinds[c3->shapes[shape].kind % 5], shape); return ""; }
     unsigned gen;
     int rank = 0, count = 0;
     for (int i = 0; i < c3->nshapes; i++)
@@ -159,7 +168,7 @@ rc_status rco_c3_names(struct rc_output *o, rc_world *w)
         const char *nb = side_name(w, (int)(s->pair[p] & 0xffffffffu), sb, sizeof sb);
         const size_t room = strlen(na) + strlen(nb) + sizeof sa + sizeof sb + sizeof tail + 2;
         for (int k = 0; k < s->k[p]; k++)
-            for (int c = 0; c < RCO_C3_NCOL; c++) {
+            for (int c = 0; c < s->nc[p]; c++) {
                 char *col = rcb_malloc(room);
                 if (!col) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
                 if (s->k[p] > 1) snprintf(tail, sizeof tail, "#%d.%s", k + 1, c3_cols[c]);
@@ -187,7 +196,7 @@ char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end)
 {
     struct rco_c3 *s = o->c3;
     if (!s || s->nslots == 0) return p;
-    for (int i = 0; i < s->nslots * RCO_C3_NCOL; i++) s->val[i] = NAN;
+    for (int i = 0; i < s->nslots * RCO_C3_NMAX; i++) s->val[i] = NAN;
     for (int i = 0; i < s->npairs; i++) s->fill[i] = 0;
     const rcm_c3 *c3 = w->c3;
     for (int i = 0; c3 && i < c3->n; i++) {
@@ -195,18 +204,23 @@ char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end)
         const int pr = find_pair(s, (uint64_t)c->shape_a << 32 | (uint64_t)c->shape_b);
         if (pr < 0 || s->fill[pr] >= s->k[pr]) continue;
         /* insert by feature among the pair's filled slots */
-        double *base = s->val + (size_t)s->first[pr] * RCO_C3_NCOL;
+        double *base = s->val + (size_t)s->first[pr] * RCO_C3_NMAX;
         int j = s->fill[pr]++;
-        while (j > 0 && base[(j - 1) * RCO_C3_NCOL] > (double)c->feature) {
-            memcpy(base + j * RCO_C3_NCOL, base + (j - 1) * RCO_C3_NCOL, RCO_C3_NCOL * sizeof(double));
+        while (j > 0 && base[(j - 1) * RCO_C3_NMAX] > (double)c->feature) {
+            memcpy(base + j * RCO_C3_NMAX, base + (j - 1) * RCO_C3_NMAX, RCO_C3_NMAX * sizeof(double));
             j--;
         }
-        const double v[RCO_C3_NCOL] = { (double)c->feature, c->gN, c->u[0], c->u[1], c->u[2], c->p[0], c->p[1], c->p[2] };
-        memcpy(base + j * RCO_C3_NCOL, v, sizeof v);
+        /* the drilling row (0 while the contact is not active) */
+        const rcm_drill3 *d = c3->d && c3->d[i].on ? &c3->d[i] : NULL;
+        const double v[RCO_C3_NMAX] = { (double)c->feature, c->gN, c->u[0], c->u[1], c->u[2], c->p[0], c->p[1], c->p[2],
+                                        d ? d->u : 0.0, d ? d->p : 0.0 };
+        memcpy(base + j * RCO_C3_NMAX, v, sizeof v);
     }
-    for (int i = 0; i < s->nslots * RCO_C3_NCOL; i++) {
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), s->val[i]);
-    }
+    for (int pr = 0; pr < s->npairs; pr++)
+        for (int k = 0; k < s->k[pr]; k++)
+            for (int c = 0; c < s->nc[pr]; c++) {
+                *p++ = ',';
+                p += rco_fmt_num(p, (size_t)(end - p), s->val[((size_t)s->first[pr] + (size_t)k) * RCO_C3_NMAX + (size_t)c]);
+            }
     return p;
 }

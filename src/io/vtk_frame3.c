@@ -14,16 +14,22 @@
  *   spheres and capsules as latitude-longitude meshes (disk_segments/2
  *   meridians, disk_segments/4 bands; quads, triangles at the poles; a
  *   capsule is a sphere cut at its equator, the halves moved to +-half_length),
- *   boxes as six quads; every sphere point is at distance r from the centre.
+ *   boxes as six quads, convex polyhedra as their hull's vertices and a
+ *   polygon per face (its vertex loop, counter-clockwise seen from outside);
+ *   a body's shape at x + R(Q) b (b its offset), an obstacle at its point;
+ *   every sphere point is at distance r from the centre.
  *   A plane, unbounded, is drawn as a square of its surface centred at the
  *   projection of the bodies' bounding box centre, of side 1.2 times the box's
  *   diagonal (at least 2): a picture of the floor, not the half-space. Cell
  *   data body (-1: the ground), shape (the 3D shape id), type (rc_shape3_kind:
- *   0 plane, 1 sphere, 2 capsule, 3 box). */
+ *   0 plane, 1 sphere, 2 capsule, 3 box, 4 polyhedron). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "io/vtk_impl.h"
 #include "base/rot3.h"
+#include "model/contact3.h"
+
+#define RC_VTK_POLY_MAX 256   /* a face's vertices (a hull has at most 256 features) */
 
 static rc_status point3(rc_vtk_writer *vw, const double *x)
 {
@@ -237,6 +243,29 @@ static rc_status box3(rc_vtk_writer *vw, const double *x, const double *q, const
     return RC_OK;
 }
 
+/* a convex polyhedron: its hull vertices posed, a polygon per face (the
+ * face's vertex loop, counter-clockwise seen from outside) */
+static rc_status poly3(rc_vtk_writer *vw, const rcm_c3 *c3, const rcm_shape3 *s, const double *x, const double *q,
+                       const int32_t *info)
+{
+    const double *v = c3->pd + s->pd;
+    const int *fstart = c3->pi + s->pi, *loop = fstart + s->nf + 1;
+    const int64_t first = (int64_t)vw->npts;
+    for (int k = 0; k < s->nv; k++) {
+        double p[3];
+        rcb_quat_rotate(p, q, v + 3 * k); rcb_v3_add(p, p, x);
+        RC_CHECK(point3(vw, p));
+    }
+    int64_t idx[RC_VTK_POLY_MAX];
+    for (int f = 0; f < s->nf; f++) {
+        const int n = fstart[f + 1] - fstart[f];
+        if (n > RC_VTK_POLY_MAX) return rc_set_error(RC_ERR_ARG, "rc_vtk: a polyhedron face of %d vertices", n);
+        for (int j = 0; j < n; j++) idx[j] = first + loop[fstart[f] + j];
+        RC_CHECK(cell3(vw, CELL_POLYS, idx, (size_t)n, info));
+    }
+    return RC_OK;
+}
+
 /* a square of the plane around the bodies (see the top) */
 static rc_status plane3(rc_vtk_writer *vw, const rc_world *w, const rcm_shape3 *s, const int32_t *info)
 {
@@ -290,11 +319,13 @@ static rc_status shapes3(rc_vtk_writer *vw, const rc_world *w, double t, long st
         double x[3], q[4];
         pose_of(w, s->body, x, q);
         if (s->body < 0) rcb_v3_copy(x, s->point);
+        else { double b[3]; rcb_quat_rotate(b, q, s->point); rcb_v3_add(x, x, b); }   /* the offset */
         switch (s->kind) {
         case RC_SHAPE3_SPHERE: RC_CHECK(round3(vw, x, q, s->radius, 0.0, info)); break;
         case RC_SHAPE3_CAPSULE: RC_CHECK(round3(vw, x, q, s->radius, s->half_len, info)); break;
         case RC_SHAPE3_BOX: RC_CHECK(box3(vw, x, q, s->half, info)); break;
         case RC_SHAPE3_PLANE: RC_CHECK(plane3(vw, w, s, info)); break;
+        case RC_SHAPE3_POLYHEDRON: RC_CHECK(poly3(vw, c3, s, x, q, info)); break;
         default: break;
         }
     }

@@ -324,3 +324,160 @@ describe("a dim = 3 world's output", function()
         end
     end)
 end)
+
+------------------------------------------------------------- polyhedra in VTK
+
+-- v rotated by the unit quaternion (qw, qx, qy, qz)
+local function qrot(Q, v)
+    local w, x, y, z = Q[1], Q[2], Q[3], Q[4]
+    local cx, cy, cz = y * v[3] - z * v[2], z * v[1] - x * v[3], x * v[2] - y * v[1]   -- u x v
+    local dx, dy, dz = y * cz - z * cy, z * cx - x * cz, x * cy - y * cx                -- u x (u x v)
+    return { v[1] + 2 * (w * cx + dx), v[2] + 2 * (w * cy + dy), v[3] + 2 * (w * cz + dz) }
+end
+
+describe("a dim = 3 world's VTK shapes: convex polyhedra", function()
+    it("writes a polygon per hull face (its vertex loop, outward) at the body's pose and offset, and ground polyhedra", function()
+        need_reader()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0, mu = 0.5 } }
+        -- the ground: a wedge (6 vertices, 5 faces: 2 triangles, 3 quads) at (0.1, 0.2, -0.3)
+        local wedge = { { -1, -1, 0 }, { 1, -1, 0 }, { 1, -1, 0.3 }, { -1, 1, 0 }, { 1, 1, 0 }, { 1, 1, 0.3 } }
+        local at = { 0.1, 0.2, -0.3 }
+        local sw = w:obstacle3{ shape = rc.polyhedron{ points = wedge }, point = at }
+        -- a body: the icosahedron (12 vertices, 20 faces) of edge 0.2, off its centre of mass
+        local phi, s = (1 + math.sqrt(5)) / 2, 0.1
+        local ico = {}
+        for _, a in ipairs({ -1, 1 }) do
+            for _, b in ipairs({ -phi, phi }) do
+                ico[#ico + 1] = { 0, a * s, b * s }
+                ico[#ico + 1] = { a * s, b * s, 0 }
+                ico[#ico + 1] = { b * s, 0, a * s }
+            end
+        end
+        local off = { 0.02, -0.01, 0.03 }
+        local c, sn = math.cos(0.35), math.sin(0.35)
+        w:body{ name = "ico", mass = 1, inertia = { 0.01, 0.012, 0.014 }, q = { 0.3, -0.1, 0.25, c, sn * 0.6, 0, sn * 0.8 },
+                v = { 0.2, 0.1, 0, 3, -2, 5 }, shape = rc.polyhedron{ points = ico, offset = off } }
+        local sim = w:simulation{ h = H }
+        local dir = os.tmpname()
+        os.remove(dir)
+        sim:vtk{ dir = dir, every = 20 }
+        sim:run{ T = 0.04 }
+        assert.are.equal(3, sim:close_vtk())
+        local res = read_back(dir, { "grains_000002.vtp", "shapes_000002.vtp" })
+        os.execute("rm -rf " .. q(dir))
+        local gr, sh = res.files["grains_000002.vtp"], res.files["shapes_000002.vtp"]
+        assert.are.equal(12 + 6, sh.npoints)
+        assert.are.equal(20 + 5, sh.npolys)
+        -- the posed hulls: the wedge at its point, the icosahedron at x + R(Q) (v + offset)
+        local x, Q = gr.points[1], gr.PD.orientation[1]
+        assert.is_true(math.abs(x[3] - 0.25) > 1e-4)   -- it has moved
+        local want = { [sw] = {}, [sw + 1] = {} }
+        for k, v in ipairs(wedge) do want[sw][k] = { v[1] + at[1], v[2] + at[2], v[3] + at[3] } end
+        for k, v in ipairs(ico) do
+            local r = qrot(Q, { v[1] + off[1], v[2] + off[2], v[3] + off[3] })
+            want[sw + 1][k] = { x[1] + r[1], x[2] + r[2], x[3] + r[3] }
+        end
+        local faces, sizes, used, worst, plane = { [sw] = 0, [sw + 1] = 0 }, {}, {}, 0, 0
+        for i, cell in ipairs(sh.cells) do
+            local sid = sh.CD.shape[i]
+            assert.are.equal(4, sh.CD.type[i])
+            assert.are.equal(sid == sw and -1 or 0, sh.CD.body[i])
+            faces[sid] = faces[sid] + 1
+            if sid == sw then sizes[#sizes + 1] = #cell end
+            -- each point is one of the posed hull's vertices
+            for _, id in ipairs(cell) do
+                local p, best = sh.points[id + 1], math.huge
+                for _, v in ipairs(want[sid]) do
+                    best = math.min(best, math.sqrt((p[1] - v[1]) ^ 2 + (p[2] - v[2]) ^ 2 + (p[3] - v[3]) ^ 2))
+                end
+                worst = math.max(worst, best)
+                used[id] = sid
+            end
+            -- the face's plane (Newell's normal): its points on it, the hull behind it
+            local n, cc = { 0, 0, 0 }, { 0, 0, 0 }
+            for j, id in ipairs(cell) do
+                local a, b = sh.points[id + 1], sh.points[cell[j % #cell + 1] + 1]
+                n[1] = n[1] + (a[2] - b[2]) * (a[3] + b[3])
+                n[2] = n[2] + (a[3] - b[3]) * (a[1] + b[1])
+                n[3] = n[3] + (a[1] - b[1]) * (a[2] + b[2])
+                for k = 1, 3 do cc[k] = cc[k] + a[k] / #cell end
+            end
+            local len = math.sqrt(n[1] ^ 2 + n[2] ^ 2 + n[3] ^ 2)
+            for _, id in ipairs(cell) do
+                local p = sh.points[id + 1]
+                plane = math.max(plane, math.abs(((p[1] - cc[1]) * n[1] + (p[2] - cc[2]) * n[2] + (p[3] - cc[3]) * n[3]) / len))
+            end
+            for _, v in ipairs(want[sid]) do
+                assert.is_true(((v[1] - cc[1]) * n[1] + (v[2] - cc[2]) * n[2] + (v[3] - cc[3]) * n[3]) / len <= 1e-12,
+                               "a hull vertex in front of a face: not outward")
+            end
+        end
+        assert.are.equal(5, faces[sw])
+        assert.are.equal(20, faces[sw + 1])
+        table.sort(sizes)
+        assert.are.same({ 3, 3, 4, 4, 4 }, sizes)
+        local nused = 0
+        for _ in pairs(used) do nused = nused + 1 end
+        assert.are.equal(18, nused)   -- every written point is a face's
+        assert.is_true(worst <= 1e-12, "distance to the posed hull vertex " .. worst)
+        assert.is_true(plane <= 1e-12, "distance to the face's plane " .. plane)
+    end)
+end)
+
+--------------------------------------------------- Coulomb--Contensou columns
+
+describe("a dim = 3 world's history: the drilling row of Coulomb--Contensou pairs", function()
+    it("adds uD,pD to the pairs of a Contensou law only; pD = -mu m g h while the sphere spins", function()
+        local m, R, g, J, mu, Rc, w0 = 1.0, 0.1, 9.81, 0.004, 0.3, 0.01, 10.0
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.contensou{ e = 0, mu = mu, radius = Rc } }
+        w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        local ball = w:body{ name = "ball", mass = m, inertia = { J, J, J }, q = { 0, 0, R, 1, 0, 0, 0 },
+                             v = { 0, 0, 0, 0, 0, w0 }, shape = rc.sphere{ radius = R } }
+        local a = w:body{ name = "a", mass = m, inertia = { J, J, J }, q = { 2, 0, R, 1, 0, 0, 0 }, shape = rc.sphere{ radius = R } }
+        local b = w:body{ name = "b", mass = m, inertia = { J, J, J }, q = { 2.2, 0, R, 1, 0, 0, 0 }, shape = rc.sphere{ radius = R } }
+        w:contact{ a, b, law = rc.newton{ e = 0, mu = 0.3 } }
+        local sim = w:simulation{ scheme = "moreau-jean", theta = 1, h = H, solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
+        local dir = os.tmpname()
+        os.remove(dir)
+        local rec = {}
+        sim:after_step(function(s)
+            for _, c in ipairs(w:contacts3()) do
+                if c.shape_b == 1 then rec[s.steps] = { u = c.u, p = c.p, wz = ball:v()[6] } end
+            end
+        end)
+        sim:output{ dir = dir, every = 1 }
+        sim:run{ T = 0.5 }
+        sim:close_output()
+        local header, rows = read_history(dir)
+        os.execute("rm -rf " .. q(dir))
+        local col, groups = {}, {}
+        for i, name in ipairs(header) do
+            col[name] = i
+            local pair = name:match("^(.*)%.feature$")
+            if pair then
+                local n = 0
+                while header[i + n + 1] and header[i + n + 1]:sub(1, #pair + 1) == pair .. "." do n = n + 1 end
+                groups[pair] = n + 1
+            end
+        end
+        -- Contensou pairs: 10 columns; the pair a/b of the Newton rule keeps its 8
+        assert.are.same({ ["plane0/ball"] = 10, ["plane0/a"] = 10, ["plane0/b"] = 10, ["ball/a"] = 10, ["ball/b"] = 10, ["a/b"] = 8 },
+                        groups)
+        assert.is_nil(col["a/b.pD"])
+        local s, n, worst = 3 * math.pi * Rc / 16, 0, 0
+        for step = 1, 500 do
+            local r, c = rows[step + 1], rec[step]
+            assert.are.equal(g15(c.p[4]), r[col["plane0/ball.pD"]])
+            assert.are.equal(g15(c.u[4]), r[col["plane0/ball.uD"]])
+            -- the drilling moment impulse s p_D: mu m g h (3 pi R_c / 16) against the spin
+            worst = math.max(worst, math.abs(s * tonumber(r[col["plane0/ball.pD"]]) + mu * m * g * H * s))
+            assert.is_true(math.abs(tonumber(r[col["plane0/ball.uD"]]) - s * c.wz) <= 1e-15 * w0)
+            n = n + 1
+        end
+        assert.are.equal(500, n)
+        assert.is_true(worst <= 1e-9 * mu * m * g * H * s, "s pD - mu m g h s: " .. worst)
+        -- a resting Contensou contact without spin: p_D = 0; a pair apart: nan
+        assert.are.equal("0", rows[#rows][col["plane0/a.pD"]])
+        assert.are.equal("nan", rows[#rows][col["ball/a.pD"]])
+    end)
+end)
