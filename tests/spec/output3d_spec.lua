@@ -78,7 +78,7 @@ local PAIRS = {   -- pairs of shapes with columns, in key order, and their group
 local CCOLS = { "feature", "gN", "uN", "uT1", "uT2", "pN", "pT1", "pT2" }
 
 describe("a dim = 3 world's contact column names", function()
-    it("name a body with several shapes NAME[i], an obstacle KINDid, long names whole; none for unnamed bodies", function()
+    it("name a body with several shapes NAME[i], an obstacle KINDid (polyhedron5), long names whole; none for unnamed bodies", function()
         local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 } }
         w:plane{}                                                                   -- shape 0
         local long = string.rep("x", 300)
@@ -86,6 +86,8 @@ describe("a dim = 3 world's contact column names", function()
         w:body{ name = "dumbbell", mass = 1, inertia = { 1, 1, 1 }, q = { 2, 0, 1, 1, 0, 0, 0 },
                 shapes = { rc.sphere{ 0.1 }, rc.box3{ 0.1, 0.1, 0.1 } } }           -- 2, 3
         w:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 4, 0, 1, 1, 0, 0, 0 }, shape = rc.sphere{ 0.1 } }   -- 4, unnamed
+        w:obstacle3{ shape = rc.polyhedron{ points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } },
+                     point = { 10, 10, 0 } }                                        -- 5
         local sim = w:simulation{ h = H }
         local dir = os.tmpname()
         os.remove(dir)
@@ -99,7 +101,9 @@ describe("a dim = 3 world's contact column names", function()
             if pair then pairs_seen[#pairs_seen + 1] = pair end
         end
         assert.are.same({ "plane0/" .. long, "plane0/dumbbell[1]", "plane0/dumbbell[2]#1", "plane0/dumbbell[2]#2",
-                          "plane0/dumbbell[2]#3", "plane0/dumbbell[2]#4", long .. "/dumbbell[1]", long .. "/dumbbell[2]" },
+                          "plane0/dumbbell[2]#3", "plane0/dumbbell[2]#4", long .. "/dumbbell[1]", long .. "/dumbbell[2]",
+                          "polyhedron5/" .. long, "polyhedron5/dumbbell[1]", "polyhedron5/dumbbell[2]#1", "polyhedron5/dumbbell[2]#2",
+                          "polyhedron5/dumbbell[2]#3", "polyhedron5/dumbbell[2]#4" },
                         pairs_seen)
     end)
 end)
