@@ -386,7 +386,7 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
     o->joint_work = 1;
     for (int id = 0; id < nj; id++) o->motor_work |= w->joints[id].motor_declared;   /* W_motor, last */
     o->newton = w->sim.scheme == RC_SCHEME_GEN_ALPHA;   /* the Newton figures of every step, last */
-    o->tangential_work = w->nfem > 0;   /* WT_max_pos, WT_min_neg, dissipation */
+    o->tangential_work = w->nfem > 0 || w->def.dim == 3;   /* WT_max_pos, WT_min_neg, dissipation */
     if (rco_c3_open(o, w) != RC_OK) RC__NOMEM();   /* a dim = 3 world's contacts (output_c3.c) */
     int ncols = RC_OUT_NFIXED + nstate_cols + 5 * o->ncontacts + o->nc3cols + jcols + RC_OUT_NAUDIT + o->motor_work + 3 * o->tangential_work + 2 * o->newton;
     o->cols = rcb_malloc((size_t)ncols * sizeof(char *));

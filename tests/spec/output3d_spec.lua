@@ -188,6 +188,8 @@ describe("a dim = 3 world's output", function()
             end
         end
         for _, k in ipairs({ "W_J", "W_proj", "W_theta", "W_damp", "E_spring", "E_elastic" }) do want[#want + 1] = k end
+        -- a dim = 3 world's audit of Acary & Collins-Craft 2024 (Figs 12-13), as a FEM world's
+        for _, k in ipairs({ "WT_max_pos", "WT_min_neg", "dissipation" }) do want[#want + 1] = k end
         assert.are.same(want, header)
         assert.are.equal(41, #rows)   -- the state at open, then every 10th of 400 steps
     end)

@@ -1,0 +1,148 @@
+-- Acary & Collins-Craft 2024, section 5.4: a rockfall on a masonry wall (spatial rigid
+-- bodies, convex polyhedra: docs/theory/polyhedra.md#the-rockfall-experiment).
+--
+-- Wall (choices of ours: the paper's text gives neither the wall's length nor the
+-- buttresses' layout): `layers` layers of `blocks` blocks 1 m wide (along y, the wall's
+-- length), 2 m deep (along x), 1 m high, stacked in columns (no bond), the front face at
+-- x = 0, centred on y = 0; `buttresses` columns of the same blocks behind it (x in
+-- [-4, -2]), full height, evenly spread along the wall. Flat ground: the plane z = 0.
+-- The 45-degree slope in front is a static polyhedron wedge (w:obstacle3: a plane is
+-- infinite) from its foot at x = slope_foot (z = 0) up to x = slope_top, 30 m across y;
+-- slope_top <= slope_foot: no slope. The rock: the hull of n_points points drawn by
+-- math.random (math.randomseed(seed)) in a ball of diameter rock_d, density 2300. It is
+-- created at t = 0, not at 0.01 s, at the state its free flight (gravity alone) gives so
+-- that it is at (x0, 0, z0) with velocity (vx, 0, vz) at t = 0.01 s (the centre's motion
+-- is exact; its rotation runs 0.01 s longer with the given angular velocity, taken in the
+-- body's principal frame, as the kernel's v is). Newton e = 0.2, mu = 0.6 everywhere.
+--
+--   build/ricochet run scripts/papers/acary2024_rockfall.lua --out out/rf
+--     (+ out/rf/energy.svg, out/rf/tangential_work.svg; the history has E_kin, E_pot,
+--      W_ext (gravity + gyroscopic: eq. 103), dissipation, WT_max_pos, WT_min_neg)
+--   ... --set scheme=moreau-jean-fremond --set T=1
+-- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"), theta (0.5),
+-- h (5e-4), T (4), tol (NSGS, 1e-4), max_iter (NSGS sweeps, 1000), layers (10), blocks (20:
+-- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
+-- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
+-- mu (0.6), rho (2300).
+local rc = require "ricochet"
+
+local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local theta  = rc.param("theta", 0.5, { min = 0, max = 1 })
+local h      = rc.param("h", 5e-4, { above = 0 })
+local T      = rc.param("T", 4.0, { above = 0 })
+local tol    = rc.param("tol", 1e-4, { above = 0 })
+local max_iter = rc.param("max_iter", 1000, { min = 1 })
+local layers = rc.param("layers", 10, { min = 1 })
+local blocks = rc.param("blocks", 20, { min = 1 })
+local buttresses = rc.param("buttresses", 6, { min = 0 })
+local rock_d = rc.param("rock_d", 5.0, { above = 0 })
+local n_points = rc.param("n_points", 30, { min = 4, max = 64 })
+local seed   = rc.param("seed", 1, { min = 0 })
+local x0     = rc.param("x0", 30.0, { min = -1e6, max = 1e6 })
+local z0     = rc.param("z0", 35.0, { min = -1e6, max = 1e6 })
+local vx     = rc.param("vx", -10.0, { min = -1e6, max = 1e6 })
+local vz     = rc.param("vz", -35.0, { min = -1e6, max = 1e6 })
+local wx     = rc.param("wx", 0.5, { min = -1e6, max = 1e6 })
+local wy     = rc.param("wy", 10.0, { min = -1e6, max = 1e6 })
+local wz     = rc.param("wz", 0.1, { min = -1e6, max = 1e6 })
+local slope_foot = rc.param("slope_foot", 3.0, { min = -1e6, max = 1e6 })
+local slope_top  = rc.param("slope_top", 40.0, { min = -1e6, max = 1e6 })
+local e      = rc.param("e", 0.2, { min = 0, max = 1 })
+local mu     = rc.param("mu", 0.6, { min = 0 })
+local rho    = rc.param("rho", 2300.0, { above = 0 })
+
+local g, t_create = 9.81, 0.01
+local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = e, mu = mu } }
+w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+if slope_top > slope_foot then
+  local L, Y = slope_top - slope_foot, 15
+  w:obstacle3{ point = { slope_foot, 0, 0 }, shape = rc.polyhedron{ points = {
+    { 0, -Y, 0 }, { L, -Y, 0 }, { L, -Y, L }, { 0, Y, 0 }, { L, Y, 0 }, { L, Y, L } } } }
+end
+
+-- the wall: block (i, k) of layer k, its centre at (-1, y_i, k - 1/2); the buttresses behind
+local wall = {}
+local function block(x, y, z)
+  wall[#wall + 1] = w:body{ density = rho, box = { 1, 0.5, 0.5 }, shape = rc.box3{ 1, 0.5, 0.5 },
+                            q = { x, y, z, 1, 0, 0, 0 } }
+end
+for k = 1, layers do
+  for i = 1, blocks do block(-1, i - 0.5 - blocks / 2, k - 0.5) end
+  for b = 1, buttresses do
+    local i = buttresses == 1 and (blocks + 1) // 2 or 1 + ((b - 1) * (blocks - 1)) // (buttresses - 1)
+    block(-3, i - 0.5 - blocks / 2, k - 0.5)
+  end
+end
+
+-- the rock: n_points points in a ball of diameter rock_d, its hull (math.random, seeded)
+math.randomseed(seed)
+local pts = {}
+for i = 1, n_points do
+  local u, v, r = 2 * math.random() - 1, 2 * math.pi * math.random(), 0.5 * rock_d * (0.8 + 0.2 * math.random())
+  local s = math.sqrt(1 - u * u)
+  pts[i] = { r * s * math.cos(v), r * s * math.sin(v), r * u }
+end
+-- back from t = 0.01 to t = 0 in free flight
+local rock = w:body{ name = "rock", density = rho, shape = rc.polyhedron{ points = pts },
+                     q = { x0 - vx * t_create, 0, z0 - vz * t_create - 0.5 * g * t_create ^ 2, 1, 0, 0, 0 },
+                     v = { vx, 0, vz + g * t_create, wx, wy, wz } }
+
+local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = max_iter } }
+-- the wall's largest speed while the rock is still away from it (its hull's reach from the
+-- centre is at most rock_d / 2), and whether anything became NaN
+local reach = 0
+for _, p in ipairs(pts) do reach = math.max(reach, math.sqrt(p[1] ^ 2 + p[2] ^ 2 + p[3] ^ 2)) end
+local wall_speed, wall_speed_001, t_near, nan, max_contacts = 0, 0, nil, false, 0
+sim:after_step(function(s)
+  local rq = rock:q()
+  if rq[1] ~= rq[1] then nan = true end
+  if not t_near and rq[1] - reach > 0.05 then
+    for _, b in ipairs(wall) do
+      local v = b:v()
+      local sp = math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2 + v[4] ^ 2 + v[5] ^ 2 + v[6] ^ 2)
+      if sp ~= sp then nan = true end
+      if sp > wall_speed then wall_speed = sp end
+      if s:info().t <= t_create + 1e-12 and sp > wall_speed_001 then wall_speed_001 = sp end
+    end
+  elseif not t_near then t_near = s:info().t end
+  local nc = s:info().ncontacts
+  if nc > max_contacts then max_contacts = nc end
+end)
+local summary = sim:run{ T = T }
+local st = sim:stats()
+local en = sim:energy()
+summary.bodies, summary.wall_blocks = #wall + 1, #wall
+summary.max_WT_pos, summary.min_WT_neg = st.max_WT_pos, st.min_WT_neg
+summary.max_abs_balance, summary.wall_speed_before, summary.t_near = st.max_abs_balance, wall_speed, t_near or T
+summary.wall_speed_001 = wall_speed_001
+summary.nan, summary.max_iterations, summary.contacts_end, summary.max_contacts = nan, st.max_iterations, #w:contacts3(), max_contacts
+print(string.format("rockfall (%s): %d bodies (%d wall blocks), rock %.4g kg, %d contacts at the end (at most %d in a step), largest NSGS sweeps %d",
+                    scheme, #wall + 1, #wall, rock:mass(), summary.contacts_end, max_contacts, st.max_iterations))
+print(string.format("wall's largest speed: %.3e m/s over the first %g s, %.3e m/s before the rock is within 5 cm of it (t < %.4g s)",
+                    wall_speed_001, t_create, wall_speed, summary.t_near))
+print(string.format("tangential work of a contact in a step: largest positive %.6e J, smallest negative %.6e J; |balance| per step <= %.3e J",
+                    st.max_WT_pos, st.min_WT_neg, st.max_abs_balance))
+print(string.format("energy at the end: total %.6e J", en.total))
+-- the figures beside the history (with --out): Figs 12-13 (a)-(b) and (c)-(d)
+if summary.out then
+  local plot = require "ricochet.plot"
+  local hc = plot.read_history(summary.out).cols
+  local dE, WD = {}, {}
+  for i = 1, #hc.t do
+    dE[i] = hc.E[i] - hc.E[1]
+    WD[i] = hc.W_ext[i] + hc.W_J[i] + hc.W_proj[i] + hc.dissipation[i]
+  end
+  print(string.format("sums at the end: E - E0 = %.6e J, W_ext (gravity + gyroscopic) = %.6e J, dissipation = %.6e J, their gap %.3e J",
+                      dE[#dE], hc.W_ext[#dE], hc.dissipation[#dE], dE[#dE] - WD[#dE]))
+  local function s(name, y) return { name = name, y = y or hc[name] } end
+  local title = string.format("rockfall on a masonry wall (Acary & Collins-Craft 2024), %s, h = %g", scheme, h)
+  plot.svg{ file = summary.out .. "/energy.svg", x = hc.t, xlabel = "t [s]", title = title,
+            panels = { { title = "energies", series = { s("E_kin"), s("E_pot"), s("E") }, ylabel = "energy [J]" },
+                       { title = "work + dissipation against the energy change",
+                         series = { s("E - E0", dE), s("W_ext + W_J + dissipation", WD), s("W_ext"), s("dissipation") },
+                         ylabel = "energy [J]" } } }
+  plot.svg{ file = summary.out .. "/tangential_work.svg", x = hc.t, xlabel = "t [s]", title = title,
+            panels = { { title = "largest positive tangential work of a contact, per step", series = { s("WT_max_pos") }, ylabel = "[J]" },
+                       { title = "smallest negative tangential work of a contact, per step", series = { s("WT_min_neg") }, ylabel = "[J]" } } }
+end
+return summary
