@@ -69,17 +69,23 @@ static int fcode(const rcc_poly3 *s, int f) { return s->code ? s->code[f] : f; }
 /* ---------------------------------------------------------------- the axes */
 
 /* The face of a whose plane separates b most: max over faces of
- * min over b's vertices of n.v - d (Gregorius 2013, "face queries"). */
-static double face_query(const wpoly *a, const wpoly *b, int *best)
+ * min over b's vertices of n.v - d (Gregorius 2013, "face queries"). Faces
+ * within tie of the largest separation are tied and the first of them is
+ * taken (its separation returned): two blocks touching along an edge (a wall
+ * of columns, diagonal neighbours) keep the same reference face whatever the
+ * round-off of their resting motion, hence the same contact ids. */
+static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
 {
-    double sep = -HUGE_VAL;
+    double s[RCC_POLY3_MAX_F], sep = -HUGE_VAL;
     *best = 0;
     for (int f = 0; f < a->s->nf; f++) {
-        double s = HUGE_VAL;
-        for (int k = 0; k < b->s->nv; k++) s = fmin(s, rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3]);
-        if (s > sep) { sep = s; *best = f; }
+        s[f] = HUGE_VAL;
+        for (int k = 0; k < b->s->nv; k++) s[f] = fmin(s[f], rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3]);
+        if (s[f] > sep) sep = s[f];
     }
-    return sep;
+    for (int f = 0; f < a->s->nf; f++)
+        if (s[f] >= sep - tie) { *best = f; return s[f]; }
+    return sep;   /* not reached unless NaN */
 }
 
 /* Do the arcs ab and cd of the Gauss map cross (the edges with face normals
@@ -201,11 +207,15 @@ static void emit(cpoly *o, const double x[3], int fr, int fi, int el)
     o->el[o->n++] = el;
 }
 
-/* Sutherland-Hodgman against side k (outward normal sn; inside:
- * sn.x <= off), labelling the new points: an incident edge cut by the side
+/* Sutherland-Hodgman against side k (outward normal sn; the side's plane
+ * sn.x = off), labelling the new points: an incident edge cut by the side
  * is (the side's edge, that edge); a piece along side k1 cut by side k is
- * (their corner, the incident face). */
-static void clip_side(const cpoly *in, cpoly *out, const clip_ctx *c, int k, const double sn[3], double off)
+ * (their corner, the incident face). A point up to tol outside the side is
+ * kept as it is (its label survives round-off motions); an edge is cut only
+ * where it crosses the side's plane between points more than tol inside and
+ * outside (the cut exactly on both faces' boundaries): a point within tol of
+ * the plane stands for the cut next to it. */
+static void clip_side(const cpoly *in, cpoly *out, const clip_ctx *c, int k, const double sn[3], double off, double tol)
 {
     const rcc_poly3 *R = c->R->s, *I = c->I->s;
     const int edge_k = R->nv + R->ledge[R->fstart[c->f] + k];
@@ -213,8 +223,8 @@ static void clip_side(const cpoly *in, cpoly *out, const clip_ctx *c, int k, con
     for (int i = 0; i < in->n; i++) {
         const int j = (i + 1) % in->n;
         const double di = rcb_v3_dot(sn, in->x[i]) - off, dj = rcb_v3_dot(sn, in->x[j]) - off;
-        if (di <= 0.0) emit(out, in->x[i], in->fr[i], in->fi[i], in->el[i]);
-        if ((di <= 0.0) == (dj <= 0.0)) continue;
+        if (di <= tol) emit(out, in->x[i], in->fr[i], in->fi[i], di >= -tol && dj > tol ? -1 - k : in->el[i]);
+        if (!((di < -tol && dj > tol) || (di > tol && dj < -tol))) continue;
         double x[3], d[3];
         rcb_v3_sub(d, in->x[j], in->x[i]);
         rcb_v3_axpy(x, in->x[i], di / (di - dj), d);
@@ -285,7 +295,7 @@ static void face_contact(const wpoly *R, int f, const wpoly *I, int ref_a, doubl
         rcb_v3_sub(u, r1, r0);
         rcb_v3_cross(sn, u, nr);
         rcb_v3_scale(sn, 1.0 / rcb_v3_norm(sn), sn);
-        clip_side(&buf[cur], &buf[1 - cur], &c, k, sn, rcb_v3_dot(sn, r0) + tol);
+        clip_side(&buf[cur], &buf[1 - cur], &c, k, sn, rcb_v3_dot(sn, r0), tol);
         cur = 1 - cur;
     }
     /* the points under the margin */
@@ -410,6 +420,10 @@ static int along_normal(const rcc_point3 *o, double L)
 #define REL_FACE 0.98
 #define REL_EDGE 0.90
 #define ABS_TOL 1e-4
+/* the clipping tolerance (times the sizes): an incident vertex this close outside a
+ * side of the reference face stays a vertex (its feature label, hence the contact id
+ * and warm start, survive the round-off motions of a resting pair) */
+#define CLIP_TOL 1e-6
 
 /* s beats s0 by more than the bias: 1 - rel of a penetration, and ABS_TOL L */
 static int better(double s, double s0, double rel, double L)
@@ -422,27 +436,27 @@ double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly
 {
     wpoly A, B;
     int fa, fb, ea, eb;
-    double axis[3], dc[3];
+    double axis[3];
     m->n = 0;
     if (a->nv > RCC_POLY3_MAX_V || a->nf > RCC_POLY3_MAX_F || b->nv > RCC_POLY3_MAX_V || b->nf > RCC_POLY3_MAX_F)
         return HUGE_VAL;   /* beyond the world copies (the builder of a polyhedron refuses it) */
     to_world(&A, a, pa);
     to_world(&B, b, pb);
-    const double sa = face_query(&A, &B, &fa);
+    const double tol = CLIP_TOL * (A.r + B.r);
+    const double sa = face_query(&A, &B, tol, &fa);
     if (!(sa <= margin)) return sa;
-    const double sb = face_query(&B, &A, &fb);
+    const double sb = face_query(&B, &A, tol, &fb);
     if (!(sb <= margin)) return sb;
     const double se = edge_query(&A, &B, &ea, &eb, axis);
     if (ea >= 0 && !(se <= margin)) return se;
     const double L = fmin(A.r, B.r);
-    rcb_v3_sub(dc, B.c, A.c);
-    const double tol = SLOP * (A.r + B.r + rcb_v3_norm(dc));
     const int use_edge = ea >= 0 && better(se, fmax(sa, sb), REL_EDGE, L), ref_b = better(sb, sa, REL_FACE, L);
     const double s = use_edge ? se : ref_b ? sb : sa;
     if (use_edge) edge_contact(&A, &B, ea, eb, axis, margin, m);
     else face_contact(ref_b ? &B : &A, ref_b ? fb : fa, ref_b ? &A : &B, !ref_b, margin, tol, m);
-    if (s > 0.0 && (m->n == 0 || fabs(min_gap(m) - s) > 1e-9 * L || (use_edge && !along_normal(&m->pt[0], L)))) {
-        /* separated, and no point at the axis's separation (which the distance is then), or an edge
+    if (s > tol && (m->n == 0 || fabs(min_gap(m) - s) > 1e-9 * L || (use_edge && !along_normal(&m->pt[0], L)))) {
+        /* separated (beyond the clipping tolerance: closer, the manifold stays that of a touching
+         * pair), and no point at the axis's separation (which the distance is then), or an edge
          * pair's closest points at an end: the closest features are not those of the axis, their point */
         closest c = { HUGE_VAL, { 0, 0, 0 }, { 0, 0, 0 }, 0, 0 };
         vertex_face(&A, &B, 1, &c);

@@ -440,6 +440,40 @@ static double dot6(const double *a, const double *b)
     return s;
 }
 
+/* Flush equal faces, as in a wall of blocks stacked in columns: a block on a
+ * block, side by side, and diagonal neighbours touching along an edge. Moved
+ * by up to 1e-7 in any way (the resting motion at a solver's tolerance), each
+ * pair keeps its contact points' features (hence ids and warm starts) and its
+ * normal: before the clipping tolerance, the coincident corners became
+ * clipped points of other features and the wall crept (rockfall_spec). */
+RC_TEST(flush_blocks_keep_features_under_small_motions)
+{
+    const rcc_shape3 blk = { .kind = RCC_G3_BOX, .half = { 1.0, 0.5, 0.5 } };
+    const rcc_pose3 pa = pose_z(0, 0, 0, 0);
+    const double offsets[3][3] = { { 0, 0, 1 }, { 0, 1, 0 }, { 0, 1, 1 } };   /* on top, beside, diagonal */
+    int kept = 0, points = 0;
+    for (int c = 0; c < 3; c++) {
+        const rcc_pose3 pb = pose_z(offsets[c][0], offsets[c][1], offsets[c][2], 0);
+        for (int it = 0; it < 200; it++) {
+            double va[6], vb[6];
+            for (int i = 0; i < 6; i++) { va[i] = urand(-1, 1); vb[i] = urand(-1, 1); }
+            const rcc_pose3 pa0 = advance(&pa, va, urand(0, 1e-7)), pb0 = advance(&pb, vb, urand(0, 1e-7));
+            const rcc_pose3 pa1 = advance(&pa0, va, urand(0, 1e-7)), pb1 = advance(&pb0, vb, -urand(0, 1e-7));
+            rcc_manifold3 m, m1;
+            rcc_collide3(&blk, &pa0, &blk, &pb0, 1e-3, &m);
+            rcc_collide3(&blk, &pa1, &blk, &pb1, 1e-3, &m1);
+            CHECK(m.n == (c < 2 ? 4 : 2) && m1.n == m.n);
+            for (int j = 0; j < m.n; j++) {
+                const rcc_point3 *o = find_feature(&m1, m.pt[j].feature);
+                points++;
+                if (o && rcb_v3_dot(o->n, m.pt[j].n) > 1.0 - 1e-9) kept++;
+            }
+        }
+    }
+    printf("  flush blocks (on top, beside, diagonal): %d of %d points keep feature and normal\n", kept, points);
+    CHECK(points == 200 * 10 && kept == points);
+}
+
 RC_TEST(jacobian_rows_match_finite_differences)
 {
     /* face-vertex and edge-edge points (material points of both bodies' features); clipped points
@@ -485,4 +519,4 @@ RC_TEST(jacobian_rows_match_finite_differences)
 
 RC_TEST_MAIN(T(box_polyhedron_topology), T(random_pairs_against_brute_force), T(resting_face_face_four_points_equal_gaps),
              T(edge_edge_crossing_analytic_gap), T(features_persist_under_small_motions),
-             T(jacobian_rows_match_finite_differences))
+             T(flush_blocks_keep_features_under_small_motions), T(jacobian_rows_match_finite_differences))
