@@ -1470,7 +1470,7 @@ RC_API rc_status rc_body_set_force_fn_ex(rc_world *w, int id, rc_force_fn fn, vo
  * corrupted, a checkpoint of another model -- the message says which) or a
  * failed read (RC_ERR_IO) leaves the world unchanged. RC_ERR_STATE: the world
  * is not configured, or (restore) an output is open. */
-#define RC_CHECKPOINT_FORMAT 5
+#define RC_CHECKPOINT_FORMAT 6
 RC_API rc_status rc_sim_save(const rc_world *w, const char *path);
 RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 

@@ -23,7 +23,7 @@
 -- h (5e-4), T (4), tol (NSGS, 1e-4), max_iter (NSGS sweeps, 1000), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
--- mu (0.6), rho (2300).
+-- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none).
 local rc = require "ricochet"
 
 local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
@@ -50,6 +50,7 @@ local slope_top  = rc.param("slope_top", 40.0, { min = -1e6, max = 1e6 })
 local e      = rc.param("e", 0.2, { min = 0, max = 1 })
 local mu     = rc.param("mu", 0.6, { min = 0 })
 local rho    = rc.param("rho", 2300.0, { above = 0 })
+local scene  = rc.param("scene", "")
 
 local g, t_create = 9.81, 0.01
 local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = e, mu = mu } }
@@ -83,9 +84,39 @@ for i = 1, n_points do
   pts[i] = { r * s * math.cos(v), r * s * math.sin(v), r * u }
 end
 -- back from t = 0.01 to t = 0 in free flight
+local rock_origin = { x0 - vx * t_create, 0, z0 - vz * t_create - 0.5 * g * t_create ^ 2 }
 local rock = w:body{ name = "rock", density = rho, shape = rc.polyhedron{ points = pts },
-                     q = { x0 - vx * t_create, 0, z0 - vz * t_create - 0.5 * g * t_create ^ 2, 1, 0, 0, 0 },
+                     q = { rock_origin[1], rock_origin[2], rock_origin[3], 1, 0, 0, 0 },
                      v = { vx, 0, vz + g * t_create, wx, wy, wz } }
+
+-- the initial state for the peer (scripts/bench/siconos_wall.py): the blocks, the slope, the
+-- rock's state at t = 0 with its mass, principal inertia and hull points in its body frame
+if scene ~= "" then
+  local f = assert(io.open(scene, "w"))
+  local rq, rv = rock:q(), rock:v()
+  local m, J = rock:mass()
+  f:write(string.format("rockfall_scene %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", #wall, g,
+                        e, mu, h, theta, tol, rho, slope_foot, slope_top, t_create))
+  for _, b in ipairs(wall) do
+    local q = b:q()
+    f:write(string.format("B 1 0.5 0.5 %.17g %.17g %.17g\n", q[1], q[2], q[3]))
+  end
+  f:write(string.format("R %.17g %.17g %.17g %.17g", m, J[1], J[2], J[3]))
+  for i = 1, 7 do f:write(string.format(" %.17g", rq[i])) end
+  for i = 1, 6 do f:write(string.format(" %.17g", rv[i])) end
+  f:write(string.format(" %d\n", #pts))
+  -- body frame: R(q)^T (p + the given origin - the centre of mass)
+  local qw, qx, qy, qz = rq[4], rq[5], rq[6], rq[7]
+  local R = { { 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy) },
+              { 2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx) },
+              { 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy) } }
+  for _, p in ipairs(pts) do
+    local d = { p[1] + rock_origin[1] - rq[1], p[2] + rock_origin[2] - rq[2], p[3] + rock_origin[3] - rq[3] }
+    f:write(string.format("P %.17g %.17g %.17g\n", R[1][1] * d[1] + R[2][1] * d[2] + R[3][1] * d[3],
+                          R[1][2] * d[1] + R[2][2] * d[2] + R[3][2] * d[3], R[1][3] * d[1] + R[2][3] * d[2] + R[3][3] * d[3]))
+  end
+  f:close()
+end
 
 local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = max_iter } }
 -- the wall's largest speed while the rock is still away from it (its hull's reach from the
@@ -108,7 +139,9 @@ sim:after_step(function(s)
   local nc = s:info().ncontacts
   if nc > max_contacts then max_contacts = nc end
 end)
+local cpu0 = os.clock()
 local summary = sim:run{ T = T }
+local cpu_run = os.clock() - cpu0
 local st = sim:stats()
 local en = sim:energy()
 summary.bodies, summary.wall_blocks = #wall + 1, #wall
@@ -123,6 +156,9 @@ print(string.format("wall's largest speed: %.3e m/s over the first %g s, %.3e m/
 print(string.format("tangential work of a contact in a step: largest positive %.6e J, smallest negative %.6e J; |balance| per step <= %.3e J",
                     st.max_WT_pos, st.min_WT_neg, st.max_abs_balance))
 print(string.format("energy at the end: total %.6e J", en.total))
+summary.max_overlap = st.max_overlap
+print(string.format("rockfall_run: steps=%d cpu_ms_per_step=%.3f max_overlap=%.4g wall_max_speed=%.4g max_sweeps=%d unconverged=%d",
+                    sim:info().step, 1e3 * cpu_run / sim:info().step, st.max_overlap, wall_speed, st.max_iterations, st.failures))
 -- the figures beside the history (with --out): Figs 12-13 (a)-(b) and (c)-(d)
 if summary.out then
   local plot = require "ricochet.plot"
@@ -135,14 +171,14 @@ if summary.out then
   print(string.format("sums at the end: E - E0 = %.6e J, W_ext (gravity + gyroscopic) = %.6e J, dissipation = %.6e J, their gap %.3e J",
                       dE[#dE], hc.W_ext[#dE], hc.dissipation[#dE], dE[#dE] - WD[#dE]))
   local function s(name, y) return { name = name, y = y or hc[name] } end
-  local title = string.format("rockfall on a masonry wall (Acary & Collins-Craft 2024), %s, h = %g", scheme, h)
+  local title = string.format("rockfall (Acary & Collins-Craft 2024 §5.4), %s, h = %g", scheme, h)
   plot.svg{ file = summary.out .. "/energy.svg", x = hc.t, xlabel = "t [s]", title = title,
             panels = { { title = "energies", series = { s("E_kin"), s("E_pot"), s("E") }, ylabel = "energy [J]" },
-                       { title = "work + dissipation against the energy change",
+                       { title = "balance",
                          series = { s("E - E0", dE), s("W_ext + W_J + dissipation", WD), s("W_ext"), s("dissipation") },
                          ylabel = "energy [J]" } } }
   plot.svg{ file = summary.out .. "/tangential_work.svg", x = hc.t, xlabel = "t [s]", title = title,
-            panels = { { title = "largest positive tangential work of a contact, per step", series = { s("WT_max_pos") }, ylabel = "[J]" },
-                       { title = "smallest negative tangential work of a contact, per step", series = { s("WT_min_neg") }, ylabel = "[J]" } } }
+            panels = { { title = "largest positive W_T of a contact in a step", series = { s("WT_max_pos") }, ylabel = "[J]" },
+                       { title = "smallest negative W_T of a contact in a step", series = { s("WT_min_neg") }, ylabel = "[J]" } } }
 end
 return summary

@@ -23,7 +23,9 @@
  * Format 4 added gen-alpha's nu per contact and its state: the state ends with
  * i32 variant (0: none) and then four arrays of nv doubles (a_n, vdot~_n or
  * a-bar_n, q, v) and, for the frictional variant, i32 n and n contact
- * records (u64 key, 7 doubles).
+ * records (u64 key, 7 doubles). Format 6 added a dim = 3 world's contacts and
+ * joints at the end (checkpoint_c3.c) and its shapes and joints to the
+ * fingerprint; a spatial body's constant force is its 6 numbers.
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync */
 #include "checkpoint.h"
@@ -116,6 +118,7 @@ static const double *body_force(const rc_world *w, int b)
     static const double zero3[3];
     const rc_body *bd = &w->bodies[b];
     if (bd->kind == RC_BODY_LINEAR) return w->linears[bd->linear].f;
+    if (bd->kind == RC_BODY_RIGID3D) return w->rigid3d[bd->linear].force;   /* force and torque: nv = 6 */
     const rc_body_ext *x = rcm_body_ext_of(w, b);
     return x ? x->force : zero3;
 }
@@ -176,6 +179,7 @@ static void put_state(ck_out *o, const rc_world *w)
         put_i32(o, nrec);
         for (int i = 0; i < nrec; i++) { put_u64(o, rec[i].key); put_f64s(o, rec[i].v, 7); }
     }
+    rc_ck_put_c3(o, w);   /* a dim = 3 world's contacts and joints (checkpoint_c3.c) */
 }
 
 /* ---------------------------------------------------------------- save */
@@ -215,8 +219,6 @@ rc_status rc_sim_save(const rc_world *w, const char *path)
     if (!*path) return rc_set_error(RC_ERR_ARG, "rc_sim_save: 'path' is empty");
     if (!w->configured)
         return rc_set_error(RC_ERR_STATE, "rc_sim_save: the world has no simulation settings yet (rc_world_configure)");
-    if (w->nrigid3d)
-        return rc_set_error(RC_ERR_ARG, "rc_sim_save: checkpoints of spatial bodies (dim = 3) are not supported yet");
     RC_CHECK(rc_ck_check_lives(w));
     ck_out st;
     out_init(&st, 0);
@@ -335,6 +337,7 @@ typedef struct ck_state {
     double *ga[4];          /* the room for it (reserve_restore) */
     rci_gf_rec *ga_rec;
     ck_lives lives;
+    ck_c3 c3;               /* a dim = 3 world's part (checkpoint_c3.c) */
 } ck_state;
 
 #define REC_BYTES (8 + 4 + 4 + 4 + 12 * 8)   /* a contact of the state (put_state) */
@@ -389,6 +392,7 @@ static rc_status parse_state(const char *path, const rc_world *w, ck_in *r, ck_s
             return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: %d gen-alpha contact records", path, s->ga_nrec);
         take(r, (size_t)s->ga_nrec * 64);
     }
+    RC_CHECK(rc_ck_parse_c3(path, w, r, &s->c3));
     if (r->short_ || r->off != r->n)
         return rc_set_error(RC_ERR_ARG, "checkpoint '%s' is corrupted: its state has %zu bytes, expected %zu",
                             path, r->n, r->off);
@@ -410,7 +414,7 @@ static rc_status reserve_restore(rc_world *w, ck_state *s)
     RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, s->nrec, sizeof(rc_contact_rec)));
     if (s->has_state)
         RC_CHECK(rcb_reserve((void **)&w->rec_state, &w->cap_rec_state, s->nrec * RC_LAW_MAX_STATE, sizeof(double)));
-    return RC_OK;
+    return rc_ck_reserve_c3(w, &s->c3);
 }
 
 static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
@@ -453,6 +457,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         const rc_body *bd = &w->bodies[b];
         double f[6] = { 0 };
         if (bd->kind == RC_BODY_LINEAR) { get_f64s(&r, w->linears[bd->linear].f, bd->nv); continue; }
+        if (bd->kind == RC_BODY_RIGID3D) { get_f64s(&r, w->rigid3d[bd->linear].force, 6); continue; }
         get_f64s(&r, f, bd->nv);
         rc_body_ext *x = rcm_body_ext_of(w, b);
         if (x) memcpy(x->force, f, 3 * sizeof(double));   /* (a nonzero force has an ext: reserve_forces) */
@@ -475,6 +480,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
         for (int i = 0; i < s->ga_nrec; i++) { s->ga_rec[i].key = get_u64(&r); get_f64s(&r, s->ga_rec[i].v, 7); }
     }
     rci_ga_state_set(w, s->has_ga, s->ga_nrec);   /* none saved: the next gen-alpha step starts from the consistent acceleration */
+    rc_ck_commit_c3(w, raw, &s->c3);   /* a dim = 3 world's contacts and joints (checkpoint_c3.c) */
 }
 
 /* Bodies whose restored constant force is nonzero get their rc_body_ext
@@ -486,7 +492,7 @@ static rc_status reserve_forces(rc_world *w, const unsigned char *raw, const ck_
         const rc_body *bd = &w->bodies[b];
         double f[6] = { 0 };
         get_f64s(&r, f, bd->nv);
-        if (bd->kind == RC_BODY_LINEAR || bd->ext >= 0) continue;
+        if (bd->kind == RC_BODY_LINEAR || bd->kind == RC_BODY_RIGID3D || bd->ext >= 0) continue;
         if (f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0) RC_CHECK(rcm_body_add_ext(w, b));
     }
     return RC_OK;
@@ -498,8 +504,6 @@ rc_status rc_sim_restore(rc_world *w, const char *path)
     if (!w->configured)
         return rc_set_error(RC_ERR_STATE, "rc_sim_restore: the world has no simulation settings yet: configure it as the "
                             "run that wrote the checkpoint did (rc_world_configure), then restore");
-    if (w->nrigid3d)
-        return rc_set_error(RC_ERR_ARG, "rc_sim_restore: checkpoints of spatial bodies (dim = 3) are not supported yet");
     if (w->out)
         return rc_set_error(RC_ERR_STATE, "rc_sim_restore: an output is open (its history would jump in time): "
                             "restore first, then open the output");

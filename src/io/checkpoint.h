@@ -137,4 +137,21 @@ rc_status rc_ck_parse_lives(const char *path, const rc_world *w, ck_in *r, ck_li
 rc_status rc_ck_apply_lives(rc_world *w, const ck_lives *L);
 void rc_ck_lives_free(ck_lives *L);
 
+/* checkpoint_c3.c: a dim = 3 world's shapes and joints in the fingerprint
+ * (counted in the shapes' and joints' sections), and its contacts' and joints'
+ * state at the end of the state; parse checks the block against this world
+ * and records where its parts are, reserve makes room, commit fills it. */
+typedef struct ck_c3 {
+    int has, next_id, nprev, ndprev;
+    size_t prev_at, dprev_at, joints_at;
+} ck_c3;
+int rc_ck_count_shapes3(const rc_world *w);
+int rc_ck_count_joints3(const rc_world *w);
+void rc_ck_hash_shapes3(ck_out *o, const rc_world *w);
+void rc_ck_hash_joints3(ck_out *o, const rc_world *w);
+void rc_ck_put_c3(ck_out *o, const rc_world *w);
+rc_status rc_ck_parse_c3(const char *path, const rc_world *w, ck_in *r, ck_c3 *s);
+rc_status rc_ck_reserve_c3(rc_world *w, const ck_c3 *s);
+void rc_ck_commit_c3(rc_world *w, const unsigned char *raw, const ck_c3 *s);
+
 #endif /* RC_CHECKPOINT_H */

@@ -61,6 +61,7 @@ static void hash_shapes(ck_out *o, const rc_world *w)
         default: break;
         }
     }
+    rc_ck_hash_shapes3(o, w);   /* a dim = 3 world's (checkpoint_c3.c) */
 }
 
 /* names, built-in or custom, a custom law's dimension and state layout; the
@@ -106,6 +107,7 @@ static void hash_joints(ck_out *o, const rc_world *w)
         put_i32(o, j->def.motion != NULL); put_i32(o, j->def.constraint != NULL);
         put_str(o, j->name);
     }
+    rc_ck_hash_joints3(o, w);
 }
 
 static void hash_springs(ck_out *o, const rc_world *w)
@@ -183,7 +185,8 @@ void rc_ck_fingerprint(const rc_world *w, ck_section sec[CK_NSECTIONS], uint64_t
         hash_world, hash_bodies, hash_shapes, hash_laws, hash_rules, hash_joints, hash_springs,
         hash_linears, hash_gaps, hash_simulation
     };
-    const int count[CK_NSECTIONS] = { 1, w->nbodies, w->nshapes, w->nlaws, w->nrules, w->njoints, w->nsprings,
+    const int count[CK_NSECTIONS] = { 1, w->nbodies, w->nshapes + rc_ck_count_shapes3(w), w->nlaws, w->nrules,
+                                      w->njoints + rc_ck_count_joints3(w), w->nsprings,
                                       w->nlinears, w->ngaps, 1 };
     ck_out total;
     out_init(&total, 1);

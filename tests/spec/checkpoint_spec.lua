@@ -49,7 +49,7 @@ end
 
 -- build() -> world, sim: the same model each call. 2 n steps in one world;
 -- n steps, save, a new world, restore, n steps: the same state.
-local function check_restart(build, n, min_contacts)
+local function check_restart(build, n, min_contacts, final)
     local path = os.tmpname()
     local w1, s1 = build()
     for _ = 1, 2 * n do s1:step() end
@@ -63,6 +63,7 @@ local function check_restart(build, n, min_contacts)
     assert.are.equal(at_save, state(w3, s3))
     for _ = 1, n do s3:step() end
     assert.are.equal(state(w1, s1), state(w3, s3))
+    if final then assert.are.equal(final(w1), final(w3)) end
     local f = assert(io.open(path, "rb"))
     local size = #f:read("a")
     f:close()
@@ -207,7 +208,43 @@ local function projected_pile()
     return w, w:simulation{ h = 2e-3, project_contacts = true, project_tol = 1e-8, solver = { "nsgs", tol = 1e-8 } }
 end
 
+-- A dim = 3 world: a stack of three boxes dropped turning (box-box manifolds, MJF impacts), a
+-- spinning ball under Coulomb-Contensou spin friction (its drilling row), a spherical pendulum,
+-- a constant force and torque on a box; saved while all of them touch or swing
+local function spatial_scene()
+    local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0.3, mu = 0.4 } }
+    w:plane{}
+    local half = { 0.25, 0.1875, 0.125 }
+    local boxes = {}
+    for k = 1, 3 do
+        local a = 0.05 * (k - 1)
+        boxes[k] = w:body{ density = 1000, box = half, shape = rc.box3(half),
+                           q = { 0.01 * (k - 1), 0, 0.125 + 0.27 * (k - 1) + 0.01, math.cos(a / 2), 0, 0, math.sin(a / 2) },
+                           v = { 0, 0, 0, 0.3, -0.2, 0.1 } }
+    end
+    boxes[3]:set_force{ 0.5, 0, 0, 0, 0, 0.02 }
+    local ball = w:body{ density = 500, sphere = 0.1, shape = rc.sphere{ 0.1 }, q = { 1.5, 0, 0.1, 1, 0, 0, 0 },
+                         v = { 0.5, 0, 0, 0, 3, 40 } }
+    w:contact{ w.ground, ball, law = rc.contensou{ e = 0, mu = 0.3, radius = 0.02 } }
+    local bob = w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { -1.5, 0.5, 1.0, 1, 0, 0, 0 },
+                        v = { 0, 1, 0, 0, 0, 0 } }
+    w:joint{ kind = "spherical", a = w.ground, b = bob, anchor = { -1.5, 0, 1.0 } }
+    return w, w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-10 } }
+end
+
+-- the 3D contacts of the last step, every number (ids, impulses, the drilling row's)
+local function contacts3(w)
+    local s = {}
+    for _, c in ipairs(w:contacts3()) do dump(c, nil, s) end
+    assert.is_true(#s > 0)
+    return table.concat(s, " ")
+end
+
 describe("checkpoint and restart: 2T = T + save + restore + T, bit for bit", function()
+    it("spatial bodies: boxes on boxes, spin friction, a 3D joint, a constant force", function()
+        local size = check_restart(spatial_scene, 200, 0, contacts3)
+        print(string.format("\n  spatial scene checkpoint: %d bytes", size))
+    end)
     it("a pile with the contacts' position projection and its run figures", function()
         check_restart(projected_pile, 150)
     end)
