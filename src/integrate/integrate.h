@@ -152,6 +152,9 @@ void rci_project_contacts(rci_step *st, rci_audit *a);
  * their work in the audit (they become the last step's). */
 rc_status rci_contacts3_solve(rci_step *st);
 rc_status rci_contacts3_audit(rci_step *st, const double *vth, rci_audit *a);
+/* gyro_work.c: the gyroscopic work of a step of spatial bodies (eq. 103),
+ * before the 3D joints' projection; 0 without spatial bodies */
+double rci_gyro_work(const rci_step *st, const double *vth);
 /* joints3.c: the 3D joints' blocks (rows at q_k, W factorised, warm start
  * into w->V; |H V|^2 into b2), and their audit (W_J, project_joints,
  * violations) */

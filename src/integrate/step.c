@@ -433,6 +433,7 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
     for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;
     RC_CHECK(contacts_work(st, vth, a));
+    a->W_ext += rci_gyro_work(st, vth);   /* spatial bodies: eq. (103)'s gyroscopic work (gyro_work.c) */
     if (w->c3) RC_CHECK(rci_contacts3_audit(st, vth, a));
     if (st->keep) {   /* q_{k+1}, v_{k+1} (after the joints' projection): finite, or back to t_k */
         int i = rci_first_nonfinite(w->v, w->nv);
