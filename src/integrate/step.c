@@ -428,7 +428,10 @@ static rc_status stage_audit(rci_step *st, audit_terms *a)
     st->W_theta *= 0.5 - theta;
     if (w->nlinears) a->W_ext += rcm_linear_support_work(w);   /* prescribed coordinates' supports (linear_bc.c) */
     a->W_proj = a->E_proj = w->start_W_q;   /* a start's positions */
-    if (w->sim.project_contacts) rci_project_contacts(st, a);   /* q_{k+1} onto g_N >= 0 (project_contacts.c) */
+    if (w->sim.project_contacts) {   /* q_{k+1} onto g_N >= 0 (project_contacts.c; dim = 3: project_contacts3.c) */
+        if (w->c3) RC_CHECK(rci_project_contacts3(st, a));
+        else rci_project_contacts(st, a);
+    }
     RC_CHECK(joints_drift(st, a));
     a->E0 = st->Ek0 + st->Ep0 - w->start_W_q;   /* E_k before a start's assembly (rcm_joints_start) */
     for (int i = 0; i < w->njoints; i++) a->E0 -= w->joints[i].wstart;

@@ -1,0 +1,142 @@
+/* project_contacts3.c -- the option project_contacts in a dim = 3 world: the
+ * position projection of project_contacts.c (Acary 2013's combined
+ * projection, after the velocity step; not part of the papers' schemes) on
+ * the 3D contacts of spatial rigid bodies:
+ *
+ *     q_{k+1} <- q_{k+1} + M^-1 H_N^T nu,   0 <= g_N(q_{k+1}) _|_ nu >= 0,
+ *
+ * with the gaps linearised at q_k along the contact's normal row
+ * (H_N = the row of u_N: world translation, body-frame rotation),
+ * g_N(q_{k+1}) ~ g_N(q_k) + h H_N v_{k+theta} + H_N dq, and M^-1 =
+ * diag(1/m, 1/m, 1/m, 1/J1, 1/J2, 1/J3) of each spatial body: the correction
+ * dq moves the centre by dq[0..2] and turns the body by the body-frame
+ * rotation vector dq[3..5] (q <- q exp(dq[3..5] / 2), as the step's update).
+ * Projected Gauss--Seidel over every detected 3D contact (a correction must
+ * not push a body into a neighbour), nu_i <- max(0, nu_i - g_i / W_i), from
+ * nu = 0 (no warm start across steps in 3D), until every -g_i <= tol and
+ * |g_i| <= tol where nu_i > 0, or project_max_iter sweeps. Velocities are not
+ * changed; E_pot's change is booked in W_proj (the kinetic energy of
+ * spatial bodies, in body-frame velocities, does not depend on q). */
+#include "integrate/integrate.h"
+#include "base/rot3.h"
+
+#include <math.h>
+#include <string.h>
+
+/* M^-1 of a side (NULL: the ground, which does not move) */
+static inline const double *side_minv(const rc_world *w, int b, double *minv)
+{
+    if (b < 0) return NULL;
+    const rc_body *bd = &w->bodies[b];
+    if (bd->kind != RC_BODY_RIGID3D) return NULL;
+    const double *md = w->mass_diag + bd->iv;
+    for (int j = 0; j < 6; j++) minv[j] = 1.0 / md[j];
+    return minv;
+}
+
+static inline double row_dot(const rc_world *w, int b, const double *H, const double *dq)
+{
+    if (b < 0) return 0.0;
+    const double *x = dq + w->bodies[b].iv;
+    double s = 0.0;
+    for (int j = 0; j < 6; j++) s += H[j] * x[j];
+    return s;
+}
+
+static inline double normal_dot(const rc_world *w, const rcm_contact3 *c, const double *dq)
+{
+    return row_dot(w, c->body_b, c->Hb[0], dq) + row_dot(w, c->body_a, c->Ha[0], dq);
+}
+
+/* dq += M^-1 H_N^T d */
+static inline void normal_apply(const rc_world *w, const rcm_contact3 *c, double *dq, double d)
+{
+    double minv[6];
+    if (side_minv(w, c->body_b, minv)) {
+        double *x = dq + w->bodies[c->body_b].iv;
+        for (int j = 0; j < 6; j++) x[j] += minv[j] * c->Hb[0][j] * d;
+    }
+    if (side_minv(w, c->body_a, minv)) {
+        double *x = dq + w->bodies[c->body_a].iv;
+        for (int j = 0; j < 6; j++) x[j] += minv[j] * c->Ha[0][j] * d;
+    }
+}
+
+static double inverse_w(const rc_world *w, const rcm_contact3 *c)
+{
+    double minv[6], W = 0.0;
+    if (side_minv(w, c->body_b, minv))
+        for (int j = 0; j < 6; j++) W += minv[j] * c->Hb[0][j] * c->Hb[0][j];
+    if (side_minv(w, c->body_a, minv))
+        for (int j = 0; j < 6; j++) W += minv[j] * c->Ha[0][j] * c->Ha[0][j];
+    return W > 0.0 ? 1.0 / W : 0.0;
+}
+
+/* projected Gauss--Seidel; the sweeps done, *viol the last sweep's largest violation */
+static int sweeps(const rc_world *w, const double *g, const double *winv, double *nu, double *dq, double *viol)
+{
+    const rcm_c3 *c3 = w->c3;
+    int it = 0;
+    *viol = 0.0;
+    while (it < w->sim.project_max_iter) {
+        double worst = 0.0;
+        it++;
+        for (int i = 0; i < c3->n; i++) {
+            if (winv[i] == 0.0) continue;
+            const double gi = g[i] + normal_dot(w, &c3->c[i], dq);
+            const double v = nu[i] > 0.0 ? fabs(gi) : -gi;
+            if (v > worst) worst = v;
+            const double nn = fmax(0.0, nu[i] - gi * winv[i]), d = nn - nu[i];
+            if (d != 0.0) {
+                normal_apply(w, &c3->c[i], dq, d);
+                nu[i] = nn;
+            }
+        }
+        *viol = worst;
+        if (worst <= w->sim.project_tol) break;
+    }
+    return it;
+}
+
+rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
+{
+    rc_world *w = st->w;
+    const rcm_c3 *c3 = w->c3;
+    const int n = c3->n;
+    double *g, *winv, *nu, *dq;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&g, n, sizeof(double), "contact projection"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&winv, n, sizeof(double), "contact projection"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&nu, n, sizeof(double), "contact projection"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&dq, w->nv, sizeof(double), "contact projection"));
+    if (w->nv > 0) memset(dq, 0, (size_t)w->nv * sizeof(double));
+    double worst = 0.0;
+    for (int i = 0; i < n; i++) {   /* the linearised gaps at q_k + h v_{k+theta} (w->V) */
+        const rcm_contact3 *c = &c3->c[i];
+        winv[i] = inverse_w(w, c);
+        nu[i] = 0.0;
+        if (winv[i] == 0.0) continue;
+        g[i] = c->gN + st->h * normal_dot(w, c, w->V);
+        if (-g[i] > worst) worst = -g[i];
+    }
+    a->cproj_overlap = worst;
+    double viol = 0.0;
+    a->cproj_sweeps = n && worst > w->sim.project_tol ? sweeps(w, g, winv, nu, dq, &viol) : 0;
+    a->cproj_capped = a->cproj_sweeps && viol > w->sim.project_tol;
+    if (a->cproj_sweeps == 0) return RC_OK;
+    for (int k = 0; k < w->nrigid3d; k++) {
+        const rc_body *bd = &w->bodies[w->rigid3d[k].body];
+        double *q = w->q + bd->iq;
+        const double *d = dq + bd->iv;
+        for (int j = 0; j < 3; j++) q[j] += d[j];
+        if (d[3] != 0.0 || d[4] != 0.0 || d[5] != 0.0) rcb_quat_step(q + 3, d + 3);
+    }
+    double Ek2, Ep2;
+    rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+    const double dE = (Ek2 + Ep2) - (st->Ek1 + st->Ep1);
+    a->W_cproj = dE;
+    a->W_proj += dE;
+    a->E_proj += dE;
+    st->Ek1 = Ek2;
+    st->Ep1 = Ep2;
+    return RC_OK;
+}
