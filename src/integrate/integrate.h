@@ -147,6 +147,8 @@ rc_status rci_stage_converged(rci_step *st);
  * the projection of q_{k+1}, its energy into a->W_proj, a->E_proj */
 rc_status rci_project_contacts_prepare(rci_step *st);
 void rci_project_contacts(rci_step *st, rci_audit *a);
+/* the energy change of the projected positions booked in W_proj, E_proj */
+void rci_project_contacts_book(rci_step *st, rci_audit *a);
 /* project_contacts3.c: the same on the 3D contacts of a dim = 3 world */
 rc_status rci_project_contacts3(rci_step *st, rci_audit *a);
 /* contacts3.c: the 3D contacts of a dim = 3 world: detection, assembly and

@@ -180,8 +180,14 @@ void rci_project_contacts(rci_step *st, rci_audit *a)
         if (bd->kind != RC_BODY_RIGID2D) continue;
         for (int k = 0; k < 3; k++) w->q[bd->iq + k] += st->pc_dq[bd->iv + k];
     }
+    rci_project_contacts_book(st, a);
+}
+
+/* after the positions moved: their energy change in W_proj and E_proj */
+void rci_project_contacts_book(rci_step *st, rci_audit *a)
+{
     double Ek2, Ep2;
-    rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
+    rcm_energy(st->w, st->w->q, st->w->v, &Ek2, &Ep2, NULL);
     const double dE = (Ek2 + Ep2) - (st->Ek1 + st->Ep1);
     a->W_cproj = dE;
     a->W_proj += dE;

@@ -130,13 +130,6 @@ rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
         for (int j = 0; j < 3; j++) q[j] += d[j];
         if (d[3] != 0.0 || d[4] != 0.0 || d[5] != 0.0) rcb_quat_step(q + 3, d + 3);
     }
-    double Ek2, Ep2;
-    rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
-    const double dE = (Ek2 + Ep2) - (st->Ek1 + st->Ep1);
-    a->W_cproj = dE;
-    a->W_proj += dE;
-    a->E_proj += dE;
-    st->Ek1 = Ek2;
-    st->Ep1 = Ep2;
+    rci_project_contacts_book(st, a);   /* E_pot's change in W_proj (project_contacts.c) */
     return RC_OK;
 }
