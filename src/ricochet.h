@@ -514,6 +514,42 @@ RC_API rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body
  * sigma_yy)), either may be NULL. src/model/fem_stress.c. */
 RC_API rc_status rc_fem_stress(const rc_fem_def *def, const int *perm, const double *q, double *stress, double *von_mises);
 
+/* ---------------------------------------------------------------- nonlinear beams */
+
+/* A planar geometrically nonlinear Euler--Bernoulli beam (src/model/beam.c,
+ * docs/theory/beam.md): the centreline a B-spline of 'degree' over
+ * 'elements' equal elements, coordinates = its control points (x0, y0, x1,
+ * y1, ...: n = 2 (elements + degree)), straight and unstressed from a to b
+ * (r(0) = first control point, r(1) = last), strain energy of the stretch
+ * (EA) and of the curvature (EI). A linear body (constant consistent mass M,
+ * the gravity force as its constant force f) whose force function is the
+ * beam's -f_int(q): do not replace it (rc_body_set_force_fn). Schemes that
+ * evaluate forces at their iterate (gen-alpha, "capobianco2021") treat the
+ * stiffness implicitly; the others explicitly (stable only for small h). */
+typedef struct rc_beam_def {
+    const char *name;
+    double a[2], b[2];      /* the undeformed centreline's ends (default (0,0), (1,0)) */
+    int elements;           /* 1..1000, default 4                               */
+    int degree;             /* 2..5 (C1 centreline), default 2                  */
+    int quadrature;         /* Gauss points per element 1..5, default 5         */
+    double EA, EI, rho;     /* axial, bending stiffness, mass per length: > 0   */
+    double gravity[2];      /* acceleration of the gravity force (default 0)    */
+    double v0[2];           /* initial velocity of every control point          */
+} rc_beam_def;
+
+RC_API rc_beam_def rc_default_beam_def(void);
+RC_API rc_status rc_beam_def_check(const rc_beam_def *def, const char *what);
+RC_API rc_status rc_beam_create(rc_world *w, const rc_beam_def *def, int *out_body);
+/* At q (n; NULL: the body's current q): f_int = dE_el/dq (n), K = its
+ * Jacobian (n x n, row-major), E_el; each may be NULL. */
+RC_API rc_status rc_beam_forces(const rc_world *w, int body, const double *q, double *f_int, double *K, double *E_el);
+/* r(xi) and r'(xi) = dr/dxi (either may be NULL), xi in [0, 1], at q (NULL: current). */
+RC_API rc_status rc_beam_point(const rc_world *w, int body, double xi, const double *q, double r[2], double dr[2]);
+/* 1/2 v^T M v, E_el(q), -f_g . q (gravity) at the current state. */
+RC_API rc_status rc_beam_energy(const rc_world *w, int body, double *E_kin, double *E_el, double *E_grav);
+/* degree, elements, undeformed length (each may be NULL); an error if body is not a beam. */
+RC_API rc_status rc_beam_info(const rc_world *w, int body, int *degree, int *elements, double *length);
+
 /* ---------------------------------------------------------------- joints */
 
 /* Bilateral constraints g(q, t) = 0 between body A (or the ground) and body

@@ -230,6 +230,9 @@ int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
 int lrc_fem_create(lua_State *L);
+int lrc_beam_create(lua_State *L);   /* lrc_beam.c */
+int lrc_beam_point(lua_State *L);
+int lrc_beam_energy(lua_State *L);
 int lrc_node_contact_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
 void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def);   /* lrc_fem.c */

@@ -1,0 +1,73 @@
+-- beam_spec.lua -- nonlinear beams in Lua (docs/theory/beam.md): w:beam's
+-- argument checks, body:beam_point / body:beam_energy, and a beam falling
+-- under gravity under the frictional generalized-alpha scheme as a rigid body
+-- (a uniform field strains nothing). The element (tangent, cantilever,
+-- elastica, momentum and energy) is tested in tests/c/test_beam.c.
+local rc = require "ricochet"
+
+local function error_of(fn, ...)
+    local ok, err = pcall(fn, ...)
+    assert.is_false(ok, "no error raised")
+    return (tostring(err):gsub("^[^:]*:%d+: ", ""))
+end
+
+local LEG = { from = { 0, 0 }, to = { 0.2, 0 }, EA = 1.89e7, EI = 14.2, rho = 0.71 }
+local function with(changes)
+    local t = {}
+    for k, v in pairs(LEG) do t[k] = v end
+    for k, v in pairs(changes) do t[k] = v end
+    return t
+end
+
+describe("w:beam", function()
+    it("refuses bad arguments, naming them", function()
+        local w = rc.world{}
+        assert.equal("world:beam: expected a table argument, e.g. w:beam{ from = {0, 0}, to = {1, 0}, EA = 1e5, EI = 1, rho = 1 } (got 3)",
+                     error_of(w.beam, w, 3))
+        assert.equal("world:beam: unknown key 'elemnts' (did you mean 'elements'?)", error_of(w.beam, w, with{ elemnts = 2 }))
+        assert.equal("world:beam: 'EA' is required", error_of(w.beam, w, { from = { 0, 0 }, to = { 1, 0 }, EI = 1, rho = 1 }))
+        assert.equal("world:beam: 'EI' must be > 0 (got -1)", error_of(w.beam, w, with{ EI = -1 }))
+        assert.equal("world:beam: 'rho' must be a number (got 'x')", error_of(w.beam, w, with{ rho = "x" }))
+        assert.equal("world:beam: 'degree' must be an integer in 2..5 (got 1)", error_of(w.beam, w, with{ degree = 1 }))
+        assert.equal("world:beam: 'elements' must be an integer (got 1.5)", error_of(w.beam, w, with{ elements = 1.5 }))
+        assert.equal("world:beam: 'quadrature' must be an integer in 1..5 (got 9)", error_of(w.beam, w, with{ quadrature = 9 }))
+        assert.equal("world:beam: 'from' and 'to' must differ (the undeformed length is 0)", error_of(w.beam, w, with{ to = { 0, 0 } }))
+        assert.equal("world:beam: 'to[2]' must be a number (got 'a')", error_of(w.beam, w, with{ to = { 1, "a" } }))
+        assert.equal("world:beam: 'gravity' must be true or false (got 1)", error_of(w.beam, w, with{ gravity = 1 }))
+        assert.equal("world:beam: 'velocity' must be a table of 2 numbers {vx, vy} (got 1)", error_of(w.beam, w, with{ velocity = 1 }))
+        local b = w:beam(with{ name = "leg" })
+        assert.equal("world:beam: a body named 'leg' already exists", error_of(w.beam, w, with{ name = "leg" }))
+        assert.equal("body:beam_point: 'xi' must be in [0, 1] (got 2)", error_of(b.beam_point, b, 2))
+        assert.equal("body:set_force_fn: a beam's force function is its internal force (w:beam, docs/theory/beam.md)",
+                     error_of(b.set_force_fn, b, function() end))
+        local r = w:body{ mass = 1, inertia = 1 }
+        assert.truthy(error_of(r.beam_point, r, 0.5):find("expected a beam", 1, true))
+    end)
+
+    it("is a straight line between its ends with the paper's leg's mass", function()
+        local w = rc.world{}
+        local b = w:beam(with{ elements = 2, degree = 2 })
+        assert.equal(8, b.n)   -- 2 (elements + degree)
+        local x, y, dx, dy = b:beam_point(0.25)
+        assert.near(0.05, x, 1e-15); assert.near(0, y, 1e-15)
+        assert.near(0.2, dx, 1e-15); assert.near(0, dy, 1e-15)
+        b:set_state{ v = { 1, 0, 1, 0, 1, 0, 1, 0 } }
+        assert.near(0.5 * 0.71 * 0.2, b:beam_energy().kinetic, 1e-15)   -- 1/2 rho L v^2
+        assert.equal(0, b:beam_energy().elastic)
+    end)
+
+    it("falls as a rigid body under gravity (gen-alpha, capobianco2021)", function()
+        local w = rc.world{ gravity = { 0, -9.81 } }
+        local b = w:beam(with{ from = { 0, 1 }, to = { 0.2, 1 }, gravity = true, velocity = { 0.5, 0 } })
+        local sim = w:simulation{ scheme = "gen-alpha", variant = "capobianco2021", rho_inf = 0, h = 5e-5 }
+        sim:run{ T = 0.02 }
+        local t = sim.t
+        for _, xi in ipairs{ 0, 0.5, 1 } do
+            local x, y = b:beam_point(xi)
+            assert.near(0.2 * xi + 0.5 * t, x, 1e-12)
+            assert.near(1 - 9.81 * t * t / 2, y, 1e-9)
+        end
+        assert.is_true(b:beam_energy().elastic < 1e-20)
+        assert.near(0.71 * 0.2 * 9.81 * (1 - 9.81 * t * t / 2), b:beam_energy().gravity, 1e-9)
+    end)
+end)
