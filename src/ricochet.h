@@ -604,6 +604,31 @@ typedef struct rc_joint_def {
     double break_torque;        /* the same for its reaction torque                  */
 } rc_joint_def;
 
+/* A bilateral constraint between a beam's centreline point r(xi) and a point
+ * of a rigid2d body (or the ground): r(xi) = x_b + R(theta_b) point (2
+ * rows), and with angle = 1 the angle from the body's direction R(theta_b)
+ * axis to the tangent r'(xi) (in (-pi, pi]) = beta(t) (motion, rheonomic) or
+ * angle0 (NAN: its initial value) (1 row): the knee of Capobianco et al.
+ * 2021, eq. (153). src/model/beam_joint.c. Integrated by gen-alpha
+ * (variant "capobianco2021") only: rc_world_configure refuses the others. */
+typedef struct rc_beam_joint_def {
+    int beam;               /* the beam body (rc_beam_create)                   */
+    double xi;              /* the beam's point, in [0, 1] (0: r(0))            */
+    int body;               /* a rigid2d body or RC_GROUND                      */
+    double point[2];        /* in the body's frame (the world's for the ground) */
+    int angle;              /* 1: the angle row too                             */
+    double axis[2];         /* the body's reference direction (default (1, 0))  */
+    double angle0;          /* the angle without motion; NAN (default): initial */
+    rc_motion_fn motion;    /* beta(t) and its derivative (NAN: differences)     */
+    void *motion_user;
+    const char *name;
+} rc_beam_joint_def;
+RC_API rc_beam_joint_def rc_default_beam_joint_def(void);
+RC_API rc_status rc_beam_joint_create(rc_world *w, const rc_beam_joint_def *def, int *out_id);
+/* its rows' g at the current state (rows: 2 or 3) and the reaction of the
+ * last step (Lambda / h + lambda, as joints report), each may be NULL */
+RC_API rc_status rc_beam_joint_get(const rc_world *w, int id, int *rows, double g[3], double force[3]);
+
 RC_API rc_joint_def rc_default_joint_def(void);
 RC_API rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);
 /* The checks of rc_joint_create that do not depend on the world (type,

@@ -4,8 +4,8 @@
 -- src/model/beam.c; theory: docs/theory/beam.md.
 
 local I = require "ricochet.private"
-local core, World, Body, new_body, world_core = I.core, I.World, I.Body, I.new_body, I.world_core
-local type, rawget = type, rawget
+local core, World, Body, Ground, new_body, world_core = I.core, I.World, I.Body, I.Ground, I.new_body, I.world_core
+local type, rawget, getmetatable, setmetatable, tostring = type, rawget, getmetatable, setmetatable, tostring
 local check = require "ricochet.check"
 local fail, show, check_keys, check_table = check.fail, check.show, check.check_keys, check.check_table
 local REQUIRED, number, integer, positive, opt_name, vec, boolean =
@@ -78,4 +78,65 @@ function Body:beam_energy()
     local k, e, g = core.beam_energy(c, self.id)
     if not k then fail(fname, "%s", e) end
     return { kinetic = k, elastic = e, gravity = g }
+end
+
+------------------------------------------------------------------ beam joints
+
+local BeamJoint = {}
+BeamJoint.__index = BeamJoint
+BeamJoint.__tostring = function(j) return ("ricochet.beam_joint %d%s"):format(j.id, j.name and (" '" .. j.name .. "'") or "") end
+
+local function describe(x) return getmetatable(x) == Body and tostring(x) or show(x) end
+
+local JOINT_KEYS = { "beam", "xi", "body", "point", "axis", "angle", "angle_rate", "name" }
+local JOINT_USAGE = "w:beam_joint{ beam = leg, xi = 0, body = rod, point = {0.1, 0}, angle = function(t) return ... end }"
+
+-- A bilateral constraint between beam's r(xi) and point of body (or w.ground);
+-- angle: nil (a pin), a number (welded at that angle from body's axis to
+-- r'(xi)), true (welded at the initial angle) or a function of t (driven).
+function World:beam_joint(t)
+    local fname = "world:beam_joint"
+    I.check_self(fname, self, World, "a world")
+    local cw = world_core(fname, self, true)
+    check_table(fname, t, JOINT_USAGE)
+    check_keys(fname, t, JOINT_KEYS)
+    local beam = t.beam
+    if getmetatable(beam) ~= Body or not rawget(beam, "beam") or rawget(beam, "world") ~= self then
+        fail(fname, "'beam' must be a beam of this world (w:beam; got %s)", describe(beam))
+    end
+    local xi = number(fname, "xi", t.xi, 0)
+    if xi < 0 or xi > 1 then fail(fname, "'xi' must be in [0, 1] (got %s)", show(xi)) end
+    local body = t.body == nil and self.ground or t.body
+    local mt = getmetatable(body)
+    if not ((mt == Body and body.kind == "rigid2d") or mt == Ground) or rawget(body, "world") ~= self then
+        fail(fname, "'body' must be a rigid body of this world or w.ground (got %s)", describe(body))
+    end
+    local def = { beam = beam.id, xi = xi, body = mt == Ground and core.GROUND or body.id,
+                  point = vec(fname, "point", t.point, 2, "{x, y}", { 0, 0 }),
+                  axis = vec(fname, "axis", t.axis, 2, "{x, y}", { 1, 0 }), name = opt_name(fname, "name", t.name) }
+    if def.axis[1] == 0 and def.axis[2] == 0 then fail(fname, "'axis' must be a nonzero direction") end
+    local a = t.angle
+    if a ~= nil then
+        def.angle = 1
+        if type(a) == "number" then def.angle0 = number(fname, "angle", a)
+        elseif type(a) == "function" then def.f = a
+        elseif a ~= true then fail(fname, "'angle' must be a number, true (the initial angle) or a function of t (got %s)", show(a)) end
+    end
+    if t.angle_rate ~= nil then
+        if type(a) ~= "function" then fail(fname, "'angle_rate' needs 'angle' as a function of t") end
+        if type(t.angle_rate) ~= "function" then fail(fname, "'angle_rate' must be a function of t (got %s)", show(t.angle_rate)) end
+        def.df = t.angle_rate
+    end
+    local id, msg = core.beam_joint_create(cw, def)
+    if not id then fail(fname, "%s", msg) end
+    return setmetatable({ id = id, name = def.name, world = self, rows = def.angle and 3 or 2 }, BeamJoint)
+end
+
+-- { g = {g1, g2[, g3]} at the current state, force = the last step's reaction (impulse rows, as joints) }
+function BeamJoint:get()
+    local fname = "beam_joint:get"
+    if getmetatable(self) ~= BeamJoint then fail(fname, "expected a beam joint (w:beam_joint), got %s", show(self)) end
+    local r, msg = core.beam_joint_get(world_core(fname, self.world), self.id)
+    if not r then fail(fname, "%s", msg) end
+    return r
 end

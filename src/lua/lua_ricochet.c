@@ -77,6 +77,8 @@ static const luaL_Reg core_funcs[] = {
     { "beam_create", lrc_beam_create },
     { "beam_point", lrc_beam_point },
     { "beam_energy", lrc_beam_energy },
+    { "beam_joint_create", lrc_beam_joint_create },
+    { "beam_joint_get", lrc_beam_joint_get },
     { "node_contact_create", lrc_node_contact_create },
     { "fem_matrices", lrc_fem_matrices },
     { "fem_set_loads", lrc_fem_set_loads },

@@ -19,23 +19,11 @@
  * body's force_fn, user = the beam's record) adds -f_int(q). Schemes that
  * evaluate the forces at their iterate (gen-alpha) treat it implicitly.
  */
-#include "model/model.h"
+#include "model/beam_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-enum { BEAM_MAX_DEGREE = 5, BEAM_MAX_QUAD = 5 };
-
-typedef struct rcm_beam {
-    int body, p, nel, nbasis, nquad, nqp;
-    double EA, EI, rho;
-    double *knots;      /* nel + 2p + 1 */
-    int *first;         /* per quadrature point: its first basis function */
-    double *N;          /* per quadrature point: N, N', N'' (3 (p + 1)) */
-    double *wJ;         /* weight x J0 */
-    double *J0, *k0;    /* reference |r0'| and curvature */
-} rcm_beam;
 
 /* ---------------------------------------------------------------- B-splines */
 
@@ -48,7 +36,7 @@ static void make_knots(int p, int nel, double *U)
 }
 
 /* the element of xi (its knot span index, p <= span < nel + p) */
-static int span_of(int p, int nel, double xi)
+int rcm_beam_span(int p, int nel, double xi)
 {
     int e = (int)floor(xi * nel);
     if (e >= nel) e = nel - 1;
@@ -58,7 +46,7 @@ static int span_of(int p, int nel, double xi)
 
 /* N_{span-p+j}^{(d)}(xi), d = 0, 1, 2, j = 0..p into ders[d (p + 1) + j]
  * (Piegl & Tiller, The NURBS Book, algorithm A2.3) */
-static void basis_ders(int p, const double *U, int span, double xi, double *ders)
+void rcm_beam_basis(int p, const double *U, int span, double xi, double *ders)
 {
     double ndu[BEAM_MAX_DEGREE + 1][BEAM_MAX_DEGREE + 1], left[BEAM_MAX_DEGREE + 1], right[BEAM_MAX_DEGREE + 1];
     double a[2][BEAM_MAX_DEGREE + 1];
@@ -208,11 +196,18 @@ static void beam_free(void *p)
 {
     rcm_beam *B = p;
     if (!B) return;
+    for (int k = 0; k < B->njoints; k++) rcb_free((char *)B->joints[k].def.name);
     rcb_free(B->knots); rcb_free(B->first); rcb_free(B->N); rcb_free(B->wJ); rcb_free(B->J0); rcb_free(B->k0);
     rcb_free(B);
 }
 
 /* the beam of body id (NULL with the error set: no such body, not a beam) */
+rcm_beam *rcm_beam_of(const rc_world *w, int b)
+{
+    const rc_body_ext *x = rcm_valid_body(w, b) ? rcm_body_ext_of(w, b) : NULL;
+    return x && x->force_fn == beam_force ? x->force_user : NULL;
+}
+
 static rc_status beam_of(const rc_world *w, int id, const char *f, const rcm_beam **B)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "%s: 'w' is NULL", f);
@@ -281,7 +276,7 @@ static rc_status beam_tables(rcm_beam *B, const double *q0)
         for (int k = 0; k < B->nquad; k++) {
             const int g = e * B->nquad + k;
             const double xi = (e + 0.5 * (gx[k] + 1.0)) / B->nel;
-            basis_ders(B->p, B->knots, e + B->p, xi, B->N + (size_t)g * 3 * p1);
+            rcm_beam_basis(B->p, B->knots, e + B->p, xi, B->N + (size_t)g * 3 * p1);
             B->first[g] = e;
             double a[2], b[2];
             derivs_at(B, g, q0, a, b);
@@ -379,9 +374,9 @@ rc_status rc_beam_point(const rc_world *w, int body, double xi, const double *q,
     RC_CHECK(beam_of(w, body, "rc_beam_point", &B));
     if (!(xi >= 0.0 && xi <= 1.0)) return rc_set_error(RC_ERR_ARG, "rc_beam_point: 'xi' must be in [0, 1] (got %g)", xi);
     if (!q) q = w->q + w->bodies[body].iq;
-    const int p1 = B->p + 1, span = span_of(B->p, B->nel, xi);
+    const int p1 = B->p + 1, span = rcm_beam_span(B->p, B->nel, xi);
     double N[3 * (BEAM_MAX_DEGREE + 1)];
-    basis_ders(B->p, B->knots, span, xi, N);
+    rcm_beam_basis(B->p, B->knots, span, xi, N);
     double rr[2] = { 0.0, 0.0 }, dd[2] = { 0.0, 0.0 };
     for (int j = 0; j < p1; j++)
         for (int d = 0; d < 2; d++) {

@@ -70,4 +70,27 @@ describe("w:beam", function()
         assert.is_true(b:beam_energy().elastic < 1e-20)
         assert.near(0.71 * 0.2 * 9.81 * (1 - 9.81 * t * t / 2), b:beam_energy().gravity, 1e-9)
     end)
+
+    it("w:beam_joint checks its arguments, and only gen-alpha (capobianco2021) takes it", function()
+        local w = rc.world{}
+        local leg = w:beam(with{})
+        local rod = w:body{ mass = 1, inertia = 1 }
+        assert.equal("world:beam_joint: 'beam' must be a beam of this world (w:beam; got 3)", error_of(w.beam_joint, w, { beam = 3 }))
+        assert.equal("world:beam_joint: 'beam' must be a beam of this world (w:beam; got ricochet.body 1)",
+                     error_of(w.beam_joint, w, { beam = rod }))
+        assert.equal("world:beam_joint: unknown key 'angles' (did you mean 'angle'?)", error_of(w.beam_joint, w, { beam = leg, angles = 1 }))
+        assert.equal("world:beam_joint: 'xi' must be in [0, 1] (got 2)", error_of(w.beam_joint, w, { beam = leg, xi = 2 }))
+        assert.equal("world:beam_joint: 'body' must be a rigid body of this world or w.ground (got ricochet.body 0 (linear, n = 12))",
+                     error_of(w.beam_joint, w, { beam = leg, body = leg }))
+        assert.equal("world:beam_joint: 'angle' must be a number, true (the initial angle) or a function of t (got 'x')",
+                     error_of(w.beam_joint, w, { beam = leg, angle = "x" }))
+        assert.equal("world:beam_joint: 'angle_rate' needs 'angle' as a function of t",
+                     error_of(w.beam_joint, w, { beam = leg, angle = 1, angle_rate = function() return 0 end }))
+        assert.equal("world:beam_joint: 'axis' must be a nonzero direction", error_of(w.beam_joint, w, { beam = leg, axis = { 0, 0 } }))
+        local j = w:beam_joint{ beam = leg, xi = 0, body = rod, point = { 0, 0 }, angle = true, name = "knee" }
+        assert.same({ 0, 0, 0 }, j:get().g)
+        assert.equal(3, j.rows)
+        local msg = error_of(w.simulation, w, { scheme = "moreau-jean", h = 1e-3 })
+        assert.truthy(msg:find("beam joints (rc_beam_joint_create) are integrated by gen-alpha, variant \"capobianco2021\", only", 1, true))
+    end)
 end)
