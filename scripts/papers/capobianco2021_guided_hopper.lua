@@ -111,7 +111,7 @@ if summary.out then
   for i = 1, #hc.t do pmu[i], mmu[i] = mu * hc["foot.pN"][i], -mu * hc["foot.pN"][i] end
   plot.svg{ file = summary.out .. "/figure.svg", x = hc.t, xlabel = "t [s]",
             title = string.format("Guided hopper (Capobianco et al. 2021, Fig. 6), h = %g", h),
-            panels = { { title = "percussions: P_F (black), +-mu P_N (gray)",
+            panels = { { title = "foot percussions: P_F between -mu P_N and mu P_N",
                          series = { { name = "P_F", y = hc["foot.pT"] }, { name = "mu P_N", y = pmu }, { name = "-mu P_N", y = mmu } },
                          ylabel = "[N s]" },
                        { title = "hip height y", series = { { name = "y", y = hc["main.y"] } }, ylabel = "[m]" } } }

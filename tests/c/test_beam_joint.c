@@ -2,7 +2,8 @@
  * pendulum pinned to the ground at r(0) keeps the pin at round-off and its
  * energy (gen-alpha, capobianco2021, rho_inf = 1); a beam clamped to a
  * rotating rigid hub with the angle row driven by beta(t) follows the hub and
- * the prescribed angle; the refused schemes and definitions. */
+ * the prescribed angle; the steps allocate nothing; the refused schemes and
+ * definitions. */
 #include "rc_test.h"
 
 #define NMAX 40
@@ -46,13 +47,16 @@ RC_TEST(pinned_flexible_pendulum)
     int rows;
     CHECK_OK(rc_beam_energy(w, beam, &ek, &ee, &eg));
     E0 = ek + ee + eg;
+    uint64_t a0 = 0;
     for (int k = 0; k < 2000; k++) {
+        if (k == 5) a0 = rc_alloc_count();   /* the step's arena sized: no allocation from here on */
         CHECK_OK(rc_world_step(w));
         CHECK_OK(rc_beam_joint_get(w, jid, &rows, g, f));
         gmax = fmax(gmax, fmax(fabs(g[0]), fabs(g[1])));
         CHECK_OK(rc_beam_energy(w, beam, &ek, &ee, &eg));
         Emax = fmax(Emax, fabs(ek + ee + eg - E0));
     }
+    CHECK(rc_alloc_count() == a0);
     double r[2];
     CHECK_OK(rc_beam_point(w, beam, 1.0, NULL, r, NULL));
     printf("  pendulum: tip (%.4f, %.4f), max |g| %.2g, max |E - E0| %.2g J of m g L = %.3g, pin force (%.3g, %.3g)\n",
