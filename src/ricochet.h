@@ -514,6 +514,42 @@ RC_API rc_status rc_fem_create(rc_world *w, const rc_fem_def *def, int *out_body
  * sigma_yy)), either may be NULL. src/model/fem_stress.c. */
 RC_API rc_status rc_fem_stress(const rc_fem_def *def, const int *perm, const double *q, double *stress, double *von_mises);
 
+/* ---------------------------------------------------------------- nonlinear beams */
+
+/* A planar geometrically nonlinear Euler--Bernoulli beam (src/model/beam.c,
+ * docs/theory/beam.md): the centreline a B-spline of 'degree' over
+ * 'elements' equal elements, coordinates = its control points (x0, y0, x1,
+ * y1, ...: n = 2 (elements + degree)), straight and unstressed from a to b
+ * (r(0) = first control point, r(1) = last), strain energy of the stretch
+ * (EA) and of the curvature (EI). A linear body (constant consistent mass M,
+ * the gravity force as its constant force f) whose force function is the
+ * beam's -f_int(q): do not replace it (rc_body_set_force_fn). Schemes that
+ * evaluate forces at their iterate (gen-alpha, "capobianco2021") treat the
+ * stiffness implicitly; the others explicitly (stable only for small h). */
+typedef struct rc_beam_def {
+    const char *name;
+    double a[2], b[2];      /* the undeformed centreline's ends (default (0,0), (1,0)) */
+    int elements;           /* 1..1000, default 4                               */
+    int degree;             /* 2..5 (C1 centreline), default 2                  */
+    int quadrature;         /* Gauss points per element 1..5, default 5         */
+    double EA, EI, rho;     /* axial, bending stiffness, mass per length: > 0   */
+    double gravity[2];      /* acceleration of the gravity force (default 0)    */
+    double v0[2];           /* initial velocity of every control point          */
+} rc_beam_def;
+
+RC_API rc_beam_def rc_default_beam_def(void);
+RC_API rc_status rc_beam_def_check(const rc_beam_def *def, const char *what);
+RC_API rc_status rc_beam_create(rc_world *w, const rc_beam_def *def, int *out_body);
+/* At q (n; NULL: the body's current q): f_int = dE_el/dq (n), K = its
+ * Jacobian (n x n, row-major), E_el; each may be NULL. */
+RC_API rc_status rc_beam_forces(const rc_world *w, int body, const double *q, double *f_int, double *K, double *E_el);
+/* r(xi) and r'(xi) = dr/dxi (either may be NULL), xi in [0, 1], at q (NULL: current). */
+RC_API rc_status rc_beam_point(const rc_world *w, int body, double xi, const double *q, double r[2], double dr[2]);
+/* 1/2 v^T M v, E_el(q), -f_g . q (gravity) at the current state. */
+RC_API rc_status rc_beam_energy(const rc_world *w, int body, double *E_kin, double *E_el, double *E_grav);
+/* degree, elements, undeformed length (each may be NULL); an error if body is not a beam. */
+RC_API rc_status rc_beam_info(const rc_world *w, int body, int *degree, int *elements, double *length);
+
 /* ---------------------------------------------------------------- joints */
 
 /* Bilateral constraints g(q, t) = 0 between body A (or the ground) and body
@@ -567,6 +603,31 @@ typedef struct rc_joint_def {
                                    default) or 0: never (docs/mechanisms.md, "Breaking") */
     double break_torque;        /* the same for its reaction torque                  */
 } rc_joint_def;
+
+/* A bilateral constraint between a beam's centreline point r(xi) and a point
+ * of a rigid2d body (or the ground): r(xi) = x_b + R(theta_b) point (2
+ * rows), and with angle = 1 the angle from the body's direction R(theta_b)
+ * axis to the tangent r'(xi) (in (-pi, pi]) = beta(t) (motion, rheonomic) or
+ * angle0 (NAN: its initial value) (1 row): the knee of Capobianco et al.
+ * 2021, eq. (153). src/model/beam_joint.c. Integrated by gen-alpha
+ * (variant "capobianco2021") only: rc_world_configure refuses the others. */
+typedef struct rc_beam_joint_def {
+    int beam;               /* the beam body (rc_beam_create)                   */
+    double xi;              /* the beam's point, in [0, 1] (0: r(0))            */
+    int body;               /* a rigid2d body or RC_GROUND                      */
+    double point[2];        /* in the body's frame (the world's for the ground) */
+    int angle;              /* 1: the angle row too                             */
+    double axis[2];         /* the body's reference direction (default (1, 0))  */
+    double angle0;          /* the angle without motion; NAN (default): initial */
+    rc_motion_fn motion;    /* beta(t) and its derivative (NAN: differences)     */
+    void *motion_user;
+    const char *name;
+} rc_beam_joint_def;
+RC_API rc_beam_joint_def rc_default_beam_joint_def(void);
+RC_API rc_status rc_beam_joint_create(rc_world *w, const rc_beam_joint_def *def, int *out_id);
+/* its rows' g at the current state (rows: 2 or 3) and the reaction of the
+ * last step (Lambda / h + lambda, as joints report), each may be NULL */
+RC_API rc_status rc_beam_joint_get(const rc_world *w, int id, int *rows, double g[3], double force[3]);
 
 RC_API rc_joint_def rc_default_joint_def(void);
 RC_API rc_status rc_joint_create(rc_world *w, const rc_joint_def *def, int *out_id);

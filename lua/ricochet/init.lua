@@ -663,6 +663,7 @@ I.check_law, I.World, I.Body, I.new_body, I.Ground, I.check_self = check_law, Wo
 I.world_core, I.law_id = world_core, law_id
 part "ricochet.mechanisms"
 part "ricochet.fem"        -- finite-element bodies (ricochet/fem.lua)
+part "ricochet.beam"       -- nonlinear beams (ricochet/beam.lua)
 part "ricochet.msh"        -- rc.read_msh (ricochet/msh.lua)
 part "ricochet.gmsh"       -- rc.gmsh (ricochet/gmsh.lua)
 part "ricochet.vtk_fem"    -- finite-element bodies in sim:vtk (ricochet/vtk_fem.lua)

@@ -3,6 +3,7 @@
  * the scheme decides for the joints' rows (where they are evaluated, when
  * their rate is taken), resolved once into the world for model/joint.c. */
 #include "integrate/integrate.h"
+#include "model/beam.h"
 
 /* The default (no projection: the papers' schemes): Moreau--Jean imposes the
  * rows on v_{k+1}: the Jacobian at the predicted end of the step, q_k + h v_k
@@ -47,6 +48,10 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
     if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
         return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only "
                             "(got '%s')", rci_scheme_of(def->scheme)->name);
+    if (rcm_beam_joint_rows(w) && (def->scheme != RC_SCHEME_GEN_ALPHA || def->gen_alpha.variant == RC_GA_BRULS))
+        return rc_set_error(RC_ERR_ARG, "simulation: beam joints (rc_beam_joint_create) are integrated by gen-alpha, variant "
+                            "\"capobianco2021\", only (got '%s'%s)", rci_scheme_of(def->scheme)->name,
+                            def->scheme == RC_SCHEME_GEN_ALPHA ? ", variant \"bruls2014\"" : "");
     RC_CHECK(rcm_world_configure(w, def));
     const rci_scheme *sc = rci_scheme_of(def->scheme);
     w->joint_at = rc_sim_joint_jacobian(def);

@@ -4,6 +4,7 @@
  * of the step's set found again by its key, and its Jacobian rows as dense
  * rows of the world's velocities. */
 #include "integrate/integrate.h"
+#include "model/beam.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,6 +48,7 @@ rc_status rci_ga_head_setup(const rci_step *st, rci_ga_head *hd)
     hd->n = w->nv;
     hd->nb = 0;
     for (int i = 0; i < w->njoints; i++) hd->nb += w->joints[i].rows;
+    hd->nb += rcm_beam_joint_rows(w);   /* the beams' joints after them (model/beam_joint.c) */
     return RC_OK;
 }
 
@@ -133,7 +135,7 @@ rc_status rci_joint_rows(rc_world *w, int n, const double *X, double t, double *
             gt[row] = gtj[r];
         }
     }
-    return RC_OK;
+    return rcm_beam_joint_eval(w, n, X, t, row, g, G, gt);
 }
 
 
@@ -155,5 +157,5 @@ double rci_joints_take_multipliers(rc_world *w, const double *G, int n, const do
         }
         W_J += j->work;
     }
-    return W_J;
+    return W_J + rcm_beam_joint_take(w, row, G, n, vm, h, L, l);
 }

@@ -230,6 +230,14 @@ int lrc_linear_create(lua_State *L);
 int lrc_linear_energy(lua_State *L);
 int lrc_gap_create(lua_State *L);
 int lrc_fem_create(lua_State *L);
+int lrc_beam_create(lua_State *L);   /* lrc_beam.c */
+int lrc_beam_point(lua_State *L);
+int lrc_beam_energy(lua_State *L);
+int lrc_beam_joint_create(lua_State *L);
+int lrc_beam_joint_get(lua_State *L);
+/* lrc_mechanisms.c: a Lua motion f, df (stack indices) as a kernel rc_motion_fn and its holder */
+rc_motion_fn lrc_motion_holder(lua_State *L, lrc_world *lw, int i_f, int i_df, const char *label, void **user);
+void lrc_motion_drop(lua_State *L, void *user);
 int lrc_node_contact_create(lua_State *L);     /* lrc_fem.c */
 int lrc_fem_matrices(lua_State *L);
 void lrc_fem_def_read(lua_State *L, int t, rc_fem_def *def);   /* lrc_fem.c */

@@ -200,6 +200,21 @@ static rc_status motion_cb(void *user, double t, double *f, double *df)
     return RC_OK;
 }
 
+/* A prescribed motion's holder for another kernel object (a beam joint's
+ * angle, lrc_beam.c): f and df (or nil) at stack indices i_f, i_df. */
+rc_motion_fn lrc_motion_holder(lua_State *L, lrc_world *lw, int i_f, int i_df, const char *label, void **user)
+{
+    lrc_cb *cb = cb_new(L, lw, CB_MOTION, i_f, i_df, 2);
+    snprintf(cb->label, sizeof cb->label, "%s", label);
+    *user = cb;
+    return motion_cb;
+}
+
+void lrc_motion_drop(lua_State *L, void *user)
+{
+    cb_drop(L, (lrc_cb *)user);
+}
+
 /* constraint: g(t, qa, qb) -> g1, .., gm; grad(t, qa, qb) -> Ga, Gb.
  * buf = { g[3], Ga[9], Gb[9] } */
 static void push_q(lua_State *L, const double *q, int n)

@@ -60,7 +60,7 @@ describe("the scripts of scripts/papers/", function()
   local specs = {}
   for _, f in ipairs{ "papers_spec.lua", "bruls_spec.lua", "maury_spec.lua", "moreau_spec.lua", "slope_spec.lua",
                       "gen_alpha_spec.lua", "capobianco_spec.lua", "contact3d_spec.lua", "tippe_top_spec.lua",
-                      "rockfall_spec.lua" } do
+                      "rockfall_spec.lua", "guided_hopper_spec.lua" } do
     specs[#specs + 1] = read("tests/spec/" .. f)
   end
 
