@@ -82,9 +82,9 @@ describe("the scripts of scripts/papers/", function()
       local header = text:match("^(.-)\nlocal rc = require") or ""
       for _, prm in ipairs(params(text)) do
         assert.is_truthy(header:find(prm.name, 1, true), name .. ": parameter '" .. prm.name .. "' is not in the header")
-        -- booleans are checked by their type; a seed may be any integer; a file name any string
+        -- booleans are checked by their type; a seed may be any integer; a file name (svg, msh, scene) any string
         local free = prm.default == "true" or prm.default == "false" or prm.name == "seed" or prm.name == "svg"
-                     or prm.name == "msh"
+                     or prm.name == "msh" or prm.name == "scene"
         assert.is_true(prm.checked or free, name .. ": parameter '" .. prm.name .. "' has no check")
       end
     end
