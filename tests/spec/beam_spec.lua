@@ -93,4 +93,24 @@ describe("w:beam", function()
         local msg = error_of(w.simulation, w, { scheme = "moreau-jean", h = 1e-3 })
         assert.truthy(msg:find("beam joints (rc_beam_joint_create) are integrated by gen-alpha, variant \"capobianco2021\", only", 1, true))
     end)
+
+    it("a pinned flexible pendulum restarts from a checkpoint bit for bit", function()
+        local w = rc.world{ gravity = { 0, -9.81 } }
+        local beam = w:beam{ from = { 0, 0 }, to = { 0.2, 0 }, EA = 1e5, EI = 2, rho = 0.71, elements = 2, gravity = true }
+        local pin = w:beam_joint{ beam = beam, xi = 0, point = { 0, 0 }, name = "pin" }
+        local sim = w:simulation{ scheme = "gen-alpha", variant = "capobianco2021", rho_inf = 0.5, h = 1e-4 }
+        local path = os.tmpname()
+        sim:run{ T = 0.05 }
+        sim:save(path)
+        sim:run{ T = 0.05 }
+        local a = beam:q()
+        sim:restore(path)
+        sim:run{ T = 0.05 }
+        os.remove(path)
+        assert.same(a, beam:q())
+        local g = pin:get().g
+        assert.is_true(math.abs(g[1]) + math.abs(g[2]) < 1e-14)
+        local x, y = beam:beam_point(1)
+        assert.is_true(y < -0.01)   -- it swings down
+    end)
 end)
