@@ -986,12 +986,15 @@ typedef enum rc_order {
                                gravity direction, bottom first, ties by key;
                                computed once per step (key order without
                                gravity)                                     */
-    RC_ORDER_COLOUR = 4     /* coloured Gauss--Seidel: the active contacts
+    RC_ORDER_COLOUR = 4,    /* coloured Gauss--Seidel: the active contacts
                                greedily coloured (key order) so that no two of
                                a colour share a movable body; colours in turn,
                                a colour's contacts in key order, or in
                                parallel on solver.threads threads with the
                                same result bit for bit                      */
+    RC_ORDER_TOP = 5        /* as RC_ORDER_POSITION, top first (what rests on
+                               a contact before it: the weight reaches the
+                               supports within a sweep), ties by key        */
 } rc_order;
 
 typedef enum rc_residual_norm {

@@ -13,6 +13,8 @@
 --
 -- Parameters: N, T (end time; 0 with scene= only writes the scene), h, seed, tol, max_iter,
 -- threads (passed to the solver; 3D NSGS sweeps on one thread for now, docs/theory/spatial.md),
+-- order ("fixed" or "position": the NSGS sweep order), residual ("pass" or "sweep": the solver's),
+-- relax (NSGS over-relaxation, default 1),
 -- scene=FILE (write the initial state for the peers scripts/bench/siconos_spheres.py and
 -- scripts/bench/mujoco_spheres.c; format below), overlap_every=n (read the largest overlap from
 -- w:contacts3() every n steps when the library's run statistics do not give it).
@@ -37,6 +39,9 @@ local max_iter = math.tointeger(rc.param("max_iter", 100))
 local threads  = math.tointeger(rc.param("threads", 1))
 local scene    = rc.param("scene", "")
 local overlap_every = math.tointeger(rc.param("overlap_every", 0))
+local order    = rc.param("order", "fixed")
+local residual = rc.param("residual", "pass")
+local relax    = rc.param("relax", 1.0)
 local g, mu = 9.81, 0.3
 
 math.randomseed(seed)
@@ -81,7 +86,8 @@ end
 
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h,
-  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", threads = threads > 1 and threads or nil },
+  solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", threads = threads > 1 and threads or nil,
+             order = threads > 1 and "colour" or order, residual = residual, relax = relax },
 }
 
 local sweeps, capped, res_max, ncont, nact = 0, 0, 0.0, 0, 0

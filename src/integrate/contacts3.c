@@ -16,6 +16,7 @@
 #include "collide/geom3d.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The detection margin: the world's, and for the anticipated index set
@@ -63,6 +64,16 @@ static void delassus(rcm_contact3 *c)
                 for (int j = 0; j < 6; j++) s += c->Ha[r][j] * c->MHa[k][j];
             c->W[3 * r + k] = s;
         }
+    /* W^-1 by columns, for the stick case of every sweep's local solve */
+    double Wi[3][3];
+    c->winv_ok = 1;
+    for (int k = 0; k < 3 && c->winv_ok; k++) {
+        const double e[3] = { k == 0, k == 1, k == 2 };
+        c->winv_ok = rcn_solve3(c->W, e, Wi[k]);
+    }
+    if (c->winv_ok)
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) c->Winv[3 * r + k] = Wi[k][r];
 }
 
 /* the built-in law's shift on (N, T1, T2) (eq. 96 / 101) and the closing term */
@@ -135,6 +146,17 @@ rc_status rci_contacts3_solve(rci_step *st)
     if (iters > st->iters) st->iters = iters;
     st->converged = st->res <= w->sim.solver.tol;
     return RC_OK;
+}
+
+/* "contact ID (A / B, feature F, residual R)": the 3D contact of index i
+ * of this step, its residual the last solve's (rcn_nsgs3's worst) */
+void rci_describe_contact3(const rc_world *w, int i, char *buf, size_t n)
+{
+    const rcm_contact3 *c = &w->c3->c[i];
+    char a[64], b[64];
+    snprintf(buf, n, "contact %d (%s / %s, feature %d, residual %.3e)", c->id,
+             rci_body_label(w, c->body_a, a, sizeof a), rci_body_label(w, c->body_b, b, sizeof b), c->feature,
+             w->c3->worst_res);
 }
 
 /* eq. (68) per contact after the update (vth = v_{k+theta}); the contacts

@@ -230,6 +230,8 @@ rc_status rci_forces(rc_world *w, double t_theta);
 /* ---- diagnostics (step_check.c) */
 const char *rci_body_label(const rc_world *w, int b, char *buf, size_t n);
 void rci_describe_contact(const rc_world *w, int ci, char *buf, size_t n);
+/* the same for 3D contact i of a dim = 3 world (contacts3.c) */
+void rci_describe_contact3(const rc_world *w, int i, char *buf, size_t n);
 rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x);
 rc_status rci_check_solution(rc_world *w, int worst, double res, int iters);
 int rci_first_nonfinite(const double *x, int n);

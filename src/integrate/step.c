@@ -302,7 +302,8 @@ rc_status rci_stage_converged(rci_step *st)
     rc_world *w = st->w;
     if (st->converged) return RC_OK;
     char cd[256];
-    rci_describe_contact(w, st->worst, cd, sizeof cd);
+    if (st->worst == -1 && w->c3 && w->c3->worst1 > 0) rci_describe_contact3(w, w->c3->worst1 - 1, cd, sizeof cd);   /* dim = 3 */
+    else rci_describe_contact(w, st->worst, cd, sizeof cd);
     if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR)
         return rc_set_error(RC_ERR_SOLVER, "solver did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d sweeps; worst %s",
                             st->t_next, w->step + 1, st->res, w->sim.solver.tol, st->iters, cd);
@@ -460,6 +461,7 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->residual = st->res;
     in->converged = st->converged;
     in->worst_contact = st->worst >= 0 ? w->contacts[st->worst].id : -1;   /* joints: see the warning text */
+    if (st->worst == -1 && w->c3 && w->c3->worst1 > 0) in->worst_contact = w->c3->c[w->c3->worst1 - 1].id;   /* dim = 3 */
     in->ncontacts = w->ncontacts + (w->c3 ? w->c3->n : 0);   /* with a dim = 3 world's contacts */
     in->nactive = w->nactive + (w->c3 ? w->c3->nactive : 0);
     in->E_kin = st->Ek1;

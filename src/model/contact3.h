@@ -32,6 +32,8 @@ typedef struct rcm_contact3 {
     double pa[3], pb[3], n[3], t1[3], t2[3], gN;
     double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];
     double W[9], shift[3], p[3], u[3], uk[3];
+    double Winv[9];         /* W^-1 (the stick case of the local solve)     */
+    int winv_ok;            /* 0: W singular, Winv not set                   */
     /* laws without a closed form (custom laws, nonsmooth/law3.c): u_old as
      * the law sees it, its per-contact state (kept by key), the generic
      * solver's last Jacobian */
@@ -75,6 +77,9 @@ typedef struct rcm_c3 {
     rcm_drill3 *d; int cap_d;               /* drilling rows (index of c), or NULL */
     rcm_drill3 *dprev; int ndprev, cap_dprev; /* the last step's, sorted by key   */
     int ndrill;                             /* this step's active drilling rows  */
+    int worst1;                             /* 1 + index of the last solve's contact of the
+                                               largest residual; 0: none (nonsmooth/nsgs3.c) */
+    double worst_res;                       /* its natural-map residual (absolute) */
     double *pd; int npd, cap_pd;            /* polyhedra's doubles (rcm_shape3.pd) */
     int *pi; int npi, cap_pi;               /* polyhedra's ints (rcm_shape3.pi)    */
 } rcm_c3;

@@ -31,6 +31,12 @@
  * the projected fixed point p <- proj_K(p - rho u~(W p + b)) with rho =
  * 1 / lambda_max(W) (De Saxce & Feng's iteration, Moreau 2004 sec. 8),
  * accepted only while the residual decreases.
+ *
+ * rcn_cone3_local_solve_from (NSGS, nsgs3.c) takes W^-1 for the stick case
+ * and the contact's last impulse: when that lies on the cone's boundary its
+ * slip direction starts Newton's method on h before the grid (where the
+ * slide solution is unique, the zero the grid would bracket; the grid runs
+ * when Newton does not end at a solution).
  */
 #include "nonsmooth/nonsmooth.h"
 
@@ -61,13 +67,6 @@ void rcn_cone3_natural_map(const double *u, const double *p, double mu, double r
     for (int i = 0; i < 3; i++) x[i] = p[i] - rho * x[i];
     rcm_fc3d_project(mu, x);
     for (int i = 0; i < 3; i++) r[i] = p[i] - x[i];
-}
-
-double rcn_cone3_residual2(const double *u, const double *p, double mu)
-{
-    double r[3];
-    rcn_cone3_natural_map(u, p, mu, 1.0, r);
-    return r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
 }
 
 int rcn_solve3(const double *A, const double *r, double *x)
@@ -234,30 +233,105 @@ static void fixed_point(cone3_problem *cp)
     }
 }
 
+/* sin and cos of a small angle x (|x| <= 2e-3: the series' next terms are
+ * below 1e-19, under round-off) or by the library */
+static inline void small_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) <= 2e-3) {
+        const double x2 = x * x;
+        *s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0));
+        *c = 1.0 - 0.5 * x2 * (1.0 - x2 / 12.0);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
+
+/* The warm start of the slide case: Newton's method on h from the slip
+ * direction d0 = -p0_T / |p0_T| of a guess on the cone's boundary (the
+ * contact's impulse of the last sweep), d kept a unit vector by rotation
+ * (no sin/cos once the steps are small). The zero is taken only when it is
+ * a solution (D > 0 and a round-off residual: candidate's test); else the
+ * grid search runs as without a guess. At most 8 steps. Returns 1 when a
+ * solution was found (in cp->best). */
+static int slide_from_guess(cone3_problem *cp, const double *g)
+{
+    const double *W = cp->W, *b = cp->b, mu = cp->mu;
+    const double gt = sqrt(g[1] * g[1] + g[2] * g[2]);
+    if (!(g[0] > 0.0) || !(gt > 0.5 * mu * g[0])) return 0;   /* not sliding: no direction to start from */
+    double c = -g[1] / gt, s = -g[2] / gt;
+    for (int it = 0; it < 8; it++) {
+        double D;
+        const double h = slide_hcs(cp, c, s, &D);
+        /* h'(phi): d' = (-s, c) */
+        const double x1 = W[3] - mu * (W[4] * c + W[5] * s), x2 = W[6] - mu * (W[7] * c + W[8] * s);
+        const double D1 = -mu * (W[2] * c - W[1] * s), x11 = -mu * (W[5] * c - W[4] * s), x21 = -mu * (W[8] * c - W[7] * s);
+        const double h1 = -b[0] * (x11 * s + x1 * c - x21 * c + x2 * s) + D1 * (b[1] * s - b[2] * c) + D * (b[1] * c + b[2] * s);
+        if (!(D > 0.0) || !(h1 != 0.0)) return 0;
+        double dphi = -h / h1;
+        if (!(fabs(dphi) < 0.5)) return 0;   /* far from the guess: the grid finds the zero */
+        double sd, cd;
+        small_sincos(dphi, &sd, &cd);
+        const double c2 = c * cd - s * sd;
+        s = s * cd + c * sd;
+        c = c2;
+        if (fabs(dphi) <= 1e-13) {
+            const double r = 1.0 / sqrt(c * c + s * s);   /* back to |d| = 1 after the rotations */
+            c *= r; s *= r;
+            (void)slide_hcs(cp, c, s, &D);
+            if (!(D > 0.0)) return 0;
+            const double pn = -b[0] / D, p[3] = { pn, -mu * pn * c, -mu * pn * s };
+            candidate(cp, p, 2);
+            return cp->best_res <= cp->exact;
+        }
+    }
+    return 0;
+}
+
 int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p)
+{
+    return rcn_cone3_local_solve_from(W, NULL, b, mu, NULL, p);
+}
+
+int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double *b, double mu, const double *guess,
+                               double *p)
 {
     /* 1. take-off: p = 0 is a solution iff b_N >= 0 (then b~ in K*) */
     if (b[0] >= 0.0) { p[0] = p[1] = p[2] = 0.0; return 0; }
     const double scale = 1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2]);
     cone3_problem cp = { .W = W, .b = b, .mu = mu, .best_res = INFINITY, .best = { 0.0, 0.0, 0.0 }, .best_case = 0,
                          .exact = 1e-26 * scale * scale };
-    candidate(&cp, cp.best, 0);
     /* 2. stick: u = 0, p = -W^-1 b, a solution if p in K */
     double ps[3], nb[3] = { -b[0], -b[1], -b[2] };
-    if (mu > 0.0 && rcn_solve3(W, nb, ps)) {
-        if (ps[0] >= 0.0 && sqrt(ps[1] * ps[1] + ps[2] * ps[2]) <= mu * ps[0]) {
-            p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
-            return 1;
+    int have_stick = 0;
+    if (mu > 0.0) {
+        if (Winv) {
+            for (int i = 0; i < 3; i++) ps[i] = Winv[3 * i] * nb[0] + Winv[3 * i + 1] * nb[1] + Winv[3 * i + 2] * nb[2];
+            have_stick = 1;
+        } else {
+            have_stick = rcn_solve3(W, nb, ps);
         }
-        rcm_fc3d_project(mu, ps);
-        candidate(&cp, ps, 1);
+    }
+    if (have_stick && ps[0] >= 0.0 && sqrt(ps[1] * ps[1] + ps[2] * ps[2]) <= mu * ps[0]) {
+        p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
+        return 1;
     }
     /* 3. slide: without friction, u_N = 0 with p_T = 0 */
     if (mu == 0.0) {
         if (W[0] > 0.0) { p[0] = -b[0] / W[0]; p[1] = p[2] = 0.0; return 2; }
-    } else {
-        slide_cases(&cp);
+    } else if (guess && slide_from_guess(&cp, guess)) {
+        p[0] = cp.best[0]; p[1] = cp.best[1]; p[2] = cp.best[2];
+        return 2;
     }
+    /* the take-off and the projected stick impulses as candidates (kept when
+     * round-off leaves no case exactly valid) */
+    const double zero[3] = { 0.0, 0.0, 0.0 };
+    candidate(&cp, zero, 0);
+    if (have_stick) {
+        rcm_fc3d_project(mu, ps);
+        candidate(&cp, ps, 1);
+    }
+    if (mu > 0.0) slide_cases(&cp);
     /* the valid candidates and, if round-off left none exactly valid, the
      * best one: refined while the fixed point lowers its residual */
     if (cp.best_res > cp.exact) fixed_point(&cp);

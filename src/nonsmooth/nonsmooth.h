@@ -35,12 +35,25 @@ static inline double rcn_fc2d_residual(const double *u, const double *p, double 
 void rcn_cone3_xi(const double *u, double mu, double *ut);
 /* r = p - proj_K(p - rho u~(u)) */
 void rcn_cone3_natural_map(const double *u, const double *p, double mu, double rho, double *r);
-/* |p - proj_K(p - u~(u))|^2 */
-double rcn_cone3_residual2(const double *u, const double *p, double mu);
+/* |p - proj_K(p - u~(u))|^2 (inline: the residual pass and the slide
+ * candidates; the same operations as rcn_cone3_natural_map with rho = 1) */
+static inline double rcn_cone3_residual2(const double *u, const double *p, double mu)
+{
+    double x[3] = { p[0] - (u[0] + mu * sqrt(u[1] * u[1] + u[2] * u[2])), p[1] - u[1], p[2] - u[2] };
+    rcm_fc3d_project(mu, x);
+    const double r0 = p[0] - x[0], r1 = p[1] - x[1], r2 = p[2] - x[2];
+    return r0 * r0 + r1 * r1 + r2 * r2;
+}
 /* The one-contact problem u = W p + b, K ∋ p ⊥ u~ ∈ K* (W 3x3 SPD, row-major):
  * exact enumeration of take-off / stick / slide, the slip direction by root
  * finding. Returns the case (0 take-off, 1 stick, 2 slide). */
 int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p);
+/* The same with W^-1 (or NULL: solved here) for the stick case and a guess
+ * (or NULL; the contact's last impulse in NSGS) whose slip direction starts
+ * a Newton search of the slide case before the grid (docs/theory/spatial.md,
+ * "The local solve"). */
+int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double *b, double mu, const double *guess,
+                               double *p);
 /* x = A^-1 r (3x3 row-major, partial pivoting); 0 when A is singular. */
 int rcn_solve3(const double *A, const double *r, double *x);
 /* The largest eigenvalue of the symmetric part of a 3x3 matrix. */
@@ -51,6 +64,10 @@ double rcn_sym3_lmax(const double *W);
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u);
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp);
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
+/* nsgs3_order.c: the active 3D contacts in this step's sweep order (the
+ * solver's order: "position" bottom first along gravity, "top" top first,
+ * else by index), in the world's work arena */
+rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */
 void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);

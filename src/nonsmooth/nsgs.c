@@ -188,18 +188,18 @@ void rcn_nsgs_attach(rc_world *w)
     rcm_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
 }
 
-static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y)
+static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y, int top)
 {
-    if (x->height != y->height) return x->height < y->height;
+    if (x->height != y->height) return top ? x->height > y->height : x->height < y->height;
     return w->contacts[x->contact].key <= w->contacts[y->contact].key;
 }
 
 /* RC_ORDER_POSITION: w->sweep = the active contacts by the height of their
- * point along -gravity (bottom first), ties by key; a stable bottom-up merge
+ * point along -gravity (bottom first; RC_ORDER_TOP, top: top first), ties by key; a stable bottom-up merge
  * sort in the world's work array (no allocation once it has grown). Gap
  * contacts carry the point collide/linear gave them. Without gravity every
  * height is 0: key order. */
-static rc_status position_order(rc_world *w)
+static rc_status position_order(rc_world *w, int top)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
@@ -218,7 +218,7 @@ static rc_status position_order(rc_world *w)
         for (int lo = 0; lo < n; lo += 2 * width) {
             int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
             int i = lo, j = mid, o = lo;
-            while (i < mid && j < hi) b[o++] = item_before(w, &a[i], &a[j]) ? a[i++] : a[j++];
+            while (i < mid && j < hi) b[o++] = item_before(w, &a[i], &a[j], top) ? a[i++] : a[j++];
             while (i < mid) b[o++] = a[i++];
             while (j < hi) b[o++] = a[j++];
         }
@@ -465,8 +465,8 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
 rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep)
 {
     *sweep = w->active;
-    if (opt->order == RC_ORDER_POSITION) {
-        RC_CHECK(position_order(w));
+    if (opt->order == RC_ORDER_POSITION || opt->order == RC_ORDER_TOP) {
+        RC_CHECK(position_order(w, opt->order == RC_ORDER_TOP));
         *sweep = w->sweep;
     } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
         int closed;
@@ -586,8 +586,8 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     /* the sweep order, once per step: key order (w->active), shuffled per
      * sweep (random), by height (position) or by colour */
     const int *sweep = w->active;
-    if (order == RC_ORDER_POSITION) {
-        RC_CHECK(position_order(w));
+    if (order == RC_ORDER_POSITION || order == RC_ORDER_TOP) {
+        RC_CHECK(position_order(w, order == RC_ORDER_TOP));
         sweep = w->sweep;
     } else if (order == RC_ORDER_COLOUR) {
         int closed;

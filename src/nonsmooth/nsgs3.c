@@ -2,10 +2,15 @@
  * world (model/contact3.h): per contact, with the others' impulses fixed,
  * the one-contact problem u = W p + b, K ∋ p ⊥ u~ ∈ K* in De Saxce's form
  * with the law's shift (Acary & Collins-Craft 2024 eqs. 10, 96 / 101),
- * solved exactly (cone3.c), and the change of impulse applied to the
- * velocity, V += kappa Mhat^-1 H^T dp (the MH columns of the contact). The
- * residual is the natural map's, |p - proj_K(p - u~(u + shift))| summed
- * over the contacts, relative to 1 + |b| (docs/theory/spatial.md). */
+ * solved exactly (cone3.c, warm-started by the contact's last impulse), and
+ * the change of impulse applied to the velocity, V += kappa Mhat^-1 H^T dp
+ * (the MH columns of the contact). The residual is the natural map's,
+ * |p - proj_K(p - u~(u + shift))| summed over the contacts, relative to
+ * 1 + |b| (docs/theory/spatial.md, "NSGS"): by a pass after every checked
+ * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
+ * by a pass. The sweep order: by index (the default) or by height along
+ * gravity (order = "position": bottom first, "top": top first;
+ * nsgs3_order.c). */
 #include "nonsmooth/nonsmooth.h"
 
 #include <math.h>
@@ -13,14 +18,22 @@
 /* (u + shift) of contact c at the velocity V */
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u)
 {
-    const double *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL, *vb = V + w->bodies[c->body_b].iv;
-    for (int r = 0; r < 3; r++) {
-        double s = c->shift[r];
-        for (int j = 0; j < 6; j++) s += c->Hb[r][j] * vb[j];
-        if (va)
-            for (int j = 0; j < 6; j++) s += c->Ha[r][j] * va[j];
-        u[r] = s;
+    const double *vb = V + w->bodies[c->body_b].iv;
+    double u0 = c->shift[0], u1 = c->shift[1], u2 = c->shift[2];
+    for (int j = 0; j < 6; j++) {
+        u0 += c->Hb[0][j] * vb[j];
+        u1 += c->Hb[1][j] * vb[j];
+        u2 += c->Hb[2][j] * vb[j];
     }
+    if (c->body_a >= 0) {
+        const double *va = V + w->bodies[c->body_a].iv;
+        for (int j = 0; j < 6; j++) {
+            u0 += c->Ha[0][j] * va[j];
+            u1 += c->Ha[1][j] * va[j];
+            u2 += c->Ha[2][j] * va[j];
+        }
+    }
+    u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
 /* V += kappa Mhat^-1 H^T dp */
@@ -34,53 +47,143 @@ void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, con
 }
 
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
- * without a closed form: its natural map, law3.c) */
+ * without a closed form: its natural map, law3.c); the largest contact
+ * term and 1 + its index in c3->worst1, c3->worst_res */
 static rc_status residual(rc_world *w, const double *V, double *res)
 {
     rcm_c3 *c3 = w->c3;
-    double r2 = 0.0;
+    double r2 = 0.0, rmax = -1.0;
+    c3->worst1 = 0;
     for (int i = 0; i < c3->n; i++) {
         rcm_contact3 *c = &c3->c[i];
         if (!c->active) continue;
-        if (c3->ndrill && c3->d[i].on) { r2 += rcn_drill_residual2(w, c, &c3->d[i], V); continue; }   /* contensou.c */
-        double u[3], ri;
-        rcn_contact3_velocity(w, c, V, u);
-        if (w->laws[c->law].closed_form) ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
-        else RC_CHECK(rcn_contact3_law_residual2(w, c, u, &ri));
+        double ri;
+        if (c3->ndrill && c3->d[i].on) ri = rcn_drill_residual2(w, c, &c3->d[i], V);   /* contensou.c */
+        else {
+            double u[3];
+            rcn_contact3_velocity(w, c, V, u);
+            if (w->laws[c->law].closed_form) ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+            else RC_CHECK(rcn_contact3_law_residual2(w, c, u, &ri));
+        }
         r2 += ri;
+        if (ri > rmax) { rmax = ri; c3->worst1 = i + 1; }
     }
+    c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
     *res = sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
     return RC_OK;
+}
+
+/* One Gauss--Seidel update of contact i; r2 (or NULL): its squared
+ * natural-map residual as visited (u from the current V, p before the
+ * update; closed-form laws without a drilling row only). */
+static inline rc_status solve_one(rc_world *w, int i, double *V, double *r2)
+{
+    rcm_c3 *c3 = w->c3;
+    rcm_contact3 *c = &c3->c[i];
+    if (c3->ndrill && c3->d[i].on) { rcn_drill_sweep(w, c, &c3->d[i], V); return RC_OK; }   /* contensou.c */
+    const rc_law *law = &w->laws[c->law];
+    double u[3], b[3], p[3];
+    rcn_contact3_velocity(w, c, V, u);   /* u + shift with this contact's p in V */
+    for (int r = 0; r < 3; r++) b[r] = u[r] - (c->W[3 * r] * c->p[0] + c->W[3 * r + 1] * c->p[1] + c->W[3 * r + 2] * c->p[2]);
+    if (law->closed_form) {
+        if (r2) *r2 = rcn_cone3_residual2(u, c->p, law->def.mu);
+        rcn_cone3_local_solve_from(c->W, c->winv_ok ? c->Winv : NULL, b, law->def.mu, c->p, p);
+        const double omega = w->sim.solver.relax;
+        if (omega != 1.0) {   /* over/under-relaxation, back onto the cone */
+            for (int r = 0; r < 3; r++) p[r] = omega * p[r] + (1.0 - omega) * c->p[r];
+            rcm_fc3d_project(law->def.mu, p);
+        }
+    } else {
+        p[0] = c->p[0]; p[1] = c->p[1]; p[2] = c->p[2];
+        RC_CHECK(rcn_contact3_law_solve(w, c, b, p));   /* law3.c */
+    }
+    const double dp[3] = { p[0] - c->p[0], p[1] - c->p[1], p[2] - c->p[2] };
+    if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) rcn_contact3_apply(w, c, V, dp);
+    c->p[0] = p[0]; c->p[1] = p[1]; c->p[2] = p[2];
+    return RC_OK;
+}
+
+/* One sweep: the joints, then the contacts of order[0..n); est (or NULL):
+ * the sum of their squared residuals as visited */
+static rc_status sweep(rc_world *w, const int *order, int n, double *V, double *est)
+{
+    rcn_joints3_sweep(w, V);   /* 3D joints' blocks (joint3_block.c) */
+    double sum = 0.0;
+    for (int k = 0; k < n; k++) {
+        double r2 = 0.0;
+        RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
+        sum += r2;
+    }
+    if (est) *est = sum;
+    return RC_OK;
+}
+
+/* Whether the in-sweep residual can stand for the contacts' terms: every
+ * active contact's law has a closed form and no drilling row (those keep
+ * the passes). */
+static int estimable(const rc_world *w)
+{
+    const rcm_c3 *c3 = w->c3;
+    if (c3->ndrill) return 0;
+    for (int i = 0; i < c3->n; i++)
+        if (c3->c[i].active && !w->laws[c3->c[i].law].closed_form) return 0;
+    return 1;
+}
+
+enum { PASS_GAP_MAX = 8 };
+
+/* The sweeps until the next residual pass (check_every = 1, the default):
+ * half the sweeps that the contraction between the last two passes still
+ * predicts before tol, in 1..PASS_GAP_MAX; 1 while no rate is known or the
+ * residual did not decrease. The step still stops only on a pass <= tol
+ * (and the cap's sweep has its pass): at most a few sweeps more than a pass
+ * after every sweep would take, when the convergence speeds up, for
+ * passes saved on the long solves (docs/theory/spatial.md, "NSGS"). */
+static int pass_gap(double res, double prev, int between, double tol)
+{
+    if (!(prev > 0.0) || !(res < prev) || !(res > tol) || between < 1) return 1;
+    const double rate = pow(res / prev, 1.0 / between);   /* per sweep, in (0, 1) */
+    const double m = log(tol / res) / log(rate);           /* sweeps still needed */
+    const double g = floor(0.5 * m);
+    return !(g >= 1.0) ? 1 : g > PASS_GAP_MAX ? PASS_GAP_MAX : (int)g;
 }
 
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters)
 {
     rcm_c3 *c3 = w->c3;
-    const double tol = w->sim.solver.tol;
-    const int max_iter = w->sim.solver.max_iter;
+    const rc_solver_def *opt = &w->sim.solver;
+    const double tol = opt->tol;
+    const int max_iter = opt->max_iter, every = opt->check_every > 0 ? opt->check_every : 1;
     *res = 0.0;
     *iters = 0;
+    c3->worst1 = 0;
+    c3->worst_res = 0.0;
     if (c3->nactive == 0 && rcn_joints3_count(w) == 0) return RC_OK;
+    int *order, n;
+    RC_CHECK(rcn_nsgs3_order(w, &order, &n));   /* nsgs3_order.c */
+    const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w), adaptive = !fused && every == 1;
+    int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
+    double prev = 0.0;
     for (int it = 1; it <= max_iter; it++) {
-        rcn_joints3_sweep(w, V);   /* 3D joints' blocks (joint3_block.c) */
-        for (int i = 0; i < c3->n; i++) {
-            rcm_contact3 *c = &c3->c[i];
-            if (!c->active) continue;
-            if (c3->ndrill && c3->d[i].on) { rcn_drill_sweep(w, c, &c3->d[i], V); continue; }   /* contensou.c */
-            double u[3], b[3], p[3];
-            rcn_contact3_velocity(w, c, V, u);   /* u + shift with this contact's p in V */
-            for (int r = 0; r < 3; r++) b[r] = u[r] - (c->W[3 * r] * c->p[0] + c->W[3 * r + 1] * c->p[1] + c->W[3 * r + 2] * c->p[2]);
-            if (w->laws[c->law].closed_form) rcn_cone3_local_solve(c->W, b, w->laws[c->law].def.mu, p);
-            else { p[0] = c->p[0]; p[1] = c->p[1]; p[2] = c->p[2]; RC_CHECK(rcn_contact3_law_solve(w, c, b, p)); }   /* law3.c */
-            const double dp[3] = { p[0] - c->p[0], p[1] - c->p[1], p[2] - c->p[2] };
-            if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) rcn_contact3_apply(w, c, V, dp);
-            c->p[0] = p[0]; c->p[1] = p[1]; c->p[2] = p[2];
-        }
+        const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
+        double est = 0.0;
+        RC_CHECK(sweep(w, order, n, V, fused && check && it < max_iter ? &est : NULL));
         *iters = it;
+        if (!check) continue;
+        if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
+            est = sqrt(est + rcn_joints3_residual2(w, V)) / (1.0 + bnorm);
+            if (!rcb_finite(est)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
+            if (est > tol) continue;
+        }
         RC_CHECK(residual(w, V, res));
         *res /= 1.0 + bnorm;
         if (!rcb_finite(*res)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
         if (*res <= tol) break;
+        if (adaptive) {
+            next = it + pass_gap(*res, prev, it - prev_it, tol);
+            prev = *res;
+            prev_it = it;
+        }
     }
     return RC_OK;
 }

@@ -201,6 +201,44 @@ RC_TEST(random_problems)
     CHECK(cases[0] > 1000 && cases[1] > 1000 && cases[2] > 1000);
 }
 
+RC_TEST(warm_started_problems)
+{
+    /* the solve with W^-1 and a guess (NSGS passes the contact's last
+     * impulse): on random problems, the guess the solution itself, a
+     * perturbed one, one across the cone or none, every answer is a solution
+     * to 1e-10 and the same impulse as the plain solve (the slide solution
+     * of these problems is unique: checked against it to 1e-9) */
+    rng = 31u;
+    int slides = 0;
+    for (int k = 0; k < 20000; k++) {
+        double W[9], Wi[9], b[3], p0[3], p[3];
+        random_spd(W);
+        for (int j = 0; j < 3; j++) {
+            const double e[3] = { j == 0, j == 1, j == 2 };
+            double col[3];
+            CHECK(rcn_solve3(W, e, col));
+            for (int i = 0; i < 3; i++) Wi[3 * i + j] = col[i];
+        }
+        for (int i = 0; i < 3; i++) b[i] = 4.0 * urand() - 2.0 - (i == 0 ? 0.8 : 0.0);
+        const double mu = 0.05 + 0.6 * urand();
+        const int c0 = rcn_cone3_local_solve(W, b, mu, p0);
+        slides += c0 == 2;
+        const double ang = 0.3 * (urand() - 0.5);
+        const double g[4][3] = { { p0[0], p0[1], p0[2] },
+                                 { p0[0], cos(ang) * p0[1] - sin(ang) * p0[2], sin(ang) * p0[1] + cos(ang) * p0[2] },
+                                 { p0[0], -p0[1], -p0[2] },
+                                 { 1.0, mu * cos(7.0 * ang), mu * sin(7.0 * ang) } };
+        for (int m = 0; m < 5; m++) {
+            const int c = rcn_cone3_local_solve_from(W, m == 4 ? NULL : Wi, b, mu, m == 4 ? NULL : g[m], p);
+            CHECK(c == c0);
+            check_desaxce(failed, W, b, mu, p, 1e-10);
+            for (int i = 0; i < 3; i++) CHECK_NEAR(p[i], p0[i], 1e-9 * (1.0 + fabs(p0[0])));
+            if (*failed) { fprintf(stderr, "  problem %d, guess %d (case %d, mu = %g)\n", k, m, c, mu); return; }
+        }
+    }
+    CHECK(slides > 2000);
+}
+
 RC_TEST(planar_problems)
 {
     /* a problem that does not couple T2 (W_T2* = 0 but W_T2T2, b_T2 = 0) is
@@ -392,5 +430,5 @@ RC_TEST(planar_world_refuses_dim3)
 }
 
 RC_TEST_MAIN(T(projection_analytic), T(projection_properties), T(take_off), T(stick), T(slide), T(frictionless),
-             T(random_problems), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
+             T(random_problems), T(warm_started_problems), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
              T(planar_world_refuses_dim3))

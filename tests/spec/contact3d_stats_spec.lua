@@ -53,4 +53,63 @@ describe("3D contacts in sim:info() and sim:stats()", function()
         local grown = sim:stats().memory_bytes - before
         assert.is_true(grown >= n * (4 * 18 * 8 + 64), grown .. " bytes")
     end)
+
+    -- two spheres resting one on the other on the plane, one sweep allowed: the step is not
+    -- converged and the solver names its worst 3D contact, as the planar one does
+    local function stack(on_fail)
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0, mu = 0.3 } }
+        w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        local I = 0.4 * 0.1 * 0.1
+        w:body{ name = "lower", mass = 1, inertia = { I, I, I }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
+        w:body{ name = "upper", mass = 1, inertia = { I, I, I }, q = { 0.02, 0, 0.298, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
+        local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3,
+                                  solver = { "nsgs", tol = 1e-14, max_iter = 1, on_fail = on_fail } }
+        return w, sim
+    end
+    -- |p - proj_K(p - xi)|, xi = u + mu |u_T| e_N (Newton's law, e = 0: no shift)
+    local function natural_map(c, mu)
+        local u, p = c.u, c.p
+        local x = { p[1] - (u[1] + mu * math.sqrt(u[2] ^ 2 + u[3] ^ 2)), p[2] - u[2], p[3] - u[3] }
+        local t = math.sqrt(x[2] ^ 2 + x[3] ^ 2)
+        local q
+        if t <= mu * x[1] then q = x
+        elseif mu * t <= -x[1] then q = { 0, 0, 0 }
+        else
+            local s = (x[1] + mu * t) / (1 + mu * mu)
+            q = { s, mu * s * x[2] / t, mu * s * x[3] / t }
+        end
+        return math.sqrt((p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2 + (p[3] - q[3]) ^ 2)
+    end
+
+    it("names the worst 3D contact (id, bodies, residual) of a step that did not converge", function()
+        local w, sim = stack("warn")
+        sim:step()
+        local info = sim:info()
+        assert.is_false(info.converged)
+        local worst, wres, n = nil, -1, 0
+        for _, c in ipairs(w:contacts3()) do
+            if c.active then
+                n = n + 1
+                local r = natural_map(c, 0.3)
+                if r > wres then worst, wres = c, r end
+            end
+        end
+        assert.are.equal(2, n)
+        assert.is_true(wres > 1e-6, "residual " .. wres)   -- one sweep leaves a residual: the check is not vacuous
+        assert.are.equal(worst.id, info.worst_contact)
+        local names = { [-1] = "ground" }
+        for _, b in ipairs(w:bodies()) do names[b.id] = b.name end
+        local w2, sim2 = stack("error")
+        local ok, err = pcall(sim2.step, sim2)
+        assert.is_false(ok)
+        local msg = tostring(err)
+        local id, a, b, feature, res = msg:match("worst contact (%d+) %((.-) / (.-), feature (%-?%d+), residual ([%d.e+-]+)%)")
+        assert.truthy(id, msg)
+        assert.matches("solver did not converge at t = 0.001 (step 1): residual ", msg, 1, true)
+        assert.are.equal(worst.id, tonumber(id))
+        assert.are.equal(names[worst.body_a], a)
+        assert.are.equal(names[worst.body_b], b)
+        assert.is_true(math.abs(tonumber(res) - wres) <= 1e-3 * wres, res .. " against " .. wres)
+        assert.are.equal(2, #w2:contacts3())
+    end)
 end)

@@ -1,4 +1,4 @@
--- solver_order_spec.lua -- NSGS sweep orders (issue 5): order = "position" and
+-- solver_order_spec.lua -- NSGS sweep orders (issue 5): order = "position", "top" and
 -- "colour", solver.threads (OpenMP) with the same numbers whatever the
 -- thread count, and the checks of both options.
 local rc = require "ricochet"
@@ -74,7 +74,7 @@ describe("solver options order and threads", function()
     before_each(function() w = rc.world{} end)
 
     it("name the option in their errors", function()
-        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"colour\", \"color\" (got 'sideways')",
+        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"top\", \"colour\", \"color\" (got 'sideways')",
             error_of(w.simulation, w, { solver = { order = "sideways" } }))
         has("world:simulation: solver: 'threads' must be >= 1 (got 0)",
             error_of(w.simulation, w, { solver = { threads = 0 } }))
@@ -86,6 +86,8 @@ describe("solver options order and threads", function()
             error_of(w.simulation, w, { solver = { threads = "2" } }))
         has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" (the position order is sequential)",
             error_of(w.simulation, w, { solver = { threads = 2, order = "position" } }))
+        has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" (the top order is sequential)",
+            error_of(w.simulation, w, { solver = { threads = 2, order = "top" } }))
         has("world:simulation: solver: 'threads' = 2 needs the \"nsgs\" solver",
             error_of(w.simulation, w, { solver = { "uzawa", threads = 2 } }))
         has("world:simulation: solver: 'adaptive_threads' must be true or false (got 0)",
@@ -102,6 +104,8 @@ describe("solver options order and threads", function()
         assert.are.equal("colour", sim.order)
         sim = w:simulation{ solver = { order = "position" } }
         assert.are.equal("position", sim.order)
+        sim = w:simulation{ solver = { order = "top" } }
+        assert.are.equal("top", sim.order)
         assert.are.equal("boolean", type(rc.openmp()))
     end)
 end)
@@ -126,8 +130,8 @@ describe("the colour order", function()
     end)
 end)
 
-describe("position and colour orders on a pile", function()
-    for _, order in ipairs{ "position", "colour" } do
+describe("position, top and colour orders on a pile", function()
+    for _, order in ipairs{ "position", "top", "colour" } do
         it(order .. ": every step converges to an admissible solution", function()
             local _, sim = pile(6, 6, { tol = 1e-8, max_iter = 20000, order = order })
             local mu, eps, h = 0.3, 1e-6, 1e-3

@@ -1,0 +1,67 @@
+/* nsgs3_order.c -- the order in which NSGS visits the 3D contacts of a
+ * dim = 3 world (nsgs3.c), once per step in the world's work arena (no
+ * allocation once it has grown):
+ *   "fixed" (and "random", "colour", which 3D contacts do not have yet):
+ *            the active contacts by index (detection order);
+ *   "position": by the height of the contact point (the midpoint of pa, pb)
+ *            along -gravity, bottom first, ties by index;
+ *   "top":   the same, top first: a contact is visited after those of what
+ *            rests on it, so that a wall's or a pile's weight reaches the
+ *            supports within a sweep (docs/theory/spatial.md, "NSGS":
+ *            measured on the rockfall wall);
+ * without gravity, by index. */
+#include "nonsmooth/nonsmooth.h"
+
+#include <math.h>
+
+typedef struct height_item {
+    double h;
+    int i;
+} height_item;
+
+/* stable bottom-up merge sort of a[0..n) by increasing h (b: scratch of
+ * n); returns the sorted array (a or b) */
+static height_item *sort_by_height(height_item *a, height_item *b, int n)
+{
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            const int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) b[o++] = a[j].h < a[i].h ? a[j++] : a[i++];
+            while (i < mid) b[o++] = a[i++];
+            while (j < hi) b[o++] = a[j++];
+        }
+        height_item *t = a;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n)
+{
+    const rcm_c3 *c3 = w->c3;
+    int *o, m = 0;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&o, c3->n > 0 ? c3->n : 1, sizeof(int), "3D sweep order"));
+    for (int i = 0; i < c3->n; i++)
+        if (c3->c[i].active) o[m++] = i;
+    *order = o;
+    *n = m;
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    const rc_order ord = w->sim.solver.order;
+    if ((ord != RC_ORDER_POSITION && ord != RC_ORDER_TOP) || m < 2 || !(gn > 0.0)) return RC_OK;
+    const double sign = ord == RC_ORDER_TOP ? -1.0 : 1.0;   /* top first: by decreasing height */
+    height_item *items;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&items, 2LL * m, sizeof(height_item), "3D sweep order"));
+    for (int k = 0; k < m; k++) {
+        const rcm_contact3 *c = &c3->c[o[k]];
+        double h = 0.0;
+        for (int d = 0; d < 3; d++) h -= g[d] / gn * 0.5 * (c->pa[d] + c->pb[d]);
+        items[k].h = sign * h;
+        items[k].i = o[k];
+    }
+    const height_item *s = sort_by_height(items, items + m, m);
+    for (int k = 0; k < m; k++) o[k] = s[k].i;
+    return RC_OK;
+}

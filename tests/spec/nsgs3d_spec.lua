@@ -1,0 +1,102 @@
+-- nsgs3d_spec.lua -- the NSGS solver of 3D contacts (src/nonsmooth/nsgs3.c): its
+-- sweep orders ("fixed", "position", "top"), over-relaxation and residual modes all
+-- end each step at an admissible solution within the tolerance (the residual pass
+-- spaced by the predicted convergence never stops a step early), and a resting
+-- column of spheres carries its weight whatever the order.
+local rc = require "ricochet"
+
+local g, mu = 9.81, 0.3
+
+-- n x n x layers spheres of radius 0.1 +- 10 % falling into a box (floor and four walls)
+local function pile(n, layers, solver)
+    math.randomseed(3)
+    local width = 0.25 * n
+    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
+    w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
+    w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
+    for k = 0, layers - 1 do
+        for j = 0, n - 1 do
+            for i = 0, n - 1 do
+                local r = 0.1 * (0.9 + 0.2 * math.random())
+                local m = 4 / 3 * math.pi * r ^ 3
+                local I = 0.4 * m * r * r
+                w:body{ mass = m, inertia = { I, I, I },
+                        q = { 0.25 * (i + 0.5) + 0.01 * (math.random() - 0.5), 0.25 * (j + 0.5) + 0.01 * (math.random() - 0.5),
+                              0.25 * (k + 0.5) + 0.05, 1, 0, 0, 0 },
+                        v = { math.random() - 0.5, math.random() - 0.5, 0, 0, 0, 0 }, shape = rc.sphere{ radius = r } }
+            end
+        end
+    end
+    local opts = { "nsgs", tol = 1e-8, max_iter = 20000 }
+    for k, v in pairs(solver) do opts[k] = v end
+    return w, w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = opts }
+end
+
+describe("NSGS on 3D contacts", function()
+    local cases = {
+        { order = "fixed" }, { order = "position" }, { order = "top" },
+        { order = "top", relax = 1.3 }, { residual = "sweep" }, { check_every = 3 },
+    }
+    for _, solver in ipairs(cases) do
+        local name = {}
+        for k, v in pairs(solver) do name[#name + 1] = k .. " = " .. tostring(v) end
+        table.sort(name)
+        it(table.concat(name, ", ") .. ": every step ends at an admissible solution within the tolerance", function()
+            local w, sim = pile(3, 3, solver)
+            local eps, bad, active, sweeps, steps = 1e-6, {}, 0, 0, 0
+            sim:after_step(function(s)
+                local info = s:info()
+                steps = steps + 1
+                sweeps = sweeps + info.iterations
+                if not info.converged or info.residual > 1e-8 then bad[#bad + 1] = "step " .. steps .. " unconverged" end
+                for _, c in ipairs(w:contacts3()) do
+                    if c.active then
+                        active = active + 1
+                        local pN, pT = c.p[1], math.sqrt(c.p[2] ^ 2 + c.p[3] ^ 2)
+                        local uN, uT = c.u[1], math.sqrt(c.u[2] ^ 2 + c.u[3] ^ 2)
+                        if pN < 0 or pT > mu * pN * (1 + 1e-12) + 1e-15 then bad[#bad + 1] = "outside the cone" end
+                        if uN < -eps or math.min(pN, uN) > eps then   -- 0 <= p_N _|_ u_N >= 0 to eps
+                            bad[#bad + 1] = ("not complementary: step %d, contact %d, uN %.3e, pN %.3e, gN %.3e"):format(steps, c.id, uN, pN, c.gN)
+                        end
+                        if pT < mu * pN - eps and uT > eps then bad[#bad + 1] = "sticking contact slips" end
+                    end
+                end
+            end)
+            sim:run{ T = 0.4 }
+            assert.are.equal(400, steps)
+            assert.are.same({}, bad)
+            assert.is_true(active > 5000, active .. " active contacts over the run")   -- the pile has formed
+            assert.is_true(sweeps > 2 * steps, sweeps .. " sweeps")                     -- and needs several sweeps
+        end)
+    end
+
+    it("a resting column carries its weight: p_N of the k-th contact from the top = k m g h, any order", function()
+        for _, order in ipairs{ "fixed", "position", "top" } do
+            local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
+            w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+            local m, r = 2.0, 0.1
+            local I = 0.4 * m * r * r
+            for k = 0, 3 do
+                w:body{ mass = m, inertia = { I, I, I }, q = { 0, 0, r + 2 * r * k, 1, 0, 0, 0 }, shape = rc.sphere{ radius = r } }
+            end
+            local h = 1e-3
+            local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = h,
+                                      solver = { "nsgs", tol = 1e-12, max_iter = 1000, order = order } }
+            sim:run{ T = 0.05 }
+            local pN = {}
+            for _, c in ipairs(w:contacts3()) do
+                assert.is_true(c.active)
+                local z = 0.5 * (c.pa[3] + c.pb[3])
+                pN[#pN + 1] = { z = z, p = c.p[1] }
+            end
+            table.sort(pN, function(a, b) return a.z > b.z end)
+            assert.are.equal(4, #pN)
+            for k, c in ipairs(pN) do
+                assert.near(k * m * g * h, c.p, 1e-9 * k * m * g * h, order .. ": contact " .. k)
+            end
+        end
+    end)
+end)
