@@ -44,9 +44,13 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
     RC_CHECK(rc_sim_def_check(def, NULL));
-    if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
-        return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only "
-                            "(got '%s')", rci_scheme_of(def->scheme)->name);
+    if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
+        && def->scheme != RC_SCHEME_GEN_ALPHA)
+        return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean, moreau-jean-fremond and "
+                            "gen-alpha only (got '%s')", rci_scheme_of(def->scheme)->name);
+    if (w->nrigid3d && def->scheme == RC_SCHEME_GEN_ALPHA && def->gen_alpha.sequential)
+        return rc_set_error(RC_ERR_ARG, "simulation: gen-alpha's strategy \"sequential\" is not available on spatial bodies "
+                            "(their step has no constraint blocks to split; use the default \"monolithic\")");
     RC_CHECK(rcm_world_configure(w, def));
     const rci_scheme *sc = rci_scheme_of(def->scheme);
     w->joint_at = rc_sim_joint_jacobian(def);

@@ -92,5 +92,8 @@ rc_status rci_ga_consistent_acceleration(rci_ga_sys *s, const double *cterm, dou
 /* gf_step.c: the step of the frictional variant (Capobianco et al. 2021)
  * with the scheme's state g */
 rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g);
+/* ga3_step.c: the step on spatial rigid bodies (dim = 3 worlds), both
+ * variants; the state back at t_n on failure */
+rc_status rci_ga3_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 #endif /* RC_GEN_ALPHA_H */
