@@ -6,6 +6,8 @@
 -- parabola under gravity, both variants alike without constraints, and what
 -- is refused (contacts, joints, the sequential strategy).
 local rc = require "ricochet"
+local H = require "sh_helper"
+local D = require "doc_blocks"
 
 local function error_of(fn, ...)
     local ok, err = pcall(fn, ...)
@@ -106,6 +108,22 @@ describe("gen-alpha on spatial rigid bodies", function()
         assert.is_true(math.abs(b:v()[6] - 0.2) < 1e-13)
         assert.is_true(math.abs(sim:energy().total - 0.06) < 1e-13)
         assert.is_true(math.abs(Wext - 0.06) < 1e-13)
+    end)
+
+    it("runs the example of docs/theory/gen-alpha.md, 'Spatial rigid bodies'", function()
+        local n = 0
+        for _, b in ipairs(D.runnable(H.ROOT .. "/docs/theory/gen-alpha.md", "lua")) do
+            if b.code:match("dim = 3") then
+                n = n + 1
+                local out = {}
+                local env = setmetatable({ print = function(...) out[#out + 1] = table.concat({ ... }, "\t") end },
+                                         { __index = _G })
+                local f = assert(load(b.code, "=gen-alpha.md:" .. b.line, "t", env))
+                f()
+                has("gen-alpha on the racket: max |E - E0|/E0 = ", out[1])
+            end
+        end
+        assert.are.equal(1, n)
     end)
 
     it("refuses what it does not take yet on spatial bodies", function()
