@@ -19,11 +19,11 @@
  *   dR_Omega/da_Omega = J + h gamma c ([Omega]x J - [J Omega]x),
  *   c = (1 - alpha_f)/(1 - alpha_m) (= d a-bar / d a),
  * (applied forces and force functions explicit in the tangent: a simplified
- * Newton step, the residual exact). Contacts and joints of spatial bodies
- * are not taken by the scheme yet: a step that detects a contact, or a world
- * with 3D joints, is refused with the reason.
+ * Newton step, the residual exact). With contacts within the step's reach
+ * the step is the frictional scheme of Capobianco et al. (ga3_fstep.c; the
+ * variant "bruls2014" refuses them); joints of spatial bodies are refused.
  */
-#include "integrate/gen_alpha.h"
+#include "integrate/ga3_friction.h"
 #include "base/rot3.h"
 
 #include <math.h>
@@ -161,11 +161,13 @@ static rc_status arrays(ga3_sys *s)
     return RC_OK;
 }
 
-/* what the scheme does not take yet on spatial bodies; the contacts detected
- * within the step's reach at q_i */
-static rc_status check_world(const ga3_sys *s)
+/* what the scheme does not take on spatial bodies; the contacts detected
+ * within the step's reach at q_i (w->c3, *nc of them; margin in
+ * w->detect_margin) */
+static rc_status check_world(const ga3_sys *s, int *nc)
 {
     rc_world *w = s->w;
+    *nc = 0;
     if (w->j3 && w->j3->n > 0)
         return rc_set_error(RC_ERR_ARG, "gen-alpha: spatial joints are not taken by the scheme yet (%d joint%s; use moreau-jean "
                             "or moreau-jean-fremond)", w->j3->n, w->j3->n == 1 ? "" : "s");
@@ -181,14 +183,16 @@ static rc_status check_world(const ga3_sys *s)
         const double *v = w->v + w->bodies[sh->body].iv;
         reach = fmax(reach, rcb_v3_norm(v) + rcb_v3_norm(v + 3) * sh->bound + s->h * ag);
     }
-    RC_CHECK(rcc_detect3(w, w->def.contact_margin + 8.0 * s->h * reach));
-    if (w->c3->n == 0) return RC_OK;
+    w->detect_margin = w->def.contact_margin + 8.0 * s->h * reach;
+    RC_CHECK(rcc_detect3(w, w->detect_margin));
+    *nc = w->c3->n;
+    if (*nc == 0 || w->sim.gen_alpha.variant != RC_GA_BRULS) return RC_OK;
     const rcm_contact3 *c = &w->c3->c[0];
     const int n = w->c3->n;
     w->c3->n = 0;
-    return rc_set_error(RC_ERR_ARG, "gen-alpha: contacts of spatial bodies are not taken by the scheme yet (%d within the "
-                        "step's reach at t = %.17g, the first between shapes %d and %d, gap %.3e); use moreau-jean or "
-                        "moreau-jean-fremond", n, w->t, c->shape_a, c->shape_b, c->gN);
+    return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" does not take contacts of spatial bodies (%d within the "
+                        "step's reach at t = %.17g, the first between shapes %d and %d, gap %.3e); use variant "
+                        "\"capobianco2021\" (the default on spatial bodies)", n, w->t, c->shape_a, c->shape_b, c->gN);
 }
 
 static rc_status newton(rci_step *st, ga3_sys *s)
@@ -255,16 +259,21 @@ static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
     s.nq = w->nq;
     s.nv = w->nv;
     s.have_f = st->have_f;
-    RC_CHECK(check_world(&s));
+    int nc;
+    RC_CHECK(check_world(&s, &nc));
     RC_CHECK(arrays(&s));
     memcpy((double *)s.qn, w->q, (size_t)s.nq * sizeof(double));
     memcpy((double *)s.un, w->v, (size_t)s.nv * sizeof(double));
     const int variant = g->variant;
     if (!g->valid || memcmp(g->q, w->q, (size_t)s.nq * sizeof(double)) != 0
         || memcmp(g->v, w->v, (size_t)s.nv * sizeof(double)) != 0) {
+        g->valid = 0;
         RC_CHECK(initial_acceleration(&s, g->a));
         memcpy(g->vd, g->a, (size_t)s.nv * sizeof(double));
     }
+    if (!g->valid) g->nrec3 = 0;
+    if (nc > 0) return rci_ga3f_step(st, a, g);   /* with contacts (ga3_fstep.c) */
+    if (w->c3) w->c3->n = 0;
     s.an = g->a;
     s.abn = g->vd;
     memcpy(s.a, s.an, (size_t)s.nv * sizeof(double));   /* the predictor: a_{i+1} = a_i */
@@ -283,6 +292,7 @@ static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
     memcpy(g->v, w->v, (size_t)s.nv * sizeof(double));
     g->variant = variant;
     g->nrec = 0;
+    g->nrec3 = 0;
     g->valid = 1;
     return RC_OK;
 }

@@ -26,6 +26,9 @@ typedef struct rci_ga_state {
     int variant;
     struct rci_gf_rec *rec;
     int nrec, cap_rec;
+    /* spatial contacts (ga3_fstep.c): 1 + RCI_GA3_REC doubles each, the key's bits first */
+    double *rec3;
+    int nrec3, cap_rec3;
 } rci_ga_state;
 
 /* The largest system in the multipliers (n_b + 2 m unknowns) the dense

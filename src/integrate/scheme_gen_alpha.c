@@ -34,6 +34,7 @@ static void ga_free(rc_world *w)
     rcb_free(w->ga->a);
     rcb_free(w->ga->fac);
     rcb_free(w->ga->rec);
+    rcb_free(w->ga->rec3);
     rcb_free(w->ga);
     w->ga = NULL;
 }
@@ -412,7 +413,8 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
     if (w->nv == 0) return RC_OK;   /* nothing moves: the step only advances t (stage_commit) */
     if (w->nrigid3d) {   /* spatial rigid bodies (ga3_step.c) */
         RC_CHECK(ga_state(w, &g));
-        const int variant = variant_of(w);
+        /* "auto": Capobianco's (with contacts the frictional formulation; without, both are one method) */
+        const int variant = w->sim.gen_alpha.variant == RC_GA_BRULS ? RC_GA_BRULS : RC_GA_CAPOBIANCO;
         if (g->variant != variant) { g->valid = 0; g->variant = variant; }
         return rci_ga3_step(st, a, g);
     }

@@ -4,7 +4,7 @@
 -- the world frame, |q| = 1) without numerical dissipation (rho_inf = 1), the
 -- second order in h on a smooth spinning and flying motion, the exact
 -- parabola under gravity, both variants alike without constraints, and what
--- is refused (contacts, joints, the sequential strategy).
+-- is refused (contacts under bruls2014, joints, the sequential strategy).
 local rc = require "ricochet"
 local H = require "sh_helper"
 local D = require "doc_blocks"
@@ -132,12 +132,12 @@ describe("gen-alpha on spatial rigid bodies", function()
         local b = w:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 0, 0, 0.5, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
         has("simulation: gen-alpha's strategy \"sequential\" is not available on spatial bodies",
             error_of(w.simulation, w, { scheme = "gen-alpha", strategy = "sequential" }))
-        local sim = w:simulation{ scheme = "gen-alpha", h = 1e-2 }
+        local sim = w:simulation{ scheme = "gen-alpha", variant = "bruls2014", h = 1e-2 }
         sim:run{ T = 0.2 }   -- in flight: no contact within the step's reach
         assert.is_true(b:q()[3] > 0.2)
-        local msg = error_of(sim.run, sim, { T = 1 })
-        has("gen-alpha: contacts of spatial bodies are not taken by the scheme yet (1 within the step's reach", msg)
-        has("use moreau-jean or moreau-jean-fremond", msg)
+        local msg = error_of(sim.run, sim, { T = 1 })   -- (capobianco2021, the default, takes them: gen_alpha_3d_contacts_spec)
+        has("gen-alpha's variant \"bruls2014\" does not take contacts of spatial bodies (1 within the step's reach", msg)
+        has("use variant \"capobianco2021\" (the default on spatial bodies)", msg)
         local w2 = rc.world{ dim = 3 }
         local c = w2:body{ mass = 1, inertia = { 1, 1, 1 } }
         w2:joint{ kind = "spherical", a = w2.ground, b = c, anchor = { 0, 0, 1 } }
