@@ -75,7 +75,7 @@ static void contact_rows(const rci_ga3f *s, const rcm_contact3 *c, int nf, doubl
         if (body < 0) continue;
         const double *q = w->q + w->bodies[body].iq, *pt = side ? c->pa : c->pb;
         const double r[3] = { pt[0] - q[0], pt[1] - q[1], pt[2] - q[2] };
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3 && k <= nf; k++) {   /* (nf = 0: the normal row only) */
             double row[6];
             rcc_jacobian3d(q + 3, r, dirs[k], row);
             for (int j = 0; j < 6; j++) G[(size_t)k * nv + o + j] += side ? -row[j] : row[j];

@@ -57,6 +57,9 @@ rc_status rci_ga3f_drift(rci_ga3f *s, double *c);
 void rci_ga3f_move(const rc_world *w, const double *q, const double *u, double e, double *X);
 
 /* ga3_residual.c */
+/* q = the Taylor update (125) with the accelerations (1 - 2 beta) a0 + 2 beta
+ * a1 and the correction B(q_i) Q (Q NULL: none), p normalised */
+void rci_ga3f_positions(const rci_ga3f *s, const double *a0, const double *a1, const double *Q, double *q);
 void rci_ga3f_dependent(rci_ga3f *s, int with_Q);
 rc_status rci_ga3f_eval(rci_ga3f *s);
 void rci_ga3f_sets(rci_ga3f *s);
@@ -65,6 +68,10 @@ double rci_ga3f_residual(rci_ga3f *s, int *worst);
 /* ga3_fixed.c: the fixed-point iterations (144)-(146) from the current x;
  * *ok: converged */
 rc_status rci_ga3f_fixed_point(rci_ga3f *s, int maxit, double tol, int *iters, double *res, int *worst, int *ok);
+
+/* ga3_bruls.c: the frictionless variant's step with contacts (Bruls, Acary
+ * & Cardona 2014, eqs. 29-30, the same kinematics) */
+rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 /* ga3_fstep.c: the step with contacts */
 rc_status rci_ga3f_step(rci_step *st, rci_audit *a, rci_ga_state *g);

@@ -27,21 +27,19 @@ static double dotn(const double *a, const double *b, int n)
 
 static double norm(const double *a, int n) { return sqrt(dotn(a, a, n)); }
 
-/* positions (125) from a-bar and Q (with_Q 0: without the correction, the
- * audit's W_proj) */
-static void positions(rci_ga3f *s, int with_Q, double *q)
+void rci_ga3f_positions(const rci_ga3f *s, const double *a0, const double *a1, const double *Q, double *q)
 {
     const rc_world *w = s->w;
-    const double h = s->h, *Q = s->x + 2 * s->nv;
+    const double h = s->h;
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
-        const double *q0 = s->qn + bd->iq, *u0 = s->un + bd->iv, *Qb = Q + bd->iv;
+        const double *q0 = s->qn + bd->iq, *u0 = s->un + bd->iv, *Qb = Q ? Q + bd->iv : NULL;
         double *qq = q + bd->iq, am[6];
-        for (int j = 0; j < 6; j++) am[j] = (1.0 - 2.0 * s->be) * s->abn[bd->iv + j] + 2.0 * s->be * s->ab[bd->iv + j];
-        for (int j = 0; j < 3; j++) qq[j] = q0[j] + h * u0[j] + 0.5 * h * h * am[j] + (with_Q ? Qb[j] : 0.0);
+        for (int j = 0; j < 6; j++) am[j] = (1.0 - 2.0 * s->be) * a0[bd->iv + j] + 2.0 * s->be * a1[bd->iv + j];
+        for (int j = 0; j < 3; j++) qq[j] = q0[j] + h * u0[j] + 0.5 * h * h * am[j] + (Qb ? Qb[j] : 0.0);
         const double *p = q0 + 3, W2 = rcb_v3_dot(u0 + 3, u0 + 3);
         double d[4] = { 0.0, 0.0, 0.0, 0.0 }, pd[4];
-        for (int j = 0; j < 3; j++) d[1 + j] = 0.5 * (h * u0[3 + j] + 0.5 * h * h * am[3 + j] + (with_Q ? Qb[3 + j] : 0.0));
+        for (int j = 0; j < 3; j++) d[1 + j] = 0.5 * (h * u0[3 + j] + 0.5 * h * h * am[3 + j] + (Qb ? Qb[3 + j] : 0.0));
         rcb_quat_mul(pd, p, d);
         const double s0 = 1.0 - h * h * W2 / 8.0;
         for (int j = 0; j < 4; j++) qq[3 + j] = s0 * p[j] + pd[j];
@@ -57,7 +55,7 @@ void rci_ga3f_dependent(rci_ga3f *s, int with_Q)
         s->ab[i] = (af * s->an[i] + (1.0 - af) * a[i] - am * s->abn[i]) / (1.0 - am);                 /* (71) */
         s->u[i] = s->un[i] + h * ((1.0 - ga) * s->abn[i] + ga * s->ab[i]) + U[i];                     /* (73) */
     }
-    positions(s, with_Q, s->q);
+    rci_ga3f_positions(s, s->abn, s->ab, with_Q ? s->x + 2 * s->nv : NULL, s->q);   /* (125) */
     for (int k = 0; k < s->nc; k++) {
         const double *xk = s->x + s->off[k];
         const int nf = s->nf[k];

@@ -20,8 +20,9 @@
  *   c = (1 - alpha_f)/(1 - alpha_m) (= d a-bar / d a),
  * (applied forces and force functions explicit in the tangent: a simplified
  * Newton step, the residual exact). With contacts within the step's reach
- * the step is the frictional scheme of Capobianco et al. (ga3_fstep.c; the
- * variant "bruls2014" refuses them); joints of spatial bodies are refused.
+ * the step is the frictional scheme of Capobianco et al. (ga3_fstep.c) or,
+ * variant "bruls2014", Bruls et al.'s frictionless one (ga3_bruls.c); joints
+ * of spatial bodies are refused.
  */
 #include "integrate/ga3_friction.h"
 #include "base/rot3.h"
@@ -186,13 +187,7 @@ static rc_status check_world(const ga3_sys *s, int *nc)
     w->detect_margin = w->def.contact_margin + 8.0 * s->h * reach;
     RC_CHECK(rcc_detect3(w, w->detect_margin));
     *nc = w->c3->n;
-    if (*nc == 0 || w->sim.gen_alpha.variant != RC_GA_BRULS) return RC_OK;
-    const rcm_contact3 *c = &w->c3->c[0];
-    const int n = w->c3->n;
-    w->c3->n = 0;
-    return rc_set_error(RC_ERR_ARG, "gen-alpha's variant \"bruls2014\" does not take contacts of spatial bodies (%d within the "
-                        "step's reach at t = %.17g, the first between shapes %d and %d, gap %.3e); use variant "
-                        "\"capobianco2021\" (the default on spatial bodies)", n, w->t, c->shape_a, c->shape_b, c->gN);
+    return RC_OK;
 }
 
 static rc_status newton(rci_step *st, ga3_sys *s)
@@ -272,7 +267,8 @@ static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
         memcpy(g->vd, g->a, (size_t)s.nv * sizeof(double));
     }
     if (!g->valid) g->nrec3 = 0;
-    if (nc > 0) return rci_ga3f_step(st, a, g);   /* with contacts (ga3_fstep.c) */
+    if (nc > 0)   /* with contacts: ga3_bruls.c, ga3_fstep.c */
+        return variant == RC_GA_BRULS ? rci_ga3b_step(st, a, g) : rci_ga3f_step(st, a, g);
     if (w->c3) w->c3->n = 0;
     s.an = g->a;
     s.abn = g->vd;

@@ -4,7 +4,7 @@
 -- the world frame, |q| = 1) without numerical dissipation (rho_inf = 1), the
 -- second order in h on a smooth spinning and flying motion, the exact
 -- parabola under gravity, both variants alike without constraints, and what
--- is refused (contacts under bruls2014, joints, the sequential strategy).
+-- is refused (friction under bruls2014, joints, the sequential strategy).
 local rc = require "ricochet"
 local H = require "sh_helper"
 local D = require "doc_blocks"
@@ -128,7 +128,7 @@ describe("gen-alpha on spatial rigid bodies", function()
     end)
 
     it("refuses what it does not take yet on spatial bodies", function()
-        local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 } }
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0, mu = 0.3 } }
         w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
         local b = w:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 0, 0, 0.5, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
         has("simulation: gen-alpha's strategy \"sequential\" is not available on spatial bodies",
@@ -137,8 +137,8 @@ describe("gen-alpha on spatial rigid bodies", function()
         sim:run{ T = 0.2 }   -- in flight: no contact within the step's reach
         assert.is_true(b:q()[3] > 0.2)
         local msg = error_of(sim.run, sim, { T = 1 })   -- (capobianco2021, the default, takes them: gen_alpha_3d_contacts_spec)
-        has("gen-alpha's variant \"bruls2014\" does not take contacts of spatial bodies (1 within the step's reach", msg)
-        has("use variant \"capobianco2021\" (the default on spatial bodies)", msg)
+        has("gen-alpha's variant \"bruls2014\" is frictionless: law", msg)
+        has("has mu = 0.3 (the contact between shapes 0 and 1); use variant \"capobianco2021\" (the default on spatial bodies)", msg)
         local w2 = rc.world{ dim = 3 }
         local c = w2:body{ mass = 1, inertia = { 1, 1, 1 } }
         w2:joint{ kind = "spherical", a = w2.ground, b = c, anchor = { 0, 0, 1 } }
