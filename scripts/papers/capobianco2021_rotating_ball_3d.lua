@@ -71,10 +71,10 @@ local summary = sim:run{ T = T }
 local q, v = ball:q(), ball:v()
 local ow = omega_world(q, v)
 io.write(string.format(
-  "rotating ball 3D case %s (%s, theta = %g, h = %g): first impact at t = %.4f s (P_N = %.5f); stick at %s s; " ..
+  "rotating ball 3D case %s (%s, %s, h = %g): first impact at t = %.4f s (P_N = %.5f); stick at %s s; " ..
   "final v_x = %.12f, omega_y = %.12f (rolling: %.3e); out of plane <= %.3e; lowest gap %.3e; " ..
   "cone excess <= %.3e; sweeps <= %d\n",
-  case, scheme, theta, h, first and first.t or 0 / 0, first and first.pN or 0 / 0, stick and string.format("%.4f", stick) or "-",
+  case, scheme, scheme == "gen-alpha" and "rho_inf = " .. rho or "theta = " .. theta, h, first and first.t or 0 / 0, first and first.pN or 0 / 0, stick and string.format("%.4f", stick) or "-",
   v[1], ow[2], v[1] - R * ow[2], out_of_plane, min_gap, cone, max_iter))
 
 if summary.out then

@@ -94,11 +94,11 @@ local summary = sim:run{ T = T }
 local q, v = top:q(), top:v()
 local function f(x) return x and string.format("%.4f", x) or "-" end
 io.write(string.format(
-  "tippe top (%s, theta = %g, h = %g, mu = %g, R = %g): theta passes pi/2 at t = %s s; stick touches down at %s s; " ..
+  "tippe top (%s, %s, h = %g, mu = %g, R = %g): theta passes pi/2 at t = %s s; stick touches down at %s s; " ..
   "sphere lifts off at %s s; largest theta %.4f rad at t = %.3f s; final theta %.4f rad, Omega_z %.3f rad/s; " ..
   "E %.6e -> %.6e J (largest increase in a step %.2e); | |q| - 1 | <= %.2e; lowest gap %.2e; disc excess <= %.2e; " ..
   "sweeps <= %d\n",
-  scheme, theta, h, mu, Rc, f(st.t_half), f(st.t_stick), f(st.t_lift), st.th_max, st.t_th_max, tilt(q), v[6],
+  scheme, scheme == "gen-alpha" and "rho_inf = " .. rho or "theta = " .. theta, h, mu, Rc, f(st.t_half), f(st.t_stick), f(st.t_lift), st.th_max, st.t_th_max, tilt(q), v[6],
   E0, sim:info().E, st.dE, st.qdrift, st.min_gap, st.cone, st.max_iter))
 
 if summary.out then
