@@ -97,6 +97,18 @@ describe("gen-alpha on spatial rigid bodies", function()
         assert.is_true(math.abs(a.v[3] - (2 - 9.81)) < 1e-13)
     end)
 
+    it("takes a body added between runs (the consistent acceleration again)", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -10 } }
+        local a = w:body{ mass = 1, inertia = { 1, 2, 3 }, v = { 0, 0, 0, 0, 1, 0 } }
+        local sim = w:simulation{ scheme = "gen-alpha", h = 1e-2 }
+        sim:run{ T = 0.5 }
+        local b = w:body{ mass = 2, inertia = { 1, 1, 1 }, q = { 1, 0, 0, 1, 0, 0, 0 }, v = { 0, 0, 5, 0, 0, 0 } }
+        sim:run{ T = 1.0 }
+        assert.is_true(math.abs(a:q()[3] + 5) < 1e-12)        -- -g t^2 / 2
+        assert.is_true(math.abs(b:q()[3] - 1.25) < 1e-12)     -- 5 t - g t^2 / 2 over 0.5 s
+        assert.is_true(math.abs(b:v()[3]) < 1e-12)
+    end)
+
     it("takes a torque and reports its work", function()
         -- a constant body torque about a principal axis: Omega = tau t / J, E = tau^2 t^2 / (2 J)
         local w = rc.world{ dim = 3 }
