@@ -17,16 +17,21 @@
 -- zero to round-off.
 --
 --   build/ricochet run scripts/papers/capobianco2021_rotating_ball_3d.lua --set case=b --out out/ball3d_b   (+ figure.svg)
+--   build/ricochet run scripts/papers/capobianco2021_rotating_ball_3d.lua --set case=b --set scheme=gen-alpha --set rho_inf=0.5
 -- Parameters (each checked): case ("a", "b" or "c"), h (2e-3, > 0), T (1.5 for
--- case a, 1.1 otherwise, > 0), scheme ("moreau-jean" or "moreau-jean-fremond"),
--- theta (1 for moreau-jean, 0.5 for moreau-jean-fremond).
+-- case a, 1.1 otherwise, > 0), scheme ("moreau-jean", "moreau-jean-fremond" or
+-- "gen-alpha": Capobianco et al.'s frictional scheme on the spatial body,
+-- docs/theory/gen-alpha.md "Spatial contacts"), theta (1 for moreau-jean, 0.5
+-- for moreau-jean-fremond), rho_inf (0.8, gen-alpha only, in [0, 1]; the
+-- planar script's 0.5 gives its figures: the same stick step and P_N).
 local rc = require "ricochet"
 
 local case   = rc.param("case", "b", { one_of = { "a", "b", "c" } })
 local h      = rc.param("h", 2e-3, { above = 0 })
 local T      = rc.param("T", case == "a" and 1.5 or 1.1, { above = 0 })
-local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
 local theta  = rc.param("theta", scheme == "moreau-jean" and 1 or 0.5, { above = 0, max = 1 })
+local rho    = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
 local m, R, g, mu = 1.0, 0.1, 9.81, 0.2
 local omega = ({ a = 0, b = 50, c = 10 })[case]
 local eN = case == "a" and 0.5 or 0.0
@@ -36,7 +41,9 @@ w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
 local J = 0.4 * m * R * R
 local ball = w:body{ name = "ball", mass = m, inertia = { J, J, J }, q = { 0, 0, 1, 1, 0, 0, 0 },
                      v = { 0, 0, 0, 0, -omega, 0 }, shape = rc.sphere{ radius = R } }
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
+local sim = scheme == "gen-alpha"
+  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = 1e-10 } }
+  or w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
 
 -- the world angular velocity R(q) Omega
 local function omega_world(q, v)
@@ -64,10 +71,10 @@ local summary = sim:run{ T = T }
 local q, v = ball:q(), ball:v()
 local ow = omega_world(q, v)
 io.write(string.format(
-  "rotating ball 3D case %s (%s, theta = %g, h = %g): first impact at t = %.4f s (P_N = %.5f); stick at %s s; " ..
+  "rotating ball 3D case %s (%s, %s, h = %g): first impact at t = %.4f s (P_N = %.5f); stick at %s s; " ..
   "final v_x = %.12f, omega_y = %.12f (rolling: %.3e); out of plane <= %.3e; lowest gap %.3e; " ..
   "cone excess <= %.3e; sweeps <= %d\n",
-  case, scheme, theta, h, first and first.t or 0 / 0, first and first.pN or 0 / 0, stick and string.format("%.4f", stick) or "-",
+  case, scheme, scheme == "gen-alpha" and "rho_inf = " .. rho or "theta = " .. theta, h, first and first.t or 0 / 0, first and first.pN or 0 / 0, stick and string.format("%.4f", stick) or "-",
   v[1], ow[2], v[1] - R * ow[2], out_of_plane, min_gap, cone, max_iter))
 
 if summary.out then

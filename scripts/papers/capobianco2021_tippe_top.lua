@@ -26,8 +26,12 @@
 -- Parameters (each checked): h (1e-4, > 0), T (8, > 0), mu (0.3, >= 0),
 -- radius (5e-4, > 0: the contact radius R of eq. 157), theta0 (0.1, the
 -- initial tilt, in (0, pi)), spin (180, the initial K Omega_z, in [-1e4, 1e4]), scheme
--- ("moreau-jean" or "moreau-jean-fremond"), theta (1 for moreau-jean, 0.5
--- for moreau-jean-fremond), tol (1e-10, NSGS).
+-- ("moreau-jean", "moreau-jean-fremond" or "gen-alpha": the paper's own scheme,
+-- Capobianco et al.'s frictional generalized-alpha, run at the paper's h = 1e-3:
+-- --set scheme=gen-alpha --set h=1e-3; docs/theory/gen-alpha.md "Spatial
+-- contacts"), theta (1 for moreau-jean, 0.5 for moreau-jean-fremond), rho_inf
+-- (0.5, the paper's, gen-alpha only, in [0, 1]), tol (1e-10, NSGS; gen-alpha:
+-- its Newton's).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-4, { above = 0 })
@@ -36,7 +40,7 @@ local mu     = rc.param("mu", 0.3, { min = 0 })
 local Rc     = rc.param("radius", 5e-4, { above = 0 })
 local th0    = rc.param("theta0", 0.1, { above = 0, below = math.pi })
 local spin   = rc.param("spin", 180.0, { min = -1e4, max = 1e4 })
-local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
+local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
 local theta  = rc.param("theta", scheme == "moreau-jean" and 1 or 0.5, { above = 0, max = 1 })
 local tol    = rc.param("tol", 1e-10, { above = 0 })
 local m, I1, I3, g = 6e-3, 8e-7, 7e-7, 9.81
@@ -48,7 +52,10 @@ local z0 = R1 - a1 * math.cos(th0)
 local top = w:body{ name = "top", mass = m, inertia = { I1, I1, I3 },
                     q = { 0, 0, z0, math.cos(th0 / 2), math.sin(th0 / 2), 0, 0 }, v = { 0, 0, 0, 0, 0, spin },
                     shapes = { rc.sphere{ radius = R1, offset = { 0, 0, a1 } }, rc.sphere{ radius = R2, offset = { 0, 0, a2 } } } }
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = 1000 } }
+local rho    = rc.param("rho_inf", 0.5, { min = 0, max = 1 })   -- gen-alpha only (the paper's 0.5)
+local sim = scheme == "gen-alpha"
+  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = tol } }
+  or w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = 1000 } }
 
 -- theta = arccos(e_z^I . e_z^K), e_z^K . e_z^I = 1 - 2 (qx^2 + qy^2)
 local function tilt(q) return math.acos(math.max(-1, math.min(1, 1 - 2 * (q[5] * q[5] + q[6] * q[6])))) end
@@ -87,11 +94,11 @@ local summary = sim:run{ T = T }
 local q, v = top:q(), top:v()
 local function f(x) return x and string.format("%.4f", x) or "-" end
 io.write(string.format(
-  "tippe top (%s, theta = %g, h = %g, mu = %g, R = %g): theta passes pi/2 at t = %s s; stick touches down at %s s; " ..
+  "tippe top (%s, %s, h = %g, mu = %g, R = %g): theta passes pi/2 at t = %s s; stick touches down at %s s; " ..
   "sphere lifts off at %s s; largest theta %.4f rad at t = %.3f s; final theta %.4f rad, Omega_z %.3f rad/s; " ..
   "E %.6e -> %.6e J (largest increase in a step %.2e); | |q| - 1 | <= %.2e; lowest gap %.2e; disc excess <= %.2e; " ..
   "sweeps <= %d\n",
-  scheme, theta, h, mu, Rc, f(st.t_half), f(st.t_stick), f(st.t_lift), st.th_max, st.t_th_max, tilt(q), v[6],
+  scheme, scheme == "gen-alpha" and "rho_inf = " .. rho or "theta = " .. theta, h, mu, Rc, f(st.t_half), f(st.t_stick), f(st.t_lift), st.th_max, st.t_th_max, tilt(q), v[6],
   E0, sim:info().E, st.dE, st.qdrift, st.min_gap, st.cone, st.max_iter))
 
 if summary.out then

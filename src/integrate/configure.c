@@ -45,9 +45,13 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
 {
     if (!w || !def) return rc_set_error(RC_ERR_ARG, "rc_world_configure: NULL argument");
     RC_CHECK(rc_sim_def_check(def, NULL));
-    if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
-        return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only "
-                            "(got '%s')", rci_scheme_of(def->scheme)->name);
+    if (w->nrigid3d && def->scheme != RC_SCHEME_MOREAU_JEAN && def->scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
+        && def->scheme != RC_SCHEME_GEN_ALPHA)
+        return rc_set_error(RC_ERR_ARG, "simulation: spatial bodies are integrated by moreau-jean, moreau-jean-fremond and "
+                            "gen-alpha only (got '%s')", rci_scheme_of(def->scheme)->name);
+    if (w->nrigid3d && def->scheme == RC_SCHEME_GEN_ALPHA && def->gen_alpha.sequential)
+        return rc_set_error(RC_ERR_ARG, "simulation: gen-alpha's strategy \"sequential\" is not available on spatial bodies "
+                            "(their step has no constraint blocks to split; use the default \"monolithic\")");
     if (rcm_beam_joint_rows(w) && (def->scheme != RC_SCHEME_GEN_ALPHA || def->gen_alpha.variant == RC_GA_BRULS))
         return rc_set_error(RC_ERR_ARG, "simulation: beam joints (rc_beam_joint_create) are integrated by gen-alpha, variant "
                             "\"capobianco2021\", only (got '%s'%s)", rci_scheme_of(def->scheme)->name,

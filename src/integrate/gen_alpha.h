@@ -26,6 +26,9 @@ typedef struct rci_ga_state {
     int variant;
     struct rci_gf_rec *rec;
     int nrec, cap_rec;
+    /* spatial contacts (ga3_fstep.c): 1 + RCI_GA3_REC doubles each, the key's bits first */
+    double *rec3;
+    int nrec3, cap_rec3;
 } rci_ga_state;
 
 /* The largest system in the multipliers (n_b + 2 m unknowns) the dense
@@ -92,5 +95,8 @@ rc_status rci_ga_consistent_acceleration(rci_ga_sys *s, const double *cterm, dou
 /* gf_step.c: the step of the frictional variant (Capobianco et al. 2021)
  * with the scheme's state g */
 rc_status rci_gf_step(rci_step *st, rci_audit *a, rci_ga_state *g);
+/* ga3_step.c: the step on spatial rigid bodies (dim = 3 worlds), both
+ * variants; the state back at t_n on failure */
+rc_status rci_ga3_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 #endif /* RC_GEN_ALPHA_H */

@@ -34,6 +34,7 @@ static void ga_free(rc_world *w)
     rcb_free(w->ga->a);
     rcb_free(w->ga->fac);
     rcb_free(w->ga->rec);
+    rcb_free(w->ga->rec3);
     rcb_free(w->ga);
     w->ga = NULL;
 }
@@ -54,8 +55,9 @@ static rc_status ga_state(rc_world *w, rci_ga_state **out)
         rcm_world_attach_part(w, RC_PART_SCHEME, &ga_part);
     }
     rci_ga_state *g = w->ga;
-    if (g->cap < w->nv || !g->a) {   /* (at least one: a world without bodies has no NULL arithmetic) */
-        const int cap = w->nv > 0 ? w->nv : 1;
+    const int need = w->nq > w->nv ? w->nq : w->nv;   /* (spatial bodies: q has 7 per body) */
+    if (g->cap < need || !g->a) {   /* (at least one: a world without bodies has no NULL arithmetic) */
+        const int cap = need > 0 ? need : 1;
         double *p = rcb_realloc(g->a, 4 * (size_t)cap * sizeof(double));
         if (!p) return rc_set_error(RC_ERR_NOMEM, "gen-alpha: out of memory (state of %d velocities)", w->nv);
         g->a = p;
@@ -409,6 +411,13 @@ static rc_status gen_alpha_step(rci_step *st, rci_audit *a)
     rci_ga_state *g = NULL;
     double *q0 = NULL, *v0 = NULL;   /* q_n, v_n for a failed step */
     if (w->nv == 0) return RC_OK;   /* nothing moves: the step only advances t (stage_commit) */
+    if (w->nrigid3d) {   /* spatial rigid bodies (ga3_step.c) */
+        RC_CHECK(ga_state(w, &g));
+        /* "auto": Capobianco's (with contacts the frictional formulation; without, both are one method) */
+        const int variant = w->sim.gen_alpha.variant == RC_GA_BRULS ? RC_GA_BRULS : RC_GA_CAPOBIANCO;
+        if (g->variant != variant) { g->valid = 0; g->variant = variant; }
+        return rci_ga3_step(st, a, g);
+    }
     {
         RC_CHECK(rcb_arena_array(&w->work, (void **)&q0, 2LL * w->nv, sizeof(double), "gen-alpha q_n"));
         v0 = q0 + w->nv;

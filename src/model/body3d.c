@@ -133,8 +133,9 @@ rc_status rc_body3d_create(rc_world *w, const rc_body3d_def *def, int *out_id)
     if (w->def.dim != 3)
         return rc_set_error(RC_ERR_ARG, "body: a spatial body needs a world of dim = 3 (this world has dim = %d)", w->def.dim);
     RC_CHECK(rc_body3d_def_check(def, "body"));
-    if (w->configured && w->sim.scheme != RC_SCHEME_MOREAU_JEAN && w->sim.scheme != RC_SCHEME_MOREAU_JEAN_FREMOND)
-        return rc_set_error(RC_ERR_ARG, "body: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only");
+    if (w->configured && w->sim.scheme != RC_SCHEME_MOREAU_JEAN && w->sim.scheme != RC_SCHEME_MOREAU_JEAN_FREMOND
+        && w->sim.scheme != RC_SCHEME_GEN_ALPHA)
+        return rc_set_error(RC_ERR_ARG, "body: spatial bodies are integrated by moreau-jean, moreau-jean-fremond and gen-alpha only");
     if (def->name) {
         int dup;
         if (rc_body_find(w, def->name, &dup) == RC_OK)

@@ -424,9 +424,10 @@ RC_TEST(errors)
     CHECK_OK(rc_sim_restore(w, ck));
     remove(ck);
     rc_sim_def sd = rc_default_sim_def();
-    sd.scheme = RC_SCHEME_GEN_ALPHA;
+    sd.scheme = RC_SCHEME_MAURY;
+    sd.theta = 1.0;
     CHECK(rc_world_configure(w, &sd) == RC_ERR_ARG);
-    CHECK(strstr(rc_last_error(), "simulation: spatial bodies are integrated by moreau-jean and moreau-jean-fremond only") != NULL);
+    CHECK(strstr(rc_last_error(), "simulation: spatial bodies are integrated by moreau-jean, moreau-jean-fremond and gen-alpha only (got 'maury')") != NULL);
     const double zq[7] = { 0, 0, 0, 0, 0, 0, 0 };
     CHECK(rc_body_set_state(w, id, zq, NULL) == RC_ERR_ARG);
     const double q2[7] = { 1, 2, 3, 0, 0, 0, 2 };

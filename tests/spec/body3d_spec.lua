@@ -139,8 +139,8 @@ describe("a spatial rigid body", function()
         has("rc.world: 'gravity' must be a table of 3 numbers {gx, gy, gz}", error_of(rc.world, { dim = 3, gravity = { 0, -9.81 } }))
         has("world:halfplane: shape: not available in a world of dim = 3 yet", error_of(w.halfplane, w, {}))
         w:body{ mass = 1, inertia = { 1, 1, 1 } }
-        has("spatial bodies are integrated by moreau-jean and moreau-jean-fremond only",
-            error_of(w.simulation, w, { scheme = "gen-alpha" }))
+        has("spatial bodies are integrated by moreau-jean, moreau-jean-fremond and gen-alpha only (got 'maury')",
+            error_of(w.simulation, w, { scheme = "maury" }))
         local sim = w:simulation{ h = 1e-3 }
         local ck = os.tmpname()
         sim:save(ck)   -- checkpoints of spatial bodies: checkpoint_spec (bit for bit)
