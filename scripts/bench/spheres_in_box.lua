@@ -14,7 +14,8 @@
 -- Parameters: N, T (end time; 0 with scene= only writes the scene), h, seed, tol, max_iter,
 -- threads (passed to the solver; 3D NSGS sweeps on one thread for now, docs/theory/spatial.md),
 -- order ("fixed" or "position": the NSGS sweep order), residual ("pass" or "sweep": the solver's),
--- relax (NSGS over-relaxation, default 1),
+-- relax (NSGS over-relaxation, default 1), project (true: project_contacts, the positions projected
+-- onto g_N >= 0 after each step, docs/theory/spatial.md "Position projection"),
 -- scene=FILE (write the initial state for the peers scripts/bench/siconos_spheres.py and
 -- scripts/bench/mujoco_spheres.c; format below), overlap_every=n (read the largest overlap from
 -- w:contacts3() every n steps when the library's run statistics do not give it).
@@ -42,6 +43,7 @@ local overlap_every = math.tointeger(rc.param("overlap_every", 0))
 local order    = rc.param("order", "fixed")
 local residual = rc.param("residual", "pass")
 local relax    = rc.param("relax", 1.0)
+local project  = rc.param("project", false)
 local g, mu = 9.81, 0.3
 
 math.randomseed(seed)
@@ -85,7 +87,7 @@ if scene ~= "" then
 end
 
 local sim = w:simulation{
-  scheme = "moreau-jean", theta = 0.5, h = h,
+  scheme = "moreau-jean", theta = 0.5, h = h, project_contacts = project,
   solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", threads = threads > 1 and threads or nil,
              order = threads > 1 and "colour" or order, residual = residual, relax = relax },
 }
