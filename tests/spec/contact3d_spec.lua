@@ -4,13 +4,9 @@
 -- Moreau--Jean and Moreau--Jean--Fremond; docs/theory/spatial.md, "Contacts").
 local helper = require "scenario_helper"
 local rc = require "ricochet"
-
-local function error_of(fn, ...)
-    local ok, err = pcall(fn, ...)
-    assert.is_false(ok, "no error raised")
-    return err
-end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
+local S = require "spec_helper"
+local error_of = S.error_of
+local has = S.has
 
 -- every step: impulses in the cone, the natural-map residual of each active
 -- contact (with the Newton shift e u_N,k under MJ theta = 1 only: checked

@@ -4,13 +4,9 @@
 -- eq. 157; docs/theory/spatial.md, "Coulomb--Contensou friction"), and the
 -- offset of spatial shapes it needs for the tippe top.
 local rc = require "ricochet"
-
-local function error_of(fn, ...)
-    local ok, err = pcall(fn, ...)
-    assert.is_false(ok, "no error raised")
-    return err
-end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
+local S = require "spec_helper"
+local error_of = S.error_of
+local has = S.has
 
 local m, R, g, J = 1.0, 0.1, 9.81, 0.004
 -- a sphere resting on a plane with velocity v (6: body frame spin)

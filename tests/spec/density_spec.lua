@@ -4,13 +4,14 @@
 -- mass that must be the body's origin, the errors, and a body resting on the
 -- floor under its own weight (docs/lua-api.md, "w:body").
 local rc = require "ricochet"
+local S = require "spec_helper"
+local has = S.has
 
 local function error_of(fn, ...)
     local ok, err = pcall(fn, ...)
     assert.is_false(ok, "no error raised")
     return tostring(err)
 end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
 local function rel(a, b) return math.abs(a - b) / math.abs(b) end
 
 describe("mass properties from a density (planar)", function()

@@ -6,14 +6,10 @@
 -- tippe top of section 10.6 at the paper's h = 1e-3 against the Moreau--Jean
 -- reference (h = 1e-4).
 local rc = require "ricochet"
+local S = require "spec_helper"
+local error_of = S.error_of
+local has = S.has
 local helper = require "scenario_helper"
-
-local function error_of(fn, ...)
-    local ok, err = pcall(fn, ...)
-    assert.is_false(ok, "no error raised")
-    return err
-end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
 
 describe("gen-alpha on spatial contacts: the rotating ball (section 10.1)", function()
     local function run(case)

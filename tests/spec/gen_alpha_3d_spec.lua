@@ -6,25 +6,13 @@
 -- parabola under gravity, both variants alike without constraints, and what
 -- is refused (friction under bruls2014, joints, the sequential strategy).
 local rc = require "ricochet"
+local S = require "spec_helper"
+local error_of = S.error_of
+local has = S.has
+local rotate = S.rotate
+local norm = S.norm
 local H = require "sh_helper"
 local D = require "doc_blocks"
-
-local function error_of(fn, ...)
-    local ok, err = pcall(fn, ...)
-    assert.is_false(ok, "no error raised")
-    return err
-end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
-
--- R(q) b for q = (qw, qx, qy, qz)
-local function rotate(q, b)
-    local w, x, y, z = q[1], q[2], q[3], q[4]
-    return {
-        (1 - 2 * (y * y + z * z)) * b[1] + 2 * (x * y - w * z) * b[2] + 2 * (x * z + w * y) * b[3],
-        2 * (x * y + w * z) * b[1] + (1 - 2 * (x * x + z * z)) * b[2] + 2 * (y * z - w * x) * b[3],
-        2 * (x * z - w * y) * b[1] + 2 * (y * z + w * x) * b[2] + (1 - 2 * (x * x + y * y)) * b[3] }
-end
-local function norm(a) local s = 0 for i = 1, #a do s = s + a[i] * a[i] end return math.sqrt(s) end
 
 -- the tennis racket (J = 1, 2, 3, spinning about the intermediate axis: it
 -- flips every 3.43 s), thrown upwards under gravity

@@ -5,22 +5,11 @@
 -- fixed joint welding two bodies, a chain of five spherical links, a
 -- distance joint, and the errors.
 local rc = require "ricochet"
+local S = require "spec_helper"
+local error_of = S.error_of
+local has = S.has
+local rotate = S.rotate
 
-local function error_of(fn, ...)
-    local ok, err = pcall(fn, ...)
-    assert.is_false(ok, "no error raised")
-    return err
-end
-local function has(expected, msg) assert.matches(expected, msg, 1, true) end
-
--- R(q) b for q = (qw, qx, qy, qz)
-local function rotate(q, b)
-    local w, x, y, z = q[1], q[2], q[3], q[4]
-    return {
-        (1 - 2 * (y * y + z * z)) * b[1] + 2 * (x * y - w * z) * b[2] + 2 * (x * z + w * y) * b[3],
-        2 * (x * y + w * z) * b[1] + (1 - 2 * (x * x + z * z)) * b[2] + 2 * (y * z - w * x) * b[3],
-        2 * (x * z - w * y) * b[1] + 2 * (y * z + w * x) * b[2] + (1 - 2 * (x * x + y * y)) * b[3] }
-end
 local function omega_world(b)
     local q, v = b:q(), b:v()
     return rotate({ q[4], q[5], q[6], q[7] }, { v[4], v[5], v[6] })
