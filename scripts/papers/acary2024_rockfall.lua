@@ -16,7 +16,8 @@
 -- body's principal frame, as the kernel's v is). Newton e = 0.2, mu = 0.6 everywhere.
 --
 --   build/ricochet run scripts/papers/acary2024_rockfall.lua --out out/rf
---     (+ out/rf/energy.svg, out/rf/tangential_work.svg; the history has E_kin, E_pot,
+--     (+ out/rf/energy.svg, out/rf/tangential_work.svg, out/rf/final.svg (the final state
+--      drawn by ricochet.scene_svg); the history has E_kin, E_pot,
 --      W_ext (gravity + gyroscopic: eq. 103), dissipation, WT_max_pos, WT_min_neg)
 --   ... --set scheme=moreau-jean-fremond --set T=1
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"), theta (0.5),
@@ -89,6 +90,21 @@ local rock = w:body{ name = "rock", density = rho, shape = rc.polyhedron{ points
                      q = { rock_origin[1], rock_origin[2], rock_origin[3], 1, 0, 0, 0 },
                      v = { vx, 0, vz + g * t_create, wx, wy, wz } }
 
+-- the rock's points in its body frame: R(q)^T (p + the given origin - the centre of mass)
+local rock_pts = {}
+do
+  local rq = rock:q()
+  local qw, qx, qy, qz = rq[4], rq[5], rq[6], rq[7]
+  local R = { { 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy) },
+              { 2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx) },
+              { 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy) } }
+  for i, p in ipairs(pts) do
+    local d = { p[1] + rock_origin[1] - rq[1], p[2] + rock_origin[2] - rq[2], p[3] + rock_origin[3] - rq[3] }
+    rock_pts[i] = { R[1][1] * d[1] + R[2][1] * d[2] + R[3][1] * d[3], R[1][2] * d[1] + R[2][2] * d[2] + R[3][2] * d[3],
+                    R[1][3] * d[1] + R[2][3] * d[2] + R[3][3] * d[3] }
+  end
+end
+
 -- the initial state for the peer (scripts/bench/siconos_wall.py): the blocks, the slope, the
 -- rock's state at t = 0 with its mass, principal inertia and hull points in its body frame
 if scene ~= "" then
@@ -105,16 +121,7 @@ if scene ~= "" then
   for i = 1, 7 do f:write(string.format(" %.17g", rq[i])) end
   for i = 1, 6 do f:write(string.format(" %.17g", rv[i])) end
   f:write(string.format(" %d\n", #pts))
-  -- body frame: R(q)^T (p + the given origin - the centre of mass)
-  local qw, qx, qy, qz = rq[4], rq[5], rq[6], rq[7]
-  local R = { { 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy) },
-              { 2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx) },
-              { 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy) } }
-  for _, p in ipairs(pts) do
-    local d = { p[1] + rock_origin[1] - rq[1], p[2] + rock_origin[2] - rq[2], p[3] + rock_origin[3] - rq[3] }
-    f:write(string.format("P %.17g %.17g %.17g\n", R[1][1] * d[1] + R[2][1] * d[2] + R[3][1] * d[3],
-                          R[1][2] * d[1] + R[2][2] * d[2] + R[3][2] * d[3], R[1][3] * d[1] + R[2][3] * d[2] + R[3][3] * d[3]))
-  end
+  for _, p in ipairs(rock_pts) do f:write(string.format("P %.17g %.17g %.17g\n", p[1], p[2], p[3])) end
   f:close()
 end
 
@@ -180,5 +187,21 @@ if summary.out then
   plot.svg{ file = summary.out .. "/tangential_work.svg", x = hc.t, xlabel = "t [s]", title = title,
             panels = { { title = "largest positive W_T of a contact in a step", series = { s("WT_max_pos") }, ylabel = "[J]" },
                        { title = "smallest negative W_T of a contact in a step", series = { s("WT_min_neg") }, ylabel = "[J]" } } }
+  -- the final state, drawn by the project (Fig. 11's last still): the blocks, the rock, the slope
+  local S = require "ricochet.scene_svg"
+  local solids = {}
+  for _, b in ipairs(wall) do solids[#solids + 1] = S.box(b, { 1, 0.5, 0.5 }, "#c9b79c") end
+  solids[#solids + 1] = S.hull(rock, rock_pts, "#7a7f86")
+  if slope_top > slope_foot then
+    local L, Y = slope_top - slope_foot, 15
+    local wedge = {}
+    for i, p in ipairs{ { 0, -Y, 0 }, { L, -Y, 0 }, { L, -Y, L }, { 0, Y, 0 }, { L, Y, 0 }, { L, Y, L } } do
+      wedge[i] = { p[1] + slope_foot, p[2], p[3] }
+    end
+    solids[#solids + 1] = { points = wedge, faces = { { 1, 2, 3 }, { 4, 6, 5 }, { 1, 4, 5, 2 }, { 2, 5, 6, 3 }, { 1, 3, 6, 4 } },
+                            fill = "#a3b18a" }
+  end
+  S.svg{ file = summary.out .. "/final.svg", title = string.format("rockfall, %s: the state at t = %g s", scheme, T),
+         view = { azimuth = 35, elevation = 25 }, solids = solids }
 end
 return summary
