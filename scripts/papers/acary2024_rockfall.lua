@@ -24,7 +24,8 @@
 -- h (5e-4), T (4), tol (NSGS, 1e-4), max_iter (NSGS sweeps, 1000), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
--- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none).
+-- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none),
+-- view_azimuth, view_elevation (215, 35: degrees, final.svg's view from behind the wall).
 local rc = require "ricochet"
 
 local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
@@ -52,6 +53,8 @@ local e      = rc.param("e", 0.2, { min = 0, max = 1 })
 local mu     = rc.param("mu", 0.6, { min = 0 })
 local rho    = rc.param("rho", 2300.0, { above = 0 })
 local scene  = rc.param("scene", "")
+local view_az = rc.param("view_azimuth", 215.0, { min = -360, max = 360 })
+local view_el = rc.param("view_elevation", 35.0, { min = -90, max = 90 })
 
 local g, t_create = 9.81, 0.01
 local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = e, mu = mu } }
@@ -202,6 +205,6 @@ if summary.out then
                             fill = "#a3b18a" }
   end
   S.svg{ file = summary.out .. "/final.svg", title = string.format("rockfall, %s: the state at t = %g s", scheme, T),
-         view = { azimuth = 35, elevation = 25 }, solids = solids }
+         view = { azimuth = view_az, elevation = view_el }, solids = solids }
 end
 return summary
