@@ -24,13 +24,15 @@ typedef struct rcm_shape3 {
 } rcm_shape3;
 
 /* A 3D contact: directions (N, T1, T2), rows per side (u = Ha va + Hb vb),
- * the step's kappa Mhat^-1 H^T per side, W = H kappa Mhat^-1 H^T (3x3
- * row-major), the law's shift, the impulse p and the velocity u. */
+ * W = H kappa Mhat^-1 H^T (3x3 row-major), the law's shift, the impulse p
+ * and the velocity u. kappa Mhat^-1 H^T is not stored (288 bytes a
+ * contact): it is rebuilt from the rows, the body's 1/m and its rotational
+ * block Ainv (rigid3d.h) and rcm_c3.kappa (rcn_contact3_mh, nsgs3.c). */
 typedef struct rcm_contact3 {
     uint64_t key;           /* shape_a, shape_b, feature                     */
     int id, shape_a, shape_b, body_a, body_b, law, feature, active;
     double pa[3], pb[3], n[3], t1[3], t2[3], gN;
-    double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];
+    double Ha[3][6], Hb[3][6];
     double W[9], shift[3], p[3], u[3], uk[3];
     double Winv[9];         /* W^-1 (the stick case of the local solve)     */
     int winv_ok;            /* 0: W singular, Winv not set                   */
@@ -80,6 +82,7 @@ typedef struct rcm_c3 {
     int worst1;                             /* 1 + index of the last solve's contact of the
                                                largest residual; 0: none (nonsmooth/nsgs3.c) */
     double worst_res;                       /* its natural-map residual (absolute) */
+    double kappa;                           /* this step's factor of Mhat^-1 H^T (contacts3.c) */
     double *pd; int npd, cap_pd;            /* polyhedra's doubles (rcm_shape3.pd) */
     int *pi; int npi, cap_pi;               /* polyhedra's ints (rcm_shape3.pi)    */
 } rcm_c3;

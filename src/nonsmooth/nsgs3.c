@@ -36,14 +36,31 @@ void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const doubl
     u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
+void rcn_contact3_mh(const rc_world *w, int body, const double H[3][6], double kappa, double MH[3][6])
+{
+    const rc_body *bd = &w->bodies[body];
+    const double im = bd->inv_mass, *A = w->rigid3d[bd->linear].Ainv;
+    for (int k = 0; k < 3; k++) {
+        const double *h = H[k];
+        for (int j = 0; j < 3; j++) MH[k][j] = h[j] * im * kappa;
+        for (int i = 0; i < 3; i++) MH[k][3 + i] = (A[3 * i] * h[3] + A[3 * i + 1] * h[4] + A[3 * i + 2] * h[5]) * kappa;
+    }
+}
+
+/* v += MH^T dp over one side, MH rebuilt (rcn_contact3_mh) */
+static inline void side_apply(const rc_world *w, int body, const double H[3][6], double kappa, double *v,
+                              const double *dp)
+{
+    double MH[3][6];
+    rcn_contact3_mh(w, body, H, kappa, MH);
+    for (int j = 0; j < 6; j++) v[j] += MH[0][j] * dp[0] + MH[1][j] * dp[1] + MH[2][j] * dp[2];
+}
+
 /* V += kappa Mhat^-1 H^T dp */
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp)
 {
-    double *vb = V + w->bodies[c->body_b].iv;
-    for (int j = 0; j < 6; j++) vb[j] += c->MHb[0][j] * dp[0] + c->MHb[1][j] * dp[1] + c->MHb[2][j] * dp[2];
-    if (c->body_a < 0) return;
-    double *va = V + w->bodies[c->body_a].iv;
-    for (int j = 0; j < 6; j++) va[j] += c->MHa[0][j] * dp[0] + c->MHa[1][j] * dp[1] + c->MHa[2][j] * dp[2];
+    side_apply(w, c->body_b, c->Hb, w->c3->kappa, V + w->bodies[c->body_b].iv, dp);
+    if (c->body_a >= 0) side_apply(w, c->body_a, c->Ha, w->c3->kappa, V + w->bodies[c->body_a].iv, dp);
 }
 
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
