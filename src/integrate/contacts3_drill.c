@@ -57,14 +57,18 @@ static double dot6(const double *a, const double *b)
 /* W4: the contact's 3x3 block and the drilling row and column */
 static void delassus4(const rc_world *w, const rcm_contact3 *c, rcm_drill3 *d)
 {
-    double MHa[3][6], MHb[3][6];   /* not stored (model/contact3.h) */
-    rcn_contact3_mh(w, c->body_b, c->Hb, w->c3->kappa, MHb);
-    if (c->body_a >= 0) rcn_contact3_mh(w, c->body_a, c->Ha, w->c3->kappa, MHa);
+    double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];   /* not stored (model/contact3.h) */
+    rcm_contact3_rows(c, 1, Hb);
+    rcn_contact3_mh(w, c->body_b, Hb, w->c3->kappa, MHb);
+    if (c->body_a >= 0) {
+        rcm_contact3_rows(c, 0, Ha);
+        rcn_contact3_mh(w, c->body_a, Ha, w->c3->kappa, MHa);
+    }
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 3; k++) d->W4[4 * r + k] = c->W[3 * r + k];
     for (int k = 0; k < 3; k++) {
-        double row = dot6(d->hb, MHb[k]), col = dot6(c->Hb[k], d->mhb);
-        if (c->body_a >= 0) { row += dot6(d->ha, MHa[k]); col += dot6(c->Ha[k], d->mha); }
+        double row = dot6(d->hb, MHb[k]), col = dot6(Hb[k], d->mhb);
+        if (c->body_a >= 0) { row += dot6(d->ha, MHa[k]); col += dot6(Ha[k], d->mha); }
         d->W4[12 + k] = row;
         d->W4[4 * k + 3] = col;
     }

@@ -18,25 +18,35 @@
 /* (u + shift) of contact c at the velocity V */
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u)
 {
-    const double *vb = V + w->bodies[c->body_b].iv;
+    const double *vb = V + w->bodies[c->body_b].iv, *n = c->n, *t1 = c->t1, *t2 = c->t2;
     double u0 = c->shift[0], u1 = c->shift[1], u2 = c->shift[2];
-    for (int j = 0; j < 6; j++) {
-        u0 += c->Hb[0][j] * vb[j];
-        u1 += c->Hb[1][j] * vb[j];
-        u2 += c->Hb[2][j] * vb[j];
+    for (int j = 0; j < 3; j++) {   /* Hb = (d, Rb) */
+        u0 += n[j] * vb[j];
+        u1 += t1[j] * vb[j];
+        u2 += t2[j] * vb[j];
     }
-    if (c->body_a >= 0) {
+    for (int j = 0; j < 3; j++) {
+        u0 += c->Rb[0][j] * vb[3 + j];
+        u1 += c->Rb[1][j] * vb[3 + j];
+        u2 += c->Rb[2][j] * vb[3 + j];
+    }
+    if (c->body_a >= 0) {   /* Ha = (-d, Ra) */
         const double *va = V + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 6; j++) {
-            u0 += c->Ha[0][j] * va[j];
-            u1 += c->Ha[1][j] * va[j];
-            u2 += c->Ha[2][j] * va[j];
+        for (int j = 0; j < 3; j++) {
+            u0 += -n[j] * va[j];
+            u1 += -t1[j] * va[j];
+            u2 += -t2[j] * va[j];
+        }
+        for (int j = 0; j < 3; j++) {
+            u0 += c->Ra[0][j] * va[3 + j];
+            u1 += c->Ra[1][j] * va[3 + j];
+            u2 += c->Ra[2][j] * va[3 + j];
         }
     }
     u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
-void rcn_contact3_mh(const rc_world *w, int body, const double H[3][6], double kappa, double MH[3][6])
+void rcn_contact3_mh(const rc_world *w, int body, double H[3][6], double kappa, double MH[3][6])
 {
     const rc_body *bd = &w->bodies[body];
     const double im = bd->inv_mass, *A = w->rigid3d[bd->linear].Ainv;
@@ -48,10 +58,12 @@ void rcn_contact3_mh(const rc_world *w, int body, const double H[3][6], double k
 }
 
 /* v += MH^T dp over one side, MH rebuilt (rcn_contact3_mh) */
-static inline void side_apply(const rc_world *w, int body, const double H[3][6], double kappa, double *v,
+static inline void side_apply(const rc_world *w, const rcm_contact3 *c, int b, double kappa, double *v,
                               const double *dp)
 {
-    double MH[3][6];
+    double H[3][6], MH[3][6];
+    const int body = b ? c->body_b : c->body_a;
+    rcm_contact3_rows(c, b, H);
     rcn_contact3_mh(w, body, H, kappa, MH);
     for (int j = 0; j < 6; j++) v[j] += MH[0][j] * dp[0] + MH[1][j] * dp[1] + MH[2][j] * dp[2];
 }
@@ -59,8 +71,8 @@ static inline void side_apply(const rc_world *w, int body, const double H[3][6],
 /* V += kappa Mhat^-1 H^T dp */
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp)
 {
-    side_apply(w, c->body_b, c->Hb, w->c3->kappa, V + w->bodies[c->body_b].iv, dp);
-    if (c->body_a >= 0) side_apply(w, c->body_a, c->Ha, w->c3->kappa, V + w->bodies[c->body_a].iv, dp);
+    side_apply(w, c, 1, w->c3->kappa, V + w->bodies[c->body_b].iv, dp);
+    if (c->body_a >= 0) side_apply(w, c, 0, w->c3->kappa, V + w->bodies[c->body_a].iv, dp);
 }
 
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
