@@ -57,15 +57,23 @@ void rcn_contact3_mh(const rc_world *w, int body, double H[3][6], double kappa, 
     }
 }
 
-/* v += MH^T dp over one side, MH rebuilt (rcn_contact3_mh) */
+/* v += kappa Mhat^-1 H^T dp over one side (b = 1: B, 0: A), factored:
+ * H^T dp = (+-(n dp0 + t1 dp1 + t2 dp2), R^T dp), then 1/m on the
+ * translation and the step's Ainv on the rotation (the same to round-off as
+ * the stored MH columns; no row copies: the hot path) */
 static inline void side_apply(const rc_world *w, const rcm_contact3 *c, int b, double kappa, double *v,
                               const double *dp)
 {
-    double H[3][6], MH[3][6];
-    const int body = b ? c->body_b : c->body_a;
-    rcm_contact3_rows(c, b, H);
-    rcn_contact3_mh(w, body, H, kappa, MH);
-    for (int j = 0; j < 6; j++) v[j] += MH[0][j] * dp[0] + MH[1][j] * dp[1] + MH[2][j] * dp[2];
+    const rc_body *bd = &w->bodies[b ? c->body_b : c->body_a];
+    const double *A = w->rigid3d[bd->linear].Ainv, *n = c->n, *t1 = c->t1, *t2 = c->t2;
+    const double (*R)[3] = b ? c->Rb : c->Ra;
+    const double s = (b ? 1.0 : -1.0) * bd->inv_mass * kappa;
+    double y[3];
+    for (int j = 0; j < 3; j++) {
+        v[j] += s * (n[j] * dp[0] + t1[j] * dp[1] + t2[j] * dp[2]);
+        y[j] = R[0][j] * dp[0] + R[1][j] * dp[1] + R[2][j] * dp[2];
+    }
+    for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
 }
 
 /* V += kappa Mhat^-1 H^T dp */
