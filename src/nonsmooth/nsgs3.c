@@ -4,7 +4,7 @@
  * with the law's shift (Acary & Collins-Craft 2024 eqs. 10, 96 / 101),
  * solved exactly (cone3.c, warm-started by the contact's last impulse), and
  * the change of impulse applied to the velocity, V += kappa Mhat^-1 H^T dp
- * (the MH columns of the contact). The residual is the natural map's,
+ * (factored per side: H^T dp, then 1/m and Ainv). The residual is the natural map's,
  * |p - proj_K(p - u~(u + shift))| summed over the contacts, relative to
  * 1 + |b| (docs/theory/spatial.md, "NSGS"): by a pass after every checked
  * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
