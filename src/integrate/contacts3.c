@@ -36,7 +36,7 @@ static double margin3(const rci_step *st)
 }
 
 /* the rows of one side (sign -1 for A) and kappa Mhat^-1 H^T */
-static rc_status side_rows(rc_world *w, int body, const double *pt, const rcm_contact3 *c, double sign, double kappa,
+static rc_status side_rows(rc_world *w, int body, const double *pt, rcm_contact3 *c, double sign, double kappa,
                            double H[3][6], double MH[3][6])
 {
     const rc_body *bd = &w->bodies[body];
@@ -46,6 +46,7 @@ static rc_status side_rows(rc_world *w, int body, const double *pt, const rcm_co
     for (int k = 0; k < 3; k++) {
         rcc_jacobian3d(q + 3, r, dirs[k], H[k]);
         for (int j = 0; j < 6; j++) { H[k][j] *= sign; MH[k][j] = H[k][j]; }
+        for (int j = 0; j < 3; j++) (sign > 0.0 ? c->Rb : c->Ra)[k][j] = H[k][3 + j];   /* stored: the rotation */
     }
     RC_CHECK(rcm_body_ops_of(bd)->solve_mass(w, bd, &MH[0][0], 3));
     for (int k = 0; k < 3; k++)
@@ -54,14 +55,14 @@ static rc_status side_rows(rc_world *w, int body, const double *pt, const rcm_co
 }
 
 /* W = sum over the sides of H (kappa Mhat^-1 H^T) */
-static void delassus(rcm_contact3 *c)
+static void delassus(rcm_contact3 *c, double Ha[3][6], double Hb[3][6], double MHa[3][6], double MHb[3][6])
 {
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 3; k++) {
             double s = 0.0;
-            for (int j = 0; j < 6; j++) s += c->Hb[r][j] * c->MHb[k][j];
+            for (int j = 0; j < 6; j++) s += Hb[r][j] * MHb[k][j];
             if (c->body_a >= 0)
-                for (int j = 0; j < 6; j++) s += c->Ha[r][j] * c->MHa[k][j];
+                for (int j = 0; j < 6; j++) s += Ha[r][j] * MHa[k][j];
             c->W[3 * r + k] = s;
         }
     /* W^-1 by columns, for the stick case of every sweep's local solve */
@@ -99,12 +100,14 @@ static rc_status assemble(rci_step *st, double *b2)
     const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
     const double band = w->sim.persist_tol + 2.0 * st->h * w->sim.solver.tol;
     c3->nactive = 0;
+    c3->kappa = st->kappa;   /* rcn_contact3_apply rebuilds kappa Mhat^-1 H^T with it */
     RC_CHECK(rci_drill_begin(st));   /* Coulomb--Contensou rows (contacts3_drill.c) */
     for (int i = 0; i < c3->n; i++) {
         rcm_contact3 *c = &c3->c[i];
         const rc_law *law = &w->laws[c->law];
-        RC_CHECK(side_rows(w, c->body_b, c->pb, c, 1.0, st->kappa, c->Hb, c->MHb));
-        if (c->body_a >= 0) RC_CHECK(side_rows(w, c->body_a, c->pa, c, -1.0, st->kappa, c->Ha, c->MHa));
+        double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];   /* not stored (model/contact3.h) */
+        RC_CHECK(side_rows(w, c->body_b, c->pb, c, 1.0, st->kappa, Hb, MHb));
+        if (c->body_a >= 0) RC_CHECK(side_rows(w, c->body_a, c->pa, c, -1.0, st->kappa, Ha, MHa));
         memset(c->shift, 0, sizeof c->shift);
         rcn_contact3_velocity(w, c, st->vk, c->uk);   /* u_k (shift 0) */
         if (!law->closed_form) rci_law3_uold(st, law, c);   /* contacts3_law.c */
@@ -114,7 +117,7 @@ static rc_status assemble(rci_step *st, double *b2)
         c->active = in_rule || persisting;
         if (!c->active) { c->p[0] = c->p[1] = c->p[2] = 0.0; continue; }
         c3->nactive++;
-        delassus(c);
+        delassus(c, Ha, Hb, MHa, MHb);
         if (law->closed_form) shift3(st, law, c, persisting && c->gN > 0.0 ? c->gN / st->h : 0.0);
         else c->shift[0] = persisting && c->gN > 0.0 ? c->gN / st->h : 0.0;   /* the law's xi makes the rest */
         double u0[3];

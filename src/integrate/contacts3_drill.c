@@ -55,13 +55,20 @@ static double dot6(const double *a, const double *b)
 }
 
 /* W4: the contact's 3x3 block and the drilling row and column */
-static void delassus4(const rcm_contact3 *c, rcm_drill3 *d)
+static void delassus4(const rc_world *w, const rcm_contact3 *c, rcm_drill3 *d)
 {
+    double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];   /* not stored (model/contact3.h) */
+    rcm_contact3_rows(c, 1, Hb);
+    rcn_contact3_mh(w, c->body_b, Hb, w->c3->kappa, MHb);
+    if (c->body_a >= 0) {
+        rcm_contact3_rows(c, 0, Ha);
+        rcn_contact3_mh(w, c->body_a, Ha, w->c3->kappa, MHa);
+    }
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 3; k++) d->W4[4 * r + k] = c->W[3 * r + k];
     for (int k = 0; k < 3; k++) {
-        double row = dot6(d->hb, c->MHb[k]), col = dot6(c->Hb[k], d->mhb);
-        if (c->body_a >= 0) { row += dot6(d->ha, c->MHa[k]); col += dot6(c->Ha[k], d->mha); }
+        double row = dot6(d->hb, MHb[k]), col = dot6(Hb[k], d->mhb);
+        if (c->body_a >= 0) { row += dot6(d->ha, MHa[k]); col += dot6(Ha[k], d->mha); }
         d->W4[12 + k] = row;
         d->W4[4 * k + 3] = col;
     }
@@ -89,7 +96,7 @@ rc_status rci_drill_assemble(rci_step *st, int i, double *b2)
     c3->ndrill++;
     RC_CHECK(side_row(w, c->body_b, c->n, scale, st->kappa, d->hb, d->mhb));
     if (c->body_a >= 0) RC_CHECK(side_row(w, c->body_a, c->n, -scale, st->kappa, d->ha, d->mha));
-    delassus4(c, d);
+    delassus4(w, c, d);
     d->uk = drill_u(w, c, d, st->vk);
     double ul[2] = { c->uk[0], d->uk }, s[2];
     if (st->scheme->preimpact) st->scheme->preimpact(st, law, ul);

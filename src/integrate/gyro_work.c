@@ -39,7 +39,10 @@ double rci_gyro_work(const rci_step *st, const double *vth)
     for (int i = 0; c3 && i < c3->n; i++) {   /* - tau_c . Wt: contacts and their drilling rows */
         const rcm_contact3 *c = &c3->c[i];
         if (!c->active) continue;
-        for (int r = 0; r < 3; r++) W -= c->p[r] * (rot(w, c->body_b, c->Hb[r], vth) + rot(w, c->body_a, c->Ha[r], vth));
+        double Ha[3][6], Hb[3][6];
+        rcm_contact3_rows(c, 0, Ha);
+        rcm_contact3_rows(c, 1, Hb);
+        for (int r = 0; r < 3; r++) W -= c->p[r] * (rot(w, c->body_b, Hb[r], vth) + rot(w, c->body_a, Ha[r], vth));
         if (c3->ndrill && c3->d[i].on) {
             const rcm_drill3 *d = &c3->d[i];
             W -= d->p * (rot(w, c->body_b, d->hb, vth) + rot(w, c->body_a, d->ha, vth));

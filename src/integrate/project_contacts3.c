@@ -45,30 +45,37 @@ static inline double row_dot(const rc_world *w, int b, const double *H, const do
 
 static inline double normal_dot(const rc_world *w, const rcm_contact3 *c, const double *dq)
 {
-    return row_dot(w, c->body_b, c->Hb[0], dq) + row_dot(w, c->body_a, c->Ha[0], dq);
+    double Ha[3][6], Hb[3][6];
+    rcm_contact3_rows(c, 0, Ha);
+    rcm_contact3_rows(c, 1, Hb);
+    return row_dot(w, c->body_b, Hb[0], dq) + row_dot(w, c->body_a, Ha[0], dq);
 }
 
 /* dq += M^-1 H_N^T d */
 static inline void normal_apply(const rc_world *w, const rcm_contact3 *c, double *dq, double d)
 {
-    double minv[6];
+    double minv[6], Ha[3][6], Hb[3][6];
+    rcm_contact3_rows(c, 0, Ha);
+    rcm_contact3_rows(c, 1, Hb);
     if (side_minv(w, c->body_b, minv)) {
         double *x = dq + w->bodies[c->body_b].iv;
-        for (int j = 0; j < 6; j++) x[j] += minv[j] * c->Hb[0][j] * d;
+        for (int j = 0; j < 6; j++) x[j] += minv[j] * Hb[0][j] * d;
     }
     if (side_minv(w, c->body_a, minv)) {
         double *x = dq + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 6; j++) x[j] += minv[j] * c->Ha[0][j] * d;
+        for (int j = 0; j < 6; j++) x[j] += minv[j] * Ha[0][j] * d;
     }
 }
 
 static double inverse_w(const rc_world *w, const rcm_contact3 *c)
 {
-    double minv[6], W = 0.0;
+    double minv[6], W = 0.0, Ha[3][6], Hb[3][6];
+    rcm_contact3_rows(c, 0, Ha);
+    rcm_contact3_rows(c, 1, Hb);
     if (side_minv(w, c->body_b, minv))
-        for (int j = 0; j < 6; j++) W += minv[j] * c->Hb[0][j] * c->Hb[0][j];
+        for (int j = 0; j < 6; j++) W += minv[j] * Hb[0][j] * Hb[0][j];
     if (side_minv(w, c->body_a, minv))
-        for (int j = 0; j < 6; j++) W += minv[j] * c->Ha[0][j] * c->Ha[0][j];
+        for (int j = 0; j < 6; j++) W += minv[j] * Ha[0][j] * Ha[0][j];
     return W > 0.0 ? 1.0 / W : 0.0;
 }
 

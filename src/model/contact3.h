@@ -24,13 +24,18 @@ typedef struct rcm_shape3 {
 } rcm_shape3;
 
 /* A 3D contact: directions (N, T1, T2), rows per side (u = Ha va + Hb vb),
- * the step's kappa Mhat^-1 H^T per side, W = H kappa Mhat^-1 H^T (3x3
- * row-major), the law's shift, the impulse p and the velocity u. */
+ * W = H kappa Mhat^-1 H^T (3x3 row-major), the law's shift, the impulse p
+ * and the velocity u. Only the rows' rotational parts are stored (Ra, Rb:
+ * R^T (r x d) for d = n, t1, t2, signed as Ha, Hb); their translational
+ * parts are -d (A) and d (B): rcm_contact3_rows rebuilds the 6-wide rows.
+ * kappa Mhat^-1 H^T is not stored either: it is rebuilt from the rows, the
+ * body's 1/m, its rotational block Ainv (rigid3d.h) and rcm_c3.kappa
+ * (rcn_contact3_mh, nsgs3.c). 432 bytes a contact fewer (issue 14). */
 typedef struct rcm_contact3 {
     uint64_t key;           /* shape_a, shape_b, feature                     */
     int id, shape_a, shape_b, body_a, body_b, law, feature, active;
     double pa[3], pb[3], n[3], t1[3], t2[3], gN;
-    double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];
+    double Ra[3][3], Rb[3][3];
     double W[9], shift[3], p[3], u[3], uk[3];
     double Winv[9];         /* W^-1 (the stick case of the local solve)     */
     int winv_ok;            /* 0: W singular, Winv not set                   */
@@ -40,6 +45,18 @@ typedef struct rcm_contact3 {
     double uo[3], state[RC_LAW_MAX_STATE], J[9];
     int jvalid;
 } rcm_contact3;
+
+/* the 6-wide rows of side B (b = 1: Hb) or A (b = 0: Ha) of contact c */
+static inline void rcm_contact3_rows(const rcm_contact3 *c, int b, double H[3][6])
+{
+    const double *dirs[3] = { c->n, c->t1, c->t2 };
+    const double (*R)[3] = b ? c->Rb : c->Ra;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++) {
+            H[k][j] = b ? dirs[k][j] : -dirs[k][j];
+            H[k][3 + j] = R[k][j];
+        }
+}
 
 /* The drilling row of a Coulomb--Contensou contact (law radius > 0;
  * integrate/contacts3_drill.c, nonsmooth/contensou.c): kept beside the
@@ -80,6 +97,7 @@ typedef struct rcm_c3 {
     int worst1;                             /* 1 + index of the last solve's contact of the
                                                largest residual; 0: none (nonsmooth/nsgs3.c) */
     double worst_res;                       /* its natural-map residual (absolute) */
+    double kappa;                           /* this step's factor of Mhat^-1 H^T (contacts3.c) */
     double *pd; int npd, cap_pd;            /* polyhedra's doubles (rcm_shape3.pd) */
     int *pi; int npi, cap_pi;               /* polyhedra's ints (rcm_shape3.pi)    */
 } rcm_c3;

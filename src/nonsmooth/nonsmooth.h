@@ -63,6 +63,10 @@ double rcn_sym3_lmax(const double *W);
  * solver to w->sim.solver.tol (relative to 1 + bnorm) or max_iter sweeps. */
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u);
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp);
+/* MH = kappa Mhat^-1 H^T of one side's rows H (a spatial rigid body: 1/m on
+ * the translation, the step's Ainv on the rotation), in the operation order
+ * of the body kind's solve_mass: the rows are stored, MH is rebuilt */
+void rcn_contact3_mh(const rc_world *w, int body, double H[3][6], double kappa, double MH[3][6]);
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
 /* nsgs3_order.c: the active 3D contacts in this step's sweep order (the
  * solver's order: "position" bottom first along gravity, "top" top first,

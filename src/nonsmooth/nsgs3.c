@@ -4,7 +4,7 @@
  * with the law's shift (Acary & Collins-Craft 2024 eqs. 10, 96 / 101),
  * solved exactly (cone3.c, warm-started by the contact's last impulse), and
  * the change of impulse applied to the velocity, V += kappa Mhat^-1 H^T dp
- * (the MH columns of the contact). The residual is the natural map's,
+ * (factored per side: H^T dp, then 1/m and Ainv). The residual is the natural map's,
  * |p - proj_K(p - u~(u + shift))| summed over the contacts, relative to
  * 1 + |b| (docs/theory/spatial.md, "NSGS"): by a pass after every checked
  * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
@@ -18,32 +18,69 @@
 /* (u + shift) of contact c at the velocity V */
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u)
 {
-    const double *vb = V + w->bodies[c->body_b].iv;
+    const double *vb = V + w->bodies[c->body_b].iv, *n = c->n, *t1 = c->t1, *t2 = c->t2;
     double u0 = c->shift[0], u1 = c->shift[1], u2 = c->shift[2];
-    for (int j = 0; j < 6; j++) {
-        u0 += c->Hb[0][j] * vb[j];
-        u1 += c->Hb[1][j] * vb[j];
-        u2 += c->Hb[2][j] * vb[j];
+    for (int j = 0; j < 3; j++) {   /* Hb = (d, Rb) */
+        u0 += n[j] * vb[j];
+        u1 += t1[j] * vb[j];
+        u2 += t2[j] * vb[j];
     }
-    if (c->body_a >= 0) {
+    for (int j = 0; j < 3; j++) {
+        u0 += c->Rb[0][j] * vb[3 + j];
+        u1 += c->Rb[1][j] * vb[3 + j];
+        u2 += c->Rb[2][j] * vb[3 + j];
+    }
+    if (c->body_a >= 0) {   /* Ha = (-d, Ra) */
         const double *va = V + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 6; j++) {
-            u0 += c->Ha[0][j] * va[j];
-            u1 += c->Ha[1][j] * va[j];
-            u2 += c->Ha[2][j] * va[j];
+        for (int j = 0; j < 3; j++) {
+            u0 += -n[j] * va[j];
+            u1 += -t1[j] * va[j];
+            u2 += -t2[j] * va[j];
+        }
+        for (int j = 0; j < 3; j++) {
+            u0 += c->Ra[0][j] * va[3 + j];
+            u1 += c->Ra[1][j] * va[3 + j];
+            u2 += c->Ra[2][j] * va[3 + j];
         }
     }
     u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
+void rcn_contact3_mh(const rc_world *w, int body, double H[3][6], double kappa, double MH[3][6])
+{
+    const rc_body *bd = &w->bodies[body];
+    const double im = bd->inv_mass, *A = w->rigid3d[bd->linear].Ainv;
+    for (int k = 0; k < 3; k++) {
+        const double *h = H[k];
+        for (int j = 0; j < 3; j++) MH[k][j] = h[j] * im * kappa;
+        for (int i = 0; i < 3; i++) MH[k][3 + i] = (A[3 * i] * h[3] + A[3 * i + 1] * h[4] + A[3 * i + 2] * h[5]) * kappa;
+    }
+}
+
+/* v += kappa Mhat^-1 H^T dp over one side (b = 1: B, 0: A), factored:
+ * H^T dp = (+-(n dp0 + t1 dp1 + t2 dp2), R^T dp), then 1/m on the
+ * translation and the step's Ainv on the rotation (the same to round-off as
+ * the stored MH columns; no row copies: the hot path) */
+static inline void side_apply(const rc_world *w, const rcm_contact3 *c, int b, double kappa, double *v,
+                              const double *dp)
+{
+    const rc_body *bd = &w->bodies[b ? c->body_b : c->body_a];
+    const double *A = w->rigid3d[bd->linear].Ainv, *n = c->n, *t1 = c->t1, *t2 = c->t2;
+    const double (*R)[3] = b ? c->Rb : c->Ra;
+    const double s = (b ? 1.0 : -1.0) * bd->inv_mass * kappa;
+    double y[3];
+    for (int j = 0; j < 3; j++) {
+        v[j] += s * (n[j] * dp[0] + t1[j] * dp[1] + t2[j] * dp[2]);
+        y[j] = R[0][j] * dp[0] + R[1][j] * dp[1] + R[2][j] * dp[2];
+    }
+    for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
+}
+
 /* V += kappa Mhat^-1 H^T dp */
 void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, const double *dp)
 {
-    double *vb = V + w->bodies[c->body_b].iv;
-    for (int j = 0; j < 6; j++) vb[j] += c->MHb[0][j] * dp[0] + c->MHb[1][j] * dp[1] + c->MHb[2][j] * dp[2];
-    if (c->body_a < 0) return;
-    double *va = V + w->bodies[c->body_a].iv;
-    for (int j = 0; j < 6; j++) va[j] += c->MHa[0][j] * dp[0] + c->MHa[1][j] * dp[1] + c->MHa[2][j] * dp[2];
+    side_apply(w, c, 1, w->c3->kappa, V + w->bodies[c->body_b].iv, dp);
+    if (c->body_a >= 0) side_apply(w, c, 0, w->c3->kappa, V + w->bodies[c->body_a].iv, dp);
 }
 
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
