@@ -493,9 +493,12 @@ static rc_status reserve_forces(rc_world *w, const unsigned char *raw, const ck_
     ck_in r = { raw, (size_t)-1, s->forces_at, 0 };
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
-        double f[6] = { 0 };
-        get_f64s(&r, f, bd->nv);
-        if (bd->kind == RC_BODY_LINEAR || bd->kind == RC_BODY_RIGID3D || bd->ext >= 0) continue;
+        if (bd->kind == RC_BODY_LINEAR || bd->kind == RC_BODY_RIGID3D || bd->ext >= 0) {
+            take(&r, (size_t)bd->nv * 8);   /* (a linear body has nv > 6: not read into f) */
+            continue;
+        }
+        double f[3];
+        get_f64s(&r, f, 3);
         if (f[0] != 0.0 || f[1] != 0.0 || f[2] != 0.0) RC_CHECK(rcm_body_add_ext(w, b));
     }
     return RC_OK;
