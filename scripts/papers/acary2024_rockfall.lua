@@ -195,8 +195,8 @@ if summary.out then
   local solids = {}
   for _, b in ipairs(wall) do solids[#solids + 1] = S.box(b, { 1, 0.5, 0.5 }, "#c9b79c") end
   solids[#solids + 1] = S.hull(rock, rock_pts, "#7a7f86")
-  if slope_top > slope_foot then
-    local L, Y = slope_top - slope_foot, 15
+  if slope_top > slope_foot then   -- the slope's first 8 m only (the picture is of the wall)
+    local L, Y = math.min(slope_top - slope_foot, 8), 15
     local wedge = {}
     for i, p in ipairs{ { 0, -Y, 0 }, { L, -Y, 0 }, { L, -Y, L }, { 0, Y, 0 }, { L, Y, 0 }, { L, Y, L } } do
       wedge[i] = { p[1] + slope_foot, p[2], p[3] }
