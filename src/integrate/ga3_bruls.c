@@ -278,12 +278,7 @@ rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g)
         rci_warn_unconverged(w, "gen-alpha: Newton did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e after %d "
                              "iterations (spatial contacts, bruls2014); worst: %s", st->t_next, w->step + 1, res, tol, iters, what);
     }
-    for (int i = 0; i < s->nq; i++)
-        if (!rcb_finite(s->q[i])) return rci_nonfinite_state(w, i, 1, s->q[i]);
-    for (int i = 0; i < s->nv; i++)
-        if (!rcb_finite(s->u[i])) return rci_nonfinite_state(w, i, 0, s->u[i]);
-    memcpy(w->q, s->q, (size_t)s->nq * sizeof(double));
-    memcpy(w->v, s->u, (size_t)s->nv * sizeof(double));
+    RC_CHECK(rci_ga3_accept(w, s->q, s->u));   /* finite, then the world's q, v (ga3_step.c) */
     audit(st, &b, a);
     RC_CHECK(finish(&b));
     memcpy(g->a, s->x, (size_t)s->nv * sizeof(double));    /* vdot~_{n+1}, a_{n+1} (see setup) and their q, v */

@@ -71,6 +71,8 @@ rc_status rci_ga3f_fixed_point(rci_ga3f *s, int maxit, double tol, int *iters, d
 
 /* ga3_bruls.c: the frictionless variant's step with contacts (Bruls, Acary
  * & Cardona 2014, eqs. 29-30, the same kinematics) */
+/* ga3_step.c: q, u checked finite and copied into the world's q, v */
+rc_status rci_ga3_accept(rc_world *w, const double *q, const double *u);
 rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 /* ga3_fstep.c: the step with contacts */

@@ -310,12 +310,7 @@ rc_status rci_ga3f_step(rci_step *st, rci_audit *a, rci_ga_state *g)
                              "tol %.3e after %d iterations (spatial contacts); worst: %s", st->t_next, w->step + 1, res, tol,
                              iters, what);
     }
-    for (int i = 0; i < s.nq; i++)
-        if (!rcb_finite(s.q[i])) return rci_nonfinite_state(w, i, 1, s.q[i]);
-    for (int i = 0; i < s.nv; i++)
-        if (!rcb_finite(s.u[i])) return rci_nonfinite_state(w, i, 0, s.u[i]);
-    memcpy(w->q, s.q, (size_t)s.nq * sizeof(double));
-    memcpy(w->v, s.u, (size_t)s.nv * sizeof(double));
+    RC_CHECK(rci_ga3_accept(w, s.q, s.u));   /* finite, then the world's q, v (ga3_step.c) */
     audit(st, &s, a);
     RC_CHECK(finish_contacts(&s));
     return keep_state(&s, g);

@@ -240,6 +240,19 @@ static void audit(rci_step *st, ga3_sys *s, rci_audit *a)
     st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - a->W_ext;
 }
 
+/* the step's q, u become the world's, after a check that they are finite
+ * (the three 3D steps: free, bruls2014, capobianco2021) */
+rc_status rci_ga3_accept(rc_world *w, const double *q, const double *u)
+{
+    int i = rci_first_nonfinite(q, w->nq);
+    if (i >= 0) return rci_nonfinite_state(w, i, 1, q[i]);
+    i = rci_first_nonfinite(u, w->nv);
+    if (i >= 0) return rci_nonfinite_state(w, i, 0, u[i]);
+    memcpy(w->q, q, (size_t)w->nq * sizeof(double));
+    memcpy(w->v, u, (size_t)w->nv * sizeof(double));
+    return RC_OK;
+}
+
 static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
 {
     rc_world *w = st->w;
@@ -274,12 +287,7 @@ static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
     s.abn = g->vd;
     memcpy(s.a, s.an, (size_t)s.nv * sizeof(double));   /* the predictor: a_{i+1} = a_i */
     RC_CHECK(newton(st, &s));
-    for (int i = 0; i < s.nq; i++)
-        if (!rcb_finite(s.q[i])) return rci_nonfinite_state(w, i, 1, s.q[i]);
-    for (int i = 0; i < s.nv; i++)
-        if (!rcb_finite(s.u[i])) return rci_nonfinite_state(w, i, 0, s.u[i]);
-    memcpy(w->q, s.q, (size_t)s.nq * sizeof(double));
-    memcpy(w->v, s.u, (size_t)s.nv * sizeof(double));
+    RC_CHECK(rci_ga3_accept(w, s.q, s.u));   /* finite, then the world's q, v (ga3_step.c) */
     audit(st, &s, a);
     /* the state across steps: a_{i+1}, a-bar_{i+1} and the q, u they belong to */
     memcpy(g->a, s.a, (size_t)s.nv * sizeof(double));
