@@ -1081,6 +1081,14 @@ typedef struct rc_solver_def {
     rc_residual_mode residual; /* NSGS: the convergence test's residual,
                            default RC_RESIDUAL_PASS (ignored by the other
                            solvers and by Anderson acceleration)            */
+    double skip_quiet;  /* NSGS on the 3D contacts of a dim = 3 world: > 0
+                           skips a contact in a sweep while the velocities of
+                           its bodies changed, since its own last solve, by
+                           less than skip_quiet tol (1 + |b|) / sqrt(n) (its
+                           residual term is then that small); contacts whose
+                           residual term at a pass exceeds their share of
+                           tol are always solved. 0 (default): off.
+                           docs/theory/spatial.md, "Skipping quiet contacts" */
 } rc_solver_def;
 /* The largest problem the Newton solver assembles (2 rows a contact, one a
  * joint row): its two dense n x n matrices take 2 n^2 doubles (64 MB). */
