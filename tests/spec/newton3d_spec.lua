@@ -28,15 +28,16 @@ end
 -- 0 <= p_N _|_ u_N >= 0, u_N at the end of the step (e = 0): the largest
 -- violations, p relative to pscale
 local function check_contacts(w, mu_, pscale)
-    local cone, comp = 0, 0
+    local cone, comp, n = 0, 0, 0
     for _, c in ipairs(w:contacts3()) do
         if c.active then
+            n = n + 1
             local pN, pF = c.p[1], math.sqrt(c.p[2] ^ 2 + c.p[3] ^ 2 + (c.p[4] or 0) ^ 2)
             cone = math.max(cone, (pF - mu_ * pN) / pscale, -pN / pscale)
             comp = math.max(comp, -c.u[1], math.min(pN / pscale, c.u[1]))
         end
     end
-    return cone, comp
+    return cone, comp, n
 end
 
 -- two copies of a scene (build(method) -> world, sim), stepped n times from the
@@ -46,7 +47,7 @@ end
 local function lockstep(build, n, pscale, mu_)
     local wa, sa = build("nsgs")
     local wb, sb = build("newton")
-    local r = { dv = 0, its = 0, max_it = 0, unconv = 0, cone = 0, comp = 0, steps = n }
+    local r = { dv = 0, its = 0, max_it = 0, unconv = 0, cone = 0, comp = 0, steps = n, active = 0 }
     for _ = 1, n do
         sync(wa, wb)
         sa:step()
@@ -56,7 +57,8 @@ local function lockstep(build, n, pscale, mu_)
         r.its = r.its + info.iterations
         r.max_it = math.max(r.max_it, info.iterations)
         if not info.converged then r.unconv = r.unconv + 1 end
-        local cone, comp = check_contacts(wb, mu_ or mu, pscale)
+        local cone, comp, na = check_contacts(wb, mu_ or mu, pscale)
+        r.active = r.active + na
         r.cone, r.comp = math.max(r.cone, cone), math.max(r.comp, comp)
     end
     r.fallbacks = sb:stats().newton_fallbacks
@@ -173,10 +175,111 @@ describe("the semismooth Newton solver on 3D contacts", function()
         end)
     end
 
-    for _, lin in ipairs{ "dense", "iterative" } do
-        it(("a pile of 18 spheres (linear = %q): NSGS3's solution each step, in the cone, complementary"):format(lin), function()
-            local r = lockstep(function(m) return pile(m, m == "newton" and { linear = lin } or nil) end, 300, 1e-4)
-            print(("pile %s: dv %.2e, iterations %d (mean %.2f, max %d), fallbacks %d, unconv %d, cone %.1e, comp %.1e"):format(lin, r.dv,
+    it("Coulomb--Contensou (4-row contacts): a spinning, sliding ball, NSGS3's solution, the spin decay of the analytic rate", function()
+        local law = rc.contensou{ mu = mu, radius = 0.01 }
+        local function build(m)
+            local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = law }
+            w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+            local ball = w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 },
+                                 v = { 0, 0, 0, 0, 0, 10 }, shape = rc.sphere{ radius = 0.1 } }
+            return w, w:simulation{ scheme = "moreau-jean", theta = 1, h = 1e-3, solver = solver(m) }, ball
+        end
+        local r = lockstep(build, 200, 1e-2)
+        print(("contensou: dv %.2e, iterations %d (max %d), cone %.1e, comp %.1e"):format(r.dv, r.its, r.max_it, r.cone, r.comp))
+        local _, sim, ball = build("newton")
+        sim:run{ T = 1 }
+        -- the spin decays at mu m g (3 pi R / 16) / J (docs/lua-api.md, rc.contensou)
+        assert.is_true(math.abs(ball:v()[6] - (10 - 0.3 * 9.81 * 3 * math.pi * 0.01 / 16 / 0.004)) < 1e-9, ball:v()[6])
+        assert.is_true(r.dv < 1e-10, r.dv)
+        assert.are.equal(0, r.unconv)
+        assert.are.equal(0, r.fallbacks)
+        assert.is_true(r.max_it <= 3, r.max_it)
+        assert.is_true(r.cone <= 1e-12 and r.comp <= 1e-12, r.cone .. " " .. r.comp)
+    end)
+
+    it("3D joints' rows: a chain of 3 spherical joints whose last link hits the floor, NSGS3's solution", function()
+        local function build(m)
+            local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
+            w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+            local prev = w.ground
+            for i = 1, 3 do
+                local b = w:body{ mass = 1, inertia = { 0.01, 0.01, 0.01 }, q = { 0.3 * i, 0.05 * i, 0.8, 1, 0, 0, 0 },
+                                  shape = rc.sphere{ radius = 0.1 } }
+                w:joint{ kind = "spherical", a = prev, b = b, anchor = { 0.3 * (i - 1), 0.05 * (i - 1), 0.8 } }
+                prev = b
+            end
+            return w, w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = solver(m) }
+        end
+        local r = lockstep(build, 600, 1e-2)
+        print(("joints: dv %.2e, iterations %d (mean %.2f, max %d), fallbacks %d, cone %.1e, comp %.1e, active %d"):format(r.dv, r.its,
+              r.its / r.steps, r.max_it, r.fallbacks, r.cone, r.comp, r.active))
+        assert.is_true(r.active > 100, r.active)   -- the chain lies on the floor
+        assert.is_true(r.dv < 1e-8, r.dv)
+        assert.are.equal(0, r.unconv)
+        assert.are.equal(0, r.fallbacks)
+        assert.is_true(r.max_it <= 6, r.max_it)
+        -- moreau-jean-fremond's law acts on u_{k+theta}, not on the end-of-step u of contacts3():
+        -- complementarity is the converged residual here
+        assert.is_true(r.cone <= 1e-12, r.cone)
+    end)
+
+    it("is Newton's solve, not NSGS3's: at max_iter = 15 without fallback the pile converges every step (NSGS3 does not)", function()
+        local conv = {}
+        for _, m in ipairs{ "nsgs", "newton" } do
+            local _, sim = pile(m, m == "newton" and { max_iter = 15, fallback = false, on_fail = "warn" } or { max_iter = 15, on_fail = "warn" })
+            local bad = 0
+            sim:after_step(function(sm) if not sm:info().converged then bad = bad + 1 end end)
+            sim:run{ T = 0.2 }
+            conv[m] = bad
+        end
+        assert.are.equal(0, conv.newton)
+        assert.is_true(conv.nsgs > 50, conv.nsgs)
+    end)
+
+    it("a law without a closed form: NSGS3 finishes every solve, counted in newton_fallbacks and warned once", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu, local_solver = "generic" } }
+        w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        local ball = w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, v = { 1, 0, 0, 0, 0, 0 },
+                             shape = rc.sphere{ radius = 0.1 } }
+        local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = solver("newton") }
+        local summary = sim:run{ T = 0.15 }
+        assert.is_true(math.abs(ball:v()[1] - 5 / 7) < 1e-9, ball:v()[1])
+        assert.is_true(sim:stats().newton_fallbacks >= 100, sim:stats().newton_fallbacks)
+        assert.are.equal(1, summary.warnings)   -- the first fallback only
+        -- without the fallback the step is not converged: on_fail = "error" names it
+        local w2 = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu, local_solver = "generic" } }
+        w2:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        w2:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, v = { 1, 0, 0, 0, 0, 0 },
+                 shape = rc.sphere{ radius = 0.1 } }
+        local sim2 = w2:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = solver("newton", { fallback = false, on_fail = "error" }) }
+        local ok, err = pcall(sim2.step, sim2)
+        assert.is_false(ok)
+        assert.truthy(tostring(err):find("solver did not converge at t = 0.001 (step 1): residual", 1, true), tostring(err))
+    end)
+
+    it("bad settings are errors naming the option (dim = 3)", function()
+        local w = rc.world{ dim = 3, gravity = { 0, 0, -g } }
+        w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
+        local cases = {
+            { { "newton", linear = "sparse" }, [['linear' must be one of "auto", "dense", "iterative" (got 'sparse')]] },
+            { { "newton", formulation = "foo" }, [['formulation' must be one of "alart-curnier", "fischer-burmeister" (got 'foo')]] },
+            { { "newton", threads = 2, order = "colour" }, [['threads' = 2 needs the "nsgs" solver]] },
+            { { "newton", fallback = 3 }, [['fallback' must be true or false (got 3)]] },
+            { { "newton", max_iter = 0 }, [['max_iter' must be >= 1 (got 0)]] },
+        }
+        for _, c in ipairs(cases) do
+            local ok, err = pcall(w.simulation, w, { solver = c[1] })
+            assert.is_false(ok)
+            assert.is_truthy(tostring(err):find(c[2], 1, true), tostring(err))
+        end
+    end)
+
+    for _, v in ipairs{ { "dense" }, { "iterative" }, { "dense", "fischer-burmeister" } } do
+        local lin, form = v[1], v[2] or "alart-curnier"
+        it(("a pile of 18 spheres (linear = %q, %s): NSGS3's solution each step, in the cone, complementary"):format(lin, form), function()
+            local r = lockstep(function(m) return pile(m, m == "newton" and { linear = lin, formulation = form } or nil) end, 300, 1e-4)
+            print(("pile %s %s: dv %.2e, iterations %d (mean %.2f, max %d), fallbacks %d, unconv %d, cone %.1e, comp %.1e"):format(lin, form, r.dv,
                   r.its, r.its / r.steps, r.max_it, r.fallbacks, r.unconv, r.cone, r.comp))
             -- measured: dense dv 9.5e-10, 2.92 iterations a step (at most 8); iterative dv 1.4e-10,
             -- 3.91 (at most 11); no fallback; u_N and p_N to 1.9e-12 (the tolerance is relative to 1 + |b|)
