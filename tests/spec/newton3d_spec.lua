@@ -6,6 +6,8 @@
 -- two solvers started from the same state each step), in the cone and
 -- complementary, in a few iterations; bad settings are errors.
 local rc = require "ricochet"
+local H = require "sh_helper"
+local D = require "doc_blocks"
 
 local g, mu = 9.81, 0.3
 
@@ -255,6 +257,21 @@ describe("the semismooth Newton solver on 3D contacts", function()
         local ok, err = pcall(sim2.step, sim2)
         assert.is_false(ok)
         assert.truthy(tostring(err):find("solver did not converge at t = 0.001 (step 1): residual", 1, true), tostring(err))
+    end)
+
+    it("runs the dim = 3 example of docs/theory/newton-solver.md, 'Spatial contacts'", function()
+        local n = 0
+        for _, b in ipairs(D.runnable(H.ROOT .. "/docs/theory/newton-solver.md", "lua")) do
+            if b.code:match("dim = 3") then
+                n = n + 1
+                local out = {}
+                local env = setmetatable({ print = function(...) out[#out + 1] = table.concat({ ... }, "\t") end }, { __index = _G })
+                assert(load(b.code, "=newton-solver.md:" .. b.line, "t", env))()
+                assert.is_truthy(out[1]:match("^v = 0%.714285714286 %(5/7 = 0%.714285714286%), at most 1 Newton iteration%(s%) a step, 0 fallbacks$"),
+                                 out[1])
+            end
+        end
+        assert.are.equal(1, n)
     end)
 
     it("bad settings are errors naming the option (dim = 3)", function()
