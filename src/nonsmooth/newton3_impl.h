@@ -64,6 +64,10 @@ void rcn_newton3_apply_all(const n3_sys *s, double *v, const double *x);
  * "fischer-burmeister"; rho_j H V for the joints' rows) and, with jac, the
  * blocks A = dPhi/dp, B = dPhi/du */
 void rcn_newton3_phi(n3_sys *s, const double *x, const double *u, double *f, int jac);
+/* one contact of nr = 3 or 4 rows (rho: nr scalings, rho[1..] equal): f and,
+ * when A is not NULL, A = dPhi/dp, B = dPhi/du (row-major nr x nr) */
+void rcn_newton3_phi_contact(int fb, double mu, int nr, const double *rho, const double *p, const double *u, double *f,
+                             double *A, double *B);
 /* the scalings from the stage's local blocks: 1 / W_NN on N, nf / (trace of
  * the friction rows' block) on the nf friction rows (one number: see the
  * file), 1 / W_rr on a joint row */

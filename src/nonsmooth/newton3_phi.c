@@ -44,9 +44,7 @@ static double phi_normal(int fb, double rho, double p, double u, double *a, doub
     return p;
 }
 
-/* one contact of nr rows: f, and A = dPhi/dp, B = dPhi/du (row-major nr x nr)
- * when A is not NULL */
-static void phi_contact(int fb, double mu, int nr, const double *rho, const double *p, const double *u, double *f,
+void rcn_newton3_phi_contact(int fb, double mu, int nr, const double *rho, const double *p, const double *u, double *f,
                         double *A, double *B)
 {
     const int nf = nr - 1;
@@ -92,7 +90,7 @@ void rcn_newton3_phi(n3_sys *s, const double *x, const double *u, double *f, int
     for (int k = 0; k < s->m; k++) {
         const rcm_contact3 *c = &w->c3->c[s->ci[k]];
         const int i = s->off[k];
-        phi_contact(fb, w->laws[c->law].def.mu, n3_rows(s, k), s->rho + i, x + i, u + i, f + i,
+        rcn_newton3_phi_contact(fb, w->laws[c->law].def.mu, n3_rows(s, k), s->rho + i, x + i, u + i, f + i,
                     jac ? s->A + RCN3_BLOCK * k : NULL, s->B + RCN3_BLOCK * k);
     }
     for (int i = s->off[s->m]; i < s->n; i++) f[i] = s->rho[i] * u[i];
