@@ -199,6 +199,28 @@ describe("the semismooth Newton solver on 3D contacts", function()
         assert.is_true(r.cone <= 1e-12 and r.comp <= 1e-12, r.cone .. " " .. r.comp)
     end)
 
+    for _, scheme in ipairs{ "moreau-jean", "moreau-jean-fremond" } do
+        for _, lawname in ipairs{ "newton", "moreau" } do
+            it(("impacts under %s, %s's law (e = 0.5): a spinning sphere bouncing, NSGS3's solution"):format(scheme, lawname), function()
+                local law = lawname == "newton" and rc.newton{ e = 0.5, mu = mu } or rc.moreau{ e = 0.5, e_t = 0.5, mu = mu }
+                local function build(m)
+                    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = law }
+                    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+                    w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.2, 1, 0, 0, 0 }, v = { 1, 0.5, -1, 3, -20, 5 },
+                            shape = rc.sphere{ radius = 0.1 } }
+                    return w, w:simulation{ scheme = scheme, theta = 0.5, h = 1e-3, solver = solver(m) }
+                end
+                local r = lockstep(build, 500, 1e-2)
+                assert.is_true(r.active > 20, r.active)   -- it bounced and came to rest on the floor
+                assert.is_true(r.dv < 1e-10, r.dv)
+                assert.are.equal(0, r.unconv)
+                assert.are.equal(0, r.fallbacks)
+                assert.is_true(r.max_it <= 4, r.max_it)
+                assert.is_true(r.cone <= 1e-12, r.cone)
+            end)
+        end
+    end
+
     it("3D joints' rows: a chain of 3 spherical joints whose last link hits the floor, NSGS3's solution", function()
         local function build(m)
             local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
