@@ -177,14 +177,15 @@ describe("the semismooth Newton solver on 3D contacts", function()
         end)
     end
 
-    it("Coulomb--Contensou (4-row contacts): a spinning, sliding ball, NSGS3's solution, the spin decay of the analytic rate", function()
+    for _, lin in ipairs{ "dense", "iterative" } do
+    it(("Coulomb--Contensou (4-row contacts, linear = %q): a spinning ball, NSGS3's solution, the spin decay of the analytic rate"):format(lin), function()
         local law = rc.contensou{ mu = mu, radius = 0.01 }
         local function build(m)
             local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = law }
             w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
             local ball = w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 },
                                  v = { 0, 0, 0, 0, 0, 10 }, shape = rc.sphere{ radius = 0.1 } }
-            return w, w:simulation{ scheme = "moreau-jean", theta = 1, h = 1e-3, solver = solver(m) }, ball
+            return w, w:simulation{ scheme = "moreau-jean", theta = 1, h = 1e-3, solver = solver(m, m == "newton" and { linear = lin } or nil) }, ball
         end
         local r = lockstep(build, 200, 1e-2)
         print(("contensou: dv %.2e, iterations %d (max %d), cone %.1e, comp %.1e"):format(r.dv, r.its, r.max_it, r.cone, r.comp))
@@ -198,6 +199,7 @@ describe("the semismooth Newton solver on 3D contacts", function()
         assert.is_true(r.max_it <= 3, r.max_it)
         assert.is_true(r.cone <= 1e-12 and r.comp <= 1e-12, r.cone .. " " .. r.comp)
     end)
+    end
 
     for _, scheme in ipairs{ "moreau-jean", "moreau-jean-fremond" } do
         for _, lawname in ipairs{ "newton", "moreau" } do
@@ -221,7 +223,8 @@ describe("the semismooth Newton solver on 3D contacts", function()
         end
     end
 
-    it("3D joints' rows: a chain of 3 spherical joints whose last link hits the floor, NSGS3's solution", function()
+    for _, lin in ipairs{ "dense", "iterative" } do
+    it(("3D joints' rows (linear = %q): a chain of 3 spherical joints lying down on the floor, NSGS3's solution"):format(lin), function()
         local function build(m)
             local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
             w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
@@ -232,7 +235,8 @@ describe("the semismooth Newton solver on 3D contacts", function()
                 w:joint{ kind = "spherical", a = prev, b = b, anchor = { 0.3 * (i - 1), 0.05 * (i - 1), 0.8 } }
                 prev = b
             end
-            return w, w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3, solver = solver(m) }
+            return w, w:simulation{ scheme = "moreau-jean-fremond", theta = 0.5, h = 1e-3,
+                                    solver = solver(m, m == "newton" and { linear = lin } or nil) }
         end
         local r = lockstep(build, 600, 1e-2)
         print(("joints: dv %.2e, iterations %d (mean %.2f, max %d), fallbacks %d, cone %.1e, comp %.1e, active %d"):format(r.dv, r.its,
@@ -241,11 +245,12 @@ describe("the semismooth Newton solver on 3D contacts", function()
         assert.is_true(r.dv < 1e-8, r.dv)
         assert.are.equal(0, r.unconv)
         assert.are.equal(0, r.fallbacks)
-        assert.is_true(r.max_it <= 6, r.max_it)
+        assert.is_true(r.max_it <= (lin == "dense" and 3 or 8), r.max_it)   -- measured 2 (dense), 6 (GMRES: inexact directions)
         -- moreau-jean-fremond's law acts on u_{k+theta}, not on the end-of-step u of contacts3():
         -- complementarity is the converged residual here
         assert.is_true(r.cone <= 1e-12, r.cone)
     end)
+    end
 
     it("is Newton's solve, not NSGS3's: at max_iter = 15 without fallback the pile converges every step (NSGS3 does not)", function()
         local conv = {}
