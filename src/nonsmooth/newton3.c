@@ -395,6 +395,16 @@ static const char *refused(const n3_sys *s)
     return NULL;
 }
 
+/* linear = "auto": dense up to RC_NEWTON_DENSE_ROWS rows, and up to
+ * RCN3_DENSE_HYPER rows when they outnumber the world's degrees of freedom
+ * (W is then singular: a stack's redundant contacts, on which GMRES with
+ * delta I needed 2.3 iterations a step and 11 times the dense CPU, measured
+ * on the 10-box stack of scripts/bench/newton_vs_nsgs3.lua) */
+static int dense_auto(const n3_sys *s)
+{
+    return s->n <= RC_NEWTON_DENSE_ROWS || (s->n > s->w->nv && s->n <= RCN3_DENSE_HYPER);
+}
+
 rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *iters)
 {
     const rc_solver_def *opt = &w->sim.solver;
@@ -405,7 +415,7 @@ rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *it
     w->c3->worst_res = 0.0;
     if (w->c3->nactive == 0 && rcn_joints3_count(w) == 0) return RC_OK;
     RC_CHECK(sys_setup(&s));
-    s.iterative = opt->linear == RC_NEWTON_LINEAR_ITERATIVE || (opt->linear == RC_NEWTON_LINEAR_AUTO && s.n > RC_NEWTON_DENSE_ROWS);
+    s.iterative = opt->linear == RC_NEWTON_LINEAR_ITERATIVE || (opt->linear == RC_NEWTON_LINEAR_AUTO && !dense_auto(&s));
     RC_CHECK(rcn_nsgs3_residual(w, V, res));
     *res /= 1.0 + bnorm;
     int it = 0;

@@ -13,6 +13,7 @@
 #define RCN3_GMRES_MAX_IT 600   /* J-products a linear solve at most          */
 #define RCN3_NONMONOTONE 5     /* the non-monotone line search's memory        */
 #define RCN3_STALL 20          /* iterations without theta halved: stalled      */
+#define RCN3_DENSE_HYPER 400   /* "auto": dense up to here when rows > dofs      */
 #define RCN3_BLOCK 16           /* doubles of a contact's block (4 x 4 at most) */
 
 typedef struct n3_sys {

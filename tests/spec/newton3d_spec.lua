@@ -252,6 +252,30 @@ describe("the semismooth Newton solver on 3D contacts", function()
     end)
     end
 
+    it("linear = \"auto\" solves a 10-box stack (120 rows on 60 degrees of freedom) densely: the dense path's iterations", function()
+        local function stack(lin)
+            local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = 0.5 } }
+            w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+            for k = 0, 9 do
+                w:body{ mass = 1, inertia = { 0.1, 0.1, 1 / 6 }, q = { 0, 0, 0.251 + k * 0.501, math.cos(0.05 * k), 0, 0, math.sin(0.05 * k) },
+                        shape = rc.box3{ 0.5, 0.5, 0.25 } }
+            end
+            local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = solver("newton", { tol = 1e-10, linear = lin }) }
+            local its, active = 0, 0
+            sim:after_step(function(s) its = its + s:info().iterations; active = math.max(active, s:info().nactive) end)
+            sim:run{ T = 0.2 }
+            return its, active, sim:stats()
+        end
+        local ia, na, sa = stack("auto")
+        local id = stack("dense")
+        local ii = stack("iterative")
+        assert.are.equal(40, na)                       -- 4 contacts a face: 120 rows
+        assert.are.equal(id, ia)                       -- the dense path's iterations
+        assert.is_true(ii > id, ii .. " " .. id)       -- GMRES takes more on the singular system
+        assert.are.equal(0, sa.failures)
+        assert.are.equal(0, sa.newton_fallbacks)
+    end)
+
     it("is Newton's solve, not NSGS3's: at max_iter = 15 without fallback the pile converges every step (NSGS3 does not)", function()
         local conv = {}
         for _, m in ipairs{ "nsgs", "newton" } do
