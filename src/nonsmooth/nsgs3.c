@@ -325,3 +325,11 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     }
     return RC_OK;
 }
+
+/* the stopping test's residual (absolute: the caller divides by 1 + |b|),
+ * for the 3D Newton solver (newton3.c) */
+rc_status rcn_nsgs3_residual(rc_world *w, const double *V, double *res)
+{
+    quiet_ctx off = { 0 };
+    return residual(w, V, res, &off);
+}

@@ -95,7 +95,7 @@ describe("NSGS on 3D contacts", function()
         for i = 1, #plain.z do assert.near(plain.z[i], skip.z[i], 1e-3, "body " .. i) end
     end)
 
-    it("skip_quiet: errors name the option", function()
+    it("skip_quiet and the solvers of a dim = 3 world: errors name the option", function()
         local w = rc.world{ dim = 3 }
         local ok, err = pcall(w.simulation, w, { solver = { "nsgs", skip_quiet = -1 } })
         assert.is_false(ok)
@@ -103,6 +103,11 @@ describe("NSGS on 3D contacts", function()
         ok, err = pcall(w.simulation, w, { solver = { "uzawa", skip_quiet = 1 } })
         assert.is_false(ok)
         assert.matches("'skip_quiet' is an option of the \"nsgs\" solver", err, 1, true)
+        for _, m in ipairs{ "uzawa", "apgd" } do   -- solvers of planar contacts only: refused, not silently NSGS
+            ok, err = pcall(w.simulation, w, { solver = { m } })
+            assert.is_false(ok)
+            assert.matches("solver '" .. m .. "' does not solve 3D contacts; a dim = 3 world takes \"nsgs\" or \"newton\"", err, 1, true)
+        end
         local w2 = rc.world{}
         ok, err = pcall(w2.simulation, w2, { solver = { "nsgs", skip_quiet = 1 } })
         assert.is_false(ok)
