@@ -21,8 +21,9 @@
 --      W_ext (gravity + gyroscopic: eq. 103), dissipation, WT_max_pos, WT_min_neg)
 --   ... --set scheme=moreau-jean-fremond --set T=1
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"), theta (0.5),
--- h (5e-4), T (4), tol (NSGS, 1e-4), max_iter (NSGS sweeps, 1000), order ("fixed", "position",
--- "top": NSGS's sweep order), relax (1), skip_quiet (5: NSGS skips the contacts whose bodies'
+-- h (5e-4), T (4), solver ("nsgs" or "newton": the semismooth Newton, docs/theory/newton-solver.md),
+-- tol (1e-4), max_iter (NSGS sweeps or Newton iterations, 1000), order (NSGS: "fixed", "position",
+-- "top": the sweep order), relax (NSGS: 1), skip_quiet (5: NSGS skips the contacts whose bodies'
 -- velocities are quiet, docs/theory/spatial.md; 0: off), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
@@ -36,6 +37,7 @@ local h      = rc.param("h", 5e-4, { above = 0 })
 local T      = rc.param("T", 4.0, { above = 0 })
 local tol    = rc.param("tol", 1e-4, { above = 0 })
 local max_iter = rc.param("max_iter", 1000, { min = 1 })
+local solver = rc.param("solver", "nsgs", { one_of = { "nsgs", "newton" } })
 local order  = rc.param("order", "fixed", { one_of = { "fixed", "position", "top" } })
 local relax  = rc.param("relax", 1.0, { above = 0, below = 2 })
 local skip_quiet = rc.param("skip_quiet", 5.0, { min = 0 })
@@ -133,8 +135,9 @@ if scene ~= "" then
   f:close()
 end
 
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = max_iter, order = order, relax = relax,
-                                                                     skip_quiet = skip_quiet } }
+local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = solver == "nsgs"
+    and { "nsgs", tol = tol, max_iter = max_iter, order = order, relax = relax, skip_quiet = skip_quiet }
+    or { "newton", tol = tol, max_iter = max_iter } }
 -- the wall's largest speed while the rock is still away from it (its hull's reach from the
 -- centre is at most rock_d / 2), and whether anything became NaN
 local reach = 0
