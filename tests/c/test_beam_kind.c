@@ -135,7 +135,9 @@ static void free_beam_mj(int *failed, double theta, double *emax, double *efinal
     const double E0 = energy(w, id);
     *emax = 0.0;
     *audit = 0.0;
+    uint64_t allocs = 0;
     for (int k = 0; k < 400; k++) {
+        if (k == 2) allocs = rc_alloc_count();   /* (the first step spills the arena, the second sizes it) */
         CHECK_OK(rc_world_step(w));
         const double E = energy(w, id);
         *emax = fmax(*emax, fabs(E - E0) / E0);
@@ -143,6 +145,7 @@ static void free_beam_mj(int *failed, double theta, double *emax, double *efinal
         CHECK_OK(rc_world_step_info(w, &in));
         *audit = fmax(*audit, fabs(in.E - E));   /* the audit's E is E_kin + E_el */
     }
+    CHECK(rc_alloc_count() == allocs);   /* K_T, Mhat's factor: the body's own arrays, no allocation in a step */
     *efinal = (energy(w, id) - E0) / E0;
     rc_body_get_state(w, id, q, v);
     for (int i = 0; i < n; i++)
