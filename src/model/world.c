@@ -481,6 +481,7 @@ static size_t memory(const rc_world *w)
         const rc_linear *L = &w->linears[i];
         m += rcm_linear_store_size(L) * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
         m += rcm_linear_combo_size(L) * sizeof(double) + rcm_linear_memo_size(L->n) + rcm_linear_bc_memory(L->bc) + rcm_linear_rows_memory(L);
+        if (L->nl) m += sizeof(rcm_nonlinear) + ((size_t)2 * L->n * L->n + L->n) * sizeof(double);   /* K_T, its Mhat's factor (nonlinear.c) */
     }
     for (int i = 0; i < w->ngaps; i++) {   /* idx, nrm, tng; MH, grad */
         const rc_gap *g = &w->gaps[i];
