@@ -279,6 +279,8 @@ RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3
  *   PRISMATIC  P_B on the line through P_A along axis (turning with A),
  *              relative rotation fixed (5 rows).
  * rc_sim_def.project_joints also projects them after each step. */
+/* (rc_motion_fn, the joints' section below, repeated: C11 allows it) */
+typedef rc_status (*rc_motion_fn)(void *user, double t, double *f, double *df);
 typedef enum rc_joint3_type {
     RC_JOINT3_SPHERICAL = 1,
     RC_JOINT3_REVOLUTE,
@@ -296,6 +298,16 @@ typedef struct rc_joint3_def {
     double axis[3];         /* REVOLUTE: the hinge axis, PRISMATIC: the
                                sliding axis (world, nonzero)                 */
     const char *name;       /* optional, copied                              */
+    /* Prescribed (rheonomic) motion, NULL (default): none. REVOLUTE: the
+     * angle of B about the axis relative to A, theta(t) (rad, right-handed;
+     * the pose at creation is theta(t_0)); PRISMATIC: the slide of P_B along
+     * the axis, d(t) (the pose at creation is d(t_0)); DISTANCE: the length
+     * l(t) (l(t_0) must be |anchor_b - anchor|). One more row (REVOLUTE,
+     * PRISMATIC: 6 rows) or the length's row rheonomic (DISTANCE), rate
+     * f'(t) from motion's df (NAN: central differences). Called at creation
+     * (at the world's time) and in every step. */
+    rc_motion_fn motion;
+    void *motion_user;
 } rc_joint3_def;
 typedef struct rc_joint3_info {
     rc_joint3_type type;
@@ -306,6 +318,15 @@ typedef struct rc_joint3_info {
                                SPHERICAL, REVOLUTE, FIXED; then angular)    */
     double violation;       /* |g| after the last step (length, radians)     */
     double work;            /* its part of W_J in the last step              */
+    double coordinate;      /* REVOLUTE: the angle about the axis (in
+                               (theta(t_0) - pi, theta(t_0) + pi] with a motion,
+                               else (-pi, pi] from the pose at creation),
+                               PRISMATIC: the slide along the axis (+ d(t_0)),
+                               DISTANCE: the length, now; 0 for the others    */
+    int driven;             /* 1: a motion drives the last row               */
+    double drive_force;     /* driven: that row's impulse / h, the drive's mean
+                               torque (REVOLUTE, N m, about the axis) or force
+                               (PRISMATIC, DISTANCE, N) on B over the last step */
 } rc_joint3_info;
 RC_API rc_joint3_def rc_default_joint3_def(void);
 RC_API rc_status rc_joint3_create(rc_world *w, const rc_joint3_def *def, int *out_id);

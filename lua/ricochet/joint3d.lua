@@ -18,7 +18,9 @@ function Joint3.__tostring(j)
 end
 
 local KINDS = { spherical = true, revolute = true, fixed = true, distance = true, prismatic = true }
-local KEYS = { "kind", "a", "b", "anchor", "anchor_b", "axis", "name" }
+local KEYS = { "kind", "a", "b", "anchor", "anchor_b", "axis", "name", "motion", "motion_rate" }
+-- what a motion drives, per kind
+local DRIVES = { revolute = "the angle", prismatic = "the slide", distance = "the length" }
 
 local function side(fname, w, key, x, ground_ok)
     local mt = getmetatable(x)
@@ -34,7 +36,8 @@ end
 
 -- w:joint{ kind = "spherical" | "revolute" | "fixed" | "distance" | "prismatic", a = body or w.ground,
 --          b = body, anchor = {x, y, z}, anchor_b = {x, y, z} (distance), axis = {x, y, z}
---          (revolute, prismatic), name }
+--          (revolute, prismatic), name, motion = function(t) (revolute: the angle, prismatic: the
+--          slide, distance: the length), motion_rate = function(t) (its derivative; else differences) }
 function World:joint(t)
     local fname = "world:joint"
     check_self(fname, self, World, "a world")
@@ -68,6 +71,18 @@ function World:joint(t)
     elseif t.anchor_b ~= nil then
         fail(fname, "'anchor_b' is for distance joints (this one is %s)", kind)
     end
+    if t.motion ~= nil then
+        if not DRIVES[kind] then
+            fail(fname, "'motion' is for revolute (the angle), prismatic (the slide) and distance (the length) joints (this one is %s)", kind)
+        end
+        if type(t.motion) ~= "function" then fail(fname, "'motion' must be a function of t returning %s (got %s)", DRIVES[kind], show(t.motion)) end
+        def.f = t.motion
+    end
+    if t.motion_rate ~= nil then
+        if t.motion == nil then fail(fname, "'motion_rate' needs 'motion' (a function of t)") end
+        if type(t.motion_rate) ~= "function" then fail(fname, "'motion_rate' must be a function of t (got %s)", show(t.motion_rate)) end
+        def.df = t.motion_rate
+    end
     local names = rawget(self, "_joint3_names")
     if not names then names = {}; rawset(self, "_joint3_names", names) end
     if def.name and names[def.name] then fail(fname, "a joint named '%s' already exists", def.name) end
@@ -79,7 +94,8 @@ function World:joint(t)
 end
 
 -- j:info() -> { impulse = {...} (the last step's, one per row), violation (|g| after
--- the last step), work (its part of W_J) }
+-- the last step), work (its part of W_J), coordinate (revolute: the angle, prismatic: the
+-- slide, distance: the length, now), drive_force (driven: the drive's torque or force) }
 function Joint3:info()
     local fname = "joint3:info"
     check_self(fname, self, Joint3, "a joint of a dim = 3 world")

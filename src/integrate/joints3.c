@@ -1,6 +1,7 @@
 /* joints3.c -- the 3D joints of a dim = 3 world in the step
  * (docs/theory/spatial.md, "Joints"), beside the 3D contacts (contacts3.c):
- *   assemble  rows H at q_k (model/joint3.c), kappa Mhat^-1 H^T through the
+ *   assemble  rows H at q* (model/joint3.c), a driven row's rate -f'(t*)
+ *             at the scheme's rate time (joint3_drive.c), kappa Mhat^-1 H^T through the
  *             body kind's solve_mass, W = H kappa Mhat^-1 H^T factorised
  *             (LU, partial pivoting: W is not symmetric), the warm start
  *             V += kappa Mhat^-1 H^T lambda (the last step's impulse of the
@@ -51,6 +52,12 @@ static rc_status assemble_one(rci_step *st, int id, rcm_joint3 *j, double *b2)
     predicted_pose(st, j->body_a, xs[0]);
     predicted_pose(st, j->body_b, xs[1]);
     rcm_joint3_rows_at(j, xs[0], xs[1], j->Ha, j->Hb, g);
+    memset(j->gt, 0, sizeof j->gt);
+    if (j->drive) {   /* the driven row's rate -f'(t*) at the scheme's rate time (joint3_drive.c) */
+        double f, df;
+        RC_CHECK(rcm_joint3_motion(j, rcm_time_at(w, w->joint_rate_s), &f, &df));
+        j->gt[n - 1] = -df;
+    }
     RC_CHECK(side_mass(w, j->body_a, n, j->Ha, j->MHa, st->kappa));
     RC_CHECK(side_mass(w, j->body_b, n, j->Hb, j->MHb, st->kappa));
     for (int r = 0; r < n; r++)
@@ -63,8 +70,8 @@ static rc_status assemble_one(rci_step *st, int id, rcm_joint3 *j, double *b2)
         return rc_set_error(RC_ERR_NUMERIC, "3D joint %d%s%s: singular block at t = %.17g", id, j->name ? " " : "",
                             j->name ? j->name : "", w->t);
     const double *va = j->body_a >= 0 ? w->V + w->bodies[j->body_a].iv : NULL, *vb = w->V + w->bodies[j->body_b].iv;
-    for (int r = 0; r < n; r++) {   /* |H V_free|^2 */
-        double u = 0.0;
+    for (int r = 0; r < n; r++) {   /* |H V_free + dg/dt|^2 */
+        double u = j->gt[r];
         for (int c = 0; c < 6; c++) u += j->Hb[r][c] * vb[c] + (va ? j->Ha[r][c] * va[c] : 0.0);
         *b2 += u * u;
     }
@@ -84,6 +91,11 @@ rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a)
 {
     rc_world *w = st->w;
     if (!w->j3 || w->j3->n == 0) return RC_OK;
+    if (w->j3->wstart != 0.0) {   /* a start's velocity projection (rcm_joints3_start): E_k before it, its work */
+        a->E0 -= w->j3->wstart;
+        a->W_J += w->j3->wstart;
+        w->j3->wstart = 0.0;
+    }
     for (int i = 0; i < w->j3->n; i++) {
         rcm_joint3 *j = &w->j3->j[i];
         const double *va = j->body_a >= 0 ? vth + w->bodies[j->body_a].iv : NULL, *vb = vth + w->bodies[j->body_b].iv;
@@ -97,7 +109,7 @@ rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a)
     }
     double gmax, umax;
     if (w->sim.project_joints) {
-        RC_CHECK(rcm_joints3_project(w, w->q, w->v, &gmax, &umax));
+        RC_CHECK(rcm_joints3_project(w, st->t_next, w->q, w->v, &gmax, &umax));
         double Ek2, Ep2;
         rcm_energy(w, w->q, w->v, &Ek2, &Ep2, NULL);
         const double dE = (Ek2 + Ep2) - (st->Ek1 + st->Ep1);
@@ -105,7 +117,7 @@ rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a)
         a->W_proj += dE;
         st->Ek1 = Ek2;
         st->Ep1 = Ep2;
-    } else rcm_joints3_violation(w, w->q, w->v, &gmax, &umax);
+    } else RC_CHECK(rcm_joints3_violation(w, st->t_next, w->q, w->v, &gmax, &umax));
     if (gmax > a->pos_viol) a->pos_viol = gmax;
     if (umax > a->vel_viol) a->vel_viol = umax;
     return RC_OK;

@@ -2,15 +2,15 @@
  * (nsgs3.c; docs/theory/spatial.md, "Joints"): each joint, the others'
  * impulses fixed, solved exactly against its own Delassus block W = H kappa
  * Mhat^-1 H^T (factorised once per step, integrate/joints3.c):
- *     lambda += dlambda = -W^-1 (H V),   V += kappa Mhat^-1 H^T dlambda. */
+ *     lambda += dlambda = -W^-1 (H V + dg/dt),   V += kappa Mhat^-1 H^T dlambda. */
 #include "nonsmooth/nonsmooth.h"
 
-/* H V of joint j */
+/* H V + dg/dt of joint j (dg/dt: a driven row's -f'(t*), integrate/joints3.c) */
 static void joint_velocity(const rc_world *w, const rcm_joint3 *j, const double *V, double *u)
 {
     const double *va = j->body_a >= 0 ? V + w->bodies[j->body_a].iv : NULL, *vb = V + w->bodies[j->body_b].iv;
     for (int r = 0; r < j->rows; r++) {
-        double s = 0.0;
+        double s = j->gt[r];
         for (int c = 0; c < 6; c++) s += j->Hb[r][c] * vb[c];
         if (va)
             for (int c = 0; c < 6; c++) s += j->Ha[r][c] * va[c];
