@@ -324,6 +324,8 @@ typedef struct rc_joint3_info {
                                PRISMATIC: the slide along the axis (+ d(t_0)),
                                DISTANCE: the length, now; 0 for the others    */
     int driven;             /* 1: a motion drives the last row               */
+    double motor_force;     /* rc_joint3_set_motor: the motor's impulse / h of the
+                               last step (torque N m or force N, on B)        */
     double drive_force;     /* driven: that row's impulse / h, the drive's mean
                                torque (REVOLUTE, N m, about the axis) or force
                                (PRISMATIC, DISTANCE, N) on B over the last step */
@@ -332,6 +334,14 @@ RC_API rc_joint3_def rc_default_joint3_def(void);
 RC_API rc_status rc_joint3_create(rc_world *w, const rc_joint3_def *def, int *out_id);
 RC_API int rc_joint3_count(const rc_world *w);
 RC_API rc_status rc_joint3_get(const rc_world *w, int id, rc_joint3_info *out);
+/* Motor of a REVOLUTE (torque about the axis) or PRISMATIC (force along it)
+ * joint without a motion: a velocity row on its coordinate, rate = speed
+ * (rad/s, m/s) with an impulse |lambda| <= h max_force, solved after the
+ * joint's block in each sweep (as planar motors, rc_joint_set_motor); its
+ * work is rc_step_info.W_motor. enabled = 0 switches it off. Moreau--Jean,
+ * MJF (target (1 - theta) u_k + theta speed); gen-alpha refuses it. Between
+ * steps only. */
+RC_API rc_status rc_joint3_set_motor(rc_world *w, int id, int enabled, double speed, double max_force);
 /* Mass and principal inertia about the centre of a homogeneous solid of
  * density rho: a sphere (dims: r), a box (half-extents a, b, c along x, y,
  * z), a capsule (radius r, half-length l of its cylinder along z). */

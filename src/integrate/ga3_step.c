@@ -170,6 +170,10 @@ static rc_status check_world(const ga3_sys *s, int *nc)
 {
     rc_world *w = s->w;
     *nc = 0;
+    for (int i = 0; w->j3 && i < w->j3->n; i++)
+        if (w->j3->j[i].motor)
+            return rc_set_error(RC_ERR_ARG, "gen-alpha: 3D joint %d has a motor, which the scheme does not take (use moreau-jean "
+                                "or moreau-jean-fremond)", i);
     for (int b = 0; b < w->nbodies; b++)
         if (w->bodies[b].kind != RC_BODY_RIGID3D)
             return rc_set_error(RC_ERR_ARG, "gen-alpha: body %d of a dim = 3 world is not a spatial rigid body", b);

@@ -44,6 +44,30 @@ static void predicted_pose(const rci_step *st, int body, double *x)
     rcb_quat_step(x + 3, phi);
 }
 
+/* a motor's row at the predicted poses, kappa Mhat^-1 H^T, W, the target
+ * (Moreau--Jean: the speed; MJF: (1 - theta) u_k + theta speed), the warm
+ * start (model/joint3_motor.c) */
+static rc_status assemble_motor(rci_step *st, rcm_joint3 *j, const double *xa, const double *xb)
+{
+    rc_world *w = st->w;
+    rcm_joint3_coord_row(j, xa, xb, j->mHa, j->mHb);
+    if (j->body_a < 0) memset(j->mHa, 0, sizeof j->mHa);
+    RC_CHECK(side_mass(w, j->body_a, 1, (double (*)[6])j->mHa, (double (*)[6])j->mMHa, st->kappa));
+    RC_CHECK(side_mass(w, j->body_b, 1, (double (*)[6])j->mHb, (double (*)[6])j->mMHb, st->kappa));
+    double W = 0.0, uk = 0.0;
+    const double *va = j->body_a >= 0 ? st->vk + w->bodies[j->body_a].iv : NULL, *vb = st->vk + w->bodies[j->body_b].iv;
+    for (int c = 0; c < 6; c++) {
+        W += j->mHa[c] * j->mMHa[c] + j->mHb[c] * j->mMHb[c];
+        uk += j->mHb[c] * vb[c] + (va ? j->mHa[c] * va[c] : 0.0);
+    }
+    if (!(W > 0.0)) return rc_set_error(RC_ERR_NUMERIC, "3D joint '%s': its motor row is singular at t = %.17g", j->name ? j->name : "(unnamed)", w->t);
+    j->motor_W = W;
+    j->motor_target = w->unknown == RC_UNKNOWN_THETA ? (1.0 - w->sim.theta) * uk + w->sim.theta * j->motor_speed : j->motor_speed;
+    if (!w->sim.solver.warm_start) j->motor_lambda = 0.0;
+    rcn_joint3_motor_apply(w, j, w->V, j->motor_lambda);
+    return RC_OK;
+}
+
 static rc_status assemble_one(rci_step *st, int id, rcm_joint3 *j, double *b2)
 {
     rc_world *w = st->w;
@@ -77,7 +101,7 @@ static rc_status assemble_one(rci_step *st, int id, rcm_joint3 *j, double *b2)
     }
     if (!w->sim.solver.warm_start) memset(j->lambda, 0, sizeof j->lambda);
     rcn_joint3_apply(w, j, w->V, j->lambda);
-    return RC_OK;
+    return j->motor ? assemble_motor(st, j, xs[0], xs[1]) : RC_OK;
 }
 
 rc_status rci_joints3_assemble(rci_step *st, double *b2)
@@ -106,6 +130,13 @@ rc_status rci_joints3_audit(rci_step *st, const double *vth, rci_audit *a)
             j->work += u * j->lambda[r];
         }
         a->W_J += j->work;
+        j->motor_work = 0.0;
+        if (j->motor) {   /* the motor's work u_{k+theta} lambda_m: W_motor */
+            double u = 0.0;
+            for (int c = 0; c < 6; c++) u += j->mHb[c] * vb[c] + (va ? j->mHa[c] * va[c] : 0.0);
+            j->motor_work = u * j->motor_lambda;
+            a->W_motor += j->motor_work;
+        }
     }
     double gmax, umax;
     if (w->sim.project_joints) {

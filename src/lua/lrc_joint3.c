@@ -44,6 +44,17 @@ int lrc_joint3_create(lua_State *L)
     return 1;
 }
 
+/* joint3_set_motor(world, id, enabled, speed, max) -> true | nil, msg, status */
+int lrc_joint3_set_motor(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    const int id = (int)luaL_checkinteger(L, 2), enabled = lua_toboolean(L, 3);
+    rc_status s = rc_joint3_set_motor(lw->w, id, enabled, luaL_checknumber(L, 4), luaL_checknumber(L, 5));
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* joint3_get(world, id) -> { impulse = {rows}, violation, work, coordinate
  * (revolute, prismatic, distance), drive_force (driven) } | nil, msg, status */
 int lrc_joint3_get(lua_State *L)
@@ -62,6 +73,10 @@ int lrc_joint3_get(lua_State *L)
     if (in.type == RC_JOINT3_REVOLUTE || in.type == RC_JOINT3_PRISMATIC || in.type == RC_JOINT3_DISTANCE) {
         lua_pushnumber(L, in.coordinate);
         lua_setfield(L, -2, "coordinate");
+    }
+    if (in.type == RC_JOINT3_REVOLUTE || in.type == RC_JOINT3_PRISMATIC) {
+        lua_pushnumber(L, in.motor_force);
+        lua_setfield(L, -2, "motor_force");
     }
     if (in.driven) {   /* the drive's force (torque) over the last step: its row's impulse / h */
         lua_pushnumber(L, in.drive_force);

@@ -277,6 +277,7 @@ rc_status rc_joint3_get(const rc_world *w, int id, rc_joint3_info *out)
     out->coordinate = rcm_joint3_coordinate(w, j, w->q);   /* joint3_drive.c */
     out->driven = j->drive;
     if (j->drive && w->sim.h > 0.0) out->drive_force = j->lambda[j->rows - 1] / w->sim.h;
+    if (j->motor && w->sim.h > 0.0) out->motor_force = j->motor_lambda / w->sim.h;
     return RC_OK;
 }
 

@@ -28,6 +28,11 @@ typedef struct rcm_joint3 {
     void *motion_user;
     double offset;
     double gt[RCM_J3_MAXROWS];   /* dg/dt of the rows at the step's rate time (0 but the driven row) */
+    /* motor (joint3_motor.c, rc_joint3_set_motor): a row on the coordinate,
+     * H V = target with |impulse| <= h max, solved after the joint's block */
+    int motor;
+    double motor_speed, motor_max, motor_lambda, motor_work, motor_target, motor_W;
+    double mHa[6], mHb[6], mMHa[6], mMHb[6];
     double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], MHa[RCM_J3_MAXROWS][6], MHb[RCM_J3_MAXROWS][6];
     double LU[RCM_J3_MAXROWS * RCM_J3_MAXROWS];
     int piv[RCM_J3_MAXROWS];
@@ -71,6 +76,8 @@ rc_status rcm_joint3_drive_init(rc_world *w, rcm_joint3 *j, const rc_joint3_def 
  * into (-pi, pi] + offset; prismatic: the slide + offset; distance: the
  * length; 0 for the others) */
 double rcm_joint3_coordinate(const rc_world *w, const rcm_joint3 *j, const double *q);
+/* the coordinate's row at the poses xa, xb (its rate: ha . v_A + hb . v_B) */
+void rcm_joint3_coord_row(const rcm_joint3 *j, const double *xa, const double *xb, double ha[6], double hb[6]);
 /* a side's pose in q (7; the ground: the identity) */
 const double *rcm_joint3_pose(const rc_world *w, int body, const double *q);
 /* at time t (the driven rows' f(t), f'(t)) */

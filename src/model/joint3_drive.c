@@ -73,6 +73,17 @@ rc_status rcm_joint3_eval_q(const rc_world *w, const rcm_joint3 *j, const double
     return rcm_joint3_eval(j, rcm_joint3_pose(w, j->body_a, q), rcm_joint3_pose(w, j->body_b, q), t, Ha, Hb, g, gt);
 }
 
+void rcm_joint3_coord_row(const rcm_joint3 *j, const double *xa, const double *xb, double ha[6], double hb[6])
+{
+    rcm_joint3 tmp = *j;
+    double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], g[RCM_J3_MAXROWS];
+    if (!tmp.drive && tmp.type != RC_JOINT3_DISTANCE) { tmp.drive = 1; tmp.rows++; }
+    tmp.drive = 1;
+    rcm_joint3_rows_at(&tmp, xa, xb, Ha, Hb, g);
+    memcpy(ha, Ha[tmp.rows - 1], 6 * sizeof(double));
+    memcpy(hb, Hb[tmp.rows - 1], 6 * sizeof(double));
+}
+
 double rcm_joint3_coordinate(const rc_world *w, const rcm_joint3 *j, const double *q)
 {
     if (j->type != RC_JOINT3_REVOLUTE && j->type != RC_JOINT3_PRISMATIC && j->type != RC_JOINT3_DISTANCE) return 0.0;

@@ -171,6 +171,8 @@ RC_TEST(driven_hinge)
         jd.motion_user = &om;
         int jid = -1;
         CHECK_OK(rc_joint3_create(w, &jd, &jid));
+        CHECK(rc_joint3_set_motor(w, jid, 1, 1.0, 1.0) == RC_ERR_ARG);
+        CHECK(strstr(rc_last_error(), "has a motion: its coordinate is prescribed, a motor cannot drive it") != NULL);
         rc_sim_def sd = rc_default_sim_def();
         sd.scheme = ga ? RC_SCHEME_GEN_ALPHA : RC_SCHEME_MOREAU_JEAN;
         sd.h = 1e-3;
@@ -204,6 +206,22 @@ RC_TEST(driven_hinge)
     jd.motion_user = &om;
     CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_ARG);
     CHECK(strstr(rc_last_error(), "a spherical joint takes no 'motion'") != NULL);
+    jd.motion = NULL;   /* motors: a spherical joint, a negative bound, an unknown id */
+    int sid = -1;
+    CHECK_OK(rc_joint3_create(w, &jd, &sid));
+    CHECK(rc_joint3_set_motor(w, sid, 1, 1.0, 1.0) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "is not a revolute or prismatic joint") != NULL);
+    CHECK(rc_joint3_set_motor(w, 5, 1, 1.0, 1.0) == RC_ERR_NOT_FOUND);
+    jd.type = RC_JOINT3_REVOLUTE;
+    jd.axis[2] = 1.0;
+    int rid = -1;
+    CHECK_OK(rc_joint3_create(w, &jd, &rid));
+    CHECK(rc_joint3_set_motor(w, rid, 1, 1.0, -2.0) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'max_torque' must be >= 0 (got -2)") != NULL);
+    CHECK_OK(rc_joint3_set_motor(w, rid, 1, 1.0, 2.0));
+    jd.motion = spin;
+    jd.type = RC_JOINT3_SPHERICAL;
+    jd.axis[2] = 0.0;
     jd.type = RC_JOINT3_DISTANCE;
     jd.anchor_b[0] = 1.0;   /* the anchors 1 apart, the motion's length at t = 0: 0 */
     CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_ARG);
@@ -212,7 +230,7 @@ RC_TEST(driven_hinge)
     jd.type = RC_JOINT3_REVOLUTE;
     jd.axis[2] = 1.0;
     CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_CALLBACK);
-    CHECK(rc_joint3_count(w) == 0);
+    CHECK(rc_joint3_count(w) == 2);   /* the spherical and the motor's revolute joint only */
     rc_world_destroy(w);
 }
 

@@ -4,7 +4,8 @@
 -- along a sinusoid follows its function, its reaction torque is the analytic
 -- I theta'' + m g l/2 cos theta of a rod under gravity and the drive's work
 -- closes the energy balance; a driven prismatic joint (a lift) and a driven
--- distance joint (a winch); the errors.
+-- distance joint (a winch); motors (a wheel spun up at its torque limit, a
+-- lift short of force); the errors.
 local rc = require "ricochet"
 local S = require "spec_helper"
 local error_of = S.error_of
@@ -107,6 +108,36 @@ describe("3D joints: prescribed motion", function()
         assert.are.equal(1, #j:info().impulse)
     end)
 
+    it("motors: a wheel spun up at its largest torque then held at speed, a lift short of force, the energy balance", function()
+        for _, scheme in ipairs({ "moreau-jean", "moreau-jean-fremond" }) do
+            local w = rc.world{ dim = 3, gravity = { 0, 0, -g } }
+            local I, m = 0.5, 3
+            local wheel = w:body{ mass = 2, inertia = { I, I, I } }
+            local axle = w:joint{ kind = "revolute", a = w.ground, b = wheel, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 },
+                                  motor = { speed = 3, max_torque = 1 } }
+            local cab = w:body{ mass = m, inertia = { 0.1, 0.2, 0.3 }, q = { 2, 0, 0, 1, 0, 0, 0 } }
+            local lift = w:joint{ kind = "prismatic", a = w.ground, b = cab, anchor = { 2, 0, 0 }, axis = { 0, 0, 1 },
+                                  motor = { speed = 0.5, max_force = 20 } }
+            local sim = w:simulation{ scheme = scheme, theta = 0.5, h = 1e-3, solver = { "nsgs", tol = 1e-12 } }
+            local E0 = sim:energy().total
+            sim:run{ T = 1 }
+            assert.is_true(math.abs(wheel:v()[6] - 1 * 1 / I) < 1e-10, scheme .. " omega " .. wheel:v()[6])   -- tau t / I
+            assert.is_true(math.abs(axle:info().motor_force - 1) < 1e-12)
+            assert.is_true(math.abs(cab:v()[3] - (20 / m - g)) < 1e-10, "cab " .. cab:v()[3])   -- 20 N < m g: it sinks
+            sim:run{ T = 2 }
+            assert.is_true(math.abs(wheel:v()[6] - 3) < 1e-10 and math.abs(axle:info().motor_force) < 1e-9)   -- at speed
+            local info = sim:info()
+            assert.is_true(math.abs(sim:energy().total - E0 - info.W_motor_total - info.W_J_total) < 1e-9, "balance")
+            lift:set_motor{ max_force = 40 }
+            sim:run{ T = 4 }
+            assert.is_true(math.abs(cab:v()[3] - 0.5) < 1e-10, "cab at speed " .. cab:v()[3])
+            assert.is_true(math.abs(lift:info().motor_force - m * g) < 1e-9, "holding m g: " .. lift:info().motor_force)
+            lift:set_motor{ enabled = false }
+            sim:run{ T = 4.5 }
+            assert.is_true(math.abs(cab:v()[3] - (0.5 - g * 0.5)) < 1e-9, "free fall " .. cab:v()[3])
+        end
+    end)
+
     it("errors", function()
         local w = rc.world{ dim = 3 }
         local a = w:body{ mass = 1, inertia = { 1, 1, 1 } }
@@ -126,6 +157,22 @@ describe("3D joints: prescribed motion", function()
         has("its anchors are 1 apart: start the motion at their distance",
             error_of(w.joint, w, { kind = "distance", a = a, b = b, anchor = { 0, 0, 0 }, anchor_b = { 1, 0, 0 },
                                    motion = function(t) return 2 end }))
+        has("'motor' is for revolute and prismatic joints (this one is distance)",
+            error_of(w.joint, w, { kind = "distance", a = a, b = b, anchor = { 0, 0, 0 }, anchor_b = { 1, 0, 0 }, motor = { speed = 1, max_torque = 1 } }))
+        has("'motor' and 'motion' exclude each other", error_of(w.joint, w, with(with(hinge, "motion", function(t) return t end), "motor", { speed = 1, max_torque = 1 })))
+        has("'motor.max_torque' must be >= 0 (got -1)", error_of(w.joint, w, with(hinge, "motor", { speed = 1, max_torque = -1 })))
+        has("'motor.speed' is required", error_of(w.joint, w, with(hinge, "motor", { max_torque = 1 })))
+        has("unknown key 'max_force'", error_of(w.joint, w, with(hinge, "motor", { speed = 1, max_force = 1 })))
+        has("'motor' must be a table such as { speed = 2, max_torque = 5 } (got 3)", error_of(w.joint, w, with(hinge, "motor", 3)))
+        local wm = rc.world{ dim = 3 }
+        local c = wm:body{ mass = 1, inertia = { 1, 1, 1 } }
+        local jm = wm:joint{ kind = "revolute", a = wm.ground, b = c, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, motor = { speed = 1, max_torque = 1 } }
+        local sg = wm:simulation{ scheme = "gen-alpha", h = 1e-3 }
+        has("gen-alpha: 3D joint 0 has a motor, which the scheme does not take", error_of(sg.run, sg, { T = 0.01 }))
+        jm:set_motor{ enabled = false }
+        sg:run{ T = 0.01 }   -- switched off: gen-alpha takes the joint
+        local sph = wm:joint{ kind = "spherical", a = c, b = wm:body{ mass = 1, inertia = { 1, 1, 1 }, q = { 1, 0, 0, 1, 0, 0, 0 } }, anchor = { 1, 0, 0 } }
+        has("joint 1 is a spherical joint: motors are for revolute and prismatic joints", error_of(sph.set_motor, sph, { speed = 1 }))
         -- a motion that fails inside a step fails the step with the joint's name and t
         local j = w:joint(with(with(hinge, "name", "crank"), "motion", function(t) if t > 0.0015 then return 1 / 0 end return t end))
         local sim = w:simulation{ h = 1e-3 }
