@@ -280,6 +280,8 @@ RC_API rc_status rc_world_contact3_get(const rc_world *w, int index, rc_contact3
  *   PRISMATIC  P_B on the line through P_A along axis (turning with A),
  *              relative rotation fixed (5 rows).
  * rc_sim_def.project_joints also projects them after each step. */
+/* (rc_motion_fn, the joints' section below, repeated: C11 allows it) */
+typedef rc_status (*rc_motion_fn)(void *user, double t, double *f, double *df);
 typedef enum rc_joint3_type {
     RC_JOINT3_SPHERICAL = 1,
     RC_JOINT3_REVOLUTE,
@@ -297,6 +299,16 @@ typedef struct rc_joint3_def {
     double axis[3];         /* REVOLUTE: the hinge axis, PRISMATIC: the
                                sliding axis (world, nonzero)                 */
     const char *name;       /* optional, copied                              */
+    /* Prescribed (rheonomic) motion, NULL (default): none. REVOLUTE: the
+     * angle of B about the axis relative to A, theta(t) (rad, right-handed;
+     * the pose at creation is theta(t_0)); PRISMATIC: the slide of P_B along
+     * the axis, d(t) (the pose at creation is d(t_0)); DISTANCE: the length
+     * l(t) (l(t_0) must be |anchor_b - anchor|). One more row (REVOLUTE,
+     * PRISMATIC: 6 rows) or the length's row rheonomic (DISTANCE), rate
+     * f'(t) from motion's df (NAN: central differences). Called at creation
+     * (at the world's time) and in every step. */
+    rc_motion_fn motion;
+    void *motion_user;
 } rc_joint3_def;
 typedef struct rc_joint3_info {
     rc_joint3_type type;
@@ -307,11 +319,30 @@ typedef struct rc_joint3_info {
                                SPHERICAL, REVOLUTE, FIXED; then angular)    */
     double violation;       /* |g| after the last step (length, radians)     */
     double work;            /* its part of W_J in the last step              */
+    double coordinate;      /* REVOLUTE: the angle about the axis (in
+                               (theta(t_0) - pi, theta(t_0) + pi] with a motion,
+                               else (-pi, pi] from the pose at creation),
+                               PRISMATIC: the slide along the axis (+ d(t_0)),
+                               DISTANCE: the length, now; 0 for the others    */
+    int driven;             /* 1: a motion drives the last row               */
+    double motor_force;     /* rc_joint3_set_motor: the motor's impulse / h of the
+                               last step (torque N m or force N, on B)        */
+    double drive_force;     /* driven: that row's impulse / h, the drive's mean
+                               torque (REVOLUTE, N m, about the axis) or force
+                               (PRISMATIC, DISTANCE, N) on B over the last step */
 } rc_joint3_info;
 RC_API rc_joint3_def rc_default_joint3_def(void);
 RC_API rc_status rc_joint3_create(rc_world *w, const rc_joint3_def *def, int *out_id);
 RC_API int rc_joint3_count(const rc_world *w);
 RC_API rc_status rc_joint3_get(const rc_world *w, int id, rc_joint3_info *out);
+/* Motor of a REVOLUTE (torque about the axis) or PRISMATIC (force along it)
+ * joint without a motion: a velocity row on its coordinate, rate = speed
+ * (rad/s, m/s) with an impulse |lambda| <= h max_force, solved after the
+ * joint's block in each sweep (as planar motors, rc_joint_set_motor); its
+ * work is rc_step_info.W_motor. enabled = 0 switches it off. Moreau--Jean,
+ * MJF (target (1 - theta) u_k + theta speed); gen-alpha refuses it. Between
+ * steps only. */
+RC_API rc_status rc_joint3_set_motor(rc_world *w, int id, int enabled, double speed, double max_force);
 /* Mass and principal inertia about the centre of a homogeneous solid of
  * density rho: a sphere (dims: r), a box (half-extents a, b, c along x, y,
  * z), a capsule (radius r, half-length l of its cylinder along z). */

@@ -18,7 +18,37 @@ function Joint3.__tostring(j)
 end
 
 local KINDS = { spherical = true, revolute = true, fixed = true, distance = true, prismatic = true }
-local KEYS = { "kind", "a", "b", "anchor", "anchor_b", "axis", "name" }
+local MAXKEY = { revolute = "max_torque", prismatic = "max_force" }
+local REQUIRED = {}
+
+-- motor = { speed, max_torque | max_force, enabled = true } (rc_joint3_set_motor; as planar
+-- motors, lua/ricochet/mechanisms.lua); `cur`: the values set before
+local function motor_args(fname, key, m, maxkey, cur)
+    if type(m) ~= "table" then fail(fname, "'%s' must be a table such as { speed = 2, %s = 5 } (got %s)", key, maxkey, show(m)) end
+    check_keys(fname .. ": '" .. key .. "'", m, { "speed", maxkey, "enabled" })
+    local function num(k, x, dflt)
+        if x == nil then
+            if dflt == REQUIRED then fail(fname, "'%s.%s' is required (a number)", key, k) end
+            return dflt
+        end
+        if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then fail(fname, "'%s.%s' must be a finite number (got %s)", key, k, show(x)) end
+        return x
+    end
+    local r = { speed = num("speed", m.speed, cur and cur.speed or REQUIRED), max = num(maxkey, m[maxkey], cur and cur.max or REQUIRED) }
+    if r.max < 0 then fail(fname, "'%s.%s' must be >= 0 (got %s)", key, maxkey, show(r.max)) end
+    if m.enabled ~= nil and type(m.enabled) ~= "boolean" then fail(fname, "'%s.enabled' must be a boolean (got %s)", key, show(m.enabled)) end
+    r.enabled = m.enabled ~= false
+    return r
+end
+
+local function apply_motor(fname, j, cw, m)
+    local ok, msg = core.joint3_set_motor(cw, j.id, m.enabled, m.speed, m.max)
+    if not ok then fail(fname, "%s", msg) end
+    j._motor = m
+end
+local KEYS = { "kind", "a", "b", "anchor", "anchor_b", "axis", "name", "motion", "motion_rate", "motor" }
+-- what a motion drives, per kind
+local DRIVES = { revolute = "the angle", prismatic = "the slide", distance = "the length" }
 
 local function side(fname, w, key, x, ground_ok)
     local mt = getmetatable(x)
@@ -34,7 +64,8 @@ end
 
 -- w:joint{ kind = "spherical" | "revolute" | "fixed" | "distance" | "prismatic", a = body or w.ground,
 --          b = body, anchor = {x, y, z}, anchor_b = {x, y, z} (distance), axis = {x, y, z}
---          (revolute, prismatic), name }
+--          (revolute, prismatic), name, motion = function(t) (revolute: the angle, prismatic: the
+--          slide, distance: the length), motion_rate = function(t) (its derivative; else differences) }
 function World:joint(t)
     local fname = "world:joint"
     check_self(fname, self, World, "a world")
@@ -68,6 +99,24 @@ function World:joint(t)
     elseif t.anchor_b ~= nil then
         fail(fname, "'anchor_b' is for distance joints (this one is %s)", kind)
     end
+    if t.motion ~= nil then
+        if not DRIVES[kind] then
+            fail(fname, "'motion' is for revolute (the angle), prismatic (the slide) and distance (the length) joints (this one is %s)", kind)
+        end
+        if type(t.motion) ~= "function" then fail(fname, "'motion' must be a function of t returning %s (got %s)", DRIVES[kind], show(t.motion)) end
+        def.f = t.motion
+    end
+    if t.motion_rate ~= nil then
+        if t.motion == nil then fail(fname, "'motion_rate' needs 'motion' (a function of t)") end
+        if type(t.motion_rate) ~= "function" then fail(fname, "'motion_rate' must be a function of t (got %s)", show(t.motion_rate)) end
+        def.df = t.motion_rate
+    end
+    local motor
+    if t.motor ~= nil then
+        if kind ~= "revolute" and kind ~= "prismatic" then fail(fname, "'motor' is for revolute and prismatic joints (this one is %s)", kind) end
+        if t.motion ~= nil then fail(fname, "'motor' and 'motion' exclude each other (the motion prescribes the coordinate)") end
+        motor = motor_args(fname, "motor", t.motor, MAXKEY[kind])
+    end
     local names = rawget(self, "_joint3_names")
     if not names then names = {}; rawset(self, "_joint3_names", names) end
     if def.name and names[def.name] then fail(fname, "a joint named '%s' already exists", def.name) end
@@ -75,11 +124,25 @@ function World:joint(t)
     if not id then fail(fname, "%s", msg) end
     local j = setmetatable({ id = id, kind = kind, name = def.name, a = a, b = b, world = self }, Joint3)
     if def.name then names[def.name] = j end
+    if motor then apply_motor(fname, j, cw, motor) end
     return j
 end
 
+-- j:set_motor{ speed, max_torque (revolute) | max_force (prismatic), enabled = true }: missing
+-- keys keep the values set before
+function Joint3:set_motor(m)
+    local fname = "joint3:set_motor"
+    check_self(fname, self, Joint3, "a joint of a dim = 3 world")
+    local maxkey = MAXKEY[self.kind]
+    if not maxkey then fail(fname, "joint %s is a %s joint: motors are for revolute and prismatic joints", self.name and ("'" .. self.name .. "'") or self.id, self.kind) end
+    apply_motor(fname, self, world_core(fname, self.world, true), motor_args(fname, "argument [1]", m, maxkey, self._motor))
+    return self
+end
+
 -- j:info() -> { impulse = {...} (the last step's, one per row), violation (|g| after
--- the last step), work (its part of W_J) }
+-- the last step), work (its part of W_J), coordinate (revolute: the angle, prismatic: the
+-- slide, distance: the length, now), drive_force (driven: the drive's torque or force),
+-- motor_force (revolute, prismatic: the motor's torque or force over the last step) }
 function Joint3:info()
     local fname = "joint3:info"
     check_self(fname, self, Joint3, "a joint of a dim = 3 world")

@@ -69,11 +69,45 @@ static rc_status eval(ga3b *b)
 static void sets(ga3b *b)
 {
     rci_ga3f *s = &b->s;
-    const double *nu = s->x + 3 * s->nv, *L = nu + s->nc;
+    const double *nu = s->x + 3 * s->nv + 3 * s->nb, *L = nu + s->nc;
     for (int k = 0; k < s->nc; k++) {   /* (38) */
-        const double u = dotn(s->G + (size_t)k * s->nv, s->u, s->nv) + b->ukn[k];
+        const double u = dotn(s->G + (size_t)s->gr[k] * s->nv, s->u, s->nv) + b->ukn[k];
         b->inA[k] = nu[k] - s->rN[k] * s->gN[k] >= 0.0;
         b->inB[k] = b->gtil[k] <= 0.0 && L[k] - s->rN[k] * u >= 0.0;
+    }
+}
+
+/* the joints' rows (always active, the planar scheme's bilateral set):
+ * -G^T lambda~ in (29a), -G^T nu_g in (29c), -G^T Lambda_g in (29f) (x at 3 nv:
+ * nu_g, Lambda_g, lambda~, nb each), and g / h (29d), G v + g_t (29g),
+ * G v~ + g_t (29b) at q_{n+1}, t_{n+1} */
+static void joint_rows(ga3b *b)
+{
+    rci_ga3f *s = &b->s;
+    const int nv = s->nv, nb = s->nb;
+    double *R = s->R;
+    const double *nug = s->x + 3 * nv, *Lg = nug + nb, *lt = Lg + nb;
+    for (int i = 0; i < nv; i++) {   /* with the rows' scaling: h (29a), 1/h (29c), 1 (29f) */
+        double sl = 0.0, sp = 0.0, sv = 0.0;
+        for (int k = 0; k < nb; k++) {
+            const double Gk = s->G[(size_t)k * nv + i];
+            sl += Gk * lt[k];
+            sp += Gk * nug[k];
+            sv += Gk * Lg[k];
+        }
+        R[i] -= s->h * sl;
+        R[nv + i] -= sp / s->h;
+        R[2 * nv + i] -= sv;
+    }
+    double qmax = 0.0;
+    for (int i = 0; i < s->nq; i++) qmax = fmax(qmax, fabs(s->q[i]));
+    const double gfloor = 4.0 * DBL_EPSILON * (1.0 + qmax);
+    for (int k = 0; k < nb; k++) {
+        const double *Gk = s->G + (size_t)k * nv;
+        s->gdj[k] = dotn(Gk, s->u, nv) + s->gtj[k];
+        R[3 * nv + k] = (fabs(s->gj[k]) <= gfloor ? 0.0 : s->gj[k]) / s->h;   /* (29d) */
+        R[3 * nv + nb + k] = s->gdj[k];                                          /* (29g) */
+        R[3 * nv + 2 * nb + k] = dotn(Gk, b->vt, nv) + s->gtj[k];                /* (29b) */
     }
 }
 
@@ -82,12 +116,12 @@ static double residual(ga3b *b, int *worst)
     rci_ga3f *s = &b->s;
     const int nv = s->nv, nc = s->nc;
     const double h = s->h, *md = s->w->mass_diag, *vd = s->x, *U = s->x + nv, *W = s->x + 2 * nv;
-    const double *nu = s->x + 3 * nv, *L = nu + nc;
+    const double *nu = s->x + 3 * nv + 3 * s->nb, *L = nu + nc;
     double *R = s->R;
     for (int i = 0; i < nv; i++) {
         double sp = 0.0, sv = 0.0;
         for (int k = 0; k < nc; k++) {
-            const double Gki = s->G[(size_t)k * nv + i];
+            const double Gki = s->G[(size_t)s->gr[k] * nv + i];
             if (b->inA[k]) sp += Gki * nu[k];
             if (b->inB[k]) sv += Gki * L[k];
         }
@@ -95,13 +129,15 @@ static double residual(ga3b *b, int *worst)
         R[nv + i] = (md[i] * U[i] - sp) / h;                 /* (29c) */
         R[2 * nv + i] = md[i] * W[i] - sv;                   /* (29f) */
     }
+    if (s->nb) joint_rows(b);   /* the joints, always active (ga3_joints.c's rows) */
     double qmax = 0.0;
     for (int i = 0; i < s->nq; i++) qmax = fmax(qmax, fabs(s->q[i]));
     const double gfloor = 4.0 * DBL_EPSILON * (1.0 + qmax);
     for (int k = 0; k < nc; k++) {
         const double gk = fabs(s->gN[k]) <= gfloor ? 0.0 : s->gN[k];
-        R[3 * nv + k] = b->inA[k] ? gk / h : nu[k] / h;                                              /* (29e) */
-        R[3 * nv + nc + k] = b->inB[k] ? dotn(s->G + (size_t)k * nv, s->u, nv) + b->ukn[k] : L[k];   /* (29h) */
+        const int o = 3 * nv + 3 * s->nb;
+        R[o + k] = b->inA[k] ? gk / h : nu[k] / h;                                                        /* (29e) */
+        R[o + nc + k] = b->inB[k] ? dotn(s->G + (size_t)s->gr[k] * nv, s->u, nv) + b->ukn[k] : L[k];     /* (29h) */
     }
     double res = 0.0;
     *worst = -1;
@@ -159,21 +195,22 @@ static rc_status setup(ga3b *b, rci_step *st, const rci_ga_state *g)
                                 "between shapes %d and %d); use variant \"capobianco2021\" (the default on spatial bodies)",
                                 law->name ? law->name : "(unnamed)", law->def.mu, s->cs[k].shape_a, s->cs[k].shape_b);
         s->nf[k] = 0;
-        s->gr[k] = k;
+        s->gr[k] = s->nb + k;   /* after the joints' rows */
     }
-    s->nrows = nc;
-    s->N = 3 * nv + 2 * nc;
+    s->nrows = s->nb + nc;
+    s->N = 3 * nv + 3 * s->nb + 2 * nc;
     if (s->N > RCI_GA3_MAX_UNKNOWNS)
         return rc_set_error(RC_ERR_ARG, "gen-alpha on spatial bodies: the step's system has %d unknowns: more than the dense "
                             "solver's limit of %d at t = %.17g", s->N, RCI_GA3_MAX_UNKNOWNS, w->t);
-    const long long N = s->N, m = nc > 0 ? nc : 1;
+    const long long N = s->N, m = nc > 0 ? nc : 1, mr = s->nrows > 0 ? s->nrows : 1;
     double *p;
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&p, 3 * nq + 8 * nv + N + 2 * m * nv + 6 * m + 3 * N + N * N,
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&p, 3 * nq + 8 * nv + N + 2 * mr * nv + 6 * m + 3 * N + N * N + 5LL * s->nb,
                              sizeof(double), "gen-alpha (spatial, bruls2014) system"));
     s->qn = p; p += nq; s->un = p; p += nv; s->an = p; p += nv; s->abn = p; p += nv;
     s->x = p; p += N; s->ab = p; p += nv; s->u = p; p += nv; s->q = p; p += nq; s->f = p; p += nv;
     b->vt = p; p += nv; b->qt = p; p += nq;
-    s->G = p; p += m * nv; s->G2 = p; p += m * nv;
+    s->G = p; p += mr * nv; s->G2 = p; p += mr * nv;
+    s->gj = p; p += s->nb; s->gtj = p; p += s->nb; s->gdj = p; p += s->nb; s->gddj = p; p += s->nb; s->gt2 = p; p += s->nb;
     s->gN = p; p += m; b->gtil = p; p += m; b->ukn = p; p += m; s->eN = p; p += m; s->rN = p; p += m; b->gt = p; p += m;
     s->R = p; p += N; s->R0 = p; p += N; s->dx = p; p += N; s->J = p;
     RC_CHECK(rcb_arena_array(&w->work, (void **)&b->inA, 2 * m, 1, "gen-alpha 3D active sets"));
@@ -187,7 +224,7 @@ static rc_status setup(ga3b *b, rci_step *st, const rci_ga_state *g)
     memcpy((double *)s->abn, g->a, (size_t)nv * sizeof(double));
     RC_CHECK(rci_ga3f_rows(s, s->qn, s->G, s->gN, 1));   /* at q_n: the impact law's e G_n v_n, r_j */
     for (int k = 0; k < nc; k++) {
-        const double *Gk = s->G + (size_t)k * nv;
+        const double *Gk = s->G + (size_t)s->gr[k] * nv;
         double d = 0.0;
         for (int i = 0; i < nv; i++) d += Gk[i] * Gk[i] / w->mass_diag[i];
         s->eN[k] = w->laws[s->cs[k].law].def.e;
@@ -214,15 +251,20 @@ static void audit(rci_step *st, ga3b *b, rci_audit *a)
     double Ekt, Ept;
     rcm_energy(w, b->qt, s->u, &Ekt, &Ept, NULL);
     a->W_proj = st->Ep1 - Ept;
-    const double *L = s->x + 3 * nv + s->nc;
+    const double *L = s->x + 3 * nv + 3 * s->nb + s->nc;
+    if (s->nb) {   /* the joints' impulses Lambda_g + h lambda~, work at (u_n + u_{n+1}) / 2, violations */
+        double *vm = s->R0;
+        for (int i = 0; i < nv; i++) vm[i] = 0.5 * (s->un[i] + s->u[i]);
+        rci_ga3j_finish(s, vm, a);
+    }
     for (int k = 0; k < s->nc; k++) {
         if (!b->inA[k] && !b->inB[k]) continue;
-        const double WN = L[k] * 0.5 * (dotn(s->G + (size_t)k * nv, s->u, nv) + b->gt[k]);
+        const double WN = L[k] * 0.5 * (dotn(s->G + (size_t)s->gr[k] * nv, s->u, nv) + b->gt[k]);
         a->W_N += WN;
         if (!a->have_cw || WN > a->max_cw) { a->max_cw = WN; a->have_cw = 1; a->max_cw_id = s->cs[k].id; }
     }
     a->E0 = st->Ek0 + st->Ep0;
-    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_proj);
+    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_J + a->W_proj);
 }
 
 /* the contacts at q_{n+1} become w->c3's (p = (Lambda, 0, 0)) */
@@ -230,7 +272,7 @@ static rc_status finish(ga3b *b)
 {
     rci_ga3f *s = &b->s;
     rcm_c3 *c3 = s->w->c3;
-    const double *L = s->x + 3 * s->nv + s->nc;
+    const double *L = s->x + 3 * s->nv + 3 * s->nb + s->nc;
     RC_CHECK(rcb_reserve((void **)&c3->c, &c3->cap_c, s->nc > 0 ? s->nc : 1, sizeof(rcm_contact3)));
     c3->n = s->nc;
     c3->nactive = c3->ndrill = 0;
@@ -240,7 +282,7 @@ static rc_status finish(ga3b *b)
         c->gN = s->gN[k];
         c->active = b->inA[k] || b->inB[k];
         c->p[0] = L[k]; c->p[1] = c->p[2] = 0.0;
-        c->u[0] = dotn(s->G + (size_t)k * s->nv, s->u, s->nv); c->u[1] = c->u[2] = 0.0;
+        c->u[0] = dotn(s->G + (size_t)s->gr[k] * s->nv, s->u, s->nv); c->u[1] = c->u[2] = 0.0;
         memset(c->shift, 0, sizeof c->shift);
         c3->nactive += c->active;
         if (c3->d) c3->d[k].on = 0;
@@ -266,11 +308,15 @@ rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g)
         return rc_set_error(RC_ERR_NUMERIC, "gen-alpha: non-finite Newton residual at t = %.17g (step %ld) (spatial contacts)",
                             st->t_next, w->step + 1);
     if (!st->converged) {
-        const int k = worst >= 3 * s->nv ? (worst - 3 * s->nv) % s->nc : -1;
+        const int oc = 3 * s->nv + 3 * s->nb, k = worst >= oc && s->nc ? (worst - oc) % s->nc : -1;
         char what[200];
-        if (k >= 0) snprintf(what, sizeof what, "the %s of the contact between shapes %d and %d", worst < 3 * s->nv + s->nc ?
+        if (k >= 0) snprintf(what, sizeof what, "the %s of the contact between shapes %d and %d", worst < oc + s->nc ?
                              "position level (29e)" : "velocity level (29h)", s->cs[k].shape_a, s->cs[k].shape_b);
-        else snprintf(what, sizeof what, "velocity %d of (29a, c, f)", worst % s->nv);
+        else if (worst >= 3 * s->nv) {
+            const int r = worst - 3 * s->nv;
+            snprintf(what, sizeof what, "spatial joint row %d, %s", r % s->nb + 1, r < s->nb ? "position level (29d)" : r < 2 * s->nb ?
+                     "velocity level (29g)" : "the smooth velocity (29b)");
+        } else snprintf(what, sizeof what, "velocity %d of (29a, c, f)", worst % s->nv);
         if (w->sim.solver.on_fail == RC_ON_FAIL_ERROR)
             return rc_set_error(RC_ERR_SOLVER, "gen-alpha: Newton did not converge at t = %.17g (step %ld): residual %.3e > tol %.3e "
                                 "after %d iterations (spatial contacts, bruls2014); worst: %s", st->t_next, w->step + 1, res,

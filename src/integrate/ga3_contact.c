@@ -4,8 +4,9 @@
  * by key at every iterate's positions (the narrow phase at X: gaps, frames,
  * rows), the rows as dense rows of the world's velocities, N, T1, T2 and the
  * Coulomb--Contensou drilling row s n.(Omega_b - Omega_a) (eq. 157, s = 3 pi
- * R / 16, Omega in the body frame), and the accelerations' velocity terms
- * d/dt (G u) at fixed u by central differences along q' = B(q) u. */
+ * R / 16, Omega in the body frame), after the joints' rows (ga3_joints.c),
+ * and the accelerations' velocity terms d/dt (G u + g_t) at fixed u by
+ * central differences along (q' = B(q) u, t). */
 #include "integrate/ga3_friction.h"
 #include "base/rot3.h"
 #include "collide/geom3d.h"
@@ -42,7 +43,9 @@ rc_status rci_ga3f_contacts(rci_ga3f *s)
     RC_CHECK(rcb_arena_array(&w->work, (void **)&s->off, 3LL * (nc > 0 ? nc : 1), sizeof(int), "gen-alpha 3D offsets"));
     s->nf = s->off + nc;
     s->gr = s->nf + nc;
-    int o = 3 * s->nv, r = 0;
+    s->nb = rci_ga3j_count(w);   /* the joints' rows first (ga3_joints.c) */
+    s->tj = s->t1;
+    int o = 3 * s->nv + 3 * s->nb, r = s->nb;
     for (int k = 0; k < nc; k++) {
         s->cs[k] = c3->c[k];
         const rc_law *law = &w->laws[s->cs[k].law];
@@ -103,6 +106,7 @@ rc_status rci_ga3f_rows(rci_ga3f *s, const double *X, double *G, double *gap, in
 {
     rc_world *w = s->w;
     rcm_c3 *c3 = w->c3;
+    if (s->nb) RC_CHECK(rci_ga3j_rows(s, X, G, frames));   /* the joints' rows first (ga3_joints.c) */
     if (!s->nc) return RC_OK;
     memcpy(w->q, X, (size_t)s->nq * sizeof(double));
     const int next_id = c3->next_id;
@@ -132,10 +136,13 @@ rc_status rci_ga3f_drift(rci_ga3f *s, double *c)
     for (int side = 0; side < 2; side++) {
         const double sg = side ? -1.0 : 1.0;
         rci_ga3f_move(s->w, s->q, s->u, sg * drift_eps, s->X);
-        RC_CHECK(rci_ga3f_rows(s, s->X, s->G2, NULL, 0));
+        s->tj = s->t1 + sg * drift_eps;   /* the joints' rows along (q (+) e u, t + e) */
+        rc_status st = rci_ga3f_rows(s, s->X, s->G2, NULL, 0);
+        s->tj = s->t1;
+        RC_CHECK(st);
         for (int k = 0; k < m; k++) {
             const double *Gk = s->G2 + (size_t)k * nv;
-            double d = 0.0;
+            double d = k < s->nb ? s->gt2[k] : 0.0;
             for (int i = 0; i < nv; i++) d += Gk[i] * s->u[i];
             c[k] += sg * d / (2.0 * drift_eps);
         }

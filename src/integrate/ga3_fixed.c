@@ -117,7 +117,7 @@ static void coupled_params(rci_ga3f *s)
 
 rc_status rci_ga3f_fixed_point(rci_ga3f *s, int maxit, double tol, int *iters, double *res, int *worst, int *ok)
 {
-    const int ny = 3 * s->nv;
+    const int ny = 3 * s->nv + 3 * s->nb;   /* y = (a, U, Q) and the joints' multipliers: the smooth rows */
     double best = INFINITY;
     int have_j = 0, since = 0;
     *ok = 0;

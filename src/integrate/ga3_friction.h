@@ -16,14 +16,21 @@
 
 enum { RCI_GA3_MAX_UNKNOWNS = 240 };
 
-/* One step's system. x: a (nv), U (nv), Q (nv), then per contact k at
- * off[k]: kappa_N, Lambda_N, lambda_N, Lambda_F (nf[k]), lambda_F (nf[k]),
- * nf = 2 (the tangents) or 3 (and the Contensou drilling row, eq. 157).
- * Rows G (nv each): per contact k from row gr[k]: N, F_1 .. F_nf. */
+/* One step's system. x: a (nv), U (nv), Q (nv), the joints' kappa_g,
+ * Lambda_g, lambda_g (nb each), then per contact k at off[k]: kappa_N,
+ * Lambda_N, lambda_N, Lambda_F (nf[k]), lambda_F (nf[k]), nf = 2 (the
+ * tangents) or 3 (and the Contensou drilling row, eq. 157). Rows G (nv
+ * each): the joints' nb, then per contact k from row gr[k]: N, F_1 .. F_nf. */
 typedef struct rci_ga3f {
     rc_world *w;
     double h, am, af, be, ga, t1, margin;
     int nq, nv, nc, N, nrows, have_f;
+    /* the joints (ga3_joints.c): nb rows, first in G, their unknowns kappa_g,
+     * Lambda_g, lambda_g after Q in x; g, dg/dt, g-dot, g-ddot at the iterate,
+     * dg/dt at a shifted position (gt2); tj: the time the rows are taken at */
+    int nb;
+    double tj;
+    double *gj, *gtj, *gdj, *gddj, *gt2;
     const double *qn, *un, *an, *abn;
     double *x, *ab, *u, *q, *f, *G, *G2, *dc, *X;
     rcm_contact3 *cs;                 /* the step's contacts (detected at q_i), frames at the iterate */
@@ -77,5 +84,23 @@ rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g);
 
 /* ga3_fstep.c: the step with contacts */
 rc_status rci_ga3f_step(rci_step *st, rci_audit *a, rci_ga_state *g);
+
+/* ga3_joints.c: the joints of spatial bodies in the step */
+/* the joints' rows (nb) */
+int rci_ga3j_count(const rc_world *w);
+/* their rows at X, time s->tj, into G's first nb rows; frames: g, dg/dt of
+ * the iterate (s->gj, s->gtj), else dg/dt into s->gt2 */
+rc_status rci_ga3j_rows(rci_ga3f *s, const double *X, double *G, int frames);
+/* g-dot, g-ddot of the iterate (after the rows and s->dc) */
+void rci_ga3j_eval(rci_ga3f *s);
+/* the smooth rows' -G^T lambda_g, -G^T Lambda_g, -G^T kappa_g (unscaled) */
+void rci_ga3j_smooth(const rci_ga3f *s, double *Ra, double *RU, double *RQ);
+/* the joints' residual rows g / h, g-dot, h g-ddot at R[3 nv ..) */
+void rci_ga3j_residual(rci_ga3f *s);
+/* after the step: impulses, work (at vm), violations into the joints and a */
+void rci_ga3j_finish(rci_ga3f *s, const double *vm, rci_audit *a);
+/* the consistent start: a0 (M a0 = f on input) corrected so that
+ * G a0 = -d/dt (G u + g_t) at (q, u, t) */
+rc_status rci_ga3j_start(rc_world *w, double t, const double *q, const double *u, double *a0);
 
 #endif /* RC_GA3_FRICTION_H */

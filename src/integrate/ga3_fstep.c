@@ -17,8 +17,9 @@
  *                at q_{i+1} become w->c3's (p = (P_N, P_F1, P_F2), the
  *                drilling P_F3 in the drilling record)
  *   audit        E, the percussions' work at (u_i + u_{i+1})/2 (W_N, W_T
- *                with the drilling), the correction Q's potential energy
- *                (W_proj), the rest in W_theta
+ *                with the drilling, the joints' W_J), the correction Q's
+ *                potential energy (W_proj), the rest in W_theta
+ *   joints       the spatial joints' rows at three levels (ga3_joints.c)
  */
 #include "integrate/ga3_friction.h"
 #include "linalg/linalg.h"
@@ -32,7 +33,8 @@ static rc_status arrays(rci_ga3f *s)
     const long long nv = s->nv, nq = s->nq, nc = s->nc > 0 ? s->nc : 1, N = s->N, m = s->nrows > 0 ? s->nrows : 1;
     const long long total = 2 * nq + 3 * nv + N + 2 * nv + nq + nv + 2 * m * nv + m + nq    /* qn un an abn x ab u q f G G2 dc X */
                           + 5 * nc + 5 * nc + 3 * nc * 12 + 4 * nc + 4 * nc                 /* eN..rF; lNn lbNn lbN PN kh; F vectors; gN gdN gddN xiN */
-                          + N + 2 * N * N + 2 * N;                                           /* R J J2 dx R0 */
+                          + N + 2 * N * N + 2 * N                                            /* R J J2 dx R0 */
+                          + 5LL * s->nb;                                                     /* the joints' gj gtj gdj gddj gt2 */
     double *p;
     RC_CHECK(rcb_arena_array(A, (void **)&p, total, sizeof(double), "gen-alpha (spatial, contacts) system"));
 #define TAKE(field, k) (s->field = p, p += (k))
@@ -44,6 +46,7 @@ static rc_status arrays(rci_ga3f *s)
     TAKE(xiF, 3 * nc); TAKE(gFo, 3 * nc); TAKE(scale, 3 * nc); TAKE(gN, 3 * nc); TAKE(gdN, 3 * nc); TAKE(gddN, 3 * nc);
     TAKE(xiN, 4 * nc); p += 4 * nc;
     TAKE(R, N); TAKE(J, N * N); TAKE(J2, N * N); TAKE(dx, N); TAKE(R0, N);
+    TAKE(gj, s->nb); TAKE(gtj, s->nb); TAKE(gdj, s->nb); TAKE(gddj, s->nb); TAKE(gt2, s->nb);
 #undef TAKE
     RC_CHECK(rcb_arena_array(A, (void **)&s->set, nc, 1, "gen-alpha 3D index sets"));
     return rcb_arena_array(A, (void **)&s->ipiv, N, sizeof(int), "gen-alpha 3D pivots");
@@ -149,6 +152,12 @@ static void describe_worst(const rci_ga3f *s, int worst, char *buf, size_t len)
                                            "the position correction (127c)" };
     if (worst < 0) { snprintf(buf, len, "none"); return; }
     if (worst < 3 * s->nv) { snprintf(buf, len, "%s, velocity %d", smooth[worst / s->nv], worst % s->nv); return; }
+    if (worst < 3 * s->nv + 3 * s->nb) {   /* the joints' rows (ga3_joints.c) */
+        static const char *const level[3] = { "position level", "velocity level", "acceleration level" };
+        const int r = worst - 3 * s->nv;
+        snprintf(buf, len, "spatial joint row %d, %s", r % s->nb + 1, level[r / s->nb]);
+        return;
+    }
     int k = s->nc - 1;
     while (k > 0 && s->off[k] > worst) k--;
     static const char *const row[3] = { "position level (129)", "velocity level (132)", "acceleration level (135)" };
@@ -224,8 +233,9 @@ static void audit(rci_step *st, rci_ga3f *s, rci_audit *a)
         if (WT < a->WT_min_neg) a->WT_min_neg = WT;
         if (WN + WT > 0.0 && (!a->have_cw || WN + WT > a->max_cw)) { a->max_cw = WN + WT; a->have_cw = 1; a->max_cw_id = s->cs[k].id; }
     }
+    if (s->nb) rci_ga3j_finish(s, vm, a);   /* the joints' impulses, work (W_J), violations (ga3_joints.c) */
     a->E0 = st->Ek0 + st->Ep0;
-    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_proj);
+    st->W_theta = (st->Ek1 + st->Ep1 - a->E0) - (a->W_ext + a->W_N + a->W_T + a->W_J + a->W_proj);
 }
 
 /* a, a-bar, q, u and the contacts' records by key for the next step */

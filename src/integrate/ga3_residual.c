@@ -8,8 +8,8 @@
  * mu lambda_N, or with the Contensou drilling row the ball of (157)): the
  * normal cone inclusions (117)-(118) as the natural maps
  *   slip:   lambda_F + mu lambda_N gamma_F / |gamma_F|,
- * scaled as the planar variant (gf_residual.c): h R_a, R_U, R_Q / h; per
- * contact kappa-hat or g_N over h, P_N or xi_N, h lambda_N or h g_N-ddot,
+ * scaled as the planar variant (gf_residual.c): h R_a, R_U, R_Q / h; the
+ * joints' g / h, g-dot, h g-ddot (ga3_joints.c); per contact kappa-hat or g_N over h, P_N or xi_N, h lambda_N or h g_N-ddot,
  * P_F (vector), h lambda_F (vector). */
 #include "integrate/ga3_friction.h"
 #include "base/rot3.h"
@@ -116,6 +116,7 @@ rc_status rci_ga3f_eval(rci_ga3f *s)
             s->gdF[i] = dotn(Gf, a, nv) + s->dc[r0 + 1 + j];
         }
     }
+    if (s->nb) rci_ga3j_eval(s);   /* the joints' g-dot, g-ddot (ga3_joints.c) */
     return forces(s);
 }
 
@@ -175,6 +176,7 @@ static void smooth_rows(rci_ga3f *s)
             }
         }
     }
+    if (s->nb) rci_ga3j_smooth(s, Ra, RU, RQ);   /* the joints' multipliers (ga3_joints.c) */
     for (int i = 0; i < nv; i++) { Ra[i] *= h; RQ[i] /= h; }
 }
 
@@ -182,6 +184,7 @@ double rci_ga3f_residual(rci_ga3f *s, int *worst)
 {
     const double h = s->h;
     smooth_rows(s);
+    if (s->nb) rci_ga3j_residual(s);   /* g / h, g-dot, h g-ddot (ga3_joints.c) */
     double qmax = 0.0;
     for (int i = 0; i < s->nq; i++) qmax = fmax(qmax, fabs(s->q[i]));
     const double gfloor = 4.0 * DBL_EPSILON * (1.0 + qmax);   /* a gap within the positions' round-off is 0 */

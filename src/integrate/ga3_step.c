@@ -21,8 +21,9 @@
  * (applied forces and force functions explicit in the tangent: a simplified
  * Newton step, the residual exact). With contacts within the step's reach
  * the step is the frictional scheme of Capobianco et al. (ga3_fstep.c) or,
- * variant "bruls2014", Bruls et al.'s frictionless one (ga3_bruls.c); joints
- * of spatial bodies are refused.
+ * variant "bruls2014", Bruls et al.'s frictionless one (ga3_bruls.c); with
+ * joints of spatial bodies the frictional scheme's step (ga3_joints.c), its
+ * start the joints' consistent acceleration.
  */
 #include "integrate/ga3_friction.h"
 #include "base/rot3.h"
@@ -169,9 +170,10 @@ static rc_status check_world(const ga3_sys *s, int *nc)
 {
     rc_world *w = s->w;
     *nc = 0;
-    if (w->j3 && w->j3->n > 0)
-        return rc_set_error(RC_ERR_ARG, "gen-alpha: spatial joints are not taken by the scheme yet (%d joint%s; use moreau-jean "
-                            "or moreau-jean-fremond)", w->j3->n, w->j3->n == 1 ? "" : "s");
+    for (int i = 0; w->j3 && i < w->j3->n; i++)
+        if (w->j3->j[i].motor)
+            return rc_set_error(RC_ERR_ARG, "gen-alpha: 3D joint %d has a motor, which the scheme does not take (use moreau-jean "
+                                "or moreau-jean-fremond)", i);
     for (int b = 0; b < w->nbodies; b++)
         if (w->bodies[b].kind != RC_BODY_RIGID3D)
             return rc_set_error(RC_ERR_ARG, "gen-alpha: body %d of a dim = 3 world is not a spatial rigid body", b);
@@ -277,10 +279,12 @@ static rc_status step(rci_step *st, rci_audit *a, rci_ga_state *g)
         || memcmp(g->v, w->v, (size_t)s.nv * sizeof(double)) != 0) {
         g->valid = 0;
         RC_CHECK(initial_acceleration(&s, g->a));
+        RC_CHECK(rci_ga3j_start(w, s.t1 - s.h, s.qn, s.un, g->a));   /* the joints' consistent acceleration (ga3_joints.c) */
         memcpy(g->vd, g->a, (size_t)s.nv * sizeof(double));
     }
     if (!g->valid) g->nrec3 = 0;
-    if (nc > 0)   /* with contacts: ga3_bruls.c, ga3_fstep.c */
+    const int nb = rci_ga3j_count(w);
+    if (nc > 0 || nb > 0)   /* with contacts or joints: ga3_bruls.c, ga3_fstep.c */
         return variant == RC_GA_BRULS ? rci_ga3b_step(st, a, g) : rci_ga3f_step(st, a, g);
     if (w->c3) w->c3->n = 0;
     s.an = g->a;

@@ -52,6 +52,7 @@ double rci_gyro_work(const rci_step *st, const double *vth)
         const rcm_joint3 *j = &w->j3->j[i];
         for (int r = 0; r < j->rows; r++)
             W -= j->lambda[r] * (rot(w, j->body_b, j->Hb[r], vth) + rot(w, j->body_a, j->Ha[r], vth));
+        if (j->motor) W -= j->motor_lambda * (rot(w, j->body_b, j->mHb, vth) + rot(w, j->body_a, j->mHa, vth));
     }
     return W;
 }

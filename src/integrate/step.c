@@ -624,6 +624,8 @@ rc_status rc_world_step(rc_world *w)
 
 static rc_status world_step_joints(rc_world *w)
 {
+    if (w->j3 && w->j3->fresh && w->configured && w->sim.scheme != RC_SCHEME_GEN_ALPHA)
+        RC_CHECK(rcm_joints3_start(w));   /* driven 3D joints: the velocities on their rates at t_k (joint3_project.c) */
     if (!w->njoints) return world_step(w);
     for (int i = 0; i < w->njoints; i++) {   /* this step's projection impulses and start work */
         memset(w->joints[i].mu_v, 0, sizeof w->joints[i].mu_v);

@@ -47,6 +47,7 @@ void rc_ck_hash_joints3(ck_out *o, const rc_world *w)
         put_f64s(o, j->pa, 3); put_f64s(o, j->pb, 3); put_f64s(o, j->ua, 3); put_f64s(o, j->ub, 3);
         put_f64s(o, j->qrel, 4); put_f64(o, j->length);
         put_str(o, j->name);
+        if (j->drive) { put_i32(o, j->drive); put_f64(o, j->offset); }   /* (driven joints only: older hashes stay) */
     }
 }
 

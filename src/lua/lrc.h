@@ -184,6 +184,7 @@ int lrc_polyhedron_mass(lua_State *L);
 int lrc_shape3_create(lua_State *L);   /* lrc_body3d.c */
 int lrc_joint3_create(lua_State *L);   /* lrc_joint3.c */
 int lrc_joint3_get(lua_State *L);
+int lrc_joint3_set_motor(lua_State *L);
 int lrc_contacts3(lua_State *L);
 int lrc_body_count(lua_State *L);
 int lrc_body_state(lua_State *L);

@@ -5,7 +5,8 @@
 static const char *const joint3_kinds[] = { "spherical", "revolute", "fixed", "distance", "prismatic", NULL };
 
 /* joint3_create(world, { kind, a = id | GROUND, b = id, anchor = 3,
- * anchor_b = 3, axis = 3, name }) -> id | nil, msg, status */
+ * anchor_b = 3, axis = 3, name, f = function | nil, df = function | nil })
+ * -> id | nil, msg, status */
 int lrc_joint3_create(lua_State *L)
 {
     lrc_world *lw = lrc_check_idle(L, 1);
@@ -20,14 +21,42 @@ int lrc_joint3_create(lua_State *L)
     lrc_field_vec(L, 2, "anchor_b", def.anchor_b, 3);
     lrc_field_vec(L, 2, "axis", def.axis, 3);
     def.name = lrc_field_str(L, 2, "name");
+    void *user = NULL;
+    lua_getfield(L, 2, "f");
+    lua_getfield(L, 2, "df");
+    if (lua_isfunction(L, -2)) {   /* prescribed motion: f(t), df(t) or nil (lrc_mechanisms.c) */
+        char label[96];
+        if (def.name) snprintf(label, sizeof label, "joint '%s'", def.name);
+        else snprintf(label, sizeof label, "3D joint %d", rc_joint3_count(lw->w));
+        def.motion = lrc_motion_holder(L, lw, -2, -1, label, &user);
+        def.motion_user = user;
+    }
+    lua_pop(L, 2);
     int id = -1;
+    lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_joint3_create(lw->w, &def, &id);
-    if (s != RC_OK) return lrc_push_fail(L, s);
+    lrc_leave_kernel(L, lw, sv);
+    if (s != RC_OK) {
+        if (user) lrc_motion_drop(L, user);
+        return lrc_push_fail(L, s);
+    }
     lua_pushinteger(L, id);
     return 1;
 }
 
-/* joint3_get(world, id) -> { impulse = {rows}, violation, work } | nil, msg, status */
+/* joint3_set_motor(world, id, enabled, speed, max) -> true | nil, msg, status */
+int lrc_joint3_set_motor(lua_State *L)
+{
+    lrc_world *lw = lrc_check_idle(L, 1);
+    const int id = (int)luaL_checkinteger(L, 2), enabled = lua_toboolean(L, 3);
+    rc_status s = rc_joint3_set_motor(lw->w, id, enabled, luaL_checknumber(L, 4), luaL_checknumber(L, 5));
+    if (s != RC_OK) return lrc_push_fail(L, s);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* joint3_get(world, id) -> { impulse = {rows}, violation, work, coordinate
+ * (revolute, prismatic, distance), drive_force (driven) } | nil, msg, status */
 int lrc_joint3_get(lua_State *L)
 {
     lrc_world *lw = lrc_check_open(L, 1);
@@ -41,5 +70,17 @@ int lrc_joint3_get(lua_State *L)
     lua_setfield(L, -2, "violation");
     lua_pushnumber(L, in.work);
     lua_setfield(L, -2, "work");
+    if (in.type == RC_JOINT3_REVOLUTE || in.type == RC_JOINT3_PRISMATIC || in.type == RC_JOINT3_DISTANCE) {
+        lua_pushnumber(L, in.coordinate);
+        lua_setfield(L, -2, "coordinate");
+    }
+    if (in.type == RC_JOINT3_REVOLUTE || in.type == RC_JOINT3_PRISMATIC) {
+        lua_pushnumber(L, in.motor_force);
+        lua_setfield(L, -2, "motor_force");
+    }
+    if (in.driven) {   /* the drive's force (torque) over the last step: its row's impulse / h */
+        lua_pushnumber(L, in.drive_force);
+        lua_setfield(L, -2, "drive_force");
+    }
     return 1;
 }

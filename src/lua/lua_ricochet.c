@@ -42,6 +42,7 @@ static const luaL_Reg core_funcs[] = {
     { "shape3_create", lrc_shape3_create },
     { "joint3_create", lrc_joint3_create },
     { "joint3_get", lrc_joint3_get },
+    { "joint3_set_motor", lrc_joint3_set_motor },
     { "polyhedron_mass", lrc_polyhedron_mass },
     { "contacts3", lrc_contacts3 },
     { "body_count", lrc_body_count },

@@ -37,11 +37,12 @@ rc_joint3_def rc_default_joint3_def(void)
 static const int joint3_rows[] = { 0, 3, 5, 6, 1, 5 };
 
 /* a body's q (7) and frame, or the ground's identity */
-static const double *pose_of(const rc_world *w, int body, const double *q)
+const double *rcm_joint3_pose(const rc_world *w, int body, const double *q)
 {
     static const double ground[7] = { 0, 0, 0, 1, 0, 0, 0 };
     return body == RC_GROUND ? ground : q + w->bodies[body].iq;
 }
+#define pose_of rcm_joint3_pose
 
 /* world point of the body-frame point p, and its offset r from the centre */
 static void world_point(const double *x, const double *p, double *P, double *r)
@@ -124,7 +125,7 @@ void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb,
         else rcb_v3_set(d, 1.0, 0.0, 0.0);
         point_row(xb, rB, d, 1.0, Hb[0]);
         point_row(xa, rA, d, -1.0, Ha[0]);
-        g[0] = L - j->length;
+        g[0] = L - (j->drive ? 0.0 : j->length);   /* driven: the length (minus l(t): rcm_joint3_eval) */
         return;
     }
     if (j->type == RC_JOINT3_PRISMATIC) {   /* t_i . (P_B - P_A) = 0, t_i across u_A; A's arm to P_B */
@@ -139,6 +140,11 @@ void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb,
             g[k] = rcb_v3_dot(t[k], dP);
         }
         fixed_rotation(j, xa, xb, Ha + 2, Hb + 2, g + 2);
+        if (j->drive) {   /* the slide u_A . (P_B - P_A) (+ offset), A's arm to P_B as above */
+            point_row(xb, rB, uA, 1.0, Hb[5]);
+            point_row(xa, rAB, uA, -1.0, Ha[5]);
+            g[5] = j->offset + rcb_v3_dot(uA, dP);
+        }
         return;
     }
     for (int k = 0; k < 3; k++) {   /* P_B = P_A */
@@ -158,6 +164,15 @@ void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb,
             angular_row(xb + 3, t[k], 1.0, Hb[3 + k]);
             angular_row(xa + 3, t[k], -1.0, Ha[3 + k]);
             g[3 + k] = rcb_v3_dot(t[k], c);
+        }
+        if (j->drive) {   /* the angle of e = q_A^-1 q_B q_rel^-1 about the axis: rate u_A . (omega_B - omega_A) */
+            double qab[4], e[4];
+            const double qa_inv[4] = { xa[3], -xa[4], -xa[5], -xa[6] }, qr_inv[4] = { j->qrel[0], -j->qrel[1], -j->qrel[2], -j->qrel[3] };
+            rcb_quat_mul(qab, qa_inv, xb + 3);
+            rcb_quat_mul(e, qab, qr_inv);
+            angular_row(xb + 3, uA, 1.0, Hb[5]);
+            angular_row(xa + 3, uA, -1.0, Ha[5]);
+            g[5] = j->offset + 2.0 * atan2(rcb_v3_dot(e + 1, j->ua), e[0]);
         }
     } else if (j->type == RC_JOINT3_FIXED) fixed_rotation(j, xa, xb, Ha + 3, Hb + 3, g + 3);
 }
@@ -236,6 +251,8 @@ rc_status rc_joint3_create(rc_world *w, const rc_joint3_def *def, int *out_id)
     rcb_quat_rotate_inv(j->ub, xb + 3, u);
     const double qainv[4] = { xa[3], -xa[4], -xa[5], -xa[6] };
     rcb_quat_mul(j->qrel, qainv, xb + 3);
+    rc_status st = rcm_joint3_drive_init(w, j, def);   /* joint3_drive.c: checks, offset, the driven row */
+    if (st != RC_OK) { rcb_free(j->name); j->name = NULL; return st; }
     if (out_id) *out_id = j3->n;
     j3->n++;
     return RC_OK;
@@ -257,6 +274,10 @@ rc_status rc_joint3_get(const rc_world *w, int id, rc_joint3_info *out)
     for (int k = 0; k < j->rows; k++) out->impulse[k] = j->lambda[k];
     out->violation = j->viol;
     out->work = j->work;
+    out->coordinate = rcm_joint3_coordinate(w, j, w->q);   /* joint3_drive.c */
+    out->driven = j->drive;
+    if (j->drive && w->sim.h > 0.0) out->drive_force = j->lambda[j->rows - 1] / w->sim.h;
+    if (j->motor && w->sim.h > 0.0) out->motor_force = j->motor_lambda / w->sim.h;
     return RC_OK;
 }
 

@@ -20,6 +20,19 @@ typedef struct rcm_joint3 {
     double ua[3], ub[3];      /* revolute: the hinge axis in A's and B's frames */
     double qrel[4];           /* fixed: q_A^-1 q_B at creation (q_B's at creation for the ground) */
     double length;            /* distance: |P_B - P_A| at creation */
+    /* prescribed motion (joint3_drive.c): the driven row (revolute: the angle
+     * about the axis, prismatic: the slide along it, each from the pose at
+     * creation plus offset = f(t_0); distance: the length) follows f(t) */
+    int drive;                /* 1: driven (revolute, prismatic: one more row, the last; distance: its row) */
+    rc_motion_fn motion;
+    void *motion_user;
+    double offset;
+    double gt[RCM_J3_MAXROWS];   /* dg/dt of the rows at the step's rate time (0 but the driven row) */
+    /* motor (joint3_motor.c, rc_joint3_set_motor): a row on the coordinate,
+     * H V = target with |impulse| <= h max, solved after the joint's block */
+    int motor;
+    double motor_speed, motor_max, motor_lambda, motor_work, motor_target, motor_W;
+    double mHa[6], mHb[6], mMHa[6], mMHb[6];
     double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], MHa[RCM_J3_MAXROWS][6], MHb[RCM_J3_MAXROWS][6];
     double LU[RCM_J3_MAXROWS * RCM_J3_MAXROWS];
     int piv[RCM_J3_MAXROWS];
@@ -31,6 +44,8 @@ typedef struct rcm_joint3 {
 typedef struct rcm_j3 {
     rcm_joint3 *j;
     int n, cap;
+    int fresh;      /* a driven joint created: the next step starts by rcm_joints3_start */
+    double wstart;  /* the energy the start changed (booked in the step's W_J) */
 } rcm_j3;
 
 /* The rows of joint j at the positions q (world directions; body-frame
@@ -42,10 +57,39 @@ void rcm_joint3_rows(const rc_world *w, const rcm_joint3 *j, const double *q, do
  * metric of M (x += M^-1 H^T nu, the body-frame rotation vector likewise),
  * then the velocities v onto H(q) v = 0; the largest |g| and |H v| after */
 /* the same at the poses xa (7; the ground: identity) and xb */
+/* (a driven joint's row holds its coordinate there, not minus f(t): rcm_joint3_eval) */
 void rcm_joint3_rows_at(const rcm_joint3 *j, const double *xa, const double *xb, double Ha[][6], double Hb[][6], double *g);
-rc_status rcm_joints3_project(rc_world *w, double *q, double *v, double *gmax, double *umax);
-/* the largest |g| and |H v| of the joints at (q, v) */
-void rcm_joints3_violation(rc_world *w, const double *q, const double *v, double *gmax, double *umax);
+/* joint3_drive.c: the rows at the poses xa, xb and time t with the drive:
+ * g(q, t) (a revolute joint's angle row wrapped into (-pi, pi]) and, gt not
+ * NULL, dg/dt (rows; -f'(t) on the driven row) */
+rc_status rcm_joint3_eval(const rcm_joint3 *j, const double *xa, const double *xb, double t, double Ha[][6], double Hb[][6],
+                          double *g, double *gt);
+/* the same at the world's positions q (7 per body) */
+rc_status rcm_joint3_eval_q(const rc_world *w, const rcm_joint3 *j, const double *q, double t, double Ha[][6], double Hb[][6],
+                            double *g, double *gt);
+/* f(t) and f'(t) of a driven joint (central differences when the motion
+ * gives no rate), checked finite */
+rc_status rcm_joint3_motion(const rcm_joint3 *j, double t, double *f, double *df);
+/* at creation: the drive's checks and offset (w->t, the poses of now) */
+rc_status rcm_joint3_drive_init(rc_world *w, rcm_joint3 *j, const rc_joint3_def *def);
+/* the joint's coordinate at q (revolute: the angle about the axis, wrapped
+ * into (-pi, pi] + offset; prismatic: the slide + offset; distance: the
+ * length; 0 for the others) */
+double rcm_joint3_coordinate(const rc_world *w, const rcm_joint3 *j, const double *q);
+/* the coordinate's row at the poses xa, xb (its rate: ha . v_A + hb . v_B) */
+void rcm_joint3_coord_row(const rcm_joint3 *j, const double *xa, const double *xb, double ha[6], double hb[6]);
+/* a side's pose in q (7; the ground: the identity) */
+const double *rcm_joint3_pose(const rc_world *w, int body, const double *q);
+/* at time t (the driven rows' f(t), f'(t)) */
+rc_status rcm_joints3_project(rc_world *w, double t, double *q, double *v, double *gmax, double *umax);
+/* a consistent start for driven joints (j3->fresh; Moreau--Jean, MJF,
+ * Maury): the velocities projected onto H v + dg/dt = 0 at t_k before the
+ * step (a drive started from rest then follows its function without the
+ * lag (1 - theta) h [v] of an impulse inside the first step), the energy
+ * change kept in j3->wstart for the step's W_J */
+rc_status rcm_joints3_start(rc_world *w);
+/* the largest |g| and |H v + dg/dt| of the joints at (q, v, t) */
+rc_status rcm_joints3_violation(rc_world *w, double t, const double *q, const double *v, double *gmax, double *umax);
 /* A (n x n, row-major) <- its LU factors with partial pivoting (piv);
  * 0 if singular. x <- A^-1 x from the factors. */
 int rcm_j3_lu(double *A, int n, int *piv);

@@ -91,45 +91,47 @@ static void push_body(const rc_world *w, int body, double *v, const double *d)
     for (int k = 0; k < 6; k++) x[k] += d[k];
 }
 
-/* |g| and |H v| of joint j (max norms over its rows) */
-static void joint_violation(const rc_world *w, const rcm_joint3 *j, const double *q, const double *v, double *gn, double *un)
+/* |g| and |H v + dg/dt| of joint j at t (max norms over its rows) */
+static rc_status joint_violation(const rc_world *w, const rcm_joint3 *j, double t, const double *q, const double *v, double *gn, double *un)
 {
-    double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], g[RCM_J3_MAXROWS];
-    rcm_joint3_rows(w, j, q, Ha, Hb, g);
+    double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], g[RCM_J3_MAXROWS], gt[RCM_J3_MAXROWS];
+    RC_CHECK(rcm_joint3_eval_q(w, j, q, t, Ha, Hb, g, gt));
     const double *va = j->body_a == RC_GROUND ? NULL : v + w->bodies[j->body_a].iv, *vb = v + w->bodies[j->body_b].iv;
     *gn = *un = 0.0;
     for (int r = 0; r < j->rows; r++) {
-        double u = 0.0;
+        double u = gt[r];
         for (int c = 0; c < 6; c++) u += Hb[r][c] * vb[c] + (va ? Ha[r][c] * va[c] : 0.0);
         *gn = fmax(*gn, fabs(g[r]));
         *un = fmax(*un, fabs(u));
     }
+    return RC_OK;
 }
 
-void rcm_joints3_violation(rc_world *w, const double *q, const double *v, double *gmax, double *umax)
+rc_status rcm_joints3_violation(rc_world *w, double t, const double *q, const double *v, double *gmax, double *umax)
 {
     *gmax = *umax = 0.0;
     for (int i = 0; w->j3 && i < w->j3->n; i++) {
         rcm_joint3 *j = &w->j3->j[i];
         double gn, un;
-        joint_violation(w, j, q, v, &gn, &un);
+        RC_CHECK(joint_violation(w, j, t, q, v, &gn, &un));
         j->viol = gn;
         *gmax = fmax(*gmax, gn);
         *umax = fmax(*umax, un);
     }
+    return RC_OK;
 }
 
 /* one Gauss--Seidel sweep of positions (vel = 0) or velocities (vel = 1) */
-static rc_status sweep(rc_world *w, double *q, double *v, int vel)
+static rc_status sweep(rc_world *w, double t, double *q, double *v, int vel)
 {
     for (int i = 0; i < w->j3->n; i++) {
         const rcm_joint3 *j = &w->j3->j[i];
-        double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], g[RCM_J3_MAXROWS], da[6], db[6];
-        rcm_joint3_rows(w, j, q, Ha, Hb, g);
+        double Ha[RCM_J3_MAXROWS][6], Hb[RCM_J3_MAXROWS][6], g[RCM_J3_MAXROWS], gt[RCM_J3_MAXROWS], da[6], db[6];
+        RC_CHECK(rcm_joint3_eval_q(w, j, q, t, Ha, Hb, g, vel ? gt : NULL));
         if (vel) {
             const double *va = j->body_a == RC_GROUND ? NULL : v + w->bodies[j->body_a].iv, *vb = v + w->bodies[j->body_b].iv;
             for (int r = 0; r < j->rows; r++) {
-                g[r] = 0.0;
+                g[r] = gt[r];
                 for (int c = 0; c < 6; c++) g[r] += Hb[r][c] * vb[c] + (va ? Ha[r][c] * va[c] : 0.0);
             }
         }
@@ -142,16 +144,33 @@ static rc_status sweep(rc_world *w, double *q, double *v, int vel)
     return RC_OK;
 }
 
-rc_status rcm_joints3_project(rc_world *w, double *q, double *v, double *gmax, double *umax)
+rc_status rcm_joints3_project(rc_world *w, double t, double *q, double *v, double *gmax, double *umax)
 {
     const double tol = w->sim.project_tol;
     const int max_iter = w->sim.project_max_iter > 0 ? w->sim.project_max_iter : 50;
     for (int vel = 0; vel <= 1; vel++)
         for (int it = 0; it < max_iter; it++) {
-            rcm_joints3_violation(w, q, v, gmax, umax);
+            RC_CHECK(rcm_joints3_violation(w, t, q, v, gmax, umax));
             if ((vel ? *umax : *gmax) <= tol) break;
-            RC_CHECK(sweep(w, q, v, vel));
+            RC_CHECK(sweep(w, t, q, v, vel));
         }
-    rcm_joints3_violation(w, q, v, gmax, umax);
+    return rcm_joints3_violation(w, t, q, v, gmax, umax);
+}
+
+rc_status rcm_joints3_start(rc_world *w)
+{
+    rcm_j3 *j3 = w->j3;
+    if (!j3 || !j3->fresh) return RC_OK;
+    const int max_iter = w->sim.project_max_iter > 0 ? w->sim.project_max_iter : 50;
+    double Ek0, Ep0, Ek1, Ep1, gmax, umax;
+    rcm_energy(w, w->q, w->v, &Ek0, &Ep0, NULL);
+    for (int it = 0; it < max_iter; it++) {
+        RC_CHECK(rcm_joints3_violation(w, w->t, w->q, w->v, &gmax, &umax));
+        if (umax <= w->sim.project_tol) break;
+        RC_CHECK(sweep(w, w->t, w->q, w->v, 1));
+    }
+    rcm_energy(w, w->q, w->v, &Ek1, &Ep1, NULL);
+    j3->wstart += (Ek1 + Ep1) - (Ek0 + Ep0);
+    j3->fresh = 0;
     return RC_OK;
 }

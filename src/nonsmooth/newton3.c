@@ -392,6 +392,8 @@ static const char *refused(const n3_sys *s)
     if (!s->iterative && s->n > RC_NEWTON_MAX_ROWS) return "problem above RC_NEWTON_MAX_ROWS rows (linear = \"dense\")";
     for (int k = 0; k < s->m; k++)
         if (!w->laws[w->c3->c[s->ci[k]].law].closed_form) return "laws without a closed form are not in its 3D equations";
+    for (int i = 0; i < rcn_joints3_count(w); i++)   /* (their rates -f'(t) and bounded rows: joint3_block.c, NSGS3's) */
+        if (w->j3->j[i].drive || w->j3->j[i].motor) return "driven 3D joints and 3D joint motors are not in its equations yet";
     return NULL;
 }
 

@@ -83,6 +83,8 @@ rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */
 void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);
+/* V += kappa Mhat^-1 H^T dl of a joint's motor row (model/joint3_motor.c) */
+void rcn_joint3_motor_apply(const rc_world *w, const rcm_joint3 *j, double *V, double dl);
 int rcn_joints3_count(const rc_world *w);
 void rcn_joints3_sweep(const rc_world *w, double *V);
 double rcn_joints3_residual2(const rc_world *w, const double *V);

@@ -2,7 +2,8 @@
  * (rc_joint3_create, rc_joint3_get; docs/theory/spatial.md "Joints"): a
  * spherical pendulum released from horizontal keeps its anchor and its
  * energy (MJF, theta = 1/2), no allocation inside the step, and the errors
- * with their messages. */
+ * with their messages; a hinge driven by rc_joint3_def.motion (Moreau--Jean
+ * and gen-alpha). */
 #include "rc_test.h"
 #include "ricochet.h"
 
@@ -141,4 +142,96 @@ RC_TEST(errors)
     rc_world_destroy(w2);
 }
 
-RC_TEST_MAIN(T(pendulum_from_horizontal), T(moreau_jean_books_joint_work), T(errors))
+/* a motion for the C API: theta = omega t (user: omega; a non-finite omega
+ * gives NAN, omega = 0 an error status) */
+static rc_status spin(void *user, double t, double *f, double *df)
+{
+    const double om = *(const double *)user;
+    if (om == 0.0) return RC_ERR_CALLBACK;
+    *f = om * t;
+    *df = isfinite(om) ? om : NAN;
+    return RC_OK;
+}
+
+/* a hinge driven through rc_joint3_def.motion under Moreau--Jean and under
+ * gen-alpha: the angle follows omega t to round-off, no allocation in the
+ * step, the errors of the C API */
+RC_TEST(driven_hinge)
+{
+    for (int ga = 0; ga <= 1; ga++) {
+        rc_world *w = world3(-9.81);
+        CHECK(w != NULL);
+        const int b = body3(w, 0.5, 0.0, 0.0);
+        double om = 1.5;
+        rc_joint3_def jd = rc_default_joint3_def();
+        jd.type = RC_JOINT3_REVOLUTE;
+        jd.body_b = b;
+        jd.axis[1] = 1.0;
+        jd.motion = spin;
+        jd.motion_user = &om;
+        int jid = -1;
+        CHECK_OK(rc_joint3_create(w, &jd, &jid));
+        CHECK(rc_joint3_set_motor(w, jid, 1, 1.0, 1.0) == RC_ERR_ARG);
+        CHECK(strstr(rc_last_error(), "has a motion: its coordinate is prescribed, a motor cannot drive it") != NULL);
+        rc_sim_def sd = rc_default_sim_def();
+        sd.scheme = ga ? RC_SCHEME_GEN_ALPHA : RC_SCHEME_MOREAU_JEAN;
+        sd.h = 1e-3;
+        sd.solver.tol = 1e-12;
+        CHECK_OK(rc_world_configure(w, &sd));
+        CHECK_OK(rc_world_step(w));
+        CHECK_OK(rc_world_step(w));
+        const uint64_t a0 = rc_alloc_count();
+        double err = 0.0;
+        rc_joint3_info in;
+        for (int k = 0; k < 500; k++) {
+            CHECK_OK(rc_world_step(w));
+            CHECK_OK(rc_joint3_get(w, jid, &in));
+            err = fmax(err, fabs(in.coordinate - om * rc_world_time(w)));
+        }
+        CHECK(rc_alloc_count() == a0);
+        CHECK(in.rows == 6 && in.driven == 1);
+        CHECK(err < 1e-12);
+        CHECK(fabs(in.drive_force - in.impulse[5] / 1e-3) < 1e-12);
+        om = NAN;   /* the rate by differences of a value that is not finite */
+        CHECK(rc_world_step(w) == RC_ERR_CALLBACK);
+        CHECK(strstr(rc_last_error(), "its motion returned a non-finite value at t =") != NULL);
+        rc_world_destroy(w);
+    }
+    rc_world *w = world3(0.0);
+    const int b = body3(w, 1.0, 0.0, 0.0);
+    double om = 1.0;
+    rc_joint3_def jd = rc_default_joint3_def();
+    jd.body_b = b;
+    jd.motion = spin;
+    jd.motion_user = &om;
+    CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "a spherical joint takes no 'motion'") != NULL);
+    jd.motion = NULL;   /* motors: a spherical joint, a negative bound, an unknown id */
+    int sid = -1;
+    CHECK_OK(rc_joint3_create(w, &jd, &sid));
+    CHECK(rc_joint3_set_motor(w, sid, 1, 1.0, 1.0) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "is not a revolute or prismatic joint") != NULL);
+    CHECK(rc_joint3_set_motor(w, 5, 1, 1.0, 1.0) == RC_ERR_NOT_FOUND);
+    jd.type = RC_JOINT3_REVOLUTE;
+    jd.axis[2] = 1.0;
+    int rid = -1;
+    CHECK_OK(rc_joint3_create(w, &jd, &rid));
+    CHECK(rc_joint3_set_motor(w, rid, 1, 1.0, -2.0) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "'max_torque' must be >= 0 (got -2)") != NULL);
+    CHECK_OK(rc_joint3_set_motor(w, rid, 1, 1.0, 2.0));
+    jd.motion = spin;
+    jd.type = RC_JOINT3_SPHERICAL;
+    jd.axis[2] = 0.0;
+    jd.type = RC_JOINT3_DISTANCE;
+    jd.anchor_b[0] = 1.0;   /* the anchors 1 apart, the motion's length at t = 0: 0 */
+    CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_ARG);
+    CHECK(strstr(rc_last_error(), "gives the length 0 at t = 0 (it must be > 0)") != NULL);
+    om = 0.0;   /* the callback's own status is passed on */
+    jd.type = RC_JOINT3_REVOLUTE;
+    jd.axis[2] = 1.0;
+    CHECK(rc_joint3_create(w, &jd, NULL) == RC_ERR_CALLBACK);
+    CHECK(rc_joint3_count(w) == 2);   /* the spherical and the motor's revolute joint only */
+    rc_world_destroy(w);
+}
+
+RC_TEST_MAIN(T(pendulum_from_horizontal), T(moreau_jean_books_joint_work), T(errors), T(driven_hinge))
