@@ -3,8 +3,10 @@
  * src/integrate/gf_jacobian.c) against central differences of the residual
  * R(x) with the same frozen index sets, at every Newton iterate of the
  * paper's planar cases (rotating ball, ball in a corner, ball in a cylinder,
- * Painleve rod) and of a ball on a string (a distance joint) that hits the
- * ground: sliding, sticking and open contacts are each seen. The comparison
+ * Painleve rod), of a ball on a string (a distance joint) that hits the
+ * ground, of a linear body (M, K, C) landing through a linear gap, and of a
+ * disc with a force function and a prescribed angle (a rheonomic row):
+ * sliding, sticking and open contacts are each seen. The comparison
  * is row by row: max_j |J_ij - D_ij| <= 1e-5 max_j |D_ij| (D: central
  * differences of step 1e-4 relative; the entries where R is not
  * differentiable within 2 steps -- a sgn switching -- are skipped and
@@ -12,7 +14,7 @@
  * where the curvature enters (cylinder, rod: the reference's own round-off,
  * it falls with the step until truncation takes over). Each of these terms
  * left out fails it: dc/dq, the friction's mu sgn(xi_F) dP_N, the curvature
- * of G^T kappa, e_N (dG_N/dq) u_i. */
+ * of G^T kappa, e_N (dG_N/dq) u_i, -K, the force function's block. */
 #include "rc_test.h"
 #include "integrate/gen_alpha_friction.h"
 
@@ -274,6 +276,59 @@ RC_TEST(pendulum_with_contact)
     run(failed, w, 2e-3, 0.5, 0.0, 1.0, 1, "pendulum with contact", 1, 1, 1);
 }
 
+/* a linear body (M with coupling, K, C, a constant force: two nodes joined
+ * by a spring and a damper) whose first node lands on the ground through a
+ * linear gap with friction and slides */
+RC_TEST(linear_body)
+{
+    rc_world *w = world(0.0);
+    if (w) {
+        static const double M[16] = { 1, 0, 0.2, 0, 0, 1, 0, 0.2, 0.2, 0, 1, 0, 0, 0.2, 0, 1 };
+        double K[16], C[16];
+        static const double P[16] = { 1, 0, -1, 0, 0, 1, 0, -1, -1, 0, 1, 0, 0, -1, 0, 1 };
+        for (int i = 0; i < 16; i++) { K[i] = 200.0 * P[i]; C[i] = 2.0 * P[i]; }
+        static const double q0[4] = { 0.0, 0.02, 0.0, 0.3 }, v0[4] = { 1.5, 0.0, 1.0, 0.5 }, f[4] = { 0, -9.81, 0, -9.81 };
+        rc_linear_def ld = rc_default_linear_def();
+        ld.n = 4; ld.M = M; ld.K = K; ld.C = C; ld.q0 = q0; ld.v0 = v0; ld.f = f;
+        int b = -1;
+        must(rc_linear_create(w, &ld, &b));
+        law(w, 0.0, 0.3);
+        static const int idx[2] = { 0, 1 };
+        static const double nrm[2] = { 0.0, 1.0 }, tng[2] = { 1.0, 0.0 };
+        rc_gap_def gd = rc_default_gap_def();
+        gd.body = b; gd.nnz = 2; gd.index = idx; gd.normal = nrm; gd.tangent = tng;
+        must(rc_gap_create(w, &gd, NULL));
+    }
+    run(failed, w, 2e-3, 0.5, 0.0, 1.0, 1, "linear body", 1, 1, 0);
+}
+
+/* a force function (a spring-damper to x = 0 written as a callback: its
+ * columns by differences) on a disc whose angle is prescribed, phi = -20 t
+ * (a rheonomic joint row: dg/dt), sliding on the ground */
+static rc_status pull(void *user, int body, double t, const double *q, const double *v, double *f)
+{
+    (void)user; (void)body; (void)t;
+    f[0] = -30.0 * q[0] - 2.0 * v[0] - 5.0 * q[1] * v[0];   /* nonlinear in (q, v) */
+    return RC_OK;
+}
+static rc_status spin(void *user, double t, double *f, double *df) { (void)user; *f = -20.0 * t; *df = -20.0; return RC_OK; }
+
+RC_TEST(force_function_and_prescribed_angle)
+{
+    rc_world *w = world(-9.81);
+    if (w) {
+        shape(w, RC_GROUND, RC_SHAPE_HALFPLANE, 0.0, 0.0, 0.0, 0.0, 1.0);
+        const int b = body(w, 1.0, 0.004, 0.3, 0.12, 0.0, 0.0, 0.0, -20.0);
+        shape(w, b, RC_SHAPE_DISK, 0.1, 0.0, 0.0, 0.0, 0.0);
+        law(w, 0.0, 0.4);
+        must(rc_body_set_force_fn(w, b, pull, NULL));
+        rc_joint_def jd = rc_default_joint_def();
+        jd.type = RC_JOINT_PRESCRIBED; jd.body_a = RC_GROUND; jd.body_b = b; jd.coord = 2; jd.motion = spin;
+        must(rc_joint_create(w, &jd, NULL));
+    }
+    run(failed, w, 2e-3, 0.5, 0.0, 1.0, 1, "force function, prescribed angle", 0, 1, 0);
+}
+
 /* the setting is checked: another value is refused with its name */
 RC_TEST(bad_setting)
 {
@@ -286,4 +341,5 @@ RC_TEST(bad_setting)
                                   "RC_GA_JAC_DIFFERENCES (got 7)") == 0);
 }
 
-RC_TEST_MAIN(T(bad_setting), T(rotating_ball), T(rotating_ball_generic_law), T(ball_in_corner), T(ball_in_cylinder), T(painleve_rod), T(pendulum_with_contact))
+RC_TEST_MAIN(T(bad_setting), T(rotating_ball), T(rotating_ball_generic_law), T(ball_in_corner), T(ball_in_cylinder), T(painleve_rod), T(pendulum_with_contact),
+             T(linear_body), T(force_function_and_prescribed_angle))
