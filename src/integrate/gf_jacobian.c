@@ -352,7 +352,9 @@ static void contact_rows(rci_gf_sys *s, const gjw *g, double *J, int c)
     }
 }
 
-static rc_status analytic(rci_gf_sys *s, double *J)
+/* laws: the rows of the laws through xi / project too (not for the fixed
+ * point's smooth part) */
+static rc_status analytic(rci_gf_sys *s, double *J, int laws)
 {
     gjw g;
     RC_CHECK(workspace(s, &g));
@@ -366,7 +368,7 @@ static rc_status analytic(rci_gf_sys *s, double *J)
         contact_rows(s, &g, J, c);
         fd |= s->site[c].law != NULL;
     }
-    if (fd) RC_CHECK(rci_gf_jacobian_fd(s, 0, s->N, 0, J, s->jrows));
+    if (fd && laws) RC_CHECK(rci_gf_jacobian_fd(s, 0, s->N, 0, J, s->jrows));
     return RC_OK;
 }
 
@@ -385,7 +387,7 @@ int rci_gf_jacobian_analytic(const rci_gf_sys *s)
 rc_status rci_gf_jacobian(rci_gf_sys *s, int c0, int nr, int smooth_only, double *J)
 {
     if (!rci_gf_jacobian_analytic(s)) return rci_gf_jacobian_fd(s, c0, nr, smooth_only, J, NULL);
-    RC_CHECK(analytic(s, J));
+    RC_CHECK(analytic(s, J, !smooth_only));
     if (nr < s->N)   /* the leading block [c0, c0 + nr) (c0 = 0): the fixed point's smooth part */
         for (int j = 0; j < nr; j++)
             for (int i = 0; i < nr; i++) J[(size_t)j * nr + i] = J[(size_t)(c0 + j) * s->N + c0 + i];
