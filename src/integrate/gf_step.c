@@ -209,6 +209,8 @@ static rc_status newton(rci_gf_sys *s, int maxit, double tol, int *iters, double
         int singular;
         RC_CHECK(rci_gf_jacobian(s, 0, s->N, 0, s->J));
         if (rci_gf_jacobian_probe) rci_gf_jacobian_probe(s, s->J);
+        for (long long i = 0; i < (long long)s->N * s->N; i++)
+            if (!rcb_finite(s->J[i])) return RC_OK;   /* a diverged iterate: the fixed point takes the step */
         RC_CHECK(solve_update(s, 0, s->N, s->J, &singular));
         if (singular) return RC_OK;
         if (rc_interrupt_requested())
