@@ -1105,10 +1105,10 @@ typedef enum rc_work_check {
  * 2014 (frictionless, docs/theory/gen-alpha.md) or Capobianco, Harsch,
  * Eugster & Leine 2021 (Coulomb friction, docs/theory/gen-alpha-friction.md). */
 typedef enum rc_ga_variant { RC_GA_AUTO = 0, RC_GA_BRULS = 1, RC_GA_CAPOBIANCO = 2 } rc_ga_variant;
-/* The Jacobian of the planar frictional variant's semismooth Newton
+/* The Jacobian of the frictional variant's semismooth Newton
  * (docs/theory/gen-alpha-friction.md, "The Newton Jacobian"): AUTO (the
  * default): ANALYTIC when every law is built in and no contact is a gap
- * function, else DIFFERENCES; ANALYTIC: exact for the built-in parts
+ * function, else DIFFERENCES (and DIFFERENCES on spatial bodies); ANALYTIC: exact for the built-in parts
  * (user-defined parts by differences); DIFFERENCES: forward differences of
  * the whole residual. */
 typedef enum rc_ga_jacobian { RC_GA_JAC_AUTO = 0, RC_GA_JAC_ANALYTIC = 1, RC_GA_JAC_DIFFERENCES = 2 } rc_ga_jacobian;

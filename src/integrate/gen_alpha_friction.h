@@ -110,9 +110,6 @@ rc_status rci_gf_jacobian(rci_gf_sys *s, int c0, int nr, int smooth_only, double
 int rci_gf_jacobian_analytic(const rci_gf_sys *s);
 /* forward differences (rows NULL: every row; else only the rows i with rows[i]) */
 rc_status rci_gf_jacobian_fd(rci_gf_sys *s, int c0, int nr, int smooth_only, double *J, const unsigned char *rows);
-/* central differences of the whole R (N x N) with step eps (relative to
- * max(1, |x_j|)), the sets frozen; x, the geometry and R restored (tests) */
-rc_status rci_gf_jacobian_central(rci_gf_sys *s, double eps, double *J);
 /* the columns of body b's coordinates in df/dq, df/du (n x n, row-major) by
  * forward differences of the forces h(t, q, u) (a force function or a
  * nonlinear body: the whole f, so that springs coupling bodies are in) */

@@ -77,27 +77,6 @@ rc_status rci_gf_jacobian_fd(rci_gf_sys *s, int c0, int nr, int smooth_only, dou
     return RC_OK;
 }
 
-rc_status rci_gf_jacobian_central(rci_gf_sys *s, double eps, double *J)
-{
-    const int N = s->N;
-    int worst;
-    for (int j = 0; j < N; j++) {
-        const double xj = s->x[j], e = eps * fmax(1.0, fabs(xj));
-        double *Jj = J + (size_t)j * N;
-        for (int side = 0; side < 2; side++) {
-            s->x[j] = xj + (side ? -e : e);
-            RC_CHECK(rci_gf_eval(s));
-            (void)rci_gf_residual(s, &worst);
-            RC_CHECK(s->err);
-            for (int i = 0; i < N; i++) Jj[i] = side ? (Jj[i] - s->R[i]) / (2.0 * e) : s->R[i];
-        }
-        s->x[j] = xj;
-    }
-    RC_CHECK(rci_gf_eval(s));
-    (void)rci_gf_residual(s, &worst);
-    return s->err;
-}
-
 rc_status rci_gf_force_block(rci_gf_sys *s, int b, double *dfq, double *dfu)
 {
     const rc_body *bd = &s->w->bodies[b];
