@@ -26,7 +26,8 @@
  *   runs through xi / project (a Lua or C law, gf_law.c): forward
  *   differences of those four rows (rci_gf_jacobian_fd with a row mask).
  * By differences (RC_GA_JAC_DIFFERENCES, or AUTO with a law without closed
- * form or a gap-function contact): forward differences of the whole R,
+ * form or a gap-function contact, or a world with a body kind other than
+ * planar rigid and linear): forward differences of the whole R,
  * each column of a, U, Q an evaluation of the geometry (three narrow phases).
  */
 #include "integrate/gen_alpha_friction.h"
@@ -354,7 +355,10 @@ static rc_status analytic(rci_gf_sys *s, double *J, int laws)
 int rci_gf_jacobian_analytic(const rci_gf_sys *s)
 {
     const rc_ga_jacobian mode = s->w->sim.gen_alpha.jacobian;
-    if (mode != RC_GA_JAC_AUTO) return mode == RC_GA_JAC_ANALYTIC;
+    if (mode == RC_GA_JAC_DIFFERENCES) return 0;
+    for (int b = 0; b < s->w->nbodies; b++)   /* a body kind this file does not know (its M, its forces): differences */
+        if (s->w->bodies[b].kind != RC_BODY_RIGID2D && s->w->bodies[b].kind != RC_BODY_LINEAR) return 0;
+    if (mode == RC_GA_JAC_ANALYTIC) return 1;
     for (int c = 0; c < s->nc; c++) {
         if (s->site[c].law) return 0;
         const int gp = s->cs[c].gap;
