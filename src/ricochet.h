@@ -141,7 +141,8 @@ RC_API void rc_world_set_warning_fn(rc_world *w, rc_warning_fn fn, void *user);
 typedef enum rc_body_kind {
     RC_BODY_RIGID2D = 1,
     RC_BODY_LINEAR = 2,     /* M v' + K q + C v = F(t) + R: created by rc_linear_create */
-    RC_BODY_RIGID3D = 4     /* spatial rigid body of a dim = 3 world: rc_body3d_create */
+    RC_BODY_RIGID3D = 4,    /* spatial rigid body of a dim = 3 world: rc_body3d_create */
+    RC_BODY_NONLINEAR = 5   /* M v' + f_int(q) + C v = F + R, f_int nonlinear: a beam (rc_beam_create) */
 } rc_body_kind;
 
 #define RC_GROUND (-1) /* the static world: owner of obstacles */
@@ -387,7 +388,7 @@ RC_API rc_status rc_linear_create(rc_world *w, const rc_linear_def *def, int *ou
  * finite, symmetric, positive (semi-)definite, finite q0, v0, f): as
  * rc_law_def_check, what NULL: "linear body 'NAME'". */
 RC_API rc_status rc_linear_def_check(const rc_linear_def *def, const char *what);
-/* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q. */
+/* Energies of a linear body: 1/2 v^T M v and 1/2 q^T K q (a nonlinear body, RC_BODY_NONLINEAR: its E_el(q)). */
 RC_API rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic);
 /* Prescribed coordinates (Dirichlet conditions; src/model/linear_bc.c):
  * coords[i] (0-based) follows q = values[i] (rc_linear_prescribe) or the
@@ -521,11 +522,14 @@ RC_API rc_status rc_fem_stress(const rc_fem_def *def, const int *perm, const dou
  * 'elements' equal elements, coordinates = its control points (x0, y0, x1,
  * y1, ...: n = 2 (elements + degree)), straight and unstressed from a to b
  * (r(0) = first control point, r(1) = last), strain energy of the stretch
- * (EA) and of the curvature (EI). A linear body (constant consistent mass M,
- * the gravity force as its constant force f) whose force function is the
- * beam's -f_int(q): do not replace it (rc_body_set_force_fn). Schemes that
- * evaluate forces at their iterate (gen-alpha, "capobianco2021") treat the
- * stiffness implicitly; the others explicitly (stable only for small h). */
+ * (EA) and of the curvature (EI). A body of kind RC_BODY_NONLINEAR: a
+ * constant consistent mass M, the gravity force as its constant force f
+ * (rc_body_set_force), its internal force f_int(q) and exact tangent K_T(q)
+ * (rc_beam_forces); a force function (rc_body_set_force_fn) adds an applied
+ * force. The generalized-alpha schemes evaluate f_int at their iterate; the
+ * Moreau--Jean schemes linearise it at q_k (K_T(q_k) in their iteration
+ * matrix). Its coordinates, state, history columns and checkpoint are a
+ * linear body's (rc_body_nq = n, rc_linear_energy: E_kin and E_el). */
 typedef struct rc_beam_def {
     const char *name;
     double a[2], b[2];      /* the undeformed centreline's ends (default (0,0), (1,0)) */
@@ -1081,6 +1085,14 @@ typedef struct rc_solver_def {
     rc_residual_mode residual; /* NSGS: the convergence test's residual,
                            default RC_RESIDUAL_PASS (ignored by the other
                            solvers and by Anderson acceleration)            */
+    double skip_quiet;  /* NSGS on the 3D contacts of a dim = 3 world: > 0
+                           skips a contact in a sweep while the velocities of
+                           its bodies changed, since its own last solve, by
+                           less than skip_quiet tol (1 + |b|) / sqrt(n) (its
+                           residual term is then that small); contacts whose
+                           residual term at a pass exceeds their share of
+                           tol are always solved. 0 (default): off.
+                           docs/theory/spatial.md, "Skipping quiet contacts" */
 } rc_solver_def;
 /* The largest problem the Newton solver assembles (2 rows a contact, one a
  * joint row): its two dense n x n matrices take 2 n^2 doubles (64 MB). */
@@ -1224,8 +1236,10 @@ RC_API long rc_world_step_count(const rc_world *w);
 /* What the last step did. W_* are per step; *_total are sums since the
  * start. balance is the defect of the discrete energy balance eq. (65):
  * (E_{k+1} - E_k) - (W_ext + W_N + W_T + W_J + W_damp + W_theta + W_proj + W_motor),
- * W_theta = (1/2 - theta) (||v_{k+1} - v_k||_M^2 + ||q_{k+1} - q_k||_K^2).
- * E includes 1/2 q^T K q of linear bodies in E_pot; springs are applied
+ * W_theta = (1/2 - theta) (||v_{k+1} - v_k||_M^2 + ||q_{k+1} - q_k||_K^2)
+ * (a nonlinear body: K_T(q_k), so that its balance closes to O(h^3) a step).
+ * E includes 1/2 q^T K q of linear bodies and the strain energy E_el(q) of
+ * nonlinear ones (beams) in E_pot; springs are applied
  * forces (their work is in W_ext, their potential in E_spring). */
 typedef struct rc_step_info {
     double t;               /* time at the end of the step        */
@@ -1256,7 +1270,7 @@ typedef struct rc_step_info {
                                persist_tol and 2 h max(tol, r) (1 + |b|) of the
                                previous step, r its residual)                  */
     double E_spring;        /* potential energy of the springs (not in E)       */
-    double E_elastic;       /* 1/2 q^T K q of linear bodies (included in E_pot) */
+    double E_elastic;       /* 1/2 q^T K q of linear bodies, E_el(q) of beams (included in E_pot) */
     double joint_pos_violation; /* largest |g| of a joint after the step        */
     double joint_vel_violation; /* largest |H v + dg/dt| after the step         */
     double W_motor;         /* work of the joint motors, u_{k+theta} lambda (in the balance) */

@@ -82,7 +82,6 @@ function Body:set_force_fn(fn)
     local fname = "body:set_force_fn"
     local c = body_core(fname, self, true)
     if fn ~= nil and type(fn) ~= "function" then fail(fname, "'fn' must be a function or nil (got %s)", show(fn)) end
-    if rawget(self, "beam") then fail(fname, "a beam's force function is its internal force (w:beam, docs/theory/beam.md)") end
     local ok, msg = core.body_set_force_fn(c, self.id, fn)
     if not ok then fail(fname, "%s", msg) end
     self._force_fn = fn ~= nil   -- (pins the body)

@@ -42,7 +42,7 @@ function World:simulation(t)
     local sname = "world:simulation: solver"
     check_keys(sname, s, { "tol", "max_iter", "on_fail", "warm_start", "local_tol", "local_max_iter",
                            "relax", "order", "seed", "check_every", "residual", "threads", "adaptive_threads", "norm",
-                           "accelerate", "depth", "formulation", "fallback", "linear" }, 1)
+                           "accelerate", "depth", "formulation", "fallback", "linear", "skip_quiet" }, 1)
     if s[1] ~= nil and s[1] ~= "nsgs" and s[1] ~= "uzawa" and s[1] ~= "newton" and s[1] ~= "apgd" then
         fail(sname, "unknown solver %s (available: \"nsgs\", \"uzawa\", \"newton\", \"apgd\")", show(s[1]))
     end
@@ -79,6 +79,10 @@ function World:simulation(t)
     if def.order == "color" then def.order = "colour" end
     def.seed = integer(sname, "seed", s.seed, D.seed)
     def.check_every = integer(sname, "check_every", s.check_every, D.check_every)
+    if s.skip_quiet ~= nil and def.solver ~= "nsgs" then
+        fail(sname, "'skip_quiet' is an option of the \"nsgs\" solver (solver is %s)", show(def.solver))
+    end
+    def.skip_quiet = number(sname, "skip_quiet", s.skip_quiet, D.skip_quiet)
     if s.residual ~= nil and def.solver ~= "nsgs" then
         fail(sname, "'residual' is an option of the \"nsgs\" solver (solver is %s)", show(def.solver))
     end

@@ -21,7 +21,10 @@
 --      W_ext (gravity + gyroscopic: eq. 103), dissipation, WT_max_pos, WT_min_neg)
 --   ... --set scheme=moreau-jean-fremond --set T=1
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"), theta (0.5),
--- h (5e-4), T (4), tol (NSGS, 1e-4), max_iter (NSGS sweeps, 1000), layers (10), blocks (20:
+-- h (5e-4), T (4), solver ("nsgs" or "newton": the semismooth Newton, docs/theory/newton-solver.md),
+-- tol (1e-4), max_iter (NSGS sweeps or Newton iterations, 1000), order (NSGS: "fixed", "position",
+-- "top": the sweep order), relax (NSGS: 1), skip_quiet (5: NSGS skips the contacts whose bodies'
+-- velocities are quiet, docs/theory/spatial.md; 0: off), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
 -- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none),
@@ -34,6 +37,10 @@ local h      = rc.param("h", 5e-4, { above = 0 })
 local T      = rc.param("T", 4.0, { above = 0 })
 local tol    = rc.param("tol", 1e-4, { above = 0 })
 local max_iter = rc.param("max_iter", 1000, { min = 1 })
+local solver = rc.param("solver", "nsgs", { one_of = { "nsgs", "newton" } })
+local order  = rc.param("order", "fixed", { one_of = { "fixed", "position", "top" } })
+local relax  = rc.param("relax", 1.0, { above = 0, below = 2 })
+local skip_quiet = rc.param("skip_quiet", 5.0, { min = 0 })
 local layers = rc.param("layers", 10, { min = 1 })
 local blocks = rc.param("blocks", 20, { min = 1 })
 local buttresses = rc.param("buttresses", 6, { min = 0 })
@@ -128,25 +135,29 @@ if scene ~= "" then
   f:close()
 end
 
-local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = max_iter } }
+local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = solver == "nsgs"
+    and { "nsgs", tol = tol, max_iter = max_iter, order = order, relax = relax, skip_quiet = skip_quiet }
+    or { "newton", tol = tol, max_iter = max_iter } }
 -- the wall's largest speed while the rock is still away from it (its hull's reach from the
 -- centre is at most rock_d / 2), and whether anything became NaN
 local reach = 0
 for _, p in ipairs(pts) do reach = math.max(reach, math.sqrt(p[1] ^ 2 + p[2] ^ 2 + p[3] ^ 2)) end
 local wall_speed, wall_speed_001, t_near, nan, max_contacts = 0, 0, nil, false, 0
 sim:after_step(function(s)
+  local info = s:info()   -- once a step: it is a table of ~30 fields
   local rq = rock:q()
   if rq[1] ~= rq[1] then nan = true end
   if not t_near and rq[1] - reach > 0.05 then
+    local first = info.t <= t_create + 1e-12
     for _, b in ipairs(wall) do
       local v = b:v()
       local sp = math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2 + v[4] ^ 2 + v[5] ^ 2 + v[6] ^ 2)
       if sp ~= sp then nan = true end
       if sp > wall_speed then wall_speed = sp end
-      if s:info().t <= t_create + 1e-12 and sp > wall_speed_001 then wall_speed_001 = sp end
+      if first and sp > wall_speed_001 then wall_speed_001 = sp end
     end
-  elseif not t_near then t_near = s:info().t end
-  local nc = s:info().ncontacts
+  elseif not t_near then t_near = info.t end
+  local nc = info.ncontacts
   if nc > max_contacts then max_contacts = nc end
 end)
 local cpu0 = os.clock()
@@ -167,8 +178,9 @@ print(string.format("tangential work of a contact in a step: largest positive %.
                     st.max_WT_pos, st.min_WT_neg, st.max_abs_balance))
 print(string.format("energy at the end: total %.6e J", en.total))
 summary.max_overlap = st.max_overlap
-print(string.format("rockfall_run: steps=%d cpu_ms_per_step=%.3f max_overlap=%.4g wall_max_speed=%.4g max_sweeps=%d unconverged=%d",
-                    sim:info().step, 1e3 * cpu_run / sim:info().step, st.max_overlap, wall_speed, st.max_iterations, st.failures))
+print(string.format("rockfall_run: steps=%d cpu_ms_per_step=%.3f max_overlap=%.4g wall_max_speed=%.4g max_sweeps=%d unconverged=%d local_solves=%d solver_cpu_s=%.2f",
+                    sim:info().step, 1e3 * cpu_run / sim:info().step, st.max_overlap, wall_speed, st.max_iterations, st.failures,
+                    st.local_solves, st.solver_cpu_s))
 -- the figures beside the history (with --out): Figs 12-13 (a)-(b) and (c)-(d)
 if summary.out then
   local plot = require "ricochet.plot"

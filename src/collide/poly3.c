@@ -80,7 +80,10 @@ static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
     *best = 0;
     for (int f = 0; f < a->s->nf; f++) {
         s[f] = HUGE_VAL;
-        for (int k = 0; k < b->s->nv; k++) s[f] = fmin(s[f], rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3]);
+        for (int k = 0; k < b->s->nv; k++) {   /* fmin without the call (x is never NaN-compared true) */
+            const double x = rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3];
+            if (x < s[f]) s[f] = x;
+        }
         if (s[f] > sep) sep = s[f];
     }
     for (int f = 0; f < a->s->nf; f++)
@@ -88,38 +91,60 @@ static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
     return sep;   /* not reached unless NaN */
 }
 
-/* Do the arcs ab and cd of the Gauss map cross (the edges with face normals
- * a, b and -c, -d form a face of the Minkowski difference)? Gregorius 2013. */
-static int minkowski_face(const double a[3], const double b[3], const double c[3], const double d[3])
+/* The Gauss-map arcs of the edges, computed once per polyhedron and query
+ * (not once per edge pair): for edge i of a its direction u, |u|, and
+ * g = b x a of its face normals a = n(f0), b = n(f1); for b the normals taken
+ * negated (the Minkowski difference's -B) and g = d x c. Negation is exact,
+ * so the test below is the per-pair one bit for bit. */
+enum { EDGE_MAX = RCC_POLY3_MAX_V + RCC_POLY3_MAX_F - 2 };
+typedef struct {
+    double u[EDGE_MAX][3], un[EDGE_MAX], g[EDGE_MAX][3], na[EDGE_MAX][3], nb[EDGE_MAX][3];
+} arcs;
+
+static void edge_arcs(const wpoly *w, int negate, arcs *A)
 {
-    double bxa[3], dxc[3];
-    rcb_v3_cross(bxa, b, a);
-    rcb_v3_cross(dxc, d, c);
-    const double cba = rcb_v3_dot(c, bxa), dba = rcb_v3_dot(d, bxa);
-    const double adc = rcb_v3_dot(a, dxc), bdc = rcb_v3_dot(b, dxc);
-    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+    const double sg = negate ? -1.0 : 1.0;
+    for (int i = 0; i < w->s->ne && i < EDGE_MAX; i++) {
+        const int *E = w->s->edge + 4 * i;
+        rcb_v3_sub(A->u[i], w->v[E[1]], w->v[E[0]]);
+        A->un[i] = rcb_v3_norm(A->u[i]);
+        rcb_v3_scale(A->na[i], sg, w->pl[E[2]]);
+        rcb_v3_scale(A->nb[i], sg, w->pl[E[3]]);
+        rcb_v3_cross(A->g[i], A->nb[i], A->na[i]);
+    }
+}
+
+/* Do the arcs ab (edge i of a) and cd (edge j of b, normals negated) of the
+ * Gauss map cross (the edges form a face of the Minkowski difference)?
+ * Gregorius 2013. */
+static int minkowski_face(const arcs *A, int i, const arcs *B, int j)
+{
+    const double cba = rcb_v3_dot(B->na[j], A->g[i]), dba = rcb_v3_dot(B->nb[j], A->g[i]);
+    if (!(cba * dba < 0.0)) return 0;
+    const double adc = rcb_v3_dot(A->na[i], B->g[j]), bdc = rcb_v3_dot(A->nb[i], B->g[j]);
+    return adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
 /* The edge pair of largest separation along ua x ub (oriented away from a's
  * centre) among the Minkowski faces; -HUGE_VAL and *ea = -1 if none. */
 static double edge_query(const wpoly *a, const wpoly *b, int *ea, int *eb, double axis[3])
 {
+    static _Thread_local arcs A, B;   /* 20 KB each: off the stack */
     double sep = -HUGE_VAL;
     *ea = *eb = -1;
+    if (a->s->ne > EDGE_MAX || b->s->ne > EDGE_MAX) return sep;   /* not reached: hulls are smaller */
+    edge_arcs(a, 0, &A);
+    edge_arcs(b, 1, &B);
     for (int i = 0; i < a->s->ne; i++) {
         const int *E = a->s->edge + 4 * i;
-        double ua[3], d[3];
-        rcb_v3_sub(ua, a->v[E[1]], a->v[E[0]]);
+        double d[3];
         for (int j = 0; j < b->s->ne; j++) {
+            if (!minkowski_face(&A, i, &B, j)) continue;
             const int *F = b->s->edge + 4 * j;
-            double nc[3], nd[3], ub[3], x[3];
-            rcb_v3_scale(nc, -1.0, b->pl[F[2]]);
-            rcb_v3_scale(nd, -1.0, b->pl[F[3]]);
-            if (!minkowski_face(a->pl[E[2]], a->pl[E[3]], nc, nd)) continue;
-            rcb_v3_sub(ub, b->v[F[1]], b->v[F[0]]);
-            rcb_v3_cross(x, ua, ub);
+            double x[3];
+            rcb_v3_cross(x, A.u[i], B.u[j]);
             const double L = rcb_v3_norm(x);
-            if (!(L > 1e-6 * rcb_v3_norm(ua) * rcb_v3_norm(ub))) continue;   /* parallel: the faces' case */
+            if (!(L > 1e-6 * A.un[i] * B.un[j])) continue;   /* parallel: the faces' case */
             rcb_v3_scale(x, 1.0 / L, x);
             rcb_v3_sub(d, a->v[E[0]], a->c);
             if (rcb_v3_dot(x, d) < 0.0) rcb_v3_scale(x, -1.0, x);

@@ -56,6 +56,11 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
         return rc_set_error(RC_ERR_ARG, "simulation: beam joints (rc_beam_joint_create) are integrated by gen-alpha, variant "
                             "\"capobianco2021\", only (got '%s'%s)", rci_scheme_of(def->scheme)->name,
                             def->scheme == RC_SCHEME_GEN_ALPHA ? ", variant \"bruls2014\"" : "");
+    if (w->def.dim == 3 && (def->solver.method == RC_SOLVER_UZAWA || def->solver.method == RC_SOLVER_APGD))
+        return rc_set_error(RC_ERR_ARG, "simulation: solver '%s' does not solve 3D contacts; a dim = 3 world takes "
+                            "\"nsgs\" or \"newton\"", rc_solver_name(def->solver.method));
+    if (def->solver.skip_quiet > 0.0 && w->def.dim != 3)
+        return rc_set_error(RC_ERR_ARG, "simulation: solver 'skip_quiet' is an option of the 3D contacts' NSGS (a dim = 3 world)");
     RC_CHECK(rcm_world_configure(w, def));
     const rci_scheme *sc = rci_scheme_of(def->scheme);
     w->joint_at = rc_sim_joint_jacobian(def);

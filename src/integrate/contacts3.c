@@ -9,14 +9,17 @@
  *            step's inverse rotational iteration matrix: W is not
  *            symmetric in general), the built-in law's shift on N, T1, T2
  *            (eq. 96 / 101, Moreau's e_T on both tangents);
- *   solve    warm start V += kappa Mhat^-1 H^T p, NSGS (nonsmooth/nsgs3.c);
+ *   solve    warm start V += kappa Mhat^-1 H^T p, NSGS (nonsmooth/nsgs3.c) or,
+ *            solver "newton", the semismooth Newton (nonsmooth/newton3.c);
  *   audit    W_N = u_N,k+theta p_N, W_T = u_T,k+theta . p_T (eq. 68).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "integrate/integrate.h"
 #include "collide/geom3d.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 /* The detection margin: the world's, and for the anticipated index set
@@ -144,7 +147,19 @@ rc_status rci_contacts3_solve(rci_step *st)
             rcn_drill_apply(w, &c3->c[i], &c3->d[i], w->V, p4);
         } else if (c3->c[i].active) rcn_contact3_apply(w, &c3->c[i], w->V, c3->c[i].p);
     int iters = 0;
-    RC_CHECK(rcn_nsgs3(w, w->V, sqrt(b2), &res, &iters));
+    const long fb0 = w->stats.newton_fallbacks;
+    struct timespec c0, c1;   /* the 3D solve's CPU time in stats.solver_cpu_s too */
+    c3->solves = 0;           /* NSGS3's one-contact solves (Newton's fallback included) */
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    const rc_status s = w->sim.solver.method == RC_SOLVER_NEWTON ? rcn_newton3(w, w->V, sqrt(b2), &res, &iters)
+                                                                 : rcn_nsgs3(w, w->V, sqrt(b2), &res, &iters);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    if (!st->exploring) {   /* the run's figures, as rci_stage_solve keeps them for planar contacts */
+        w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        w->stats.local_solves += c3->solves;
+    }
+    if (w->stats.newton_fallbacks > fb0) st->fallback = 1;
+    RC_CHECK(s);
     if (!(res <= st->res)) st->res = res;
     if (iters > st->iters) st->iters = iters;
     st->converged = st->res <= w->sim.solver.tol;

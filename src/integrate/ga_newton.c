@@ -66,7 +66,7 @@ static rc_status forces_at(rci_ga_sys *s, double t)
         const rc_body *bd = &w->bodies[b];
         double *f = s->f + bd->iv;
         for (int k = 0; k < bd->nv; k++) f[k] = s->have_f ? w->f[bd->iv + k] : 0.0;
-        if (bd->kind == RC_BODY_LINEAR) continue;
+        if (rcm_body_ops_of(bd)->internal) continue;   /* linear, nonlinear: rci_ga_internal_forces */
         const double m = rcm_body_mass(w, bd);
         f[0] += m * gr[0];
         f[1] += m * gr[1];

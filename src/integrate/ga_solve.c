@@ -86,7 +86,9 @@ void rci_ga_mass_mul(const rci_ga_sys *s, const double *x, double *y)
     }
 }
 
-/* f -= K q + C v (the linear bodies' internal forces) */
+/* f -= K q + C v (the linear bodies' internal forces; a nonlinear body's
+ * f_int(q) in place of K q: the kind's op. The Newton matrix's S keeps M, C
+ * only for them: a quasi-Newton step) */
 void rci_ga_internal_forces(const rci_ga_sys *s, const double *q, const double *v, double *f)
 {
     const rc_world *w = s->w;
@@ -96,8 +98,9 @@ void rci_ga_internal_forces(const rci_ga_sys *s, const double *q, const double *
         const rc_body *b = &w->bodies[L->body];
         for (int k = 0; k < 2; k++) {
             const double *A = k ? L->C : L->K;
-            if (!A) continue;
-            rcm_linear_mul(L, A, (k ? v + b->iv : q + b->iq), t);
+            if (!A && !(k == 0 && L->nl)) continue;
+            if (A) rcm_linear_mul(L, A, (k ? v + b->iv : q + b->iq), t);
+            else (void)rcm_body_nonlinear.internal(w, b, q + b->iq, t, NULL);   /* (a beam's never fails) */
             for (int j = 0; j < L->n; j++) f[b->iv + j] -= t[j];
         }
     }

@@ -107,7 +107,8 @@ static rc_status drift(rci_gf_sys *s, double *c)
 }
 
 /* h(t, q, u): applied forces (w->q, w->v hold q, u), gravity on rigid
- * bodies, -K q - C u of linear bodies */
+ * bodies, -f_int(q) - C u of the kinds with an internal force (the kind's op:
+ * K q of linear bodies, a nonlinear body's own) */
 static rc_status forces(rci_gf_sys *s)
 {
     rc_world *w = s->w;
@@ -119,12 +120,13 @@ static rc_status forces(rci_gf_sys *s)
         const rc_body *bd = &w->bodies[b];
         double *f = s->f + bd->iv;
         for (int k = 0; k < bd->nv; k++) f[k] = s->have_f ? w->f[bd->iv + k] : 0.0;
-        if (bd->kind == RC_BODY_LINEAR) {
+        const rcm_body_ops *ops = rcm_body_ops_of(bd);
+        if (ops->internal) {
             const rc_linear *L = &w->linears[bd->linear];
-            for (int pass = 0; pass < 2; pass++) {
-                const double *A = pass ? L->C : L->K;
-                if (!A) continue;
-                rcm_linear_mul(L, A, pass ? s->u + bd->iv : s->q + bd->iq, s->tmp);
+            RC_CHECK(ops->internal(w, bd, s->q + bd->iq, s->tmp, NULL));
+            for (int k = 0; k < L->n; k++) f[k] -= s->tmp[k];
+            if (L->C) {
+                rcm_linear_mul(L, L->C, s->u + bd->iv, s->tmp);
                 for (int k = 0; k < L->n; k++) f[k] -= s->tmp[k];
             }
             continue;

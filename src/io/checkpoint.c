@@ -117,7 +117,7 @@ static const double *body_force(const rc_world *w, int b)
 {
     static const double zero3[3];
     const rc_body *bd = &w->bodies[b];
-    if (bd->kind == RC_BODY_LINEAR) return w->linears[bd->linear].f;
+    if (rcm_body_lagrangian(bd)) return w->linears[bd->linear].f;
     if (bd->kind == RC_BODY_RIGID3D) return w->rigid3d[bd->linear].force;   /* force and torque: nv = 6 */
     const rc_body_ext *x = rcm_body_ext_of(w, b);
     return x ? x->force : zero3;
@@ -459,7 +459,7 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
         double f[6] = { 0 };
-        if (bd->kind == RC_BODY_LINEAR) { get_f64s(&r, w->linears[bd->linear].f, bd->nv); continue; }
+        if (rcm_body_lagrangian(bd)) { get_f64s(&r, w->linears[bd->linear].f, bd->nv); continue; }
         if (bd->kind == RC_BODY_RIGID3D) { get_f64s(&r, w->rigid3d[bd->linear].force, 6); continue; }
         get_f64s(&r, f, bd->nv);
         rc_body_ext *x = rcm_body_ext_of(w, b);
@@ -493,7 +493,7 @@ static rc_status reserve_forces(rc_world *w, const unsigned char *raw, const ck_
     ck_in r = { raw, (size_t)-1, s->forces_at, 0 };
     for (int b = 0; b < w->nbodies; b++) {
         const rc_body *bd = &w->bodies[b];
-        if (bd->kind == RC_BODY_LINEAR || bd->kind == RC_BODY_RIGID3D || bd->ext >= 0) {
+        if (rcm_body_lagrangian(bd) || bd->kind == RC_BODY_RIGID3D || bd->ext >= 0) {
             take(&r, (size_t)bd->nv * 8);   /* (a linear body has nv > 6: not read into f) */
             continue;
         }

@@ -174,6 +174,7 @@ static void hash_simulation(ck_out *o, const rc_world *w)
     put_i32(o, (int)s->norm); put_i32(o, s->accelerate);
     if (s->anderson) put_i32(o, s->anderson);   /* (absent before: older fingerprints unchanged) */
     if (s->residual != RC_RESIDUAL_PASS) put_i32(o, 100 + (int)s->residual);   /* (pass: as before) */
+    if (s->skip_quiet != 0.0) put_f64(o, s->skip_quiet);   /* (off: as before) */
     put_i32(o, (int)d->work_check); put_f64(o, d->work_tol); put_i32(o, (int)d->joint_jacobian);
     put_i32(o, d->project_joints); put_f64(o, d->project_tol); put_i32(o, d->project_max_iter);
     if (d->project_contacts) put_i32(o, d->project_contacts);   /* (off: the fingerprint as before) */

@@ -399,7 +399,7 @@ static rc_status output_columns(struct rc_output *o, rc_world *w)
         unsigned gen;
         const char *name = rcm_body_column(w, o->body_ids[b], &gen);
         /* x, y, theta for rigid bodies (also a removed one); q1..qn, v1..vn for linear ones, n = 3 included */
-        int rigid = w->bodies[o->body_ids[b]].kind != RC_BODY_LINEAR;
+        int rigid = !rcm_body_lagrangian(&w->bodies[o->body_ids[b]]);
         for (int i = 0; i < o->body_nq[b] + o->body_nv[b]; i++) {
             char suffix[16];
             int isq = i < o->body_nq[b];

@@ -92,6 +92,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
         sd->norm = field_option(L, t, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
     lua_pop(L, 1);
     sd->check_every = field_int(L, t, "check_every", sd->check_every);
+    sd->skip_quiet = lrc_field_num(L, t, "skip_quiet", sd->skip_quiet);
     if (lua_getfield(L, t, "residual") != LUA_TNIL)
         sd->residual = field_option(L, t, "residual", residuals, 0) == 0 ? RC_RESIDUAL_PASS : RC_RESIDUAL_SWEEP;
     lua_pop(L, 1);
@@ -170,6 +171,7 @@ void lrc_push_sim_defaults(lua_State *L)
     lua_setfield(L, -2, "order");
     lrc_set_int(L, "seed", (lua_Integer)sd->seed);
     lrc_set_int(L, "check_every", sd->check_every);
+    lrc_set_num(L, "skip_quiet", sd->skip_quiet);
     lua_pushstring(L, sd->residual == RC_RESIDUAL_SWEEP ? "sweep" : "pass");
     lua_setfield(L, -2, "residual");
     lrc_set_num(L, "tol", sd->tol);

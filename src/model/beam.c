@@ -14,10 +14,11 @@
  *     E_el = int_0^1 [ EA/2 (lambda - 1)^2 + EI/2 (kappa - kappa0)^2 ] J0 dxi,
  * its gradient f_int(q) and Hessian K(q) by Gauss quadrature (nquad points
  * per element). The mass M = int rho N_i N_j J0 dxi (x I2) is constant and
- * the gravity force int rho N_i J0 dxi g too: the body is a linear body
- * (rc_linear_create: M, no K, f = gravity) whose force function (the
- * body's force_fn, user = the beam's record) adds -f_int(q). Schemes that
- * evaluate the forces at their iterate (gen-alpha) treat it implicitly.
+ * the gravity force int rho N_i J0 dxi g too: the body is a nonlinear body
+ * (RC_BODY_NONLINEAR, nonlinear.c: M, f = gravity) whose internal force
+ * (f_int, K_T, E_el: beam_internal, user = the beam's record) is the kind's
+ * op: the generalized-alpha schemes evaluate it at their iterate, the
+ * Moreau--Jean schemes linearise it at q_k (K_T in their Mhat).
  */
 #include "model/beam_impl.h"
 
@@ -184,11 +185,16 @@ static void internal(const rcm_beam *B, const double *q, double sgn, double *f, 
     }
 }
 
-/* the body's force function: -f_int(q) (gravity is the linear body's constant force) */
-static rc_status beam_force(void *user, int body, double t, const double *q, const double *v, double *f)
+/* the body's internal force (rcm_internal_fn): f_int(q), K_T(q), E_el(q), overwritten
+ * (gravity is the body's constant force) */
+static rc_status beam_internal(const void *user, const double *q, double *f, double *K, double *E)
 {
-    (void)body; (void)t; (void)v;
-    internal((const rcm_beam *)user, q, -1.0, f, NULL, NULL);
+    const rcm_beam *B = user;
+    const int n = 2 * B->nbasis;
+    if (f) memset(f, 0, (size_t)n * sizeof(double));
+    if (K) memset(K, 0, (size_t)n * n * sizeof(double));
+    if (E) *E = 0.0;
+    internal(B, q, 1.0, f, K, E);
     return RC_OK;
 }
 
@@ -201,20 +207,19 @@ static void beam_free(void *p)
     rcb_free(B);
 }
 
-/* the beam of body id (NULL with the error set: no such body, not a beam) */
+/* the beam of body id (NULL: no such body, not a beam) */
 rcm_beam *rcm_beam_of(const rc_world *w, int b)
 {
-    const rc_body_ext *x = rcm_valid_body(w, b) ? rcm_body_ext_of(w, b) : NULL;
-    return x && x->force_fn == beam_force ? x->force_user : NULL;
+    const rcm_nonlinear *nl = rcm_nonlinear_of(w, b);
+    return nl && nl->fn == beam_internal ? nl->user : NULL;
 }
 
 static rc_status beam_of(const rc_world *w, int id, const char *f, const rcm_beam **B)
 {
     if (!w) return rc_set_error(RC_ERR_ARG, "%s: 'w' is NULL", f);
     if (!rcm_valid_body(w, id)) return rc_set_error(RC_ERR_NOT_FOUND, "%s: no body with id %d", f, id);
-    const rc_body_ext *x = rcm_body_ext_of(w, id);
-    if (!x || x->force_fn != beam_force) return rc_set_error(RC_ERR_ARG, "%s: body %d is not a beam (rc_beam_create)", f, id);
-    *B = x->force_user;
+    *B = rcm_beam_of(w, id);
+    if (!*B) return rc_set_error(RC_ERR_ARG, "%s: body %d is not a beam (rc_beam_create)", f, id);
     return RC_OK;
 }
 
@@ -338,14 +343,10 @@ rc_status rc_beam_create(rc_world *w, const rc_beam_def *def, int *out_body)
     int id = -1;
     if (s == RC_OK) {
         beam_mass(B, def->gravity, M, f);
-        rc_linear_def ld = rc_default_linear_def();
-        ld.name = def->name; ld.n = n; ld.M = M; ld.q0 = q0; ld.v0 = v0; ld.f = f;
-        s = rc_linear_create(w, &ld, &id);
-    }
-    if (s == RC_OK) {
-        B->body = id;
-        s = rc_body_set_force_fn_ex(w, id, beam_force, B, beam_free);
-        if (s == RC_OK) B = NULL;   /* the world owns it */
+        rcm_beam *own = B;
+        B = NULL;   /* the body owns it (freed there on failure) */
+        s = rcm_nonlinear_create(w, def->name, n, M, f, q0, v0, beam_internal, own, beam_free, &id);
+        if (s == RC_OK) own->body = id;
     }
     beam_free(B);
     rcb_free(q0); rcb_free(M);
@@ -392,10 +393,10 @@ rc_status rc_beam_energy(const rc_world *w, int body, double *E_kin, double *E_e
 {
     const rcm_beam *B = NULL;
     RC_CHECK(beam_of(w, body, "rc_beam_energy", &B));
-    double ek = 0.0, ee = 0.0, eg = 0.0;
-    RC_CHECK(rc_linear_energy(w, body, &ek, NULL));
+    double ek = 0.0, ee = 0.0, eg = 0.0, e0;
     const rc_body *bd = &w->bodies[body];
     const rc_linear *L = &w->linears[bd->linear];
+    rcm_linear_energies(w, L, w->q, w->v, &ek, &e0);
     const double *q = w->q + bd->iq;
     for (int i = 0; i < L->n; i++) eg -= L->f[i] * q[i];
     internal(B, q, 1.0, NULL, NULL, &ee);

@@ -180,7 +180,7 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     if (!f) return rc_set_error(RC_ERR_ARG, "rc_body_set_force: 'f' is NULL");
     RC_CHECK(rcm_check_vec(f, w->bodies[id].nv, "body:set_force", "force"));
     rcm_sleep_wake(w, id);
-    if (w->bodies[id].kind == RC_BODY_LINEAR) {
+    if (rcm_body_lagrangian(&w->bodies[id])) {
         memcpy(w->linears[w->bodies[id].linear].f, f, (size_t)w->bodies[id].nv * sizeof(double));
         return RC_OK;
     }
@@ -203,7 +203,7 @@ rc_status rc_body_get_force(const rc_world *w, int id, double *f)
     CHECK_BODY(w, id);
     static const double zero3[3];
     const rc_body_ext *x = rcm_body_ext_of(w, id);
-    const double *src = w->bodies[id].kind == RC_BODY_LINEAR ? w->linears[w->bodies[id].linear].f
+    const double *src = rcm_body_lagrangian(&w->bodies[id]) ? w->linears[w->bodies[id].linear].f
                       : w->bodies[id].kind == RC_BODY_RIGID3D ? w->rigid3d[w->bodies[id].linear].force
                       : x ? x->force : zero3;
     if (f) memcpy(f, src, (size_t)w->bodies[id].nv * sizeof(double));

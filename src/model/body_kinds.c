@@ -11,7 +11,12 @@
  *       factorised once per (h, theta); T(q) = identity;
  *   rigid spatial (RC_BODY_RIGID3D, rigid3d.c): q = (x, quaternion), v = (v,
  *       body Omega), Newton--Euler with the implicit gyroscopic midpoint;
- *       T(q) not the identity (q_{k+1} = q_k exp(h Omega/2)): general path.
+ *       T(q) not the identity (q_{k+1} = q_k exp(h Omega/2)): general path;
+ *   nonlinear Lagrangian (RC_BODY_NONLINEAR, nonlinear.c): a linear body's
+ *       record with an internal force f_int(q) and its tangent K_T(q) in
+ *       place of K q and K (beams, beam.c).
+ * The op 'internal' (f_int, K_T) is what the generalized-alpha schemes
+ * evaluate at their iterate: K q and K here, none for rigid bodies.
  *
  * Each function does the same floating-point operations, in the same order,
  * as the code of the stages it replaced (bit-identical histories). The
@@ -137,6 +142,16 @@ static const double *linear_constant_force(const rc_world *w, const rc_body *bd)
     return w->linears[bd->linear].f;
 }
 
+/* f_int = K q, K_T = K (dense) */
+static rc_status linear_internal(const rc_world *w, const rc_body *bd, const double *q, double *f, double *K)
+{
+    const rc_linear *L = &w->linears[bd->linear];
+    if (f) rcm_linear_mul(L, L->K, q, f);
+    for (int i = 0; K && i < L->n; i++)
+        for (int j = 0; j < L->n; j++) K[(size_t)i * L->n + j] = L->K ? rcm_linear_entry(L, L->K, i, j) : 0.0;
+    return RC_OK;
+}
+
 const rcm_body_ops rcm_body_linear = {
     .name = "linear",
     .nq = 0,   /* the body's n */
@@ -147,6 +162,7 @@ const rcm_body_ops rcm_body_linear = {
     .position = position_identity,
     .step_terms = linear_step_terms,
     .constant_force = linear_constant_force,
+    .internal = linear_internal,
 };
 
 /* ---------------------------------------------------------------- removed (remove.c) */
@@ -209,4 +225,5 @@ const rcm_body_ops *const rcm_body_kinds[RCM_BODY_NKINDS] = {
     [RC_BODY_LINEAR] = &rcm_body_linear,
     [RCM_BODY_REMOVED] = &rcm_body_removed,
     [RC_BODY_RIGID3D] = &rcm_body_rigid3d,   /* spatial (rigid3d.c) */
+    [RC_BODY_NONLINEAR] = &rcm_body_nonlinear,   /* nonlinear.c */
 };

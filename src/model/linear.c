@@ -223,6 +223,7 @@ void rcm_linear_free(rc_world *w)
         rc_linear *L = &w->linears[i];
         rcb_free(L->M); rcb_free(L->K); rcb_free(L->C); rcb_free(L->f);
         rcb_free(L->work); rcb_free(L->fac); rcb_free(L->memo); rcm_linear_bc_free(L->bc); rcm_linear_rows_free(L->rows);
+        rcm_nonlinear_free(L->nl);
     }
     rcb_free(w->linears);
     for (int i = 0; i < w->ngaps; i++) {
@@ -364,10 +365,12 @@ void rcm_linear_step_terms(const rc_world *w, const rc_linear *L, const double *
 
 rc_status rc_linear_energy(const rc_world *w, int body, double *E_kin, double *E_elastic)
 {
-    if (!w || body < 0 || body >= w->nbodies || w->bodies[body].kind != RC_BODY_LINEAR)
+    if (!w || body < 0 || body >= w->nbodies || !rcm_body_lagrangian(&w->bodies[body]))
         return rc_set_error(RC_ERR_NOT_FOUND, "no linear body with id %d", body);
     double k, e;
     rcm_linear_energies(w, &w->linears[w->bodies[body].linear], w->q, w->v, &k, &e);
+    const rcm_nonlinear *nl = w->linears[w->bodies[body].linear].nl;
+    if (nl) (void)nl->fn(nl->user, w->q + w->bodies[body].iq, NULL, NULL, &e);   /* a nonlinear body's E_el(q) */
     if (E_kin) *E_kin = k;
     if (E_elastic) *E_elastic = e;
     return RC_OK;

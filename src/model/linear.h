@@ -68,4 +68,6 @@ size_t rcm_node_gap_memory(const rc_world *w, const rc_gap *g);
 /* fem_mesh.c: every node of a finite-element body in a triangle */
 rc_status rcm_fem_orphan_check(const rc_fem_def *d, const char *what);
 
+#include "model/nonlinear.h"   /* nonlinear bodies (RC_BODY_NONLINEAR: beams) */
+
 #endif /* RC_MODEL_LINEAR_H */

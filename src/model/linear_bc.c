@@ -70,6 +70,9 @@ int rcm_linear_bc_version(const rc_linear *L) { return L->bc ? L->bc->version : 
 
 static rc_status bc_get(rc_world *w, int body, rc_linear **out, const char *fname)
 {
+    if (w && body >= 0 && body < w->nbodies && w->bodies[body].kind == RC_BODY_NONLINEAR)
+        return rc_set_error(RC_ERR_ARG, "%s: body %d is a nonlinear body (a beam): prescribed coordinates are for linear "
+                            "bodies (hold a beam with rc_beam_joint_create)", fname, body);
     if (!w || body < 0 || body >= w->nbodies || w->bodies[body].kind != RC_BODY_LINEAR)
         return rc_set_error(RC_ERR_NOT_FOUND, "%s: no linear body with id %d", fname, body);
     rc_linear *L = &w->linears[w->bodies[body].linear];

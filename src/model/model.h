@@ -23,7 +23,7 @@
  * force, a force function) is in w->body_ext. */
 typedef struct rc_body {
     rc_body_kind kind;
-    int linear;             /* RC_BODY_LINEAR: index into w->linears; RC_BODY_RIGID3D: into w->rigid3d */
+    int linear;             /* RC_BODY_LINEAR, NONLINEAR: index into w->linears; RC_BODY_RIGID3D: into w->rigid3d */
     int iq, iv;             /* offsets into world q[] and v[]        */
     int nq, nv;
     int ext;                /* index into w->body_ext, -1: none (no name, zero force, no function) */
@@ -53,7 +53,7 @@ typedef struct rc_linear {
     rcm_linear_memo *memo;  /* the last products by M, K, C              */
     rcm_linear_bc *bc;      /* prescribed coordinates (NULL: none yet)   */
     rcm_linear_rows *rows;  /* banded: the nonzeros by rows, for products */
-    int fac_bc;             /* the prescribed set's version in fac       */
+    int fac_bc; struct rcm_nonlinear *nl;   /* the prescribed set's version in fac; RC_BODY_NONLINEAR: its internal force (nonlinear.h) */
 } rc_linear;
 
 /* A contact given by a gap function of one body's coordinates. */
@@ -498,15 +498,15 @@ typedef struct rcm_body_ops {
     void (*step_terms)(const rc_world *w, const rc_body *bd, const double *vth, double *W_theta, double *W_damp);
     /* the constant applied force (NULL: zero) */
     const double *(*constant_force)(const rc_world *w, const rc_body *bd);
+    /* f = f_int(q), K = K_T(q) = df_int/dq (nv x nv, row-major; each NULL: not computed; NULL op: none): nonlinear.h */
+    rc_status (*internal)(const rc_world *w, const rc_body *bd, const double *q, double *f, double *K);
 } rcm_body_ops;
-extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear;
+extern const rcm_body_ops rcm_body_rigid2d, rcm_body_linear, rcm_body_removed;
 /* A removed body's slot (remove.c): no free velocity, no gravity, zero
  * energy, no position update; not a rigid2d body for shapes, joints, output. */
 #define RCM_BODY_REMOVED ((rc_body_kind)3)
-/* A removed shape: no features, never paired (its body is set to RC_GROUND). */
-#define RCM_SHAPE_REMOVED ((rc_shape_type)0)
-extern const rcm_body_ops rcm_body_removed;
-#define RCM_BODY_NKINDS (RC_BODY_RIGID3D + 1)
+#define RCM_SHAPE_REMOVED ((rc_shape_type)0)   /* a removed shape: no features, never paired (its body is RC_GROUND) */
+#define RCM_BODY_NKINDS (RC_BODY_NONLINEAR + 1)
 extern const rcm_body_ops *const rcm_body_kinds[RCM_BODY_NKINDS];
 #include "model/rigid3d.h"   /* spatial rigid bodies (body3d.c, rigid3d.c); contact3.h */
 

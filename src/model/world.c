@@ -91,6 +91,7 @@ rc_sim_def rc_default_sim_def(void)
     d.solver.fallback = 1;
     d.solver.linear = RC_NEWTON_LINEAR_AUTO;
     d.solver.residual = RC_RESIDUAL_PASS;
+    d.solver.skip_quiet = 0.0;
     d.work_check = RC_WORK_RECORD;
     d.work_tol = 1e-12;
     d.joint_jacobian = RC_JOINT_JACOBIAN_AUTO;
@@ -313,6 +314,10 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
         return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be in (0, 2) (got %s)", sv, rcb_show(got, d->relax));
     if (d->threads < 1)
         return rc_set_error(RC_ERR_ARG, "%s: 'threads' must be >= 1 (got %d)", sv, d->threads);
+    if (!rcb_finite(d->skip_quiet) || d->skip_quiet < 0.0)
+        return rc_set_error(RC_ERR_ARG, "%s: 'skip_quiet' must be >= 0 (got %s)", sv, rcb_show(got, d->skip_quiet));
+    if (d->skip_quiet > 0.0 && d->method != RC_SOLVER_NSGS)
+        return rc_set_error(RC_ERR_ARG, "%s: 'skip_quiet' is an option of the nsgs solver", sv);
     if (d->method == RC_SOLVER_UZAWA && d->accelerate && d->relax > 1.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)",
                             sv, rcb_show(got, d->relax));
@@ -476,6 +481,7 @@ static size_t memory(const rc_world *w)
         const rc_linear *L = &w->linears[i];
         m += rcm_linear_store_size(L) * (1 + (L->K != NULL) + (L->C != NULL)) * sizeof(double) + 4 * (size_t)L->n * sizeof(double);
         m += rcm_linear_combo_size(L) * sizeof(double) + rcm_linear_memo_size(L->n) + rcm_linear_bc_memory(L->bc) + rcm_linear_rows_memory(L);
+        if (L->nl) m += sizeof(rcm_nonlinear) + ((size_t)2 * L->n * L->n + L->n) * sizeof(double);   /* K_T, its Mhat's factor (nonlinear.c) */
     }
     for (int i = 0; i < w->ngaps; i++) {   /* idx, nrm, tng; MH, grad */
         const rc_gap *g = &w->gaps[i];

@@ -248,18 +248,14 @@ static inline void small_sincos(double x, double *s, double *c)
 }
 
 /* The warm start of the slide case: Newton's method on h from the slip
- * direction d0 = -p0_T / |p0_T| of a guess on the cone's boundary (the
- * contact's impulse of the last sweep), d kept a unit vector by rotation
+ * direction d0 = (c, s) of a guess (slide_from_guess), d kept a unit vector by rotation
  * (no sin/cos once the steps are small). The zero is taken only when it is
  * a solution (D > 0 and a round-off residual: candidate's test); else the
  * grid search runs as without a guess. At most 8 steps. Returns 1 when a
  * solution was found (in cp->best). */
-static int slide_from_guess(cone3_problem *cp, const double *g)
+static int slide_newton(cone3_problem *cp, double c, double s)
 {
     const double *W = cp->W, *b = cp->b, mu = cp->mu;
-    const double gt = sqrt(g[1] * g[1] + g[2] * g[2]);
-    if (!(g[0] > 0.0) || !(gt > 0.5 * mu * g[0])) return 0;   /* not sliding: no direction to start from */
-    double c = -g[1] / gt, s = -g[2] / gt;
     for (int it = 0; it < 8; it++) {
         double D;
         const double h = slide_hcs(cp, c, s, &D);
@@ -286,6 +282,17 @@ static int slide_from_guess(cone3_problem *cp, const double *g)
         }
     }
     return 0;
+}
+
+/* Newton from the slip direction of a guess g (d0 = -g_T / |g_T|) when g
+ * slides (|g_T| > mu g_N / 2: the contact's last impulse) or, with any = 1,
+ * whenever g_T is not zero (the stick impulse outside the cone: for an
+ * isotropic W its direction is the slip's) */
+static int slide_from_guess(cone3_problem *cp, const double *g, int any)
+{
+    const double gt = sqrt(g[1] * g[1] + g[2] * g[2]);
+    if (any ? !(gt > 0.0) : (!(g[0] > 0.0) || !(gt > 0.5 * cp->mu * g[0]))) return 0;
+    return slide_newton(cp, -g[1] / gt, -g[2] / gt);
 }
 
 int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p)
@@ -319,7 +326,7 @@ int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double
     /* 3. slide: without friction, u_N = 0 with p_T = 0 */
     if (mu == 0.0) {
         if (W[0] > 0.0) { p[0] = -b[0] / W[0]; p[1] = p[2] = 0.0; return 2; }
-    } else if (guess && slide_from_guess(&cp, guess)) {
+    } else if ((guess && slide_from_guess(&cp, guess, 0)) || (have_stick && slide_from_guess(&cp, ps, 1))) {
         p[0] = cp.best[0]; p[1] = cp.best[1]; p[2] = cp.best[2];
         return 2;
     }

@@ -68,6 +68,14 @@ void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, con
  * of the body kind's solve_mass: the rows are stored, MH is rebuilt */
 void rcn_contact3_mh(const rc_world *w, int body, double H[3][6], double kappa, double MH[3][6]);
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters);
+/* sqrt(sum |p - proj_K(p - u~)|^2) over the active 3D contacts and the 3D
+ * joints' |H V|^2 at V (NSGS3's stopping test before the division by
+ * 1 + bnorm; sets c3->worst1, worst_res) */
+rc_status rcn_nsgs3_residual(rc_world *w, const double *V, double *res);
+/* newton3.c: the semismooth Newton method on the same problem (solver =
+ * { "newton" } in a dim = 3 world), NSGS3 as its fallback; the same
+ * arguments and stopping test as rcn_nsgs3 */
+rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *iters);
 /* nsgs3_order.c: the active 3D contacts in this step's sweep order (the
  * solver's order: "position" bottom first along gravity, "top" top first,
  * else by index), in the world's work arena */

@@ -14,6 +14,7 @@
 #include "nonsmooth/nonsmooth.h"
 
 #include <math.h>
+#include <string.h>
 
 /* (u + shift) of contact c at the velocity V */
 void rcn_contact3_velocity(const rc_world *w, const rcm_contact3 *c, const double *V, double *u)
@@ -83,10 +84,61 @@ void rcn_contact3_apply(const rc_world *w, const rcm_contact3 *c, double *V, con
     if (c->body_a >= 0) side_apply(w, c, 0, w->c3->kappa, V + w->bodies[c->body_a].iv, dp);
 }
 
+/* Skipping quiet contacts (solver skip_quiet): a contact's one-contact
+ * problem depends on the sweep only through u = H V of its two bodies. Each
+ * body keeps odometers of how much its velocity has changed in the sweeps
+ * (sum of |dv|_1 and of |dw|_1), each contact their values when it was last
+ * solved and its levers (the largest row norm of its R blocks). While
+ * dT_a + l_a dR_a + dT_b + l_b dR_b <= eps, its u moved by at most that
+ * since its own solve, which left it at its fixed point: its natural-map
+ * term is at most (1 + mu) eps, and solving it again is skipped. The stop
+ * test is still the residual pass over every contact. */
+typedef struct {
+    int on;
+    double eps, loud2;       /* the skip bound; a residual term (squared) above loud2 is
+                                never skipped: (tol (1 + |b|) / 2)^2 / n, so that a pass
+                                above tol always finds a contact to solve again      */
+    double *ot, *orr;        /* per body: odometers (translation, rotation)            */
+    double *snap, *lev;      /* per contact: 4 odometer values at its solve; 2 levers */
+} quiet_ctx;
+
+static double lever(const double *R)   /* 3 x 3, row-major */
+{
+    double m = 0.0;
+    for (int r = 0; r < 3; r++) m = fmax(m, sqrt(R[3 * r] * R[3 * r] + R[3 * r + 1] * R[3 * r + 1] + R[3 * r + 2] * R[3 * r + 2]));
+    return m;
+}
+
+/* the odometer distance of contact i since its last solve (HUGE_VAL: never solved) */
+static double moved(const quiet_ctx *q, const rcm_contact3 *c, int i)
+{
+    const double *sn = q->snap + 4 * i;
+    if (!(sn[0] >= 0.0)) return HUGE_VAL;
+    double d = (q->ot[c->body_b] - sn[2]) + q->lev[2 * i + 1] * (q->orr[c->body_b] - sn[3]);
+    if (c->body_a >= 0) d += (q->ot[c->body_a] - sn[0]) + q->lev[2 * i] * (q->orr[c->body_a] - sn[1]);
+    return d;
+}
+
+/* the odometers of body b after its velocity went from old to V (6 values) */
+static void odometer(quiet_ctx *q, int b, const double *old, const double *v)
+{
+    q->ot[b] += fabs(v[0] - old[0]) + fabs(v[1] - old[1]) + fabs(v[2] - old[2]);
+    q->orr[b] += fabs(v[3] - old[3]) + fabs(v[4] - old[4]) + fabs(v[5] - old[5]);
+}
+
+static void snapshot(quiet_ctx *q, const rcm_contact3 *c, int i)
+{
+    double *sn = q->snap + 4 * i;
+    sn[0] = c->body_a >= 0 ? q->ot[c->body_a] : 0.0;
+    sn[1] = c->body_a >= 0 ? q->orr[c->body_a] : 0.0;
+    sn[2] = q->ot[c->body_b];
+    sn[3] = q->orr[c->body_b];
+}
+
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
  * without a closed form: its natural map, law3.c); the largest contact
  * term and 1 + its index in c3->worst1, c3->worst_res */
-static rc_status residual(rc_world *w, const double *V, double *res)
+static rc_status residual(rc_world *w, const double *V, double *res, quiet_ctx *q)
 {
     rcm_c3 *c3 = w->c3;
     double r2 = 0.0, rmax = -1.0;
@@ -104,6 +156,7 @@ static rc_status residual(rc_world *w, const double *V, double *res)
         }
         r2 += ri;
         if (ri > rmax) { rmax = ri; c3->worst1 = i + 1; }
+        if (q->on && ri > q->loud2) q->snap[4 * i] = -1.0;   /* above its share of tol: solved in the next sweep */
     }
     c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
     *res = sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
@@ -141,17 +194,62 @@ static inline rc_status solve_one(rc_world *w, int i, double *V, double *r2)
 }
 
 /* One sweep: the joints, then the contacts of order[0..n); est (or NULL):
- * the sum of their squared residuals as visited */
-static rc_status sweep(rc_world *w, const int *order, int n, double *V, double *est)
+ * the sum of their squared residuals as visited; q (on or not): quiet
+ * contacts skipped, odometers kept */
+static rc_status sweep(rc_world *w, const int *order, int n, double *V, double *est, quiet_ctx *q)
 {
     rcn_joints3_sweep(w, V);   /* 3D joints' blocks (joint3_block.c) */
     double sum = 0.0;
+    if (!q->on) {
+        for (int k = 0; k < n; k++) {
+            double r2 = 0.0;
+            RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
+            sum += r2;
+        }
+        w->c3->solves += n;
+        if (est) *est = sum;
+        return RC_OK;
+    }
+    rcm_c3 *c3 = w->c3;
     for (int k = 0; k < n; k++) {
+        const int i = order[k];
+        const rcm_contact3 *c = &c3->c[i];
+        if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
+        double *vb = V + w->bodies[c->body_b].iv, *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL;
+        double ob[6], oa[6];
+        memcpy(ob, vb, sizeof ob);
+        if (va) memcpy(oa, va, sizeof oa);
         double r2 = 0.0;
-        RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
+        RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
+        c3->solves++;
         sum += r2;
+        odometer(q, c->body_b, ob, vb);
+        if (va) odometer(q, c->body_a, oa, va);
+        snapshot(q, c, i);
     }
     if (est) *est = sum;
+    return RC_OK;
+}
+
+/* the quiet-contact context of this solve (off: q->on = 0) in the work arena */
+static rc_status quiet_begin(rc_world *w, double bnorm, int n, quiet_ctx *q)
+{
+    rcm_c3 *c3 = w->c3;
+    const double f = w->sim.solver.skip_quiet;
+    q->on = f > 0.0 && c3->ndrill == 0 && rcn_joints3_count(w) == 0 && n > 0;
+    if (!q->on) return RC_OK;
+    q->eps = f * w->sim.solver.tol * (1.0 + bnorm) / sqrt((double)n);
+    q->loud2 = 0.25 * w->sim.solver.tol * w->sim.solver.tol * (1.0 + bnorm) * (1.0 + bnorm) / n;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&q->ot, 2LL * w->nbodies, sizeof(double), "3D quiet contacts"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&q->snap, 6LL * (c3->n > 0 ? c3->n : 1), sizeof(double), "3D quiet contacts"));
+    q->orr = q->ot + w->nbodies;
+    q->lev = q->snap + 4LL * c3->n;
+    for (int b = 0; b < 2 * w->nbodies; b++) q->ot[b] = 0.0;
+    for (int i = 0; i < c3->n; i++) {
+        q->snap[4 * i] = -1.0;
+        q->lev[2 * i] = lever(&c3->c[i].Ra[0][0]);
+        q->lev[2 * i + 1] = lever(&c3->c[i].Rb[0][0]);
+    }
     return RC_OK;
 }
 
@@ -195,16 +293,19 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     *iters = 0;
     c3->worst1 = 0;
     c3->worst_res = 0.0;
+    c3->solves = 0;
     if (c3->nactive == 0 && rcn_joints3_count(w) == 0) return RC_OK;
     int *order, n;
     RC_CHECK(rcn_nsgs3_order(w, &order, &n));   /* nsgs3_order.c */
     const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w), adaptive = !fused && every == 1;
+    quiet_ctx q;
+    RC_CHECK(quiet_begin(w, bnorm, n, &q));
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
     for (int it = 1; it <= max_iter; it++) {
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
-        RC_CHECK(sweep(w, order, n, V, fused && check && it < max_iter ? &est : NULL));
+        RC_CHECK(sweep(w, order, n, V, fused && check && it < max_iter ? &est : NULL, &q));
         *iters = it;
         if (!check) continue;
         if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
@@ -212,7 +313,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             if (!rcb_finite(est)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
             if (est > tol) continue;
         }
-        RC_CHECK(residual(w, V, res));
+        RC_CHECK(residual(w, V, res, &q));
         *res /= 1.0 + bnorm;
         if (!rcb_finite(*res)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
         if (*res <= tol) break;
@@ -223,4 +324,12 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         }
     }
     return RC_OK;
+}
+
+/* the stopping test's residual (absolute: the caller divides by 1 + |b|),
+ * for the 3D Newton solver (newton3.c) */
+rc_status rcn_nsgs3_residual(rc_world *w, const double *V, double *res)
+{
+    quiet_ctx off = { 0 };
+    return residual(w, V, res, &off);
 }

@@ -210,7 +210,7 @@ describe("simulation options (world:simulation)", function()
             adaptive_threads = true, norm = "l2", accelerate = true, work_check = "record", work_tol = 1e-12,
             joint_jacobian = "auto", project_joints = false, project_tol = 1e-12, project_max_iter = 50,
             project_contacts = false, formulation = "alart-curnier", fallback = true, linear = "auto",
-            residual = "pass",
+            residual = "pass", skip_quiet = 0,
         }, core.defaults.sim)
     end)
 

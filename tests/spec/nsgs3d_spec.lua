@@ -39,6 +39,7 @@ describe("NSGS on 3D contacts", function()
     local cases = {
         { order = "fixed" }, { order = "position" }, { order = "top" },
         { order = "top", relax = 1.3 }, { residual = "sweep" }, { check_every = 3 },
+        { skip_quiet = 5 }, { skip_quiet = 50, order = "top" },
     }
     for _, solver in ipairs(cases) do
         local name = {}
@@ -72,6 +73,46 @@ describe("NSGS on 3D contacts", function()
             assert.is_true(sweeps > 2 * steps, sweeps .. " sweeps")                     -- and needs several sweeps
         end)
     end
+
+    it("skip_quiet: the same steps converged with fewer one-contact solves, the same pile to the tolerance", function()
+        local runs = {}
+        for _, f in ipairs{ 0, 5 } do
+            local w, sim = pile(3, 3, { skip_quiet = f, tol = 1e-6 })
+            local bad = 0
+            sim:after_step(function(s) if not s:info().converged then bad = bad + 1 end end)
+            sim:run{ T = 0.4 }
+            local st = sim:stats()
+            local z = {}
+            for _, b in ipairs(w:bodies()) do z[#z + 1] = b:q()[3] end
+            runs[#runs + 1] = { solves = st.local_solves, bad = bad, max_res = st.max_residual, z = z }
+        end
+        local plain, skip = runs[1], runs[2]
+        assert.are.equal(0, plain.bad)
+        assert.are.equal(0, skip.bad)
+        assert.is_true(skip.max_res <= 1e-6, "largest residual " .. skip.max_res)
+        print(("  skip_quiet = 5: %d one-contact solves against %d (%.2f)"):format(skip.solves, plain.solves, skip.solves / plain.solves))
+        assert.is_true(skip.solves < 0.9 * plain.solves, skip.solves .. " against " .. plain.solves)
+        for i = 1, #plain.z do assert.near(plain.z[i], skip.z[i], 1e-3, "body " .. i) end
+    end)
+
+    it("skip_quiet and the solvers of a dim = 3 world: errors name the option", function()
+        local w = rc.world{ dim = 3 }
+        local ok, err = pcall(w.simulation, w, { solver = { "nsgs", skip_quiet = -1 } })
+        assert.is_false(ok)
+        assert.matches("'skip_quiet' must be >= 0 (got -1)", err, 1, true)
+        ok, err = pcall(w.simulation, w, { solver = { "uzawa", skip_quiet = 1 } })
+        assert.is_false(ok)
+        assert.matches("'skip_quiet' is an option of the \"nsgs\" solver", err, 1, true)
+        for _, m in ipairs{ "uzawa", "apgd" } do   -- solvers of planar contacts only: refused, not silently NSGS
+            ok, err = pcall(w.simulation, w, { solver = { m } })
+            assert.is_false(ok)
+            assert.matches("solver '" .. m .. "' does not solve 3D contacts; a dim = 3 world takes \"nsgs\" or \"newton\"", err, 1, true)
+        end
+        local w2 = rc.world{}
+        ok, err = pcall(w2.simulation, w2, { solver = { "nsgs", skip_quiet = 1 } })
+        assert.is_false(ok)
+        assert.matches("skip_quiet' is an option of the 3D contacts' NSGS (a dim = 3 world)", err, 1, true)
+    end)
 
     it("a resting column carries its weight: p_N of the k-th contact from the top = k m g h, any order", function()
         for _, order in ipairs{ "fixed", "position", "top" } do
