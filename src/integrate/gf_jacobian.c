@@ -8,8 +8,10 @@
  * part is built in), by the chain rule through the dependent quantities:
  *   a -> a-bar (71): (1 - af)/(1 - am); u (73): h gamma of it; q: h^2 beta of it;
  *   lambda_N, lambda_F -> lambda-bar (96), (114), P_N (95), kappa-hat (102), P_F (113);
- *   exact: M (diagonal or a linear body's), -K q - C u, gravity and constant
- *   forces (0), the rows' values G (= dg/dq of the joints and of the gaps
+ *   exact: M (diagonal or a linear or nonlinear body's), -C u, the tangent
+ *   -K_T of the kinds' internal force (K of a linear body, a beam's own:
+ *   rcm_body_ops.internal), gravity and constant forces (0), the rows'
+ *   values G (= dg/dq of the joints and of the gaps
  *   g_N), G u, G a, the multipliers' columns -G^T, and each contact's
  *   branch of (129)-(142) with sgn frozen (the generalized derivative with
  *   the residual's own branch choices);
@@ -27,7 +29,7 @@
  *   differences of those four rows (rci_gf_jacobian_fd with a row mask).
  * By differences (RC_GA_JAC_DIFFERENCES, or AUTO with a law without closed
  * form or a gap-function contact, or a world with a body kind other than
- * planar rigid and linear): forward differences of the whole R,
+ * planar rigid, linear and nonlinear): forward differences of the whole R,
  * each column of a, U, Q an evaluation of the geometry (three narrow phases).
  */
 #include "integrate/gen_alpha_friction.h"
@@ -107,7 +109,7 @@ typedef struct gjw {
     double *dGu, *dGun, *dGa, *dc, *dcdu;   /* d(G u)/dq (+ d(dg/dt)/dq), d(G u_i)/dq, d(G a)/dq, dc/dq, dc/du */
     double *dGT[3];                         /* d(G^T lambda)/dq for the lambdas of R_a, R_U, R_Q */
     double *lam[3];
-    double *M, *dfq, *dfu, *v;              /* M, df/dq, df/du (n x n); a row (n) */
+    double *M, *dfq, *dfu, *Kt, *v;         /* M, df/dq, df/du, a body's K_T (n x n); rows (2 n) */
 } gjw;
 
 static rc_status workspace(rci_gf_sys *s, gjw *g)
@@ -115,7 +117,7 @@ static rc_status workspace(rci_gf_sys *s, gjw *g)
     const int n = s->n, nb = s->nb, m = nb + 2 * s->nc;
     const long long mn = (long long)m * n, nn = (long long)n * n;
     if (!s->jw) {
-        const long long total = 9 * mn + 4LL * nb + 3 * nn + 3LL * m + 3 * nn + 2LL * n;
+        const long long total = 9 * mn + 4LL * nb + 3 * nn + 3LL * m + 4 * nn + 2LL * n;
         RC_CHECK(rcb_arena_array(&s->w->work, (void **)&s->jw, total > 0 ? total : 1, sizeof(double), "gen-alpha Jacobian"));
         RC_CHECK(rcb_arena_array(&s->w->work, (void **)&s->jrows, s->N > 0 ? s->N : 1, 1, "gen-alpha Jacobian rows"));
     }
@@ -123,7 +125,7 @@ static rc_status workspace(rci_gf_sys *s, gjw *g)
     for (int k = 0; k < 4; k++) { g->Gs[k] = p; p += mn; g->gt[k] = p; p += nb; }
     g->dGu = p; p += mn; g->dGun = p; p += mn; g->dGa = p; p += mn; g->dc = p; p += mn; g->dcdu = p; p += mn;
     for (int k = 0; k < 3; k++) { g->dGT[k] = p; p += nn; g->lam[k] = p; p += m; }
-    g->M = p; p += nn; g->dfq = p; p += nn; g->dfu = p; p += nn; g->v = p;
+    g->M = p; p += nn; g->dfq = p; p += nn; g->dfu = p; p += nn; g->Kt = p; p += nn; g->v = p;
     return RC_OK;
 }
 
@@ -191,8 +193,9 @@ static rc_status geometry(rci_gf_sys *s, gjw *g)
     return RC_OK;
 }
 
-/* M, df/dq, df/du: exact for rigid and linear bodies, forward differences
- * for the bodies with a force function (all of them with springs) */
+/* M, df/dq, df/du: exact for rigid, linear and nonlinear bodies (their
+ * tangent), forward differences for the bodies with a force function (all of
+ * them with springs) */
 static rc_status forces(rci_gf_sys *s, gjw *g)
 {
     const rc_world *w = s->w;
@@ -201,16 +204,23 @@ static rc_status forces(rci_gf_sys *s, gjw *g)
     memset(g->dfq, 0, (size_t)n * n * sizeof(double));
     memset(g->dfu, 0, (size_t)n * n * sizeof(double));
     for (int i = 0; i < n; i++) g->M[(size_t)i * n + i] = w->mass_diag[i];
-    for (int i = 0; i < w->nlinears; i++) {
+    for (int i = 0; i < w->nlinears; i++) {   /* M, C of the linear and nonlinear bodies */
         const rc_linear *L = &w->linears[i];
         const int o = w->bodies[L->body].iv;
         for (int r = 0; r < L->n; r++)
             for (int c = 0; c < L->n; c++) {
                 const size_t e = (size_t)(o + r) * n + o + c;
                 g->M[e] = rcm_linear_entry(L, L->M, r, c);
-                if (L->K) g->dfq[e] = -rcm_linear_entry(L, L->K, r, c);
                 if (L->C) g->dfu[e] = -rcm_linear_entry(L, L->C, r, c);
             }
+    }
+    for (int b = 0; b < w->nbodies; b++) {   /* -K_T of the kinds with an internal force (K; a beam's tangent) */
+        const rc_body *bd = &w->bodies[b];
+        const rcm_body_ops *ops = rcm_body_ops_of(bd);
+        if (!ops->internal) continue;
+        RC_CHECK(ops->internal(w, bd, s->q + bd->iq, NULL, g->Kt));
+        for (int r = 0; r < bd->nv; r++)
+            for (int c = 0; c < bd->nv; c++) g->dfq[(size_t)(bd->iv + r) * n + bd->iv + c] = -g->Kt[(size_t)r * bd->nv + c];
     }
     if (!s->have_f) return RC_OK;
     for (int b = 0; b < w->nbodies; b++) {
@@ -357,7 +367,8 @@ int rci_gf_jacobian_analytic(const rci_gf_sys *s)
     const rc_ga_jacobian mode = s->w->sim.gen_alpha.jacobian;
     if (mode == RC_GA_JAC_DIFFERENCES) return 0;
     for (int b = 0; b < s->w->nbodies; b++)   /* a body kind this file does not know (its M, its forces): differences */
-        if (s->w->bodies[b].kind != RC_BODY_RIGID2D && s->w->bodies[b].kind != RC_BODY_LINEAR) return 0;
+        if (s->w->bodies[b].kind != RC_BODY_RIGID2D && s->w->bodies[b].kind != RC_BODY_LINEAR && s->w->bodies[b].kind != RC_BODY_NONLINEAR)
+            return 0;
     if (mode == RC_GA_JAC_ANALYTIC) return 1;
     for (int c = 0; c < s->nc; c++) {
         if (s->site[c].law) return 0;

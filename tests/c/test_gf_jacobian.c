@@ -4,7 +4,8 @@
  * R(x) with the same frozen index sets, at every Newton iterate of the
  * paper's planar cases (rotating ball, ball in a corner, ball in a cylinder,
  * Painleve rod), of a ball on a string (a distance joint) that hits the
- * ground, of a linear body (M, K, C) landing through a linear gap, and of a
+ * ground, of a linear body (M, K, C) and a nonlinear beam (its tangent)
+ * landing through a linear gap, and of a
  * disc with a force function and a prescribed angle (a rheonomic row):
  * sliding, sticking and open contacts are each seen. The comparison
  * is row by row: max_j |J_ij - D_ij| <= 1e-5 max_j |D_ij| (D: central
@@ -302,6 +303,32 @@ RC_TEST(linear_body)
     run(failed, w, 2e-3, 0.5, 0.0, 1.0, 1, "linear body", 1, 1, 0);
 }
 
+/* a geometrically nonlinear beam (RC_BODY_NONLINEAR: its tangent K_T
+ * exact through the kind's internal force) whose last control point lands
+ * on the ground through a linear gap with friction and slides */
+RC_TEST(beam)
+{
+    rc_world *w = world(0.0);
+    if (w) {
+        rc_beam_def bd = rc_default_beam_def();
+        bd.a[0] = 0.0; bd.a[1] = 0.1; bd.b[0] = 0.5; bd.b[1] = 0.05;
+        bd.elements = 2; bd.degree = 2;
+        bd.EA = 1e3; bd.EI = 1.0; bd.rho = 1.0;
+        bd.gravity[1] = -9.81;
+        bd.v0[0] = 1.0; bd.v0[1] = -0.5;
+        int b = -1;
+        must(rc_beam_create(w, &bd, &b));
+        law(w, 0.0, 0.3);
+        const int n = 2 * (bd.elements + bd.degree);
+        const int idx[2] = { n - 2, n - 1 };
+        static const double nrm[2] = { 0.0, 1.0 }, tng[2] = { 1.0, 0.0 };
+        rc_gap_def gd = rc_default_gap_def();
+        gd.body = b; gd.nnz = 2; gd.index = idx; gd.normal = nrm; gd.tangent = tng;
+        must(rc_gap_create(w, &gd, NULL));
+    }
+    run(failed, w, 1e-3, 0.5, 0.0, 0.3, 1, "beam", 1, 1, 0);
+}
+
 /* a force function (a spring-damper to x = 0 written as a callback: its
  * columns by differences) on a disc whose angle is prescribed, phi = -20 t
  * (a rheonomic joint row: dg/dt), sliding on the ground */
@@ -342,4 +369,4 @@ RC_TEST(bad_setting)
 }
 
 RC_TEST_MAIN(T(bad_setting), T(rotating_ball), T(rotating_ball_generic_law), T(ball_in_corner), T(ball_in_cylinder), T(painleve_rod), T(pendulum_with_contact),
-             T(linear_body), T(force_function_and_prescribed_angle))
+             T(linear_body), T(beam), T(force_function_and_prescribed_angle))
