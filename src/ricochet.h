@@ -1148,6 +1148,13 @@ typedef enum rc_work_check {
  * 2014 (frictionless, docs/theory/gen-alpha.md) or Capobianco, Harsch,
  * Eugster & Leine 2021 (Coulomb friction, docs/theory/gen-alpha-friction.md). */
 typedef enum rc_ga_variant { RC_GA_AUTO = 0, RC_GA_BRULS = 1, RC_GA_CAPOBIANCO = 2 } rc_ga_variant;
+/* The Jacobian of the frictional variant's semismooth Newton
+ * (docs/theory/gen-alpha-friction.md, "The Newton Jacobian"): AUTO (the
+ * default): ANALYTIC when every law is built in and no contact is a gap
+ * function, else DIFFERENCES (and DIFFERENCES on spatial bodies); ANALYTIC: exact for the built-in parts
+ * (user-defined parts by differences); DIFFERENCES: forward differences of
+ * the whole residual. */
+typedef enum rc_ga_jacobian { RC_GA_JAC_AUTO = 0, RC_GA_JAC_ANALYTIC = 1, RC_GA_JAC_DIFFERENCES = 2 } rc_ga_jacobian;
 typedef struct rc_gen_alpha_def {
     double rho_inf;             /* spectral radius at infinity, in [0, 1], default 0.8 */
     int direct;                 /* 1: the four coefficients below, 0: from rho_inf     */
@@ -1159,6 +1166,8 @@ typedef struct rc_gen_alpha_def {
                                    2014; or either one                            */
     double prox_r;              /* Capobianco's prox parameter r; 0 (default): each
                                    contact's effective mass                        */
+    rc_ga_jacobian jacobian;    /* Capobianco's Newton Jacobian: RC_GA_JAC_AUTO
+                                   (default), ANALYTIC or DIFFERENCES             */
     int sequential;             /* 0: monolithic semismooth Newton on (44) (default);
                                    1: the paper's Algorithm 1 (smooth motion, then
                                    position and velocity projections in turn)   */

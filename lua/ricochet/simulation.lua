@@ -14,7 +14,7 @@ local REQUIRED, number, integer, positive, nonneg, in01 = check.REQUIRED, check.
 local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_name, check.option, check.check_fn, check.c_check
 
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
-                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "project_contacts", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "sleep" }
+                   "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "project_contacts", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "newton_jacobian", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
 
 function World:simulation(t)
@@ -104,7 +104,7 @@ function World:simulation(t)
     end
     if def.scheme == "gen-alpha" then I.gen_alpha_options(fname, t, s, def)
     else
-        for _, k in ipairs{ "rho_inf", "gen_alpha", "strategy", "variant", "prox_r" } do
+        for _, k in ipairs{ "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "newton_jacobian" } do
             if t[k] ~= nil then fail(fname, "'%s' is an option of scheme = \"gen-alpha\" (scheme is %s)", k, show(def.scheme)) end
         end
     end
@@ -153,6 +153,10 @@ function I.gen_alpha_options(fname, t, s, def)
     def.variant = option(fname, "variant", t.variant, "auto", { "auto", "bruls2014", "capobianco2021" })
     def.ga_variant = ({ auto = 0, bruls2014 = 1, capobianco2021 = 2 })[def.variant]
     def.prox_r = number(fname, "prox_r", t.prox_r, 0)
+    -- the frictional variant's Newton Jacobian: "analytic" (exact for the built-in parts),
+    -- "differences" (forward differences), "auto": analytic when every part is built in
+    def.newton_jacobian = option(fname, "newton_jacobian", t.newton_jacobian, "auto", { "auto", "analytic", "differences" })
+    def.ga_jacobian = ({ auto = 0, analytic = 1, differences = 2 })[def.newton_jacobian]
 end
 
 function Sim.__index(self, k)

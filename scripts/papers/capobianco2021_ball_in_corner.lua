@@ -21,6 +21,7 @@
 -- scheme ("gen-alpha" or "moreau-jean": theta = 1), law ("builtin": rc.newton;
 -- "lua": its twin written in Lua, ricochet.laws.coulomb; "c-generic": rc.newton
 -- through its xi / project).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-4, { above = 0 })
@@ -28,6 +29,7 @@ local T      = rc.param("T", 1.5, { above = 0 })
 local rho    = rc.param("rho_inf", 0.5, { min = 0, max = 1 })
 local scheme = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
 local prox_r = rc.param("prox_r", 0.2, { min = 0 })   -- the paper's r (0: each contact's effective mass)
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local lawp   = rc.param("law", "builtin", { one_of = { "builtin", "lua", "c-generic" } })
 local m, R, g = 1.0, 0.1, 9.81
 local s2 = math.sqrt(0.5)
@@ -46,7 +48,7 @@ w:contact{ groups = { 1, 3 }, law = law(0.5, 0.3) }
 w:contact{ groups = { 2, 3 }, law = law(0, 0.3) }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, prox_r = prox_r, solver = { tol = 1e-8 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, prox_r = prox_r, solver = { tol = 1e-8 } }
 else
   sim = w:simulation{ scheme = scheme, theta = 1, h = h, solver = { "nsgs", tol = 1e-10, max_iter = 10000 } }
 end

@@ -17,12 +17,14 @@
 -- Parameters (each checked): h (1e-2, > 0), T (10, > 0), rho_inf (0.5, in [0, 1]),
 -- prox_r (0.3: the paper's r, >= 0; 0: each contact's effective mass), scheme ("gen-alpha"
 -- or "moreau-jean": theta = 1, the paper's comparison).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-2, { above = 0 })
 local T      = rc.param("T", 10.0, { above = 0 })
 local rho    = rc.param("rho_inf", 0.5, { min = 0, max = 1 })
 local prox_r = rc.param("prox_r", 0.3, { min = 0 })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local scheme = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
 local m, R, g, Rc, P = 1.0, 0.1, 9.81, 1.0, { 0, 1 }
 
@@ -32,7 +34,7 @@ local ball = w:body{ name = "ball", mass = m, inertia = 0.4 * m * R * R, q = { P
 w:contact{ w.ground, ball, law = rc.newton{ e = 0, mu = 0.1 }, name = "C" }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, prox_r = prox_r, solver = { tol = 1e-10 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, prox_r = prox_r, solver = { tol = 1e-10 } }
 else
   sim = w:simulation{ scheme = scheme, theta = 1, h = h, solver = { "nsgs", tol = 1e-10, max_iter = 1000 } }
 end

@@ -22,12 +22,14 @@
 --   build/ricochet run scripts/papers/capobianco2021_guided_hopper.lua --out out/hopper   (+ figure.svg)
 -- Parameters (each checked): h (5e-5, > 0), T (1, > 0), rho_inf (0, in [0, 1]),
 -- prox_r (0.15, >= 0), y0 (0.31, > 0.2), mu (0.2, >= 0), tol (1e-6, > 0: the Newton tolerance).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 5e-5, { above = 0 })
 local T      = rc.param("T", 1.0, { above = 0 })
 local rho    = rc.param("rho_inf", 0.0, { min = 0, max = 1 })
 local prox_r = rc.param("prox_r", 0.15, { min = 0 })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local y0     = rc.param("y0", 0.31, { above = 0.2 })
 local mu     = rc.param("mu", 0.2, { min = 0 })
 local tol    = rc.param("tol", 1e-6, { above = 0 })
@@ -58,7 +60,7 @@ local n = leg.n
 -- r(1) is the last control point (coordinates n - 1, n): g_N = y_P, gamma_F = v_x of P
 w:gap{ leg, index = { n - 1, n }, normal = { 0, 1 }, tangent = { 1, 0 }, law = rc.newton{ e = 0, mu = mu }, name = "foot" }
 
-local sim = w:simulation{ scheme = "gen-alpha", variant = "capobianco2021", rho_inf = rho, h = h, prox_r = prox_r,
+local sim = w:simulation{ scheme = "gen-alpha", variant = "capobianco2021", rho_inf = rho, h = h, prox_r = prox_r, newton_jacobian = jac,
                           solver = { tol = tol } }
 -- per step: the foot's gap and percussions, the knee's violation, the cone,
 -- the contact bursts (P_N > p_min: the filtered percussion of rho_inf = 0

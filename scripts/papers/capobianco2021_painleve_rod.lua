@@ -19,12 +19,14 @@
 --   build/ricochet run scripts/papers/capobianco2021_painleve_rod.lua --out out/painleve   (+ figure.svg)
 -- Parameters (each checked): h (8e-4, > 0), T (1.5, > 0), rho_inf (0.9, in [0, 1]),
 -- prox_r (0.1, >= 0), scheme ("gen-alpha" or "moreau-jean").
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 8e-4, { above = 0 })
 local T      = rc.param("T", 1.5, { above = 0 })
 local rho    = rc.param("rho_inf", 0.9, { min = 0, max = 1 })
 local prox_r = rc.param("prox_r", 0.1, { min = 0 })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local scheme = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
 local m, l, g, mu, v0 = 1.0, 1.0, 10.0, 5 / 3, 30.0
 local J = m * l * l / 3
@@ -61,7 +63,7 @@ local rod = w:body{ name = "rod", mass = m, inertia = J, q = { 0, l * math.sin(p
 w:contact{ w.ground, rod, law = rc.newton{ e = 0, mu = mu }, name = "C" }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, prox_r = prox_r, solver = { tol = 1e-8 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, prox_r = prox_r, solver = { tol = 1e-8 } }
 else
   sim = w:simulation{ scheme = scheme, theta = 1, h = h, solver = { "nsgs", tol = 1e-10, max_iter = 1000 } }
 end

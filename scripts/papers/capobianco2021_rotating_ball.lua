@@ -26,6 +26,7 @@
 -- rc.newton; "lua": its twin written in Lua, ricochet.laws.coulomb; "c-generic":
 -- rc.newton through its xi / project -- the same trajectory to the solver's
 -- tolerance, docs/theory/gen-alpha-friction.md).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local case    = rc.param("case", "b", { one_of = { "a", "b", "c" } })
@@ -33,6 +34,7 @@ local h       = rc.param("h", 2e-3, { above = 0 })
 local T       = rc.param("T", case == "a" and 1.5 or 1.1, { above = 0 })
 local rho     = rc.param("rho_inf", 0.5, { min = 0, max = 1 })
 local scheme  = rc.param("scheme", "gen-alpha", { one_of = { "gen-alpha", "moreau-jean" } })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local lawp    = rc.param("law", "builtin", { one_of = { "builtin", "lua", "c-generic" } })
 local m, R, g, mu = 1.0, 0.1, 9.81, 0.2
 local omega = ({ a = 0, b = 50, c = 10 })[case]
@@ -49,7 +51,7 @@ end
 w:contact{ w.ground, ball, law = law(eN, mu), name = "C" }
 local sim
 if scheme == "gen-alpha" then
-  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = 1e-10 } }
+  sim = w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, solver = { tol = 1e-10 } }
 else
   sim = w:simulation{ scheme = scheme, theta = 1, h = h, solver = { "nsgs", tol = 1e-10, max_iter = 1000 } }
 end

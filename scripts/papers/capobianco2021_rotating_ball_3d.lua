@@ -24,12 +24,14 @@
 -- docs/theory/gen-alpha.md "Spatial contacts"), theta (1 for moreau-jean, 0.5
 -- for moreau-jean-fremond), rho_inf (0.8, gen-alpha only, in [0, 1]; the
 -- planar script's 0.5 gives its figures: the same stick step and P_N).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local case   = rc.param("case", "b", { one_of = { "a", "b", "c" } })
 local h      = rc.param("h", 2e-3, { above = 0 })
 local T      = rc.param("T", case == "a" and 1.5 or 1.1, { above = 0 })
 local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local theta  = rc.param("theta", scheme == "moreau-jean" and 1 or 0.5, { above = 0, max = 1 })
 local rho    = rc.param("rho_inf", 0.8, { min = 0, max = 1 })   -- gen-alpha only
 local m, R, g, mu = 1.0, 0.1, 9.81, 0.2
@@ -42,7 +44,7 @@ local J = 0.4 * m * R * R
 local ball = w:body{ name = "ball", mass = m, inertia = { J, J, J }, q = { 0, 0, 1, 1, 0, 0, 0 },
                      v = { 0, 0, 0, 0, -omega, 0 }, shape = rc.sphere{ radius = R } }
 local sim = scheme == "gen-alpha"
-  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = 1e-10 } }
+  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, solver = { tol = 1e-10 } }
   or w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = 1e-12, max_iter = 1000 } }
 
 -- the world angular velocity R(q) Omega

@@ -32,6 +32,7 @@
 -- contacts"), theta (1 for moreau-jean, 0.5 for moreau-jean-fremond), rho_inf
 -- (0.5, the paper's, gen-alpha only, in [0, 1]), tol (1e-10, NSGS; gen-alpha:
 -- its Newton's).
+-- newton_jacobian ("auto", "analytic" or "differences": the Newton Jacobian of gen-alpha, docs/theory/gen-alpha-friction.md).
 local rc = require "ricochet"
 
 local h      = rc.param("h", 1e-4, { above = 0 })
@@ -41,6 +42,7 @@ local Rc     = rc.param("radius", 5e-4, { above = 0 })
 local th0    = rc.param("theta0", 0.1, { above = 0, below = math.pi })
 local spin   = rc.param("spin", 180.0, { min = -1e4, max = 1e4 })
 local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond", "gen-alpha" } })
+local jac    = rc.param("newton_jacobian", "auto", { one_of = { "auto", "analytic", "differences" } })   -- gen-alpha's Newton Jacobian
 local theta  = rc.param("theta", scheme == "moreau-jean" and 1 or 0.5, { above = 0, max = 1 })
 local tol    = rc.param("tol", 1e-10, { above = 0 })
 local m, I1, I3, g = 6e-3, 8e-7, 7e-7, 9.81
@@ -54,7 +56,7 @@ local top = w:body{ name = "top", mass = m, inertia = { I1, I1, I3 },
                     shapes = { rc.sphere{ radius = R1, offset = { 0, 0, a1 } }, rc.sphere{ radius = R2, offset = { 0, 0, a2 } } } }
 local rho    = rc.param("rho_inf", 0.5, { min = 0, max = 1 })   -- gen-alpha only (the paper's 0.5)
 local sim = scheme == "gen-alpha"
-  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, solver = { tol = tol } }
+  and w:simulation{ scheme = scheme, rho_inf = rho, h = h, newton_jacobian = jac, solver = { tol = tol } }
   or w:simulation{ scheme = scheme, theta = theta, h = h, solver = { "nsgs", tol = tol, max_iter = 1000 } }
 
 -- theta = arccos(e_z^I . e_z^K), e_z^K . e_z^I = 1 - 2 (qx^2 + qy^2)

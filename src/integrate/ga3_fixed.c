@@ -129,7 +129,7 @@ rc_status rci_ga3f_fixed_point(rci_ga3f *s, int maxit, double tol, int *iters, d
             RC_CHECK(rci_ga3f_eval(s));
             rci_ga3f_sets(s);
             const double rs = smooth_norm(s, ny);
-            if (rs <= 0.01 * tol) break;
+            if (rs <= 0.01 * tol || !rcb_finite(rs)) break;   /* (not finite: the residual below reports it) */
             if (!have_j || !(rs < 0.5 * last)) { RC_CHECK(smooth_jacobian(s, ny, s->J)); have_j = 1; }
             last = rs;
             memcpy(s->J2, s->J, (size_t)ny * ny * sizeof(double));

@@ -45,6 +45,7 @@ typedef struct rci_ga3f {
     unsigned char *set;
     double *R, *J, *J2, *dx, *R0;
     int *ipiv;
+    double *jw;                       /* the analytic Jacobian's workspace (ga3_jacobian.c; NULL until its first use in the step) */
 } rci_ga3f;
 
 /* the record of a contact across steps (rci_ga_state.rec3): key, then
@@ -81,6 +82,15 @@ rc_status rci_ga3f_fixed_point(rci_ga3f *s, int maxit, double tol, int *iters, d
 /* ga3_step.c: q, u checked finite and copied into the world's q, v */
 rc_status rci_ga3_accept(rc_world *w, const double *q, const double *u);
 rc_status rci_ga3b_step(rci_step *st, rci_audit *a, rci_ga_state *g);
+
+/* ga3_jacobian.c: the analytic Newton Jacobian into s->J (the sets frozen;
+ * docs/theory/gen-alpha-friction.md, "The Newton Jacobian"), for the
+ * settings and worlds rci_ga3f_jacobian_analytic accepts (not
+ * RC_GA_JAC_DIFFERENCES, no force function, no spring) */
+int rci_ga3f_jacobian_analytic(const rci_ga3f *s);
+rc_status rci_ga3f_jacobian_exact(rci_ga3f *s);
+/* a test's look at each Newton Jacobian (s->J) of the spatial step (NULL: none) */
+extern void (*rci_ga3f_jacobian_probe)(rci_ga3f *s);
 
 /* ga3_fstep.c: the step with contacts */
 rc_status rci_ga3f_step(rci_step *st, rci_audit *a, rci_ga_state *g);

@@ -132,11 +132,25 @@ static rc_status newton(rci_ga3f *s, int maxit, double tol, int *iters, double *
         if (*res <= tol) { *ok = 1; return RC_OK; }
         if (*res < 0.1 * best) { best = *res; stalled = 0; } else stalled++;
         if (it == maxit || !rcb_finite(*res) || stalled >= 10) return RC_OK;
-        RC_CHECK(jacobian(s));
-        for (int i = 0; i < s->N; i++) s->dx[i] = -s->R[i];
-        memcpy(s->J2, s->J, (size_t)s->N * s->N * sizeof(double));
+        const int exact = rci_ga3f_jacobian_analytic(s);
+        RC_CHECK(exact ? rci_ga3f_jacobian_exact(s) : jacobian(s));
+        if (rci_ga3f_jacobian_probe) rci_ga3f_jacobian_probe(s);
+        for (long long i = 0; i < (long long)s->N * s->N; i++)
+            if (!rcb_finite(s->J[i])) return RC_OK;   /* a diverged iterate: the fixed point takes the step */
         int singular;
-        RC_CHECK(rcl_lu_solve(s->N, s->J2, s->ipiv, s->dx, &singular));
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < s->N; i++) s->dx[i] = -s->R[i];
+            memcpy(s->J2, s->J, (size_t)s->N * s->N * sizeof(double));
+            /* an exactly singular analytic matrix: 1e-10 of each contact row's
+             * largest entry on its diagonal (as gf_step.c) */
+            for (int i = 3 * s->nv; pass && i < s->N; i++) {
+                double big = 0.0;
+                for (int j = 0; j < s->N; j++) big = fmax(big, fabs(s->J2[(size_t)j * s->N + i]));
+                s->J2[(size_t)i * s->N + i] += 1e-10 * (big > 0.0 ? big : 1.0);
+            }
+            RC_CHECK(rcl_lu_solve(s->N, s->J2, s->ipiv, s->dx, &singular));
+            if (!singular || !exact) break;
+        }
         if (singular) return RC_OK;
         for (int i = 0; i < s->N; i++) s->x[i] += s->dx[i];
         if (rc_interrupt_requested())

@@ -52,6 +52,8 @@ typedef struct rci_gf_sys {
     double *uo, *lstate;
     int ngeneric;
     rc_status err;                             /* the first failed call of a law (the callers report it) */
+    double *jw;                                /* the analytic Jacobian's workspace (gf_jacobian.c; NULL until its first use in the step) */
+    unsigned char *jrows;                      /* its rows taken by differences (N) */
 } rci_gf_sys;
 
 /* gf_residual.c */
@@ -67,6 +69,12 @@ rc_status rci_gf_start_terms(rci_gf_sys *s);
 void rci_gf_sets(rci_gf_sys *s);
 /* the residual with the current index sets; its max-norm, its largest entry in *worst */
 double rci_gf_residual(rci_gf_sys *s, int *worst);
+/* the rows (joints', then each contact's normal and tangent) at positions X,
+ * time t into Gr, the joints' dg/dt into gt; the step's contacts keep their
+ * frames (s->cs2 takes the shifted ones); w->q holds X afterwards */
+rc_status rci_gf_rows_at(rci_gf_sys *s, const double *X, double t, double *Gr, double *gt);
+/* s->f = h(t_{i+1}, s->q, s->u) */
+rc_status rci_gf_forces(rci_gf_sys *s);
 /* the smooth part R_s (3 n + 3 nb rows) only: its max-norm */
 double rci_gf_residual_smooth(rci_gf_sys *s);
 /* the fixed point's contact update z <- p(y, z) (notes 003, section 2.8);
@@ -88,5 +96,25 @@ void rci_gf_law_prox(rci_gf_sys *s, int k, int A, double *PN, double *PF, double
  * into the sites' state (s->lstate), which finish_contacts keeps with the
  * contacts; a failure or a non-finite state fails the step before it is kept */
 rc_status rci_gf_law_update(rci_gf_sys *s);
+
+/* gf_jacobian.c: the Newton Jacobian (docs/theory/gen-alpha-friction.md,
+ * "The Newton Jacobian") */
+/* J (nr x nr, column-major) = dR/dx over the rows and unknowns [c0, c0 + nr)
+ * (c0 = 0: the whole system, nr = N; or the fixed point's smooth part,
+ * smooth_only, nr = 3 n + 3 nb), the index sets frozen (note 003 section
+ * 2.7): analytic or by forward differences as the simulation says
+ * (rc_gen_alpha_def.jacobian); R at x is kept */
+rc_status rci_gf_jacobian(rci_gf_sys *s, int c0, int nr, int smooth_only, double *J);
+/* 1: the analytic Jacobian for this step (the setting, and for RC_GA_JAC_AUTO
+ * every law built in and no gap-function contact) */
+int rci_gf_jacobian_analytic(const rci_gf_sys *s);
+/* forward differences (rows NULL: every row; else only the rows i with rows[i]) */
+rc_status rci_gf_jacobian_fd(rci_gf_sys *s, int c0, int nr, int smooth_only, double *J, const unsigned char *rows);
+/* the columns of body b's coordinates in df/dq, df/du (n x n, row-major) by
+ * forward differences of the forces h(t, q, u) (a force function or a
+ * nonlinear body: the whole f, so that springs coupling bodies are in) */
+rc_status rci_gf_force_block(rci_gf_sys *s, int b, double *dfq, double *dfu);
+/* a test's look at each Newton Jacobian of the whole system (NULL: none) */
+extern void (*rci_gf_jacobian_probe)(rci_gf_sys *s, const double *J);
 
 #endif /* RC_GEN_ALPHA_FRICTION_H */

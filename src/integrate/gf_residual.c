@@ -83,6 +83,11 @@ static rc_status rows_at(rci_gf_sys *s, const double *X, double t, double *Gr, d
     return RC_OK;
 }
 
+rc_status rci_gf_rows_at(rci_gf_sys *s, const double *X, double t, double *Gr, double *gt)
+{
+    return rows_at(s, X, t, Gr, s->tmp + s->nc, gt, 0);
+}
+
 /* c = d/dt (G u + dg/dt) at fixed u, along (q + t u, t): central differences */
 static rc_status drift(rci_gf_sys *s, double *c)
 {
@@ -132,6 +137,8 @@ static rc_status forces(rci_gf_sys *s)
     }
     return RC_OK;
 }
+
+rc_status rci_gf_forces(rci_gf_sys *s) { return forces(s); }
 
 rc_status rci_gf_eval(rci_gf_sys *s)
 {

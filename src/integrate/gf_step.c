@@ -9,7 +9,8 @@
  *                their bars from the last step (by key), or the consistent
  *                acceleration of the joints (a-bar_0 = a_0, lambda_0 = 0)
  *   Newton       the semismooth Newton method on R(x) (143), the index sets
- *                frozen while the Jacobian is taken by forward differences
+ *                frozen while the Jacobian is taken (gf_jacobian.c: analytic
+ *                for the built-in parts, or by forward differences)
  *   fallback     when Newton fails (a singular Jacobian: dependent contact
  *                directions, or no convergence): the whole step again by the
  *                fixed-point iterations (144)-(146), Newton on R_s for the
@@ -164,37 +165,26 @@ static rc_status consistent_start(rci_gf_sys *s, double *a0)
 
 /* ---------------------------------------------------------------- Newton */
 
-/* J (nr x nr, column-major) = dR/dx by forward differences over the rows and
- * unknowns [c0, c0 + nr) (the whole system, or the fixed point's smooth part),
- * the index sets frozen (note 003 section 2.7); R0 keeps R at x */
-static rc_status jacobian(rci_gf_sys *s, int c0, int nr, int smooth_only, double *J)
-{
-    double *R0 = s->R0;
-    int worst;
-    for (int i = 0; i < nr; i++) R0[i] = s->R[c0 + i];
-    for (int j = 0; j < nr; j++) {
-        if (c0 + j == 3 * s->n) RC_CHECK(rci_gf_eval(s));   /* the base point's geometry for the multipliers' columns */
-        const double xj = s->x[c0 + j], eps = 1e-7 * fmax(1.0, fabs(xj));
-        s->x[c0 + j] = xj + eps;
-        if (c0 + j < 3 * s->n) RC_CHECK(rci_gf_eval(s));   /* a, U, Q move q and u: the geometry again */
-        else rci_gf_dependent(s);                         /* a multiplier: the same geometry */
-        if (smooth_only) (void)rci_gf_residual_smooth(s);
-        else (void)rci_gf_residual(s, &worst);   /* (the sets are not recomputed: frozen) */
-        RC_CHECK(s->err);                        /* a law's call failed */
-        for (int i = 0; i < nr; i++) J[(size_t)j * nr + i] = (s->R[c0 + i] - R0[i]) / eps;
-        s->x[c0 + j] = xj;
-    }
-    for (int i = 0; i < nr; i++) s->R[c0 + i] = R0[i];
-    return RC_OK;
-}
-
 /* x[c0, c0 + nr) -= J^-1 R (J kept: solved on a copy) */
 static rc_status solve_update(rci_gf_sys *s, int c0, int nr, const double *J, int *singular)
 {
     double *A = s->J + (size_t)s->N * s->N;   /* the copy LAPACK factorises */
-    memcpy(A, J, (size_t)nr * nr * sizeof(double));
-    for (int i = 0; i < nr; i++) s->dx[i] = -s->R[c0 + i];
-    RC_CHECK(rcl_lu_solve(nr, A, s->ipiv, s->dx, singular));
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(A, J, (size_t)nr * nr * sizeof(double));
+        /* an exactly singular analytic Jacobian (contacts whose rows depend
+         * on each other, e.g. both walls of a corner sticking: the split of
+         * the multipliers is free): the contacts' rows get 1e-10 of their
+         * largest entry on the diagonal, the step a minimal change of their
+         * multipliers (the residual, and so the solution, are R's own) */
+        for (int i = 3 * s->n + 3 * s->nb - c0; pass && i < nr; i++) {
+            double big = 0.0;
+            for (int j = 0; j < nr; j++) big = fmax(big, fabs(A[(size_t)j * nr + i]));
+            A[(size_t)i * nr + i] += 1e-10 * (big > 0.0 ? big : 1.0);
+        }
+        for (int i = 0; i < nr; i++) s->dx[i] = -s->R[c0 + i];
+        RC_CHECK(rcl_lu_solve(nr, A, s->ipiv, s->dx, singular));
+        if (!*singular || !rci_gf_jacobian_analytic(s) || 3 * s->n + 3 * s->nb >= c0 + nr) break;
+    }
     if (*singular) return RC_OK;
     for (int i = 0; i < nr; i++) s->x[c0 + i] += s->dx[i];
     return RC_OK;
@@ -217,7 +207,10 @@ static rc_status newton(rci_gf_sys *s, int maxit, double tol, int *iters, double
         if (*res < 0.1 * best) { best = *res; stalled = 0; } else stalled++;
         if (it == maxit || !rcb_finite(*res) || stalled >= 10) return RC_OK;
         int singular;
-        RC_CHECK(jacobian(s, 0, s->N, 0, s->J));
+        RC_CHECK(rci_gf_jacobian(s, 0, s->N, 0, s->J));
+        if (rci_gf_jacobian_probe) rci_gf_jacobian_probe(s, s->J);
+        for (long long i = 0; i < (long long)s->N * s->N; i++)
+            if (!rcb_finite(s->J[i])) return RC_OK;   /* a diverged iterate: the fixed point takes the step */
         RC_CHECK(solve_update(s, 0, s->N, s->J, &singular));
         if (singular) return RC_OK;
         if (rc_interrupt_requested())
@@ -242,7 +235,7 @@ static rc_status fixed_point(rci_gf_sys *s, int maxit, double tol, int *iters, d
             RC_CHECK(rci_gf_eval(s));
             rs = rci_gf_residual_smooth(s);
             if (rs <= 0.01 * tol) break;
-            if (!have_j || !(rs < 0.5 * last)) { RC_CHECK(jacobian(s, 0, ny, 1, Jy)); have_j = 1; }
+            if (!have_j || !(rs < 0.5 * last)) { RC_CHECK(rci_gf_jacobian(s, 0, ny, 1, Jy)); have_j = 1; }
             last = rs;
             int singular;
             RC_CHECK(solve_update(s, 0, ny, Jy, &singular));

@@ -129,6 +129,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     ga->sequential = field_bool(L, t, "ga_sequential", ga->sequential);
     ga->prox_r = lrc_field_num(L, t, "prox_r", ga->prox_r);
     ga->variant = (rc_ga_variant)field_int(L, t, "ga_variant", (int)ga->variant);
+    ga->jacobian = (rc_ga_jacobian)field_int(L, t, "ga_jacobian", (int)ga->jacobian);
 }
 
 static const char *order_name(rc_order x)

@@ -21,6 +21,9 @@ rc_status rcm_gen_alpha_def_check(const rc_gen_alpha_def *d)
     if (d->variant != RC_GA_AUTO && d->variant != RC_GA_BRULS && d->variant != RC_GA_CAPOBIANCO)
         return rc_set_error(RC_ERR_ARG, "simulation: gen-alpha 'variant' must be RC_GA_AUTO, RC_GA_BRULS or RC_GA_CAPOBIANCO (got %d)",
                             (int)d->variant);
+    if (d->jacobian != RC_GA_JAC_AUTO && d->jacobian != RC_GA_JAC_ANALYTIC && d->jacobian != RC_GA_JAC_DIFFERENCES)
+        return rc_set_error(RC_ERR_ARG, "simulation: gen-alpha 'jacobian' must be RC_GA_JAC_AUTO, RC_GA_JAC_ANALYTIC or "
+                            "RC_GA_JAC_DIFFERENCES (got %d)", (int)d->jacobian);
     if (!rcb_finite(d->prox_r) || d->prox_r < 0.0)
         return rc_set_error(RC_ERR_ARG, "simulation: gen-alpha 'prox_r' must be >= 0 (0: each contact's effective mass; got %g)", d->prox_r);
     if (d->max_iter < 1)

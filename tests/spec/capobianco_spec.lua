@@ -46,21 +46,30 @@ describe("gen-alpha with friction: the rotating ball (section 10.1)", function()
 end)
 
 describe("gen-alpha with friction: the ball in a corner (section 10.2)", function()
-  local r = run("capobianco2021_ball_in_corner.lua", {}, true)   -- 4 steps at rest unconverged, each reported
+  local r = run("capobianco2021_ball_in_corner.lua", {})   -- the analytic Jacobian: every step converged
 
   it("reaches plane 2 at the analytic time and rests in the corner with both contacts closed near t = 1.36", function()
     assert.is_true(math.abs(r.first - 0.27038) <= 2e-4)             -- measured 0.27030 (h = 1e-4)
-    assert.is_true(r.rest and r.rest > 1.3 and r.rest < 1.42)       -- the paper: about 1.36; measured 1.3618
+    assert.is_true(r.rest and r.rest > 1.3 and r.rest < 1.42)       -- the paper: about 1.36; measured 1.3615
     assert.is_near(0, r.q[1], 1e-6)
     assert.is_near(0.1 * math.sqrt(2), r.q[2], 1e-6)
     assert.is_true(r.min_gap >= -1e-8)                              -- measured -8.3e-10
   end)
 
-  it("survives the singular Newton matrix at rest through the fixed point, and reports what did not converge", function()
-    assert.is_true(r.fallbacks > 0)                                 -- measured 202 steps
-    assert.equals(r.fallbacks, r.fallback_steps)                    -- each flagged in its step's info (newton_fallback)
-    assert.is_true(r.unconverged <= 8)                              -- measured 6, each a warning with time and contact
-    assert.equals(r.unconverged, r.summary.failures)                -- and counted in the run's failures
+  it("converges in every step by Newton with the analytic Jacobian (the singular matrix at rest regularized)", function()
+    assert.equals(0, r.unconverged)
+    assert.equals(0, r.fallbacks)
+    assert.is_true(r.max_iter <= 10)                                -- measured 7
+  end)
+
+  it("by differences: survives the singular Newton matrix at rest through the fixed point, and reports what did not converge", function()
+    local d = run("capobianco2021_ball_in_corner.lua", { newton_jacobian = "differences" }, true)
+    assert.is_true(d.fallbacks > 0)                                 -- measured 202 steps
+    assert.equals(d.fallbacks, d.fallback_steps)                    -- each flagged in its step's info (newton_fallback)
+    assert.is_true(d.unconverged <= 8)                              -- measured 6, each a warning with time and contact
+    assert.equals(d.unconverged, d.summary.failures)                -- and counted in the run's failures
+    assert.is_near(r.q[1], d.q[1], 1e-6)                            -- the same rest
+    assert.is_near(r.q[2], d.q[2], 1e-9)
   end)
 end)
 
@@ -101,6 +110,10 @@ describe("gen-alpha with friction: options", function()
     assert.matches("'prox_r' must be >= 0", err{ scheme = "gen-alpha", prox_r = -1 })
     assert.matches("'variant' must be one of", err{ scheme = "gen-alpha", variant = "glocker" })
     assert.matches("'variant' is an option of scheme = \"gen%-alpha\"", err{ variant = "capobianco2021" })
+    assert.matches("'newton_jacobian' must be one of \"auto\", \"analytic\", \"differences\" %(got 'exact'%)",
+                   err{ scheme = "gen-alpha", newton_jacobian = "exact" })
+    assert.matches("'newton_jacobian' is an option of scheme = \"gen%-alpha\"", err{ newton_jacobian = "analytic" })
+    assert.equals("differences", w:simulation{ scheme = "gen-alpha", newton_jacobian = "differences" }.newton_jacobian)
     local sim = w:simulation{ scheme = "gen-alpha", h = 1e-2 }
     sim:run{ T = 0.5 }
     assert.is_near(0.5, b:q()[2], 1e-12)          -- resting with friction: Capobianco's variant (auto)
@@ -127,7 +140,7 @@ describe("gen-alpha with friction: laws written in Lua or C (xi / project)", fun
   for _, case in ipairs{ "a", "b" } do
     it("rotating ball " .. case .. ": the Lua Coulomb law follows the built-in one to the tolerance 1e-10", function()
       local path = "scripts/papers/capobianco2021_rotating_ball.lua"
-      local _, ref = helper.run(path, { case = case }, true)
+      local _, ref = helper.run(path, { case = case, newton_jacobian = "differences" }, true)   -- the laws' Jacobian (auto)
       for _, law in ipairs{ "lua", "c-generic" } do
         local _, rows = helper.run(path, { case = case, law = law }, true)
         assert.is_true(max_diff(ref, rows, Q) <= 1e-10)   -- measured 2.6e-11 (case a), 5.0e-13 (b)
@@ -138,7 +151,7 @@ describe("gen-alpha with friction: laws written in Lua or C (xi / project)", fun
 
   it("ball in a corner: the Lua law follows the built-in one to the tolerance 1e-8, unconverged in the same steps", function()
     local path = "scripts/papers/capobianco2021_ball_in_corner.lua"
-    local r1, ref = helper.run(path, {}, true, true)
+    local r1, ref = helper.run(path, { newton_jacobian = "differences" }, true, true)   -- the Lua law's Jacobian (auto)
     local r2, rows = helper.run(path, { law = "lua" }, true, true)
     assert.is_true(max_diff(ref, rows, Q) <= 1e-8)         -- measured 7.8e-9 (theta), 6.6e-10 (x, y)
     local both = function(a, b) return a.newton_residual <= 1e-8 and b.newton_residual <= 1e-8 end
