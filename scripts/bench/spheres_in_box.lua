@@ -15,7 +15,8 @@
 -- threads (passed to the solver; 3D NSGS sweeps on one thread for now, docs/theory/spatial.md),
 -- order ("fixed" or "position": the NSGS sweep order), residual ("pass" or "sweep": the solver's),
 -- relax (NSGS over-relaxation, default 1), project (true: project_contacts, the positions projected
--- onto g_N >= 0 after each step, docs/theory/spatial.md "Position projection"),
+-- onto g_N >= 0 after each step, docs/theory/spatial.md "Position projection"), skip_quiet (NSGS
+-- skips quiet contacts, docs/theory/spatial.md "Contacts"; 0: off, the default),
 -- scene=FILE (write the initial state for the peers scripts/bench/siconos_spheres.py and
 -- scripts/bench/mujoco_spheres.c; format below), overlap_every=n (read the largest overlap from
 -- w:contacts3() every n steps when the library's run statistics do not give it).
@@ -44,6 +45,7 @@ local order    = rc.param("order", "fixed")
 local residual = rc.param("residual", "pass")
 local relax    = rc.param("relax", 1.0)
 local project  = rc.param("project", false)
+local skip_quiet = rc.param("skip_quiet", 0.0, { min = 0 })
 local g, mu = 9.81, 0.3
 
 math.randomseed(seed)
@@ -89,7 +91,7 @@ end
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, project_contacts = project,
   solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", threads = threads > 1 and threads or nil,
-             order = threads > 1 and "colour" or order, residual = residual, relax = relax },
+             order = threads > 1 and "colour" or order, residual = residual, relax = relax, skip_quiet = skip_quiet },
 }
 
 local sweeps, capped, res_max, ncont, nact = 0, 0, 0.0, 0, 0
