@@ -19,6 +19,26 @@ rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double 
  * in the Debian LAPACKE). *singular: 0, or the 1-based index of a zero pivot
  * (b is then not a solution). */
 rc_status rcl_lu_solve(int n, double *a, int *ipiv, double *b, int *singular);
+/* Restarted, right-preconditioned GMRES on A x = -f (a Newton direction),
+ * matrix-free (gmres.c):
+ * A(ctx, v, out) = A v, P(ctx, v, out) = P^-1 v; the caller's workspace: V
+ * n (RCL_GMRES_RESTART + 1), H (RCL_GMRES_RESTART + 1) RCL_GMRES_RESTART,
+ * cs, sn, g, y RCL_GMRES_RESTART + 1, t, z, x n. Stops when |f + A x| <=
+ * eta |f|, after RCL_GMRES_MAX_IT products, or when a restart makes no
+ * progress; its: the products, rel: |f + A x| / |f|. Returns NULL, or
+ * "GMRES breakdown" / "GMRES stalled" (rel >= 0.9). */
+#define RCL_GMRES_RESTART 30   /* the Krylov space's size before a restart */
+#define RCL_GMRES_MAX_IT 600   /* A-products a solve at most               */
+typedef struct rcl_gmres {
+    int n;
+    void *ctx;
+    void (*A)(void *ctx, const double *v, double *out);
+    void (*P)(void *ctx, const double *v, double *out);
+    double *V, *H, *cs, *sn, *g, *y, *t, *z, *x;
+    int its;
+    double rel;
+} rcl_gmres;
+const char *rcl_gmres_solve(rcl_gmres *k, const double *f, double eta);
 /* One BLAS thread from the first LAPACK call on (blas_threads.c). */
 void rcl_blas_one_thread(void);
 #endif

@@ -9,8 +9,8 @@
 
 #include "nonsmooth/nonsmooth.h"
 
-#define RCN3_GMRES_RESTART 30   /* the Krylov space's size before a restart   */
-#define RCN3_GMRES_MAX_IT 600   /* J-products a linear solve at most          */
+#include "linalg/linalg.h"   /* rcl_gmres: the linear solve */
+#define RCN3_GMRES_RESTART RCL_GMRES_RESTART   /* the Krylov space's size before a restart */
 #define RCN3_NONMONOTONE 5     /* the non-monotone line search's memory        */
 #define RCN3_STALL 20          /* iterations without theta halved: stalled      */
 #define RCN3_DENSE_HYPER 400   /* "auto": dense up to here when rows > dofs      */

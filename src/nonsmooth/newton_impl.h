@@ -8,8 +8,8 @@
 
 #include "nonsmooth/nonsmooth_impl.h"
 
-#define RCN_GMRES_RESTART 30    /* the Krylov space's size before a restart   */
-#define RCN_GMRES_MAX_IT 600    /* J-products a linear solve at most          */
+#include "linalg/linalg.h"   /* rcl_gmres: the linear solve */
+#define RCN_GMRES_RESTART RCL_GMRES_RESTART   /* the Krylov space's size before a restart */
 
 typedef struct nt_sys {
     rc_world *w;

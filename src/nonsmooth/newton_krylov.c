@@ -122,96 +122,18 @@ static void P_apply(const nt_sys *s, const double *v, double *out)
     for (int i = 2 * s->m; i < s->n; i++) out[i] = Pj[i] * v[i];
 }
 
-static double dot(const double *a, const double *b, int n)
-{
-    double t = 0.0;
-    for (int i = 0; i < n; i++) t += a[i] * b[i];
-    return t;
-}
-
-/* one Arnoldi step: column j of H (rotated) and V_{j+1}; returns |g_{j+1}|,
- * *lucky when the space is invariant (the solution is in it) */
-static double arnoldi(nt_sys *s, double delta, int j, int *lucky)
-{
-    const int n = s->n, ld = RCN_GMRES_RESTART + 1;
-    double *vj = s->V + (size_t)n * (size_t)j, *vn = vj + n, *h = s->H + (size_t)ld * (size_t)j;
-    P_apply(s, vj, s->z);
-    J_apply(s, delta, s->z, vn);
-    for (int i = 0; i <= j; i++) {   /* modified Gram--Schmidt */
-        const double *vi = s->V + (size_t)n * (size_t)i;
-        h[i] = dot(vn, vi, n);
-        for (int l = 0; l < n; l++) vn[l] -= h[i] * vi[l];
-    }
-    h[j + 1] = sqrt(dot(vn, vn, n));
-    *lucky = !(h[j + 1] > 0.0);
-    if (h[j + 1] > 0.0)
-        for (int l = 0; l < n; l++) vn[l] /= h[j + 1];
-    for (int i = 0; i < j; i++) {    /* the earlier rotations */
-        const double a = s->cs[i] * h[i] + s->sn[i] * h[i + 1];
-        h[i + 1] = -s->sn[i] * h[i] + s->cs[i] * h[i + 1];
-        h[i] = a;
-    }
-    const double den = hypot(h[j], h[j + 1]);
-    s->cs[j] = den > 0.0 ? h[j] / den : 1.0;
-    s->sn[j] = den > 0.0 ? h[j + 1] / den : 0.0;
-    h[j] = den;
-    h[j + 1] = 0.0;
-    s->g[j + 1] = -s->sn[j] * s->g[j];
-    s->g[j] = s->cs[j] * s->g[j];
-    return fabs(s->g[j + 1]);
-}
-
-/* d += P^-1 (V y), y from the j x j triangle; 0 when it is singular */
-static int update(nt_sys *s, int j)
-{
-    const int n = s->n, ld = RCN_GMRES_RESTART + 1;
-    for (int i = j - 1; i >= 0; i--) {
-        double a = s->g[i];
-        for (int l = i + 1; l < j; l++) a -= s->H[(size_t)ld * (size_t)l + (size_t)i] * s->y[l];
-        const double hii = s->H[(size_t)ld * (size_t)i + (size_t)i];
-        if (!(hii != 0.0)) return 0;
-        s->y[i] = a / hii;
-    }
-    memset(s->t, 0, (size_t)n * sizeof(double));
-    for (int i = 0; i < j; i++) {
-        const double *vi = s->V + (size_t)n * (size_t)i;
-        for (int l = 0; l < n; l++) s->t[l] += s->y[i] * vi[l];
-    }
-    P_apply(s, s->t, s->z);
-    for (int l = 0; l < n; l++) s->d[l] += s->z[l];
-    return 1;
-}
+typedef struct { nt_sys *s; double delta; } gm_ctx;
+static void gm_A(void *c, const double *v, double *out) { J_apply(((gm_ctx *)c)->s, ((gm_ctx *)c)->delta, v, out); }
+static void gm_P(void *c, const double *v, double *out) { P_apply(((gm_ctx *)c)->s, v, out); }
 
 rc_status rcn_newton_krylov_solve(nt_sys *s, double delta, double eta, const char **why)
 {
-    const int n = s->n;
     *why = NULL;
     precond_build(s, delta);
-    double *r = s->V;   /* the residual -Phi - J d, then V_0 */
-    for (int i = 0; i < n; i++) { s->d[i] = 0.0; r[i] = -s->phi[i]; }
-    const double bnorm = sqrt(dot(r, r, n)), target = eta * bnorm;
-    double rnorm = bnorm;
-    int its = 0;
-    while (rnorm > target && its < RCN_GMRES_MAX_IT) {
-        for (int i = 0; i < n; i++) r[i] /= rnorm;
-        s->g[0] = rnorm;
-        int j = 0;
-        while (j < RCN_GMRES_RESTART && its < RCN_GMRES_MAX_IT) {
-            int lucky;
-            const double est = arnoldi(s, delta, j, &lucky);
-            its++;
-            j++;
-            if (est <= target || lucky) break;
-        }
-        if (!update(s, j)) { *why = "GMRES breakdown"; break; }
-        J_apply(s, delta, s->d, s->t);   /* the true residual, for the restart */
-        for (int i = 0; i < n; i++) r[i] = -s->phi[i] - s->t[i];
-        const double prev = rnorm;
-        rnorm = sqrt(dot(r, r, n));
-        if (!rcb_finite(rnorm) || rnorm >= prev) break;   /* no progress from a restart */
-    }
-    s->lin_its = its;
-    s->lin_rel = bnorm > 0.0 ? rnorm / bnorm : 0.0;
-    if (!*why && !(s->lin_rel < 0.9)) *why = "GMRES stalled";
+    gm_ctx c = { s, delta };   /* the linear solve of linalg/gmres.c on J d = -Phi */
+    rcl_gmres k = { s->n, &c, gm_A, gm_P, s->V, s->H, s->cs, s->sn, s->g, s->y, s->t, s->z, s->d, 0, 0.0 };
+    *why = rcl_gmres_solve(&k, s->phi, eta);
+    s->lin_its = k.its;
+    s->lin_rel = k.rel;
     return RC_OK;
 }
