@@ -43,27 +43,38 @@ static inline double row_dot(const rc_world *w, int b, const double *H, const do
     return s;
 }
 
-static inline double normal_dot(const rc_world *w, const rcm_contact3 *c, const double *dq)
-{
-    double Ha[3][6], Hb[3][6];
-    rcm_contact3_rows(c, 0, Ha);
-    rcm_contact3_rows(c, 1, Hb);
-    return row_dot(w, c->body_b, Hb[0], dq) + row_dot(w, c->body_a, Ha[0], dq);
-}
-
-/* dq += M^-1 H_N^T d */
-static inline void normal_apply(const rc_world *w, const rcm_contact3 *c, double *dq, double d)
+/* Per contact, formed once per step (the sweeps read only these): the
+ * normal rows of its sides, Hb_N and Ha_N, and M^-1 H_N^T of each moving
+ * side (zero for the ground or a side that does not move), 24 doubles. */
+enum { NROW = 24 };
+static void normal_rows(const rc_world *w, const rcm_contact3 *c, double *r)
 {
     double minv[6], Ha[3][6], Hb[3][6];
     rcm_contact3_rows(c, 0, Ha);
     rcm_contact3_rows(c, 1, Hb);
-    if (side_minv(w, c->body_b, minv)) {
+    memcpy(r, Hb[0], 6 * sizeof(double));
+    memcpy(r + 6, Ha[0], 6 * sizeof(double));
+    const int mb = side_minv(w, c->body_b, minv) != NULL;
+    for (int j = 0; j < 6; j++) r[12 + j] = mb ? minv[j] * Hb[0][j] : 0.0;
+    const int ma = side_minv(w, c->body_a, minv) != NULL;
+    for (int j = 0; j < 6; j++) r[18 + j] = ma ? minv[j] * Ha[0][j] : 0.0;
+}
+
+static inline double normal_dot(const rc_world *w, const rcm_contact3 *c, const double *r, const double *dq)
+{
+    return row_dot(w, c->body_b, r, dq) + row_dot(w, c->body_a, r + 6, dq);
+}
+
+/* dq += M^-1 H_N^T d */
+static inline void normal_apply(const rc_world *w, const rcm_contact3 *c, const double *r, double *dq, double d)
+{
+    if (c->body_b >= 0 && w->bodies[c->body_b].kind == RC_BODY_RIGID3D) {
         double *x = dq + w->bodies[c->body_b].iv;
-        for (int j = 0; j < 6; j++) x[j] += minv[j] * Hb[0][j] * d;
+        for (int j = 0; j < 6; j++) x[j] += r[12 + j] * d;
     }
-    if (side_minv(w, c->body_a, minv)) {
+    if (c->body_a >= 0 && w->bodies[c->body_a].kind == RC_BODY_RIGID3D) {
         double *x = dq + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 6; j++) x[j] += minv[j] * Ha[0][j] * d;
+        for (int j = 0; j < 6; j++) x[j] += r[18 + j] * d;
     }
 }
 
@@ -80,7 +91,8 @@ static double inverse_w(const rc_world *w, const rcm_contact3 *c)
 }
 
 /* projected Gauss--Seidel; the sweeps done, *viol the last sweep's largest violation */
-static int sweeps(const rc_world *w, const double *g, const double *winv, double *nu, double *dq, double *viol)
+static int sweeps(const rc_world *w, const double *g, const double *winv, const double *rows, double *nu, double *dq,
+                  double *viol)
 {
     const rcm_c3 *c3 = w->c3;
     int it = 0;
@@ -90,12 +102,13 @@ static int sweeps(const rc_world *w, const double *g, const double *winv, double
         it++;
         for (int i = 0; i < c3->n; i++) {
             if (winv[i] == 0.0) continue;
-            const double gi = g[i] + normal_dot(w, &c3->c[i], dq);
+            const double *r = rows + (size_t)NROW * (size_t)i;
+            const double gi = g[i] + normal_dot(w, &c3->c[i], r, dq);
             const double v = nu[i] > 0.0 ? fabs(gi) : -gi;
             if (v > worst) worst = v;
             const double nn = fmax(0.0, nu[i] - gi * winv[i]), d = nn - nu[i];
             if (d != 0.0) {
-                normal_apply(w, &c3->c[i], dq, d);
+                normal_apply(w, &c3->c[i], r, dq, d);
                 nu[i] = nn;
             }
         }
@@ -110,7 +123,8 @@ rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
     rc_world *w = st->w;
     const rcm_c3 *c3 = w->c3;
     const int n = c3->n;
-    double *g, *winv, *nu, *dq;
+    double *g, *winv, *nu, *dq, *rows;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&rows, (long long)NROW * (n > 0 ? n : 1), sizeof(double), "contact projection"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&g, n, sizeof(double), "contact projection"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&winv, n, sizeof(double), "contact projection"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&nu, n, sizeof(double), "contact projection"));
@@ -122,12 +136,14 @@ rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
         winv[i] = inverse_w(w, c);
         nu[i] = 0.0;
         if (winv[i] == 0.0) continue;
-        g[i] = c->gN + st->h * normal_dot(w, c, w->V);
+        double *r = rows + (size_t)NROW * (size_t)i;
+        normal_rows(w, c, r);
+        g[i] = c->gN + st->h * normal_dot(w, c, r, w->V);
         if (-g[i] > worst) worst = -g[i];
     }
     a->cproj_overlap = worst;
     double viol = 0.0;
-    a->cproj_sweeps = n && worst > w->sim.project_tol ? sweeps(w, g, winv, nu, dq, &viol) : 0;
+    a->cproj_sweeps = n && worst > w->sim.project_tol ? sweeps(w, g, winv, rows, nu, dq, &viol) : 0;
     a->cproj_capped = a->cproj_sweeps && viol > w->sim.project_tol;
     if (a->cproj_sweeps == 0) return RC_OK;
     for (int k = 0; k < w->nrigid3d; k++) {

@@ -271,7 +271,7 @@ static int slide_newton(cone3_problem *cp, double c, double s)
         const double c2 = c * cd - s * sd;
         s = s * cd + c * sd;
         c = c2;
-        if (fabs(dphi) <= 1e-13) {
+        if (fabs(dphi) <= 1e-10) {   /* quadratic: the step just taken leaves ~1e-20 */
             const double r = 1.0 / sqrt(c * c + s * s);   /* back to |d| = 1 after the rotations */
             c *= r; s *= r;
             (void)slide_hcs(cp, c, s, &D);
