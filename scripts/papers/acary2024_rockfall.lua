@@ -23,7 +23,7 @@
 -- Parameters (each checked): scheme ("moreau-jean" or "moreau-jean-fremond"), theta (0.5),
 -- h (5e-4), T (4), solver ("nsgs" or "newton": the semismooth Newton, docs/theory/newton-solver.md),
 -- tol (1e-4), max_iter (NSGS sweeps or Newton iterations, 1000), order (NSGS: "fixed", "position",
--- "top": the sweep order), relax (NSGS: 1), skip_quiet (5: NSGS skips the contacts whose bodies'
+-- "top": the sweep order), relax (NSGS: 1), skip_quiet (2: NSGS skips the contacts whose bodies'
 -- velocities are quiet, docs/theory/spatial.md; 0: off), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
@@ -40,7 +40,7 @@ local max_iter = rc.param("max_iter", 1000, { min = 1 })
 local solver = rc.param("solver", "nsgs", { one_of = { "nsgs", "newton" } })
 local order  = rc.param("order", "fixed", { one_of = { "fixed", "position", "top" } })
 local relax  = rc.param("relax", 1.0, { above = 0, below = 2 })
-local skip_quiet = rc.param("skip_quiet", 5.0, { min = 0 })
+local skip_quiet = rc.param("skip_quiet", 2.0, { min = 0 })
 local layers = rc.param("layers", 10, { min = 1 })
 local blocks = rc.param("blocks", 20, { min = 1 })
 local buttresses = rc.param("buttresses", 6, { min = 0 })
