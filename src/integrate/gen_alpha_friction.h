@@ -117,4 +117,20 @@ rc_status rci_gf_force_block(rci_gf_sys *s, int b, double *dfq, double *dfu);
 /* a test's look at each Newton Jacobian of the whole system (NULL: none) */
 extern void (*rci_gf_jacobian_probe)(rci_gf_sys *s, const double *J);
 
+/* the offsets of the blocks of x (eq. 126) in a system s (gf_residual.c, gf_jacobian.c) */
+#define IA 0
+#define IU (s->n)
+#define IQ (2 * s->n)
+#define IKG (3 * s->n)
+#define ILG (3 * s->n + s->nb)
+#define ILLG (3 * s->n + 2 * s->nb)
+#define IKN (3 * s->n + 3 * s->nb)
+#define ILN (IKN + s->nc)
+#define ILLN (IKN + 2 * s->nc)
+#define ILF (IKN + 3 * s->nc)
+#define ILLF (IKN + 4 * s->nc)
+
+/* x / |x| (0 at 0: the note's guard, section 2.6) */
+static inline double rci_gf_sgn(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0; }
+
 #endif /* RC_GEN_ALPHA_FRICTION_H */

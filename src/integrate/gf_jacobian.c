@@ -42,19 +42,7 @@ void (*rci_gf_jacobian_probe)(rci_gf_sys *s, const double *J) = NULL;
 static const double geo_delta = 1e-4, geo_sigma = 1e-4;   /* the geometry's steps (header) */
 
 /* the offsets of the blocks of x (as gf_residual.c) */
-#define IA 0
-#define IU (s->n)
-#define IQ (2 * s->n)
-#define IKG (3 * s->n)
-#define ILG (3 * s->n + s->nb)
-#define ILLG (3 * s->n + 2 * s->nb)
-#define IKN (3 * s->n + 3 * s->nb)
-#define ILN (IKN + s->nc)
-#define ILLN (IKN + 2 * s->nc)
-#define ILF (IKN + 3 * s->nc)
-#define ILLF (IKN + 4 * s->nc)
 
-static double sgn(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0; }
 
 /* ---------------------------------------------------------------- differences */
 
@@ -330,7 +318,7 @@ static void contact_rows(rci_gf_sys *s, const gjw *g, double *J, int c)
         add_x(s, J, ILF + c, 1.0, v, Gt, NULL);
     } else {
         add_PF(s, J, c, ILF + c, 1.0);
-        add_PN(s, J, c, ILF + c, mu * sgn(s->xiF[c]));
+        add_PN(s, J, c, ILF + c, mu * rci_gf_sgn(s->xiF[c]));
     }
     if (!(st & RCI_GF_A)) JE(ILLF + c, ILLF + c) += h;                          /* (142) */
     else if (st & RCI_GF_EST) {
@@ -338,7 +326,7 @@ static void contact_rows(rci_gf_sys *s, const gjw *g, double *J, int c)
         add_x(s, J, ILLF + c, h, v, g->dcdu + t0, Gt);
     } else {
         JE(ILLF + c, ILLF + c) += h;
-        JE(ILLN + c, ILLF + c) += h * mu * ((st & RCI_GF_DST) ? sgn(s->gdF[c]) : sgn(s->gF[c]));
+        JE(ILLN + c, ILLF + c) += h * mu * ((st & RCI_GF_DST) ? rci_gf_sgn(s->gdF[c]) : rci_gf_sgn(s->gF[c]));
     }
 }
 

@@ -21,21 +21,7 @@
 
 static const double drift_eps = 1e-6;   /* the central differences' step in time */
 
-/* the offsets of the blocks of x */
-#define IA 0
-#define IU (s->n)
-#define IQ (2 * s->n)
-#define IKG (3 * s->n)
-#define ILG (3 * s->n + s->nb)
-#define ILLG (3 * s->n + 2 * s->nb)
-#define IKN (3 * s->n + 3 * s->nb)
-#define ILN (IKN + s->nc)
-#define ILLN (IKN + 2 * s->nc)
-#define ILF (IKN + 3 * s->nc)
-#define ILLF (IKN + 4 * s->nc)
 
-/* x / |x| (0 at 0: the note's guard, section 2.6) */
-static double sgn(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0; }
 
 static double dot(const double *a, const double *b, int n)
 {
@@ -277,12 +263,12 @@ double rci_gf_residual(rci_gf_sys *s, int *worst)
         R[ILLN + k] = h * ((st & RCI_GF_C) ? s->gddN[k] : lN[k]);                             /* (135) */
         if (!(st & RCI_GF_A)) R[ILF + k] = s->PF[k];                                          /* (138) */
         else if (st & RCI_GF_DST) R[ILF + k] = s->xiF[k];
-        else R[ILF + k] = s->PF[k] + mu * s->PN[k] * sgn(s->xiF[k]);
+        else R[ILF + k] = s->PF[k] + mu * s->PN[k] * rci_gf_sgn(s->xiF[k]);
         double rl;                                                                            /* (142) */
         if (!(st & RCI_GF_A)) rl = lF[k];
         else if (st & RCI_GF_EST) rl = s->gdF[k];
-        else if (st & RCI_GF_DST) rl = lF[k] + mu * lN[k] * sgn(s->gdF[k]);
-        else rl = lF[k] + mu * lN[k] * sgn(s->gF[k]);                                         /* slip: the velocity gamma_F */
+        else if (st & RCI_GF_DST) rl = lF[k] + mu * lN[k] * rci_gf_sgn(s->gdF[k]);
+        else rl = lF[k] + mu * lN[k] * rci_gf_sgn(s->gF[k]);                                         /* slip: the velocity gamma_F */
         R[ILLF + k] = h * rl;
     }
     double res = 0.0;
@@ -309,7 +295,7 @@ static void builtin_prox(const rci_gf_sys *s, int k, int A, double *PNo, double 
     double lFn = 0.0;                                                                 /* (140) */
     if (A) {
         if (fabs(rf * s->xiF[k] - s->PF[k]) <= mu * PN) lFn = clamp(lF[k] - rf * s->gdF[k], mu * lNn);
-        else lFn = -mu * lNn * sgn(s->gF[k]);
+        else lFn = -mu * lNn * rci_gf_sgn(s->gF[k]);
     }
     *PNo = PN; *PFo = PF; *lNo = lNn; *lFo = lFn;
 }
