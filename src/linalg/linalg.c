@@ -36,3 +36,15 @@ rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double 
     if (info != 0) return rc_set_error(RC_ERR_ARG, "dpbtrs: bad argument %d", (int)-info);
     return RC_OK;
 }
+
+void rcl_dense_matvec(int n, const double *A, const double *x, double *y)
+{
+    const size_t m = (size_t)n;
+    for (size_t i = 0; i < m; i++) y[i] = 0.0;
+    for (size_t col = 0; col < m; col++) {   /* by columns, skipping zero entries of x */
+        const double xc = x[col];
+        if (xc == 0.0) continue;
+        const double *ac = A + m * col;
+        for (size_t i = 0; i < m; i++) y[i] += ac[i] * xc;
+    }
+}

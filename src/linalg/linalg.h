@@ -19,6 +19,8 @@ rc_status rcl_band_chol_solve(int n, int kd, const double *ab, int nrhs, double 
  * in the Debian LAPACKE). *singular: 0, or the 1-based index of a zero pivot
  * (b is then not a solution). */
 rc_status rcl_lu_solve(int n, double *a, int *ipiv, double *b, int *singular);
+/* y = A x, A n x n column-major, dense (the Newton solvers' W d) */
+void rcl_dense_matvec(int n, const double *A, const double *x, double *y);
 /* Restarted, right-preconditioned GMRES on A x = -f (a Newton direction),
  * matrix-free (gmres.c):
  * A(ctx, v, out) = A v, P(ctx, v, out) = P^-1 v; the caller's workspace: V

@@ -269,19 +269,6 @@ static void assemble_J(nt_sys *s)
     }
 }
 
-/* y = W d (column-major, dense) */
-static void W_times(const nt_sys *s, const double *d, double *y)
-{
-    const size_t n = (size_t)s->n;
-    for (size_t i = 0; i < n; i++) y[i] = 0.0;
-    for (size_t col = 0; col < n; col++) {
-        const double dc = d[col];
-        if (dc == 0.0) continue;
-        const double *wc = s->W + n * col;
-        for (size_t i = 0; i < n; i++) y[i] += wc[i] * dc;
-    }
-}
-
 /* the kernel's state moves by a d: V += kappa Mhat^-1 H^T (a d), p and lambda follow */
 static void apply_step(nt_sys *s, double a)
 {
@@ -355,7 +342,7 @@ static rc_status newton_step(nt_sys *s, const char **why)
     for (int i = 0; i < n; i++)
         if (!rcb_finite(s->d[i])) { *why = "non-finite Newton direction"; return RC_OK; }
     if (s->iterative) rcn_newton_W_apply(s, s->d, s->wd);
-    else W_times(s, s->d, s->wd);
+    else rcl_dense_matvec(s->n, s->W, s->d, s->wd);   /* W d, dense */
     const double sigma = 1e-4;
     for (double a = 1.0; a >= 0x1p-30; a *= 0.5) {   /* Armijo on theta = 1/2 |Phi|^2 */
         for (int i = 0; i < n; i++) { s->xt[i] = s->x[i] + a * s->d[i]; s->ut[i] = s->u[i] + a * s->wd[i]; }

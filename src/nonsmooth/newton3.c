@@ -209,18 +209,6 @@ static void assemble_J(n3_sys *s, double delta)
     }
 }
 
-static void W_times(const n3_sys *s, const double *d, double *y)
-{
-    const size_t n = (size_t)s->n;
-    for (size_t i = 0; i < n; i++) y[i] = 0.0;
-    for (size_t col = 0; col < n; col++) {
-        const double dc = d[col];
-        if (dc == 0.0) continue;
-        const double *wc = s->W + n * col;
-        for (size_t i = 0; i < n; i++) y[i] += wc[i] * dc;
-    }
-}
-
 /* ---------------------------------------------------------------- the iteration */
 
 /* the kernel's state moves by a d: V += kappa Mhat^-1 H^T (a d), p and lambda follow */
@@ -347,7 +335,7 @@ static rc_status newton_step(n3_sys *s, double *V, const char **why)
     for (int i = 0; i < n; i++)
         if (!rcb_finite(s->d[i])) { *why = "non-finite Newton direction"; return RC_OK; }
     if (s->iterative) rcn_newton3_W_apply(s, s->d, s->wd);
-    else W_times(s, s->d, s->wd);
+    else rcl_dense_matvec(s->n, s->W, s->d, s->wd);   /* W d, dense */
     const double sigma = 1e-4;
     /* non-monotone Armijo on theta = 1/2 |Phi|^2 (Grippo, Lampariello &
      * Lucidi 1986): against the largest theta of the last RCN3_NONMONOTONE
