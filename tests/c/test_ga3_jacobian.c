@@ -11,6 +11,7 @@
  * the entries where R is not differentiable within two steps skipped and
  * counted (at most 5 %). */
 #include "rc_test.h"
+#include "fd_jacobian.h"
 #include "integrate/ga3_friction.h"
 
 enum { MAXN = RCI_GA3_MAX_UNKNOWNS };
@@ -23,27 +24,21 @@ static struct {
     rc_status err;
 } P;
 
+/* R at the current x (fd_jacobian.h's callback) */
+static int eval_at_x(void *ctx)
+{
+    rci_ga3f *s = ctx;
+    int worst;
+    const rc_status st = rci_ga3f_eval(s);
+    if (st != RC_OK) return (int)st;
+    (void)rci_ga3f_residual(s, &worst);
+    return 0;
+}
+
 static rc_status central(rci_ga3f *s, double eps)
 {
-    const int N = s->N;
-    int worst;
-    memcpy(R0, s->R, (size_t)N * sizeof(double));
-    for (int j = 0; j < N; j++) {
-        const double xj = s->x[j], e = eps * fmax(1.0, fabs(xj));
-        for (int side = 0; side < 4; side++) {
-            s->x[j] = xj + (side & 1 ? -e : e) * (side & 2 ? 2.0 : 1.0);
-            RC_CHECK(rci_ga3f_eval(s));
-            (void)rci_ga3f_residual(s, &worst);
-            if (side < 2) memcpy((side ? Rm : Rp) + (size_t)j * N, s->R, (size_t)N * sizeof(double));
-            else
-                for (int i = 0; i < N; i++) J2[(size_t)j * N + i] = side == 2 ? s->R[i] : (J2[(size_t)j * N + i] - s->R[i]) / (4.0 * e);
-        }
-        s->x[j] = xj;
-        for (int i = 0; i < N; i++) Jc[(size_t)j * N + i] = (Rp[(size_t)j * N + i] - Rm[(size_t)j * N + i]) / (2.0 * e);
-    }
-    RC_CHECK(rci_ga3f_eval(s));
-    (void)rci_ga3f_residual(s, &worst);
-    return RC_OK;
+    const int st = fd_central(s->x, s->R, s->N, eps, eval_at_x, s, R0, Rp, Rm, Jc, J2);
+    return st ? (rc_status)st : RC_OK;
 }
 
 static int kink(int N, int i, int j)

@@ -17,6 +17,7 @@
  * left out fails it: dc/dq, the friction's mu sgn(xi_F) dP_N, the curvature
  * of G^T kappa, e_N (dG_N/dq) u_i, -K, the force function's block. */
 #include "rc_test.h"
+#include "fd_jacobian.h"
 #include "integrate/gen_alpha_friction.h"
 
 enum { MAXN = RCI_GF_MAX_UNKNOWNS };
@@ -32,27 +33,21 @@ static struct {
 
 /* central differences of R with the sets frozen: Jc (step eps), J2 (2 eps);
  * R at x +- eps e_j in Rp, Rm */
+/* R at the current x (fd_jacobian.h's callback) */
+static int eval_at_x(void *ctx)
+{
+    rci_gf_sys *s = ctx;
+    int worst;
+    const rc_status st = rci_gf_eval(s);
+    if (st != RC_OK) return (int)st;
+    (void)rci_gf_residual(s, &worst);
+    return 0;
+}
+
 static rc_status central(rci_gf_sys *s)
 {
-    const int N = s->N;
-    int worst;
-    memcpy(R0, s->R, (size_t)N * sizeof(double));
-    for (int j = 0; j < N; j++) {
-        const double xj = s->x[j], e = P.eps * fmax(1.0, fabs(xj));
-        for (int side = 0; side < 4; side++) {
-            s->x[j] = xj + (side & 1 ? -e : e) * (side & 2 ? 2.0 : 1.0);
-            RC_CHECK(rci_gf_eval(s));
-            (void)rci_gf_residual(s, &worst);
-            if (side < 2) memcpy((side ? Rm : Rp) + (size_t)j * N, s->R, (size_t)N * sizeof(double));
-            else
-                for (int i = 0; i < N; i++) J2[(size_t)j * N + i] = side == 2 ? s->R[i] : (J2[(size_t)j * N + i] - s->R[i]) / (4.0 * e);
-        }
-        s->x[j] = xj;
-        for (int i = 0; i < N; i++) Jc[(size_t)j * N + i] = (Rp[(size_t)j * N + i] - Rm[(size_t)j * N + i]) / (2.0 * e);
-    }
-    RC_CHECK(rci_gf_eval(s));
-    (void)rci_gf_residual(s, &worst);
-    return s->err;
+    const int st = fd_central(s->x, s->R, s->N, P.eps, eval_at_x, s, R0, Rp, Rm, Jc, J2);
+    return st ? (rc_status)st : s->err;
 }
 
 /* R is not differentiable between x - 2 eps e_j and x + 2 eps e_j (a sgn or
