@@ -6,6 +6,7 @@
 -- two solvers started from the same state each step), in the cone and
 -- complementary, in a few iterations; bad settings are errors.
 local rc = require "ricochet"
+local helper = require "spec_helper"
 local H = require "sh_helper"
 local D = require "doc_blocks"
 
@@ -97,27 +98,7 @@ end
 
 -- 2 layers of 3 x 3 spheres of radius 0.1 +- 10 % falling into a box
 local function pile(method, extra)
-    math.randomseed(3)
-    local width = 0.75
-    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
-    w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
-    w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
-    for k = 0, 1 do
-        for j = 0, 2 do
-            for i = 0, 2 do
-                local r = 0.1 * (0.9 + 0.2 * math.random())
-                local m = 4 / 3 * math.pi * r ^ 3
-                local I = 0.4 * m * r * r
-                w:body{ mass = m, inertia = { I, I, I },
-                        q = { 0.25 * (i + 0.5) + 0.01 * (math.random() - 0.5), 0.25 * (j + 0.5) + 0.01 * (math.random() - 0.5),
-                              0.25 * (k + 0.5) + 0.05, 1, 0, 0, 0 },
-                        v = { math.random() - 0.5, math.random() - 0.5, 0, 0, 0, 0 }, shape = rc.sphere{ radius = r } }
-            end
-        end
-    end
+    local w = helper.sphere_pile(rc, 3, 2, g, mu)
     return w, w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = solver(method, extra) }
 end
 

@@ -4,32 +4,13 @@
 -- spaced by the predicted convergence never stops a step early), and a resting
 -- column of spheres carries its weight whatever the order.
 local rc = require "ricochet"
+local helper = require "spec_helper"
 
 local g, mu = 9.81, 0.3
 
 -- n x n x layers spheres of radius 0.1 +- 10 % falling into a box (floor and four walls)
 local function pile(n, layers, solver)
-    math.randomseed(3)
-    local width = 0.25 * n
-    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
-    w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
-    w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
-    for k = 0, layers - 1 do
-        for j = 0, n - 1 do
-            for i = 0, n - 1 do
-                local r = 0.1 * (0.9 + 0.2 * math.random())
-                local m = 4 / 3 * math.pi * r ^ 3
-                local I = 0.4 * m * r * r
-                w:body{ mass = m, inertia = { I, I, I },
-                        q = { 0.25 * (i + 0.5) + 0.01 * (math.random() - 0.5), 0.25 * (j + 0.5) + 0.01 * (math.random() - 0.5),
-                              0.25 * (k + 0.5) + 0.05, 1, 0, 0, 0 },
-                        v = { math.random() - 0.5, math.random() - 0.5, 0, 0, 0, 0 }, shape = rc.sphere{ radius = r } }
-            end
-        end
-    end
+    local w = helper.sphere_pile(rc, n, layers, g, mu)
     local opts = { "nsgs", tol = 1e-8, max_iter = 20000 }
     for k, v in pairs(solver) do opts[k] = v end
     return w, w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3, solver = opts }

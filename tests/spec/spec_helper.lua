@@ -1,7 +1,8 @@
 -- spec_helper.lua -- small helpers the specs share (required as "spec_helper"):
 -- error_of (the message a call raises; fails the test if it raises none),
 -- has (a message contains a text, verbatim), and for spatial bodies rotate
--- (R(q) b for a unit quaternion q = (qw, qx, qy, qz)) and norm (Euclidean).
+-- (R(q) b for a unit quaternion q = (qw, qx, qy, qz)), norm (Euclidean) and sphere_pile
+-- (a dim = 3 world of spheres about to fall into a box).
 local S = {}
 
 -- (busted's assert lives in the specs' environment, not in a required module's: plain errors here)
@@ -26,5 +27,33 @@ function S.rotate(q, b)
 end
 
 function S.norm(a) local s = 0 for i = 1, #a do s = s + a[i] * a[i] end return math.sqrt(s) end
+
+-- A dim = 3 world: n x n x layers spheres of radius 0.1 +- 10 % (density 1, math.randomseed(3))
+-- on a jittered lattice of spacing 0.25 with random horizontal velocities, above a box of side
+-- 0.25 n (floor and four walls); Newton's law e = 0 with friction mu, gravity g.
+function S.sphere_pile(rc, n, layers, g, mu)
+    math.randomseed(3)
+    local width = 0.25 * n
+    local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
+    w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
+    w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
+    w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
+    for k = 0, layers - 1 do
+        for j = 0, n - 1 do
+            for i = 0, n - 1 do
+                local r = 0.1 * (0.9 + 0.2 * math.random())
+                local m = 4 / 3 * math.pi * r ^ 3
+                local I = 0.4 * m * r * r
+                w:body{ mass = m, inertia = { I, I, I },
+                        q = { 0.25 * (i + 0.5) + 0.01 * (math.random() - 0.5), 0.25 * (j + 0.5) + 0.01 * (math.random() - 0.5),
+                              0.25 * (k + 0.5) + 0.05, 1, 0, 0, 0 },
+                        v = { math.random() - 0.5, math.random() - 0.5, 0, 0, 0, 0 }, shape = rc.sphere{ radius = r } }
+            end
+        end
+    end
+    return w
+end
 
 return S
