@@ -1010,8 +1010,13 @@ typedef enum rc_newton_linear {
                                        iterative above (default)            */
     RC_NEWTON_LINEAR_DENSE = 2,     /* W and J assembled, LU (dgesv); up to
                                        RC_NEWTON_MAX_ROWS rows               */
-    RC_NEWTON_LINEAR_ITERATIVE = 3  /* matrix-free GMRES(30), block-Jacobi
+    RC_NEWTON_LINEAR_ITERATIVE = 3, /* matrix-free GMRES(30), block-Jacobi
                                        preconditioner, inexact Newton      */
+    RC_NEWTON_LINEAR_SPARSE = 4     /* W by compressed columns, J by a sparse
+                                       LU (KLU): planar rigid bodies
+                                       without joints (otherwise the
+                                       iterative path); refused in a dim = 3
+                                       world                                */
 } rc_newton_linear;
 
 typedef enum rc_order {

@@ -54,7 +54,7 @@ function World:simulation(t)
     end
     def.formulation = option(sname, "formulation", s.formulation, D.formulation, { "alart-curnier", "fischer-burmeister" })
     def.fallback = boolean(sname, "fallback", s.fallback, D.fallback)
-    def.linear = option(sname, "linear", s.linear, D.linear, { "auto", "dense", "iterative" })
+    def.linear = option(sname, "linear", s.linear, D.linear, { "auto", "dense", "iterative", "sparse" })
     def.relax = number(sname, "relax", s.relax, D.relax)
     def.threads = integer(sname, "threads", s.threads, D.threads)
     def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, D.adaptive_threads)

@@ -10,7 +10,7 @@
 --
 -- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
--- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5. The first line printed gives the wall time per step
+-- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads.
 local rc = require "ricochet"
@@ -37,7 +37,8 @@ local activation = rc.param("activation", "anticipate")   -- the index set: "ant
 local project = rc.param("project", 0) ~= 0
 local ptol = rc.param("ptol", 1e-5)
 local piter = math.tointeger(rc.param("piter", 50))
-local solver = rc.param("solver", "nsgs")   -- "nsgs" (default), "apgd" (apgd.c)
+local solver = rc.param("solver", "nsgs")   -- "nsgs" (default), "apgd" (apgd.c), "newton" (newton.c)
+local linear = rc.param("linear", "sparse")   -- solver=newton: its linear solve (auto, dense, iterative, sparse)
 local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with Anderson acceleration (anderson.c)
 local depth = rc.param("depth", 5)                  -- its depth m
 
@@ -75,6 +76,7 @@ local sim = w:simulation{
   solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
              adaptive_threads = adaptive, check_every = check_every,
              residual = solver == "nsgs" and residual or nil,
+             linear = solver == "newton" and linear or nil,
              accelerate = accelerate ~= "none" and accelerate or nil,
              depth = accelerate ~= "none" and math.tointeger(depth) or nil },
 }
@@ -116,6 +118,9 @@ io.write(string.format(
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
 io.write(string.format("disks_in_box: residual test %s, largest residual of a step %.3g, %.4g local solves per second of solver CPU\n",
   residual, res_max, st.local_solves / st.solver_cpu_s))
+if solver == "newton" then
+  io.write(string.format("disks_in_box: Newton (linear %s): %d fallbacks to NSGS\n", linear, st.newton_fallbacks))
+end
 io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
 local overlap = 0   -- the largest overlap of two grains (or a grain and a wall) at the end
 for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end

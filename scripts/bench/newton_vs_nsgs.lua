@@ -35,6 +35,7 @@ I.World.simulation = function(self, t)
   for k, v in pairs(t.solver or {}) do s[k] = v end
   s[1] = current.solver
   s.linear = current.linear
+  if current.solver ~= "nsgs" then s.residual = nil end   -- NSGS-only options of the script
   local t2 = {}
   for k, v in pairs(t) do t2[k] = v end
   t2.solver = s
@@ -65,6 +66,7 @@ end
 local variants = { { name = "nsgs", solver = "nsgs" } }
 if with_dense then variants[#variants + 1] = { name = "newton-d", solver = "newton", linear = "dense" } end
 variants[#variants + 1] = { name = "newton-i", solver = "newton", linear = "iterative" }
+variants[#variants + 1] = { name = "newton-s", solver = "newton", linear = "sparse" }
 io.write(string.format("%-16s %-8s %7s %9s %9s %7s %10s %10s %6s %6s\n", "case", "solver", "steps", "total it", "mean it", "max it",
                        "cpu [s]", "max res", "fallb", "unconv"))
 for _, case in ipairs(cases) do

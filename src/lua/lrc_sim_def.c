@@ -27,8 +27,9 @@ static int field_option(lua_State *L, int t, const char *key, const char *const 
 static const char *const methods[] = { "nsgs", "uzawa", "newton", "apgd", NULL };
 static const rc_solver_method method_codes[] = { RC_SOLVER_NSGS, RC_SOLVER_UZAWA, RC_SOLVER_NEWTON, RC_SOLVER_APGD };
 static const char *const formulations[] = { "alart-curnier", "fischer-burmeister", NULL };
-static const char *const linears[] = { "auto", "dense", "iterative", NULL };
-static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTON_LINEAR_DENSE, RC_NEWTON_LINEAR_ITERATIVE };
+static const char *const linears[] = { "auto", "dense", "iterative", "sparse", NULL };
+static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTON_LINEAR_DENSE, RC_NEWTON_LINEAR_ITERATIVE,
+                                                 RC_NEWTON_LINEAR_SPARSE };
 static const char *const orders[] = { "fixed", "random", "position", "colour", "top", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_TOP };
 static const char *const norms[] = { "l2", "max", NULL };

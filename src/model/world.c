@@ -354,7 +354,8 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
         return rc_set_error(RC_ERR_ARG, "%s: 'local_max_iter' must be >= 1 (got %d)", sv, d->local_max_iter);
     if (d->formulation != RC_NEWTON_ALART_CURNIER && d->formulation != RC_NEWTON_FISCHER_BURMEISTER)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'formulation' %d", sv, (int)d->formulation);
-    if (d->linear != RC_NEWTON_LINEAR_AUTO && d->linear != RC_NEWTON_LINEAR_DENSE && d->linear != RC_NEWTON_LINEAR_ITERATIVE)
+    if (d->linear != RC_NEWTON_LINEAR_AUTO && d->linear != RC_NEWTON_LINEAR_DENSE && d->linear != RC_NEWTON_LINEAR_ITERATIVE
+        && d->linear != RC_NEWTON_LINEAR_SPARSE)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'linear' %d", sv, (int)d->linear);
     return RC_OK;
 }

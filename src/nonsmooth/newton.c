@@ -61,6 +61,7 @@ static rc_status sys_alloc(nt_sys *s)
     rc_world *w = s->w;
     const long long n = s->n, n2 = (long long)s->n * s->n;
     if (s->iterative) RC_CHECK(rcn_newton_krylov_alloc(s));
+    else if (s->sparse) RC_CHECK(take(w, &s->z, n));
     else {
         RC_CHECK(take(w, &s->W, n2));
         RC_CHECK(take(w, &s->J, n2));
@@ -330,28 +331,38 @@ static rc_status newton_step(nt_sys *s, const char **why)
     read_state(s);
     RC_CHECK(eval_phi(s, s->x, s->u, s->phi, 1));
     const double th = half_sq(s->phi, n);
-    /* redundant contacts (a box on a box: more sticking rows than degrees of
-     * freedom) make J = A + B W singular: a small shift delta I, shrinking
-     * with |Phi| (the rows are scaled to O(1) on the diagonal), keeps the
-     * direction defined and the local convergence superlinear */
-    const double delta = fmin(1e-11, sqrt(2.0 * th));
-    double descent = 1.0;
-    if (s->iterative) RC_CHECK(iterative_direction(s, th, delta, &descent, why));
-    else RC_CHECK(dense_direction(s, delta, why));
-    if (*why) return RC_OK;
-    for (int i = 0; i < n; i++)
-        if (!rcb_finite(s->d[i])) { *why = "non-finite Newton direction"; return RC_OK; }
-    if (s->iterative) rcn_newton_W_apply(s, s->d, s->wd);
-    else rcl_dense_matvec(s->n, s->W, s->d, s->wd);   /* W d, dense */
-    const double sigma = 1e-4;
-    for (double a = 1.0; a >= 0x1p-30; a *= 0.5) {   /* Armijo on theta = 1/2 |Phi|^2 */
-        for (int i = 0; i < n; i++) { s->xt[i] = s->x[i] + a * s->d[i]; s->ut[i] = s->u[i] + a * s->wd[i]; }
-        RC_CHECK(eval_phi(s, s->xt, s->ut, s->phit, 0));
-        const double tt = half_sq(s->phit, n);
-        if (tt <= (1.0 - 2.0 * sigma * a * descent) * th) {
-            apply_step(s, a);
-            return RC_OK;
+    for (;;) {
+        /* redundant contacts (a box on a box, a disk pile: more sticking rows
+         * than degrees of freedom) make J = A + B W singular: a shift delta I,
+         * shrinking with |Phi| (the rows are scaled to O(1) on the diagonal),
+         * keeps the direction defined and the local convergence superlinear.
+         * Its cap: RCN_NEWTON_DELTA (newton_impl.h, 1e-11), and the sparse
+         * path's RCN_NEWTON_DELTA_PILE (1e-3), which keeps the directions of a
+         * hyperstatic pile out of its near-null modes; on a stalled line
+         * search the solve goes on with 1e-3 */
+        const double delta = fmin(s->delta_cap, sqrt(2.0 * th));
+        double descent = 1.0;
+        if (s->iterative) RC_CHECK(iterative_direction(s, th, delta, &descent, why));
+        else if (s->sparse) RC_CHECK(rcn_newton_sparse_direction(s, delta, why));
+        else RC_CHECK(dense_direction(s, delta, why));
+        if (*why) return RC_OK;
+        for (int i = 0; i < n; i++)
+            if (!rcb_finite(s->d[i])) { *why = "non-finite Newton direction"; return RC_OK; }
+        if (s->iterative) rcn_newton_W_apply(s, s->d, s->wd);
+        else if (s->sparse) rcn_newton_sparse_matvec(s, s->d, s->wd);
+        else rcl_dense_matvec(s->n, s->W, s->d, s->wd);   /* W d, dense */
+        const double sigma = 1e-4;
+        for (double a = 1.0; a >= 0x1p-30; a *= 0.5) {   /* Armijo on theta = 1/2 |Phi|^2 */
+            for (int i = 0; i < n; i++) { s->xt[i] = s->x[i] + a * s->d[i]; s->ut[i] = s->u[i] + a * s->wd[i]; }
+            RC_CHECK(eval_phi(s, s->xt, s->ut, s->phit, 0));
+            const double tt = half_sq(s->phit, n);
+            if (tt <= (1.0 - 2.0 * sigma * a * descent) * th) {
+                apply_step(s, a);
+                return RC_OK;
+            }
         }
+        if (s->delta_cap >= RCN_NEWTON_DELTA_PILE) break;
+        s->delta_cap = RCN_NEWTON_DELTA_PILE;
     }
     *why = "line search stalled";
     return RC_OK;
@@ -421,18 +432,22 @@ rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *rep)
     rep->parallel = 0;
     nt_sys s = { .w = w, .opt = opt, .m = w->nactive };
     s.n = 2 * s.m + joint_rows(w);
+    s.sparse = opt->linear == RC_NEWTON_LINEAR_SPARSE && rcn_newton_sparse_eligible(w);
+    s.delta_cap = s.sparse ? RCN_NEWTON_DELTA_PILE : RCN_NEWTON_DELTA;
     s.iterative = opt->linear == RC_NEWTON_LINEAR_ITERATIVE
-                  || (opt->linear == RC_NEWTON_LINEAR_AUTO && s.n > RC_NEWTON_DENSE_ROWS);
+                  || (opt->linear == RC_NEWTON_LINEAR_AUTO && s.n > RC_NEWTON_DENSE_ROWS)
+                  || (opt->linear == RC_NEWTON_LINEAR_SPARSE && !s.sparse);   /* joints, flexible bodies */
     const double nb = norm_b(w);
     int it = 0;
     const char *why = NULL;
     rc_status st = rcn_nsgs_residual(w, nb, &rep->worst, &rep->residual);
     if (st == RC_OK && rep->residual > opt->tol) {
-        if (!s.iterative && s.n > RC_NEWTON_MAX_ROWS) why = "problem above RC_NEWTON_MAX_ROWS rows (linear = \"dense\")";
+        if (!s.iterative && !s.sparse && s.n > RC_NEWTON_MAX_ROWS) why = "problem above RC_NEWTON_MAX_ROWS rows (linear = \"dense\")";
         else if (has_x_rows(w)) why = "joint motors and limits are not in its equations";
         else {
             st = sys_alloc(&s);
-            if (st == RC_OK && s.iterative) rcn_newton_krylov_scalings(&s);
+            if (st == RC_OK && s.sparse) st = rcn_newton_sparse_assemble(&s);
+            if (st == RC_OK && (s.iterative || s.sparse)) rcn_newton_krylov_scalings(&s);
             else if (st == RC_OK) { assemble_W(&s); scalings(&s); }
         }
     }
@@ -443,6 +458,7 @@ rc_status rcn_newton_solve(const rcn_problem *pb, rcn_report *rep)
         st = project_impulses(w);
         if (st == RC_OK) st = rcn_nsgs_residual(w, nb, &rep->worst, &rep->residual);
     }
+    if (s.sparse) rcn_newton_sparse_free(&s);
     if (st == RC_OK && !why && rep->residual > opt->tol && it >= opt->max_iter) why = "max_iter reached";
     rep->local_solves = (long)it * w->nactive;
     if (st == RC_OK && why && opt->fallback && !rc_interrupt_requested()) {

@@ -11,6 +11,15 @@
 #include "linalg/linalg.h"   /* rcl_gmres: the linear solve */
 #define RCN_GMRES_RESTART RCL_GMRES_RESTART   /* the Krylov space's size before a restart */
 
+/* The cap of the Newton matrix's shift delta I (newton.c): the dense and
+ * iterative paths', and the sparse path's (the pile solver). On the
+ * 1 000-disk pile of docs/benchmarks.md the sparse path left 342 of 1 000
+ * steps to NSGS with the first and 152 with the second (on the 200-disk
+ * pile 2 and 0, in 4.6 and 4.0 iterations a step); on a box on a slope the
+ * second takes 3 iterations where the first takes 1. */
+#define RCN_NEWTON_DELTA 1e-11
+#define RCN_NEWTON_DELTA_PILE 1e-3
+
 typedef struct nt_sys {
     rc_world *w;
     const rc_solver_def *opt;
@@ -36,6 +45,14 @@ typedef struct nt_sys {
     long lin_total;         /* J-products of the solve                       */
     int lin_its;            /* J-products of the last linear solve           */
     double lin_rel;         /* its |J d + Phi| / |Phi|                        */
+    double delta_cap;       /* the shift's cap: RCN_NEWTON_DELTA (sparse:
+                               RCN_NEWTON_DELTA_PILE); after a stalled line
+                               search RCN_NEWTON_DELTA_PILE                  */
+    /* the sparse path (newton_sparse.c) */
+    int sparse;             /* 1: W by compressed columns, J by KLU's LU      */
+    int *Wp, *Wi;           /* W's column starts and row indices (J's too)    */
+    double *Wx, *Jx;        /* their values                                   */
+    void *sym, *num;        /* KLU's symbolic analysis and LU of the solve    */
 } nt_sys;
 
 /* newton.c: col[i] = row i of H applied to v (no shift), every contact then
@@ -53,5 +70,15 @@ void rcn_newton_W_apply(nt_sys *s, const double *x, double *y);
  * block-Jacobi preconditioner; sets lin_its, lin_rel. *why: NULL, or why no
  * direction was found */
 rc_status rcn_newton_krylov_solve(nt_sys *s, double delta, double eta, const char **why);
+
+/* newton_sparse.c */
+/* planar rigid bodies' contacts without joints */
+int rcn_newton_sparse_eligible(const rc_world *w);
+/* W by compressed columns (s->S and s->z allocated) */
+rc_status rcn_newton_sparse_assemble(nt_sys *s);
+void rcn_newton_sparse_matvec(const nt_sys *s, const double *x, double *y);
+/* J d = -Phi by UMFPACK (the symbolic analysis once per solve); *why when it fails */
+rc_status rcn_newton_sparse_direction(nt_sys *s, double delta, const char **why);
+void rcn_newton_sparse_free(nt_sys *s);
 
 #endif /* RC_NEWTON_IMPL_H */

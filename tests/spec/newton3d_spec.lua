@@ -311,7 +311,8 @@ describe("the semismooth Newton solver on 3D contacts", function()
         w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
         w:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
         local cases = {
-            { { "newton", linear = "sparse" }, [['linear' must be one of "auto", "dense", "iterative" (got 'sparse')]] },
+            { { "newton", linear = "sparse" }, [[solver 'linear' = "sparse" solves planar contacts; a dim = 3 world's Newton takes "auto", "dense" or "iterative"]] },
+            { { "newton", linear = "cholesky" }, [['linear' must be one of "auto", "dense", "iterative", "sparse" (got 'cholesky')]] },
             { { "newton", formulation = "foo" }, [['formulation' must be one of "alart-curnier", "fischer-burmeister" (got 'foo')]] },
             { { "newton", threads = 2, order = "colour" }, [['threads' = 2 needs the "nsgs" solver]] },
             { { "newton", fallback = 3 }, [['fallback' must be true or false (got 3)]] },

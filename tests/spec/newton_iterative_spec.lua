@@ -139,11 +139,60 @@ describe("solver = { \"newton\", linear = ... }", function()
     assert.are.equal(0, max_diff(v_i, v_a))
   end)
 
+  it("sparse: the box on the slope and the stack move as on the dense path, impulses in the cone, no fallback", function()
+    local a_exact = g * (math.sin(math.rad(30)) - 0.2 * math.cos(math.rad(30)))
+    local a, it_s, st_s = incline(30, 0.2, 500, { linear = "sparse" })
+    assert.is_near(a_exact, a, 1e-9)
+    assert.is_true(it_s <= 4, it_s)                    -- measured 3 (the shift's cap 1e-3 costs 2 more than dense)
+    assert.are.equal(0, st_s.failures + st_s.newton_fallbacks)
+    assert.is_near(0, incline(20, 0.5, 500, { linear = "sparse" }), 1e-9)
+    local q_d = stack{ linear = "dense" }
+    local q, it, _, inside, st = stack{ linear = "sparse" }
+    for i = 1, 3 do assert.is_near(q_d[i], q[i], 1e-9) end
+    assert.is_true(inside)
+    assert.are.equal(0, st.failures + st.newton_fallbacks)
+    assert.is_true(st.max_residual <= 1e-10)
+    assert.is_true(it <= 8, it)
+  end)
+
+  it("sparse: on the 200-disk pile the dense path's velocities, the tolerance in every step, no fallback", function()
+    local steps = 6
+    local v_d = pile({ linear = "dense" }, steps)
+    local v_s, its_s, st_s, allocs = pile({ linear = "sparse" }, steps)
+    assert.are.equal(0, st_s.failures + st_s.newton_fallbacks)
+    assert.is_true(max_diff(v_d, v_s) < 1e-6, max_diff(v_d, v_s))   -- hyperstatic: the motion, not the impulses
+    for k = 1, steps do assert.is_true(its_s[k] >= 3 and its_s[k] <= 20, k .. ": " .. its_s[k]) end
+    -- the compressed columns live in the step's arena (KLU's own factors are
+    -- freed at the end of each solve): no arena growth while the contacts do not grow
+    local high = allocs.ncontacts[1]
+    for k = 2, steps do
+      if allocs.ncontacts[k] <= high then assert.are.equal(allocs[k - 1], allocs[k], "step " .. k) end
+      high = math.max(high, allocs.ncontacts[k])
+    end
+  end)
+
+  it("sparse with a joint or a linear body takes the iterative path (the same numbers)", function()
+    local function pendulum(linear)
+      local w = rc.world{ gravity = { 0, -g } }
+      w:halfplane{ point = { 0, -0.6 }, normal = { 0, 1 } }
+      local b = w:body{ mass = 1, inertia = 0.01, q = { 0.5, 0, 0 }, shape = rc.disk{ radius = 0.1 } }
+      w:revolute{ w.ground, b, at = { 0, 0 } }
+      w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
+      local sim = w:simulation{ h = 1e-3, solver = { "newton", tol = 1e-12, linear = linear } }
+      sim:run{ T = 0.6 }
+      return b:v(), sim:stats()
+    end
+    local v_i, st_i = pendulum("iterative")
+    local v_s, st_s = pendulum("sparse")
+    for k = 1, 3 do assert.are.equal(v_i[k], v_s[k]) end
+    assert.are.equal(st_i.max_iterations, st_s.max_iterations)
+  end)
+
   it("checks the option", function()
     local w = rc.world{}
     local function err(t) local ok, e = pcall(w.simulation, w, t); assert.is_false(ok); return tostring(e) end
-    assert.truthy(err{ solver = { "newton", linear = "sparse" } }:find(
-      "world:simulation: solver: 'linear' must be one of \"auto\", \"dense\", \"iterative\" (got 'sparse')", 1, true))
+    assert.truthy(err{ solver = { "newton", linear = "cholesky" } }:find(
+      "world:simulation: solver: 'linear' must be one of \"auto\", \"dense\", \"iterative\", \"sparse\" (got 'cholesky')", 1, true))
     assert.truthy(err{ solver = { "nsgs", linear = "dense" } }:find(
       "world:simulation: solver: 'linear' is an option of the \"newton\" solver (solver is 'nsgs')", 1, true))
     assert.truthy(err{ solver = { "newton", linear = 1 } }:find("world:simulation: solver: 'linear' must be", 1, true))

@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 ]])
         local c, _, err = sh("cc -std=c11 -O1 " .. (os.getenv("RC_TEST_CFLAGS") or "") .. " -I" .. q(ROOT .. "/src") .. " -I/usr/include/lua5.4 " .. q(src)
                              .. " " .. q(build .. "/libricochet_luahost.a") .. " " .. q(build .. "/libricochet.a")
-                             .. " -llua5.4 -llapacke -llapack -lz -lm -ldl -fopenmp -o " .. q(exe))
+                             .. " -llua5.4 -lklu -llapacke -llapack -lz -lm -ldl -fopenmp -o " .. q(exe))
         assert.are.equal(0, c, err)
         local user = DIR .. "/host_user"
         assert(os.execute("mkdir -p " .. q(user)))
