@@ -1,11 +1,15 @@
 -- Benchmark: the pile solvers side by side (not a test; docs/benchmarks.md, "Pile solvers").
 --
 -- Runs scripts/bench/disks_in_box.lua (the N-disk pile, h = 1e-3, mu = 0.3) with NSGS,
--- NSGS + Anderson (depth 5) and APGD, interleaved (solver after solver, reps rounds),
--- and prints per solver the medians of: iterations (sweeps) per step, process CPU per
--- step, the steps that stopped at the cap, and the largest overlap over the run.
+-- NSGS + Anderson (depth 5), APGD and the semismooth Newton with the sparse LU, interleaved
+-- (solver after solver, reps rounds), and prints per solver the medians of: iterations
+-- (sweeps, Newton iterations) per step, process CPU per step, the steps that did not reach
+-- the tolerance, the steps Newton handed to NSGS (which then sweeps up to 1 000 times) and
+-- the largest overlap over the run. --set only=nsgs,newton runs a subset (keys nsgs,
+-- anderson, apgd, newton).
 --
 --   build/ricochet run scripts/bench/pile_solvers.lua --set N=1000 --set T=1 --set tol=1e-4 --set max_iter=100 --set reps=3
+--   build/ricochet run scripts/bench/pile_solvers.lua --set N=10000 --set T=1 --set reps=1 --set only=nsgs,newton
 --
 -- APGD's residual is that of its own problem (the CCP, apgd.c); NSGS's and Anderson's
 -- the Coulomb law's natural map (nsgs.c); same normalisation and tolerance.
@@ -17,12 +21,17 @@ local tol = rc.param("tol", 1e-4)
 local max_iter = math.tointeger(rc.param("max_iter", 100))
 local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
+local only = rc.param("only", "nsgs,anderson,apgd,newton")
 
-local solvers = {
-  { name = "NSGS", args = "" },
-  { name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson --set depth=5" },
-  { name = "APGD", args = "--set solver=apgd" },
-}
+local solvers = {}
+for _, s in ipairs {
+  { key = "nsgs", name = "NSGS", args = "" },
+  { key = "anderson", name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson --set depth=5" },
+  { key = "apgd", name = "APGD", args = "--set solver=apgd" },
+  { key = "newton", name = "Newton, sparse LU", args = "--set solver=newton --set linear=sparse" },
+} do
+  if ("," .. only .. ","):find("," .. s.key .. ",", 1, true) then solvers[#solvers + 1] = s end
+end
 
 local function run(s)
   local cmd = string.format("%s run scripts/bench/disks_in_box.lua --set N=%d --set T=%g --set tol=%g --set max_iter=%d %s 2>/dev/null",
@@ -36,6 +45,7 @@ local function run(s)
   r.steps = tonumber(out:match("(%d+) steps, cpu"))
   r.cpu = tonumber(out:match("%(([%d.]+) ms/step%), solver"))
   r.overlap = tonumber(out:match("over the run ([%d.e+-]+)"))
+  r.fallbacks = tonumber(out:match("(%d+) fallbacks to NSGS")) or 0
   assert(r.sweeps and r.cpu and r.steps, "could not parse the output of: " .. cmd .. "\n" .. out)
   return r
 end
@@ -55,9 +65,10 @@ for _ = 1, reps do
 end
 io.write(string.format("pile_solvers: N = %d, T = %g s, tol = %g, cap %d iterations, %d interleaved runs each, medians\n",
                        N, T, tol, max_iter, reps))
-io.write("| solver | iterations/step | CPU ms/step | steps at the cap | largest overlap |\n|---|---|---|---|---|\n")
+io.write("| solver | iterations/step | CPU ms/step | steps not converged | Newton steps finished by NSGS | largest overlap |\n|---|---|---|---|---|---|\n")
 for i, s in ipairs(solvers) do
   local col = function(k) local t = {} for _, r in ipairs(results[i]) do t[#t + 1] = r[k] end return median(t) end
-  io.write(string.format("| %s | %.1f | %.2f | %d of %d (%.1f %%) | %.3g |\n", s.name, col("sweeps"), col("cpu"),
-                         col("cap"), results[i][1].steps, 100 * col("cap") / results[i][1].steps, col("overlap")))
+  io.write(string.format("| %s | %.1f | %.2f | %d of %d (%.1f %%) | %s | %.3g |\n", s.name, col("sweeps"), col("cpu"),
+                         col("cap"), results[i][1].steps, 100 * col("cap") / results[i][1].steps,
+                         s.key == "newton" and string.format("%d", col("fallbacks")) or "", col("overlap")))
 end

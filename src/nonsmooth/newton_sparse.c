@@ -182,6 +182,8 @@ rc_status rcn_newton_sparse_direction(nt_sys *s, double delta, const char **why)
 {
     klu_common common;
     klu_defaults(&common);
+    common.scale = 0;   /* the rows are scaled already (rho: a unit diagonal) */
+    common.btf = 0;     /* a pile is one strongly connected block */
     form_J(s, delta);
     if (!s->sym) {
         s->sym = klu_analyze(s->n, s->Wp, s->Wi, &common);
