@@ -5,6 +5,7 @@
 -- then that of 100 full sweeps). Not a test: scripts/bench/scale runs it for N = 1e4..1e6.
 --
 --   build/ricochet run scripts/bench/packed_pile.lua --set N=10000 --set steps=10
+--   build/ricochet run scripts/bench/packed_pile.lua --set N=1000 --set steps=10 --set solver=newton
 --
 -- Prints the process CPU per step, the sweeps per step, the contacts per grain, the
 -- kernel's memory per grain (sim:stats().memory_bytes) and the process's peak resident
@@ -14,6 +15,8 @@ local rc = require "ricochet"
 local N = math.tointeger(rc.param("N", 10000))
 local steps = math.tointeger(rc.param("steps", 10))
 local residual = rc.param("residual", "pass")   -- NSGS's convergence test: "pass" or "sweep" (nsgs.c)
+local solver = rc.param("solver", "nsgs")   -- or "newton" (with linear = "sparse", docs/benchmarks.md "The sparse LU")
+local linear = rc.param("linear", "sparse")
 local cols = math.tointeger(rc.param("cols", math.ceil(math.sqrt(N) * 2)))   -- a pile twice as wide as deep (in grains)
 local r = 0.1
 local dy = math.sqrt(3) * r
@@ -31,7 +34,9 @@ for i = 0, N - 1 do
 end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
 local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3,
-                          solver = { "nsgs", tol = 1e-4, max_iter = 100, on_fail = "warn", residual = residual } }
+                          solver = { solver, tol = 1e-4, max_iter = 100, on_fail = "warn",
+                                     residual = solver == "nsgs" and residual or nil,
+                                     linear = solver == "newton" and linear or nil } }
 sim:step()   -- the first step sizes the arrays (contacts found, capacities grown)
 local c0 = os.clock()
 local sweeps, capped, log_res, solver0 = 0, 0, 0.0, sim:stats().solver_cpu_s
