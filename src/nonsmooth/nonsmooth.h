@@ -80,6 +80,19 @@ rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *it
  * solver's order: "position" bottom first along gravity, "top" top first,
  * else by index), in the world's work arena */
 rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
+/* nsgs3_pack.c: NSGS3's hot records of the active contacts in solve order
+ * (order[0..n)), in the work arena: usable when every one has a closed-form
+ * law, no drilling row and rigid bodies; a sweep on them (est: the sum of
+ * the squared residuals as visited), the residual pass's sum of squares (in
+ * index order through slot, or NULL: h is), and the impulses written back
+ * to the contacts. The same
+ * arithmetic as nsgs3.c's path on the contacts (bit for bit). */
+typedef struct rcn_c3hot rcn_c3hot;
+int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n);
+rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
+void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est);
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V);
+void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */
 void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);

@@ -265,6 +265,29 @@ static int estimable(const rc_world *w)
     return 1;
 }
 
+/* The hot records (nsgs3_pack.c) when every active contact can have one
+ * and quiet contacts are not skipped: h (NULL: the contacts' path), and
+ * slot[i] the record of contact i when the order is not by index (else
+ * NULL), for the residual pass's sum in index order. */
+typedef struct {
+    rcn_c3hot *h;
+    int *slot;
+} hot_ctx;
+
+static rc_status hot_begin(rc_world *w, const int *order, int n, hot_ctx *hot)
+{
+    if (!rcn_nsgs3_pack_usable(w, order, n)) return RC_OK;
+    RC_CHECK(rcn_nsgs3_pack(w, order, n, &hot->h));
+    int sorted = 1;
+    for (int k = 1; k < n && sorted; k++) sorted = order[k] > order[k - 1];
+    if (sorted) return RC_OK;
+    const rcm_c3 *c3 = w->c3;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&hot->slot, c3->n > 0 ? c3->n : 1, sizeof(int), "3D contacts' hot records"));
+    for (int i = 0; i < c3->n; i++) hot->slot[i] = -1;
+    for (int k = 0; k < n; k++) hot->slot[order[k]] = k;
+    return RC_OK;
+}
+
 enum { PASS_GAP_MAX = 8 };
 
 /* The sweeps until the next residual pass (check_every = 1, the default):
@@ -300,22 +323,30 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w), adaptive = !fused && every == 1;
     quiet_ctx q;
     RC_CHECK(quiet_begin(w, bnorm, n, &q));
+    hot_ctx hot = { 0 };
+    if (!q.on) RC_CHECK(hot_begin(w, order, n, &hot));
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
+    rc_status st = RC_OK;
     for (int it = 1; it <= max_iter; it++) {
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
-        RC_CHECK(sweep(w, order, n, V, fused && check && it < max_iter ? &est : NULL, &q));
+        double *pest = fused && check && it < max_iter ? &est : NULL;
+        if (hot.h) {
+            rcn_joints3_sweep(w, V);
+            rcn_nsgs3_pack_sweep(w, hot.h, n, V, pest);   /* nsgs3_pack.c */
+        } else RC_CHECK(sweep(w, order, n, V, pest, &q));
         *iters = it;
         if (!check) continue;
         if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
             est = sqrt(est + rcn_joints3_residual2(w, V)) / (1.0 + bnorm);
-            if (!rcb_finite(est)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
+            if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        RC_CHECK(residual(w, V, res, &q));
+        if (hot.h) *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, n, hot.slot, V) + rcn_joints3_residual2(w, V));
+        else RC_CHECK(residual(w, V, res, &q));
         *res /= 1.0 + bnorm;
-        if (!rcb_finite(*res)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
+        if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
         if (*res <= tol) break;
         if (adaptive) {
             next = it + pass_gap(*res, prev, it - prev_it, tol);
@@ -323,7 +354,8 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             prev_it = it;
         }
     }
-    return RC_OK;
+    if (hot.h) rcn_nsgs3_unpack(w, hot.h, n);
+    return st;
 }
 
 /* the stopping test's residual (absolute: the caller divides by 1 + |b|),

@@ -1,0 +1,188 @@
+/* nsgs3_pack.c -- the hot record of NSGS over 3D contacts (nsgs3.c): what a
+ * sweep reads of an active contact -- its directions (n, t1, t2), the rows'
+ * rotational parts Rb, Ra, W and W^-1, the law's shift and mu, the impulse
+ * p, and of its bodies the V offsets, 1/m kappa and Ainv -- packed
+ * contiguously in solve order once per solve, instead of the large contact
+ * record (rcm_contact3, ~730 bytes with the detection's, the audit's and the
+ * custom laws' fields, scattered among the inactive contacts). The sweep,
+ * the residual pass and the impulses' write-back read only the pack. The
+ * arithmetic is that of nsgs3.c's rcn_contact3_velocity, solve_one and
+ * rcn_contact3_apply, operation for operation: the same impulses bit for bit
+ * (tests/c/test_nsgs3_pack.c, scripts/compare-builds).
+ *
+ * Used when every active contact has a closed-form law and no drilling row
+ * and quiet contacts are not skipped (nsgs3.c, rcn_nsgs3_pack_usable);
+ * otherwise nsgs3.c's path on the contact records. */
+#include "nonsmooth/nonsmooth.h"
+
+#include <math.h>
+
+struct rcn_c3hot {
+    double d[9];            /* n, t1, t2: B's translational rows (A's: -d)  */
+    double Rb[9], Ra[9];    /* the rows' rotational parts (Ra unused: ground) */
+    double W[9], Winv[9];
+    double shift[3], p[3];
+    double mu, sb, sa;      /* sb = 1/m_B kappa, sa = -(1/m_A kappa)         */
+    const double *Ab, *Aa;  /* the bodies' Ainv (rigid3d.h)                 */
+    int ivb, iva;           /* offsets in V; iva < 0: the ground            */
+    int winv_ok, i;         /* i: the contact's index in c3->c              */
+};
+
+int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n)
+{
+    const rcm_c3 *c3 = w->c3;
+    if (c3->ndrill) return 0;
+    for (int k = 0; k < n; k++) {
+        const rcm_contact3 *c = &c3->c[order[k]];
+        if (!w->laws[c->law].closed_form) return 0;
+        if (w->bodies[c->body_b].kind != RC_BODY_RIGID3D) return 0;
+        if (c->body_a >= 0 && w->bodies[c->body_a].kind != RC_BODY_RIGID3D) return 0;
+    }
+    return 1;
+}
+
+rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out)
+{
+    const rcm_c3 *c3 = w->c3;
+    rcn_c3hot *h;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&h, n > 0 ? n : 1, sizeof *h, "3D contacts' hot records"));
+    const double kappa = c3->kappa;
+    for (int k = 0; k < n; k++) {
+        const rcm_contact3 *c = &c3->c[order[k]];
+        rcn_c3hot *r = &h[k];
+        for (int j = 0; j < 3; j++) { r->d[j] = c->n[j]; r->d[3 + j] = c->t1[j]; r->d[6 + j] = c->t2[j]; }
+        for (int a = 0; a < 3; a++)
+            for (int j = 0; j < 3; j++) { r->Rb[3 * a + j] = c->Rb[a][j]; r->Ra[3 * a + j] = c->Ra[a][j]; }
+        for (int j = 0; j < 9; j++) { r->W[j] = c->W[j]; r->Winv[j] = c->Winv[j]; }
+        for (int j = 0; j < 3; j++) { r->shift[j] = c->shift[j]; r->p[j] = c->p[j]; }
+        r->mu = w->laws[c->law].def.mu;
+        const rc_body *bb = &w->bodies[c->body_b];
+        r->ivb = bb->iv;
+        r->sb = 1.0 * bb->inv_mass * kappa;   /* nsgs3.c side_apply's s, B */
+        r->Ab = w->rigid3d[bb->linear].Ainv;
+        if (c->body_a >= 0) {
+            const rc_body *ba = &w->bodies[c->body_a];
+            r->iva = ba->iv;
+            r->sa = -1.0 * ba->inv_mass * kappa;   /* and A */
+            r->Aa = w->rigid3d[ba->linear].Ainv;
+        } else {
+            r->iva = -1;
+            r->sa = 0.0;
+            r->Aa = NULL;
+        }
+        r->winv_ok = c->winv_ok;
+        r->i = order[k];
+    }
+    *out = h;
+    return RC_OK;
+}
+
+void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n)
+{
+    rcm_contact3 *c = w->c3->c;
+    for (int k = 0; k < n; k++) {
+        double *p = c[h[k].i].p;
+        p[0] = h[k].p[0]; p[1] = h[k].p[1]; p[2] = h[k].p[2];
+    }
+}
+
+/* (u + shift) of r at V: rcn_contact3_velocity's sums in its order */
+static inline void hot_velocity(const rcn_c3hot *r, const double *V, double *u)
+{
+    const double *vb = V + r->ivb, *n = r->d, *t1 = r->d + 3, *t2 = r->d + 6;
+    double u0 = r->shift[0], u1 = r->shift[1], u2 = r->shift[2];
+    for (int j = 0; j < 3; j++) {
+        u0 += n[j] * vb[j];
+        u1 += t1[j] * vb[j];
+        u2 += t2[j] * vb[j];
+    }
+    for (int j = 0; j < 3; j++) {
+        u0 += r->Rb[j] * vb[3 + j];
+        u1 += r->Rb[3 + j] * vb[3 + j];
+        u2 += r->Rb[6 + j] * vb[3 + j];
+    }
+    if (r->iva >= 0) {
+        const double *va = V + r->iva;
+        for (int j = 0; j < 3; j++) {
+            u0 += -n[j] * va[j];
+            u1 += -t1[j] * va[j];
+            u2 += -t2[j] * va[j];
+        }
+        for (int j = 0; j < 3; j++) {
+            u0 += r->Ra[j] * va[3 + j];
+            u1 += r->Ra[3 + j] * va[3 + j];
+            u2 += r->Ra[6 + j] * va[3 + j];
+        }
+    }
+    u[0] = u0; u[1] = u1; u[2] = u2;
+}
+
+/* v += s (d^T dp) on the translation, kappa A (R^T dp) on the rotation:
+ * nsgs3.c side_apply */
+static inline void hot_side(const double *d, const double *R, const double *A, double s, double kappa, double *v,
+                            const double *dp)
+{
+    double y[3];
+    for (int j = 0; j < 3; j++) {
+        v[j] += s * (d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2]);
+        y[j] = R[j] * dp[0] + R[3 + j] * dp[1] + R[6 + j] * dp[2];
+    }
+    for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
+}
+
+/* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law) */
+static inline void hot_solve(rcn_c3hot *r, double *V, double kappa, double omega, double *r2)
+{
+    double u[3], b[3], p[3];
+    hot_velocity(r, V, u);
+    const double *W = r->W;
+    for (int a = 0; a < 3; a++) b[a] = u[a] - (W[3 * a] * r->p[0] + W[3 * a + 1] * r->p[1] + W[3 * a + 2] * r->p[2]);
+    if (r2) *r2 = rcn_cone3_residual2(u, r->p, r->mu);
+    rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, r->p, p);
+    if (omega != 1.0) {
+        for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * r->p[a];
+        rcm_fc3d_project(r->mu, p);
+    }
+    const double dp[3] = { p[0] - r->p[0], p[1] - r->p[1], p[2] - r->p[2] };
+    if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
+        hot_side(r->d, r->Rb, r->Ab, r->sb, kappa, V + r->ivb, dp);
+        if (r->iva >= 0) hot_side(r->d, r->Ra, r->Aa, r->sa, kappa, V + r->iva, dp);
+    }
+    r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
+}
+
+void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est)
+{
+    const double kappa = w->c3->kappa, omega = w->sim.solver.relax;
+    double sum = 0.0;
+    for (int k = 0; k < n; k++) {
+        double r2 = 0.0;
+        hot_solve(&h[k], V, kappa, omega, est ? &r2 : NULL);
+        sum += r2;
+    }
+    w->c3->solves += n;
+    if (est) *est = sum;
+}
+
+/* the contacts' sum of squared natural-map residuals at V in index order
+ * (slot[i]: the record of contact i, or NULL when h is in index order), as
+ * nsgs3.c's residual pass: sets c3->worst1 and worst_res */
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V)
+{
+    rcm_c3 *c3 = w->c3;
+    double r2 = 0.0, rmax = -1.0;
+    c3->worst1 = 0;
+    const int m = slot ? c3->n : n;
+    for (int k = 0; k < m; k++) {
+        const int s = slot ? slot[k] : k;
+        if (s < 0) continue;
+        const rcn_c3hot *r = &h[s];
+        double u[3];
+        hot_velocity(r, V, u);
+        const double ri = rcn_cone3_residual2(u, r->p, r->mu);
+        r2 += ri;
+        if (ri > rmax) { rmax = ri; c3->worst1 = r->i + 1; }
+    }
+    c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
+    return r2;
+}
