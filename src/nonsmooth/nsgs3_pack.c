@@ -117,36 +117,45 @@ static inline void hot_velocity(const rcn_c3hot *r, const double *V, double *u)
     u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
-/* v += s (d^T dp) on the translation, kappa A (R^T dp) on the rotation:
- * nsgs3.c side_apply */
-static inline void hot_side(const double *d, const double *R, const double *A, double s, double kappa, double *v,
+/* v += kappa A (R^T dp) on the rotation: nsgs3.c side_apply's */
+static inline void hot_turn(const double *restrict R, const double *restrict A, double kappa, double *restrict v,
                             const double *dp)
 {
     double y[3];
-    for (int j = 0; j < 3; j++) {
-        v[j] += s * (d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2]);
-        y[j] = R[j] * dp[0] + R[3 + j] * dp[1] + R[6 + j] * dp[2];
-    }
+    for (int j = 0; j < 3; j++) y[j] = R[j] * dp[0] + R[3 + j] * dp[1] + R[6 + j] * dp[2];
     for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
 }
 
-/* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law) */
-static inline void hot_solve(rcn_c3hot *r, double *V, double kappa, double omega, double *r2)
+/* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law;
+ * V += kappa Mhat^-1 H^T dp as side_apply: B then A, v += s (d^T dp) on
+ * the translation with d^T dp formed once for both sides) */
+static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double kappa, double omega, double *r2)
 {
     double u[3], b[3], p[3];
     hot_velocity(r, V, u);
-    const double *W = r->W;
-    for (int a = 0; a < 3; a++) b[a] = u[a] - (W[3 * a] * r->p[0] + W[3 * a + 1] * r->p[1] + W[3 * a + 2] * r->p[2]);
-    if (r2) *r2 = rcn_cone3_residual2(u, r->p, r->mu);
-    rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, r->p, p);
+    const double *W = r->W, p0[3] = { r->p[0], r->p[1], r->p[2] };
+    for (int a = 0; a < 3; a++) b[a] = u[a] - (W[3 * a] * p0[0] + W[3 * a + 1] * p0[1] + W[3 * a + 2] * p0[2]);
+    if (r2) *r2 = rcn_cone3_residual2(u, p0, r->mu);
+    rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, p0, p);
     if (omega != 1.0) {
-        for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * r->p[a];
+        for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * p0[a];
         rcm_fc3d_project(r->mu, p);
     }
-    const double dp[3] = { p[0] - r->p[0], p[1] - r->p[1], p[2] - r->p[2] };
+    const double dp[3] = { p[0] - p0[0], p[1] - p0[1], p[2] - p0[2] };
     if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
-        hot_side(r->d, r->Rb, r->Ab, r->sb, kappa, V + r->ivb, dp);
-        if (r->iva >= 0) hot_side(r->d, r->Ra, r->Aa, r->sa, kappa, V + r->iva, dp);
+        const double *d = r->d;
+        double f[3];
+        for (int j = 0; j < 3; j++) f[j] = d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2];
+        double *vb = V + r->ivb;
+        const double sb = r->sb;
+        for (int j = 0; j < 3; j++) vb[j] += sb * f[j];
+        hot_turn(r->Rb, r->Ab, kappa, vb, dp);
+        if (r->iva >= 0) {
+            double *va = V + r->iva;
+            const double sa = r->sa;
+            for (int j = 0; j < 3; j++) va[j] += sa * f[j];
+            hot_turn(r->Ra, r->Aa, kappa, va, dp);
+        }
     }
     r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
 }
