@@ -238,6 +238,31 @@ static void fixed_point(cone3_problem *cp)
     }
 }
 
+/* Whether the slide candidate p = p_N (1, -mu d), d = (c, s), p_N > 0, is
+ * a solution by a bound on its natural-map residual that needs no square
+ * root: with u = W p + b, alpha = u_T . d, beta = u_T x d, the velocity
+ * u~* = alpha+ (mu, d) (alpha+ = max(alpha, 0)) has -u~* in the normal
+ * cone of K at p, so p = proj_K(p - u~*) and, proj_K being 1-Lipschitz,
+ *     |p - proj_K(p - u~)| <= |u~ - u~*|
+ *                          <= |u_N| + (1 + mu) (|beta| + alpha-),
+ * plus 2 mu p_N |c^2 + s^2 - 1| for d's round-off off the unit circle. A
+ * bound within candidate's test (squared <= exact) keeps p as the answer
+ * (its residual is then below the threshold too: the same answer as
+ * candidate's, without its square roots); else candidate decides. */
+static int slide_is_solution(cone3_problem *cp, const double *p, double c, double s)
+{
+    double u[3];
+    apply3(cp->W, p, cp->b, u);
+    const double al = u[1] * c + u[2] * s, be = u[2] * c - u[1] * s, mu = cp->mu;
+    const double bnd = fabs(u[0]) + (1.0 + mu) * (fabs(be) + (al < 0.0 ? -al : 0.0))
+                     + 2.0 * mu * p[0] * fabs(c * c + s * s - 1.0);
+    if (!(bnd * bnd <= cp->exact)) return 0;
+    cp->best_res = bnd * bnd;
+    for (int i = 0; i < 3; i++) cp->best[i] = p[i];
+    cp->best_case = 2;
+    return 1;
+}
+
 /* sin and cos of a small angle x (|x| <= 2e-3: the series' next terms are
  * below 1e-19, under round-off) or by the library */
 static inline void small_sincos(double x, double *s, double *c)
@@ -285,6 +310,7 @@ static int slide_newton(cone3_problem *cp, double c, double s)
             (void)slide_hcs(cp, c, s, &D);
             if (!(D > 0.0)) return 0;
             const double pn = -b[0] / D, p[3] = { pn, -mu * pn * c, -mu * pn * s };
+            if (slide_is_solution(cp, p, c, s)) return 1;
             candidate(cp, p, 2);
             return cp->best_res <= cp->exact;
         }
