@@ -89,6 +89,11 @@ rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
  * arithmetic as nsgs3.c's path on the contacts (bit for bit). */
 typedef struct rcn_c3hot rcn_c3hot;
 int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n);
+size_t rcn_nsgs3_pack_record_size(void);
+/* nsgs3.c: the hot records' budget per solve (bytes, default 1 MiB: the
+ * first contacts of the order that fit are packed, the rest swept on their
+ * records; 0: none packed); a variable for the tests (test_nsgs3_pack.c) */
+extern size_t rcn_nsgs3_pack_bytes;
 rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
 void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est);
 double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V);

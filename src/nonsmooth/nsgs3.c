@@ -266,25 +266,51 @@ static int estimable(const rc_world *w)
 }
 
 /* The hot records (nsgs3_pack.c) when every active contact can have one
- * and quiet contacts are not skipped: h (NULL: the contacts' path), and
- * slot[i] the record of contact i when the order is not by index (else
- * NULL), for the residual pass's sum in index order. */
+ * and quiet contacts are not skipped: h (NULL: the contacts' path) for the
+ * first m contacts of the order, at most rcn_nsgs3_pack_bytes (1 MiB) of them (the rest, of
+ * large piles, on their records: the same arithmetic; the pack is work
+ * memory of the step, kept within the memory per body of issue 14), and
+ * slot[i] the record of contact i (-1: none) when the order is not by index
+ * or not every contact is packed (else NULL), for the residual pass's sum
+ * in index order. */
+size_t rcn_nsgs3_pack_bytes = (size_t)1 << 20;
 typedef struct {
     rcn_c3hot *h;
+    int m;
     int *slot;
 } hot_ctx;
 
 static rc_status hot_begin(rc_world *w, const int *order, int n, hot_ctx *hot)
 {
     if (!rcn_nsgs3_pack_usable(w, order, n)) return RC_OK;
-    RC_CHECK(rcn_nsgs3_pack(w, order, n, &hot->h));
-    int sorted = 1;
+    const size_t cap = rcn_nsgs3_pack_bytes / rcn_nsgs3_pack_record_size();
+    hot->m = (size_t)n < cap ? n : (int)cap;
+    RC_CHECK(rcn_nsgs3_pack(w, order, hot->m, &hot->h));
+    int sorted = hot->m == n;
     for (int k = 1; k < n && sorted; k++) sorted = order[k] > order[k - 1];
     if (sorted) return RC_OK;
     const rcm_c3 *c3 = w->c3;
     RC_CHECK(rcb_arena_array(&w->work, (void **)&hot->slot, c3->n > 0 ? c3->n : 1, sizeof(int), "3D contacts' hot records"));
     for (int i = 0; i < c3->n; i++) hot->slot[i] = -1;
-    for (int k = 0; k < n; k++) hot->slot[order[k]] = k;
+    for (int k = 0; k < hot->m; k++) hot->slot[order[k]] = k;
+    return RC_OK;
+}
+
+/* a sweep with the hot records: the joints, the packed contacts, the rest
+ * on their records (the sum of the squared residuals in one accumulator,
+ * in order, as sweep's) */
+static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, int n, double *V, double *est)
+{
+    rcn_joints3_sweep(w, V);
+    double sum = 0.0;
+    rcn_nsgs3_pack_sweep(w, hot->h, hot->m, V, est ? &sum : NULL);   /* nsgs3_pack.c */
+    for (int k = hot->m; k < n; k++) {
+        double r2 = 0.0;
+        RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
+        sum += r2;
+    }
+    w->c3->solves += n - hot->m;
+    if (est) *est = sum;
     return RC_OK;
 }
 
@@ -332,10 +358,9 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
         double *pest = fused && check && it < max_iter ? &est : NULL;
-        if (hot.h) {
-            rcn_joints3_sweep(w, V);
-            rcn_nsgs3_pack_sweep(w, hot.h, n, V, pest);   /* nsgs3_pack.c */
-        } else RC_CHECK(sweep(w, order, n, V, pest, &q));
+        if (hot.h) st = hot_sweep(w, &hot, order, n, V, pest);
+        else st = sweep(w, order, n, V, pest, &q);
+        if (st != RC_OK) break;
         *iters = it;
         if (!check) continue;
         if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
@@ -343,7 +368,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        if (hot.h) *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, n, hot.slot, V) + rcn_joints3_residual2(w, V));
+        if (hot.h) *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V) + rcn_joints3_residual2(w, V));
         else RC_CHECK(residual(w, V, res, &q));
         *res /= 1.0 + bnorm;
         if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
@@ -354,7 +379,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             prev_it = it;
         }
     }
-    if (hot.h) rcn_nsgs3_unpack(w, hot.h, n);
+    if (hot.h) rcn_nsgs3_unpack(w, hot.h, hot.m);
     return st;
 }
 

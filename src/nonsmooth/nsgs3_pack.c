@@ -28,6 +28,8 @@ struct rcn_c3hot {
     int winv_ok, i;         /* i: the contact's index in c3->c              */
 };
 
+size_t rcn_nsgs3_pack_record_size(void) { return sizeof(rcn_c3hot); }
+
 int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n)
 {
     const rcm_c3 *c3 = w->c3;
@@ -174,7 +176,8 @@ void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *e
 }
 
 /* the contacts' sum of squared natural-map residuals at V in index order
- * (slot[i]: the record of contact i, or NULL when h is in index order), as
+ * (slot[i]: the record of contact i, -1: none, the contact's own fields
+ * then; or slot NULL when h holds every active contact in index order), as
  * nsgs3.c's residual pass: sets c3->worst1 and worst_res */
 double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V)
 {
@@ -184,13 +187,19 @@ double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int
     const int m = slot ? c3->n : n;
     for (int k = 0; k < m; k++) {
         const int s = slot ? slot[k] : k;
-        if (s < 0) continue;
-        const rcn_c3hot *r = &h[s];
-        double u[3];
-        hot_velocity(r, V, u);
-        const double ri = rcn_cone3_residual2(u, r->p, r->mu);
+        double u[3], ri;
+        if (s >= 0) {
+            const rcn_c3hot *r = &h[s];
+            hot_velocity(r, V, u);
+            ri = rcn_cone3_residual2(u, r->p, r->mu);
+        } else {   /* not packed (beyond the pack's budget) or not active */
+            const rcm_contact3 *c = &c3->c[k];
+            if (!c->active) continue;
+            rcn_contact3_velocity(w, c, V, u);
+            ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+        }
         r2 += ri;
-        if (ri > rmax) { rmax = ri; c3->worst1 = r->i + 1; }
+        if (ri > rmax) { rmax = ri; c3->worst1 = (slot ? k : h[s].i) + 1; }
     }
     c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
     return r2;
