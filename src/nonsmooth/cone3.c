@@ -143,7 +143,7 @@ static void candidate(cone3_problem *cp, const double *p, int which)
 
 /* h(phi) of the slide case (see the header) at d = (c, s) = (cos phi,
  * sin phi), with D(phi) in *D. */
-static double slide_hcs(const cone3_problem *cp, double c, double s, double *D)
+static inline double slide_hcs(const cone3_problem *cp, double c, double s, double *D)
 {
     const double *W = cp->W, *b = cp->b, mu = cp->mu;
     *D = W[0] - mu * (W[1] * c + W[2] * s);
@@ -337,9 +337,6 @@ int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double
 {
     /* 1. take-off: p = 0 is a solution iff b_N >= 0 (then b~ in K*) */
     if (b[0] >= 0.0) { p[0] = p[1] = p[2] = 0.0; return 0; }
-    const double scale = 1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2]);
-    cone3_problem cp = { .W = W, .b = b, .mu = mu, .best_res = INFINITY, .best = { 0.0, 0.0, 0.0 }, .best_case = 0,
-                         .exact = 1e-26 * scale * scale };
     /* 2. stick: u = 0, p = -W^-1 b, a solution if p in K */
     double ps[3], nb[3] = { -b[0], -b[1], -b[2] };
     int have_stick = 0;
@@ -356,6 +353,9 @@ int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double
         p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
         return 1;
     }
+    const double scale = 1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2]);
+    cone3_problem cp = { .W = W, .b = b, .mu = mu, .best_res = INFINITY, .best = { 0.0, 0.0, 0.0 }, .best_case = 0,
+                         .exact = 1e-26 * scale * scale };
     /* 3. slide: without friction, u_N = 0 with p_T = 0 */
     if (mu == 0.0) {
         if (W[0] > 0.0) { p[0] = -b[0] / W[0]; p[1] = p[2] = 0.0; return 2; }
