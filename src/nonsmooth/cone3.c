@@ -267,7 +267,10 @@ static int slide_is_solution(cone3_problem *cp, const double *p, double c, doubl
  * below 1e-19, under round-off) or by the library */
 static inline void small_sincos(double x, double *s, double *c)
 {
-    if (fabs(x) <= 2e-3) {
+    if (fabs(x) < 1e-8) {   /* the series below gives x and 1 exactly here (x^2/2 < 2^-54): no divisions */
+        *s = x;
+        *c = 1.0;
+    } else if (fabs(x) <= 2e-3) {
         const double x2 = x * x;
         *s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0));
         *c = 1.0 - 0.5 * x2 * (1.0 - x2 / 12.0);
