@@ -96,7 +96,9 @@ size_t rcn_nsgs3_pack_record_size(void);
 extern size_t rcn_nsgs3_pack_bytes;
 rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
 void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est);
-double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V);
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
+                               double *snap, double loud2);
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2);   /* record k's update */
 void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */

@@ -314,6 +314,35 @@ static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, in
     return RC_OK;
 }
 
+/* sweep's quiet-contact loop with the hot records for the packed contacts
+ * (the same skips, solves, odometers and snapshots) */
+static rc_status hot_sweep_quiet(rc_world *w, hot_ctx *hot, const int *order, int n, double *V, double *est,
+                                 quiet_ctx *q)
+{
+    rcn_joints3_sweep(w, V);
+    rcm_c3 *c3 = w->c3;
+    double sum = 0.0;
+    for (int k = 0; k < n; k++) {
+        const int i = order[k];
+        const rcm_contact3 *c = &c3->c[i];
+        if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
+        double *vb = V + w->bodies[c->body_b].iv, *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL;
+        double ob[6], oa[6];
+        memcpy(ob, vb, sizeof ob);
+        if (va) memcpy(oa, va, sizeof oa);
+        double r2 = 0.0;
+        if (k < hot->m) rcn_nsgs3_pack_solve(w, hot->h, k, V, est ? &r2 : NULL);   /* nsgs3_pack.c */
+        else RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
+        c3->solves++;
+        sum += r2;
+        odometer(q, c->body_b, ob, vb);
+        if (va) odometer(q, c->body_a, oa, va);
+        snapshot(q, c, i);
+    }
+    if (est) *est = sum;
+    return RC_OK;
+}
+
 enum { PASS_GAP_MAX = 8 };
 
 /* The sweeps until the next residual pass (check_every = 1, the default):
@@ -350,7 +379,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     quiet_ctx q;
     RC_CHECK(quiet_begin(w, bnorm, n, &q));
     hot_ctx hot = { 0 };
-    if (!q.on) RC_CHECK(hot_begin(w, order, n, &hot));
+    RC_CHECK(hot_begin(w, order, n, &hot));
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
     rc_status st = RC_OK;
@@ -358,7 +387,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
         double *pest = fused && check && it < max_iter ? &est : NULL;
-        if (hot.h) st = hot_sweep(w, &hot, order, n, V, pest);
+        if (hot.h) st = q.on ? hot_sweep_quiet(w, &hot, order, n, V, pest, &q) : hot_sweep(w, &hot, order, n, V, pest);
         else st = sweep(w, order, n, V, pest, &q);
         if (st != RC_OK) break;
         *iters = it;
@@ -368,7 +397,9 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        if (hot.h) *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V) + rcn_joints3_residual2(w, V));
+        if (hot.h)
+            *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V, q.on ? q.snap : NULL, q.loud2)
+                        + rcn_joints3_residual2(w, V));
         else RC_CHECK(residual(w, V, res, &q));
         *res /= 1.0 + bnorm;
         if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }

@@ -178,8 +178,15 @@ void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *e
 /* the contacts' sum of squared natural-map residuals at V in index order
  * (slot[i]: the record of contact i, -1: none, the contact's own fields
  * then; or slot NULL when h holds every active contact in index order), as
- * nsgs3.c's residual pass: sets c3->worst1 and worst_res */
-double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V)
+ * nsgs3.c's residual pass: sets c3->worst1 and worst_res, and (snap not
+ * NULL: quiet contacts skipped) marks a contact whose term exceeds loud2 */
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2)
+{
+    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2);
+}
+
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
+                               double *snap, double loud2)
 {
     rcm_c3 *c3 = w->c3;
     double r2 = 0.0, rmax = -1.0;
@@ -199,7 +206,9 @@ double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int
             ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
         }
         r2 += ri;
-        if (ri > rmax) { rmax = ri; c3->worst1 = (slot ? k : h[s].i) + 1; }
+        const int i = slot ? k : h[s].i;
+        if (ri > rmax) { rmax = ri; c3->worst1 = i + 1; }
+        if (snap && ri > loud2) snap[4 * i] = -1.0;   /* nsgs3.c's quiet contacts: solved in the next sweep */
     }
     c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
     return r2;
