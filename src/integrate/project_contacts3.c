@@ -25,15 +25,14 @@
 #include <math.h>
 #include <string.h>
 
-/* M^-1 of a side (NULL: the ground, which does not move) */
-static inline const double *side_minv(const rc_world *w, int b, double *minv)
+/* M^-1 of a side (NULL: the ground, which does not move) from mi, the
+ * step's 1 / mass_diag of the spatial bodies (rci_project_contacts3) */
+static inline const double *side_minv(const rc_world *w, int b, const double *mi)
 {
     if (b < 0) return NULL;
     const rc_body *bd = &w->bodies[b];
     if (bd->kind != RC_BODY_RIGID3D) return NULL;
-    const double *md = w->mass_diag + bd->iv;
-    for (int j = 0; j < 6; j++) minv[j] = 1.0 / md[j];
-    return minv;
+    return mi + bd->iv;
 }
 
 /* Per contact with a moving side, formed once per step (the sweeps read only
@@ -71,21 +70,25 @@ static double amax6(const double *x, int sum)
 }
 
 /* the row of contact c (r->winv = 0: no side moves, the contact is left out) */
-static void normal_row(const rc_world *w, const rcm_contact3 *c, prow *r)
+static void normal_row(const rc_world *w, const double *mi, const rcm_contact3 *c, prow *r)
 {
-    double minv[6], Ha[3][6], Hb[3][6], W = 0.0;
-    rcm_contact3_rows(c, 0, Ha);
-    rcm_contact3_rows(c, 1, Hb);
-    memcpy(r->hb, Hb[0], sizeof r->hb);
-    memcpy(r->ha, Ha[0], sizeof r->ha);
-    r->movb = side_minv(w, c->body_b, minv) != NULL;
-    for (int j = 0; j < 6; j++) r->mb[j] = r->movb ? minv[j] * Hb[0][j] : 0.0;
+    double W = 0.0;
+    for (int j = 0; j < 3; j++) {   /* row 0 of rcm_contact3_rows: Hb = (n, Rb), Ha = (-n, Ra) */
+        r->hb[j] = c->n[j];
+        r->hb[3 + j] = c->Rb[0][j];
+        r->ha[j] = -c->n[j];
+        r->ha[3 + j] = c->Ra[0][j];
+    }
+    const double *minv = side_minv(w, c->body_b, mi);
+    r->movb = minv != NULL;
+    for (int j = 0; j < 6; j++) r->mb[j] = r->movb ? minv[j] * r->hb[j] : 0.0;
     if (r->movb)
-        for (int j = 0; j < 6; j++) W += minv[j] * Hb[0][j] * Hb[0][j];
-    r->mova = side_minv(w, c->body_a, minv) != NULL;
-    for (int j = 0; j < 6; j++) r->ma[j] = r->mova ? minv[j] * Ha[0][j] : 0.0;
+        for (int j = 0; j < 6; j++) W += minv[j] * r->hb[j] * r->hb[j];
+    minv = side_minv(w, c->body_a, mi);
+    r->mova = minv != NULL;
+    for (int j = 0; j < 6; j++) r->ma[j] = r->mova ? minv[j] * r->ha[j] : 0.0;
     if (r->mova)
-        for (int j = 0; j < 6; j++) W += minv[j] * Ha[0][j] * Ha[0][j];
+        for (int j = 0; j < 6; j++) W += minv[j] * r->ha[j] * r->ha[j];
     r->winv = W > 0.0 ? 1.0 / W : 0.0;
     r->ivb = c->body_b >= 0 ? w->bodies[c->body_b].iv : -1;
     r->iva = c->body_a >= 0 ? w->bodies[c->body_a].iv : -1;
@@ -166,16 +169,21 @@ rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
     const rcm_c3 *c3 = w->c3;
     const int n = c3->n;
     prow *rows;
-    double *dq, *odo;
+    double *dq, *odo, *mi;
     RC_CHECK(rcb_arena_array(&w->work, (void **)&rows, n > 0 ? n : 1, sizeof(prow), "contact projection"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&dq, 2LL * (w->nv > 0 ? w->nv : 1), sizeof(double), "contact projection"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&dq, 3LL * (w->nv > 0 ? w->nv : 1), sizeof(double), "contact projection"));
     odo = dq + w->nv;
+    mi = odo + w->nv;
     if (w->nv > 0) memset(dq, 0, 2 * (size_t)w->nv * sizeof(double));
+    for (int k = 0; k < w->nrigid3d; k++) {   /* M^-1 of the spatial bodies, once per step */
+        const rc_body *bd = &w->bodies[w->rigid3d[k].body];
+        for (int j = 0; j < 6; j++) mi[bd->iv + j] = 1.0 / w->mass_diag[bd->iv + j];
+    }
     double worst = 0.0;
     int m = 0;
     for (int i = 0; i < n; i++) {   /* the linearised gaps at q_k + h v_{k+theta} (w->V) */
         prow *r = &rows[m];
-        normal_row(w, &c3->c[i], r);
+        normal_row(w, mi, &c3->c[i], r);
         if (r->winv == 0.0) continue;
         r->g = r->glast = c3->c[i].gN + st->h * normal_dot(r, w->V);
         if (-r->g > worst) worst = -r->g;
