@@ -356,6 +356,12 @@ int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double
         p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
         return 1;
     }
+    return rcn_cone3_after_stick(W, b, mu, guess, have_stick, ps, pst, p);
+}
+
+int rcn_cone3_after_stick(const double *W, const double *b, double mu, const double *guess, int have_stick, double *ps,
+                          double pst, double *p)
+{
     const double scale = 1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2]);
     cone3_problem cp = { .W = W, .b = b, .mu = mu, .best_res = INFINITY, .best = { 0.0, 0.0, 0.0 }, .best_case = 0,
                          .exact = 1e-26 * scale * scale };

@@ -54,6 +54,12 @@ int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p
  * "The local solve"). */
 int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double *b, double mu, const double *guess,
                                double *p);
+/* Its cases after take-off and stick were ruled out (b_N < 0; have_stick:
+ * ps = -W^-1 b, outside the cone, pst = |ps_T|; ps may be overwritten):
+ * rcn_cone3_local_solve_from's remainder, for a caller that tested the two
+ * first cases inline with the same arithmetic (nsgs3_pack.c). */
+int rcn_cone3_after_stick(const double *W, const double *b, double mu, const double *guess, int have_stick, double *ps,
+                          double pst, double *p);
 /* x = A^-1 r (3x3 row-major, partial pivoting); 0 when A is singular. */
 int rcn_solve3(const double *A, const double *r, double *x);
 /* The largest eigenvalue of the symmetric part of a 3x3 matrix. */

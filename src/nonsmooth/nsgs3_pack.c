@@ -138,7 +138,17 @@ static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double k
     const double *W = r->W, p0[3] = { r->p[0], r->p[1], r->p[2] };
     for (int a = 0; a < 3; a++) b[a] = u[a] - (W[3 * a] * p0[0] + W[3 * a + 1] * p0[1] + W[3 * a + 2] * p0[2]);
     if (r2) *r2 = rcn_cone3_residual2(u, p0, r->mu);
-    rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, p0, p);
+    if (b[0] >= 0.0) {   /* rcn_cone3_local_solve_from's take-off and stick cases, inline */
+        p[0] = p[1] = p[2] = 0.0;
+    } else if (r->mu > 0.0 && r->winv_ok) {
+        const double *Wi = r->Winv, nb[3] = { -b[0], -b[1], -b[2] };
+        double ps[3];
+        for (int i = 0; i < 3; i++) ps[i] = Wi[3 * i] * nb[0] + Wi[3 * i + 1] * nb[1] + Wi[3 * i + 2] * nb[2];
+        const double pst = sqrt(ps[1] * ps[1] + ps[2] * ps[2]);
+        if (ps[0] >= 0.0 && pst <= r->mu * ps[0]) {
+            p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
+        } else rcn_cone3_after_stick(W, b, r->mu, p0, 1, ps, pst, p);
+    } else rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, p0, p);
     if (omega != 1.0) {
         for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * p0[a];
         rcm_fc3d_project(r->mu, p);
