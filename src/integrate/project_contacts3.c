@@ -14,7 +14,9 @@
  * Projected Gauss--Seidel over every detected 3D contact (a correction must
  * not push a body into a neighbour), nu_i <- max(0, nu_i - g_i / W_i), from
  * nu = 0 (no warm start across steps in 3D), until every -g_i <= tol and
- * |g_i| <= tol where nu_i > 0, or project_max_iter sweeps. Velocities are not
+ * |g_i| <= tol where nu_i > 0, or project_max_iter sweeps (a contact that
+ * stays open whatever its sides have moved since its last visit is not
+ * visited: stays_open, the same sweeps bit for bit). Velocities are not
  * changed; E_pot's change is booked in W_proj (the kinetic energy of
  * spatial bodies, in body-frame velocities, does not depend on q). */
 #include "integrate/integrate.h"
@@ -23,93 +25,136 @@
 #include <math.h>
 #include <string.h>
 
-/* M^-1 of a side (NULL: the ground, which does not move) */
-static inline const double *side_minv(const rc_world *w, int b, double *minv)
+/* M^-1 of a side (NULL: the ground, which does not move) from mi, the
+ * step's 1 / mass_diag of the spatial bodies (rci_project_contacts3) */
+static inline const double *side_minv(const rc_world *w, int b, const double *mi)
 {
     if (b < 0) return NULL;
     const rc_body *bd = &w->bodies[b];
     if (bd->kind != RC_BODY_RIGID3D) return NULL;
-    const double *md = w->mass_diag + bd->iv;
-    for (int j = 0; j < 6; j++) minv[j] = 1.0 / md[j];
-    return minv;
+    return mi + bd->iv;
 }
 
-static inline double row_dot(const rc_world *w, int b, const double *H, const double *dq)
+/* Per contact with a moving side, formed once per step (the sweeps read only
+ * these, in index order): the normal rows of its sides, Hb_N and Ha_N, and
+ * M^-1 H_N^T of each moving side (zero for a side that does not move), the
+ * offsets of the sides in dq (-1: the ground), the linearised gap g, 1/W,
+ * the multiplier nu; for the skip below the rows' largest entries lb, la
+ * and sums |M^-1 H_N^T|_1 mb1, ma1, the gap found at the last visit glast
+ * and the odometers then sb, sa. */
+typedef struct prow {
+    double hb[6], ha[6], mb[6], ma[6];
+    double g, winv, nu, glast, sb, sa, lb, la, mb1, ma1;
+    int ivb, iva, movb, mova;
+} prow;
+
+static inline double row_dot(int iv, const double *H, const double *dq)
 {
-    if (b < 0) return 0.0;
-    const double *x = dq + w->bodies[b].iv;
+    if (iv < 0) return 0.0;
+    const double *x = dq + iv;
     double s = 0.0;
     for (int j = 0; j < 6; j++) s += H[j] * x[j];
     return s;
 }
 
-/* Per contact, formed once per step (the sweeps read only these): the
- * normal rows of its sides, Hb_N and Ha_N, and M^-1 H_N^T of each moving
- * side (zero for the ground or a side that does not move), 24 doubles. */
-enum { NROW = 24 };
-static void normal_rows(const rc_world *w, const rcm_contact3 *c, double *r)
+static inline double normal_dot(const prow *r, const double *dq)
 {
-    double minv[6], Ha[3][6], Hb[3][6];
-    rcm_contact3_rows(c, 0, Ha);
-    rcm_contact3_rows(c, 1, Hb);
-    memcpy(r, Hb[0], 6 * sizeof(double));
-    memcpy(r + 6, Ha[0], 6 * sizeof(double));
-    const int mb = side_minv(w, c->body_b, minv) != NULL;
-    for (int j = 0; j < 6; j++) r[12 + j] = mb ? minv[j] * Hb[0][j] : 0.0;
-    const int ma = side_minv(w, c->body_a, minv) != NULL;
-    for (int j = 0; j < 6; j++) r[18 + j] = ma ? minv[j] * Ha[0][j] : 0.0;
+    return row_dot(r->ivb, r->hb, dq) + row_dot(r->iva, r->ha, dq);
 }
 
-static inline double normal_dot(const rc_world *w, const rcm_contact3 *c, const double *r, const double *dq)
+static double amax6(const double *x, int sum)
 {
-    return row_dot(w, c->body_b, r, dq) + row_dot(w, c->body_a, r + 6, dq);
+    double m = 0.0;
+    for (int j = 0; j < 6; j++) m = sum ? m + fabs(x[j]) : (fabs(x[j]) > m ? fabs(x[j]) : m);
+    return m;
 }
 
-/* dq += M^-1 H_N^T d */
-static inline void normal_apply(const rc_world *w, const rcm_contact3 *c, const double *r, double *dq, double d)
+/* the row of contact c (r->winv = 0: no side moves, the contact is left out) */
+static void normal_row(const rc_world *w, const double *mi, const rcm_contact3 *c, prow *r)
 {
-    if (c->body_b >= 0 && w->bodies[c->body_b].kind == RC_BODY_RIGID3D) {
-        double *x = dq + w->bodies[c->body_b].iv;
-        for (int j = 0; j < 6; j++) x[j] += r[12 + j] * d;
+    double W = 0.0;
+    for (int j = 0; j < 3; j++) {   /* row 0 of rcm_contact3_rows: Hb = (n, Rb), Ha = (-n, Ra) */
+        r->hb[j] = c->n[j];
+        r->hb[3 + j] = c->Rb[0][j];
+        r->ha[j] = -c->n[j];
+        r->ha[3 + j] = c->Ra[0][j];
     }
-    if (c->body_a >= 0 && w->bodies[c->body_a].kind == RC_BODY_RIGID3D) {
-        double *x = dq + w->bodies[c->body_a].iv;
-        for (int j = 0; j < 6; j++) x[j] += r[18 + j] * d;
+    const double *minv = side_minv(w, c->body_b, mi);
+    r->movb = minv != NULL;
+    for (int j = 0; j < 6; j++) r->mb[j] = r->movb ? minv[j] * r->hb[j] : 0.0;
+    if (r->movb)
+        for (int j = 0; j < 6; j++) W += minv[j] * r->hb[j] * r->hb[j];
+    minv = side_minv(w, c->body_a, mi);
+    r->mova = minv != NULL;
+    for (int j = 0; j < 6; j++) r->ma[j] = r->mova ? minv[j] * r->ha[j] : 0.0;
+    if (r->mova)
+        for (int j = 0; j < 6; j++) W += minv[j] * r->ha[j] * r->ha[j];
+    r->winv = W > 0.0 ? 1.0 / W : 0.0;
+    r->ivb = c->body_b >= 0 ? w->bodies[c->body_b].iv : -1;
+    r->iva = c->body_a >= 0 ? w->bodies[c->body_a].iv : -1;
+    r->lb = amax6(r->hb, 0);
+    r->la = amax6(r->ha, 0);
+    r->mb1 = amax6(r->mb, 1);
+    r->ma1 = amax6(r->ma, 1);
+    r->nu = r->sb = r->sa = 0.0;
+}
+
+/* dq += M^-1 H_N^T d; the sides' odometers (odo[iv] >= the path length
+ * |dq|_1 of the body at offset iv has travelled in the sweeps) */
+static inline void normal_apply(const prow *r, double *dq, double *odo, double d)
+{
+    if (r->movb) {
+        double *x = dq + r->ivb;
+        for (int j = 0; j < 6; j++) x[j] += r->mb[j] * d;
+        odo[r->ivb] += r->mb1 * fabs(d);
+    }
+    if (r->mova) {
+        double *x = dq + r->iva;
+        for (int j = 0; j < 6; j++) x[j] += r->ma[j] * d;
+        odo[r->iva] += r->ma1 * fabs(d);
     }
 }
 
-static double inverse_w(const rc_world *w, const rcm_contact3 *c)
+/* Whether a visit of r would leave it as it is: nu = 0 and the gap at the
+ * last visit exceeds what its sides' moves since then can close (|H dq|
+ * <= max|H_j| |dq|_1), with a margin above the round-off of either gap's
+ * sum and of the odometers and dq: (1e-9 + 4.5e-16 nupd) (|g| + the rows'
+ * reach), nupd the updates of dq so far (each adds at most 2^-53 |dq_j| to
+ * an entry). Then the gap the visit would compute is > 0, nu stays 0 and
+ * the sweep's largest violation is not changed: skipping it gives the same
+ * sweeps bit for bit (tests/spec/project_contacts3_spec.lua: a contact closed
+ * by another's correction). */
+static inline int stays_open(const prow *r, const double *odo, double nupd)
 {
-    double minv[6], W = 0.0, Ha[3][6], Hb[3][6];
-    rcm_contact3_rows(c, 0, Ha);
-    rcm_contact3_rows(c, 1, Hb);
-    if (side_minv(w, c->body_b, minv))
-        for (int j = 0; j < 6; j++) W += minv[j] * Hb[0][j] * Hb[0][j];
-    if (side_minv(w, c->body_a, minv))
-        for (int j = 0; j < 6; j++) W += minv[j] * Ha[0][j] * Ha[0][j];
-    return W > 0.0 ? 1.0 / W : 0.0;
+    if (r->nu != 0.0) return 0;
+    const double ob = r->ivb >= 0 ? odo[r->ivb] : 0.0, oa = r->iva >= 0 ? odo[r->iva] : 0.0;
+    const double moved = r->lb * (ob - r->sb) + r->la * (oa - r->sa);
+    return r->glast - moved > (1e-9 + 4.5e-16 * nupd) * (fabs(r->g) + r->lb * ob + r->la * oa);
 }
 
 /* projected Gauss--Seidel; the sweeps done, *viol the last sweep's largest violation */
-static int sweeps(const rc_world *w, const double *g, const double *winv, const double *rows, double *nu, double *dq,
-                  double *viol)
+static int sweeps(const rc_world *w, prow *rows, int m, double *dq, double *odo, double *viol)
 {
-    const rcm_c3 *c3 = w->c3;
     int it = 0;
+    double nupd = 0.0;
     *viol = 0.0;
     while (it < w->sim.project_max_iter) {
         double worst = 0.0;
         it++;
-        for (int i = 0; i < c3->n; i++) {
-            if (winv[i] == 0.0) continue;
-            const double *r = rows + (size_t)NROW * (size_t)i;
-            const double gi = g[i] + normal_dot(w, &c3->c[i], r, dq);
-            const double v = nu[i] > 0.0 ? fabs(gi) : -gi;
+        for (int k = 0; k < m; k++) {
+            prow *r = &rows[k];
+            if (stays_open(r, odo, nupd)) continue;
+            const double gi = r->g + normal_dot(r, dq);
+            r->glast = gi;
+            r->sb = r->ivb >= 0 ? odo[r->ivb] : 0.0;
+            r->sa = r->iva >= 0 ? odo[r->iva] : 0.0;
+            const double v = r->nu > 0.0 ? fabs(gi) : -gi;
             if (v > worst) worst = v;
-            const double nn = fmax(0.0, nu[i] - gi * winv[i]), d = nn - nu[i];
+            const double x = r->nu - gi * r->winv, nn = x > 0.0 ? x : 0.0, d = nn - r->nu;
             if (d != 0.0) {
-                normal_apply(w, &c3->c[i], r, dq, d);
-                nu[i] = nn;
+                normal_apply(r, dq, odo, d);
+                r->nu = nn;
+                nupd += 1.0;
             }
         }
         *viol = worst;
@@ -123,27 +168,30 @@ rc_status rci_project_contacts3(rci_step *st, rci_audit *a)
     rc_world *w = st->w;
     const rcm_c3 *c3 = w->c3;
     const int n = c3->n;
-    double *g, *winv, *nu, *dq, *rows;
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&rows, (long long)NROW * (n > 0 ? n : 1), sizeof(double), "contact projection"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&g, n, sizeof(double), "contact projection"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&winv, n, sizeof(double), "contact projection"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&nu, n, sizeof(double), "contact projection"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&dq, w->nv, sizeof(double), "contact projection"));
-    if (w->nv > 0) memset(dq, 0, (size_t)w->nv * sizeof(double));
+    prow *rows;
+    double *dq, *odo, *mi;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&rows, n > 0 ? n : 1, sizeof(prow), "contact projection"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&dq, 3LL * (w->nv > 0 ? w->nv : 1), sizeof(double), "contact projection"));
+    odo = dq + w->nv;
+    mi = odo + w->nv;
+    if (w->nv > 0) memset(dq, 0, 2 * (size_t)w->nv * sizeof(double));
+    for (int k = 0; k < w->nrigid3d; k++) {   /* M^-1 of the spatial bodies, once per step */
+        const rc_body *bd = &w->bodies[w->rigid3d[k].body];
+        for (int j = 0; j < 6; j++) mi[bd->iv + j] = 1.0 / w->mass_diag[bd->iv + j];
+    }
     double worst = 0.0;
+    int m = 0;
     for (int i = 0; i < n; i++) {   /* the linearised gaps at q_k + h v_{k+theta} (w->V) */
-        const rcm_contact3 *c = &c3->c[i];
-        winv[i] = inverse_w(w, c);
-        nu[i] = 0.0;
-        if (winv[i] == 0.0) continue;
-        double *r = rows + (size_t)NROW * (size_t)i;
-        normal_rows(w, c, r);
-        g[i] = c->gN + st->h * normal_dot(w, c, r, w->V);
-        if (-g[i] > worst) worst = -g[i];
+        prow *r = &rows[m];
+        normal_row(w, mi, &c3->c[i], r);
+        if (r->winv == 0.0) continue;
+        r->g = r->glast = c3->c[i].gN + st->h * normal_dot(r, w->V);
+        if (-r->g > worst) worst = -r->g;
+        m++;
     }
     a->cproj_overlap = worst;
     double viol = 0.0;
-    a->cproj_sweeps = n && worst > w->sim.project_tol ? sweeps(w, g, winv, rows, nu, dq, &viol) : 0;
+    a->cproj_sweeps = n && worst > w->sim.project_tol ? sweeps(w, rows, m, dq, odo, &viol) : 0;
     a->cproj_capped = a->cproj_sweeps && viol > w->sim.project_tol;
     if (a->cproj_sweeps == 0) return RC_OK;
     for (int k = 0; k < w->nrigid3d; k++) {

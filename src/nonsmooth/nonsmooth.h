@@ -54,6 +54,12 @@ int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p
  * "The local solve"). */
 int rcn_cone3_local_solve_from(const double *W, const double *Winv, const double *b, double mu, const double *guess,
                                double *p);
+/* Its cases after take-off and stick were ruled out (b_N < 0; have_stick:
+ * ps = -W^-1 b, outside the cone, pst = |ps_T|; ps may be overwritten):
+ * rcn_cone3_local_solve_from's remainder, for a caller that tested the two
+ * first cases inline with the same arithmetic (nsgs3_pack.c). */
+int rcn_cone3_after_stick(const double *W, const double *b, double mu, const double *guess, int have_stick, double *ps,
+                          double pst, double *p);
 /* x = A^-1 r (3x3 row-major, partial pivoting); 0 when A is singular. */
 int rcn_solve3(const double *A, const double *r, double *x);
 /* The largest eigenvalue of the symmetric part of a 3x3 matrix. */
@@ -80,6 +86,26 @@ rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *it
  * solver's order: "position" bottom first along gravity, "top" top first,
  * else by index), in the world's work arena */
 rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
+/* nsgs3_pack.c: NSGS3's hot records of the active contacts in solve order
+ * (order[0..n)), in the work arena: usable when every one has a closed-form
+ * law, no drilling row and rigid bodies; a sweep on them (est: the sum of
+ * the squared residuals as visited), the residual pass's sum of squares (in
+ * index order through slot, or NULL: h is), and the impulses written back
+ * to the contacts. The same
+ * arithmetic as nsgs3.c's path on the contacts (bit for bit). */
+typedef struct rcn_c3hot rcn_c3hot;
+int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n);
+size_t rcn_nsgs3_pack_record_size(void);
+/* nsgs3.c: the hot records' budget per solve (bytes, default 1 MiB: the
+ * first contacts of the order that fit are packed, the rest swept on their
+ * records; 0: none packed); a variable for the tests (test_nsgs3_pack.c) */
+extern size_t rcn_nsgs3_pack_bytes;
+rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
+void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est);
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
+                               double *snap, double loud2);
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2);   /* record k's update */
+void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */
 void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);

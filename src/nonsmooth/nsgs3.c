@@ -265,6 +265,84 @@ static int estimable(const rc_world *w)
     return 1;
 }
 
+/* The hot records (nsgs3_pack.c) when every active contact can have one
+ * and quiet contacts are not skipped: h (NULL: the contacts' path) for the
+ * first m contacts of the order, at most rcn_nsgs3_pack_bytes (1 MiB) of them (the rest, of
+ * large piles, on their records: the same arithmetic; the pack is work
+ * memory of the step, kept within the memory per body of issue 14), and
+ * slot[i] the record of contact i (-1: none) when the order is not by index
+ * or not every contact is packed (else NULL), for the residual pass's sum
+ * in index order. */
+size_t rcn_nsgs3_pack_bytes = (size_t)1 << 20;
+typedef struct {
+    rcn_c3hot *h;
+    int m;
+    int *slot;
+} hot_ctx;
+
+static rc_status hot_begin(rc_world *w, const int *order, int n, hot_ctx *hot)
+{
+    if (!rcn_nsgs3_pack_usable(w, order, n)) return RC_OK;
+    const size_t cap = rcn_nsgs3_pack_bytes / rcn_nsgs3_pack_record_size();
+    hot->m = (size_t)n < cap ? n : (int)cap;
+    RC_CHECK(rcn_nsgs3_pack(w, order, hot->m, &hot->h));
+    int sorted = hot->m == n;
+    for (int k = 1; k < n && sorted; k++) sorted = order[k] > order[k - 1];
+    if (sorted) return RC_OK;
+    const rcm_c3 *c3 = w->c3;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&hot->slot, c3->n > 0 ? c3->n : 1, sizeof(int), "3D contacts' hot records"));
+    for (int i = 0; i < c3->n; i++) hot->slot[i] = -1;
+    for (int k = 0; k < hot->m; k++) hot->slot[order[k]] = k;
+    return RC_OK;
+}
+
+/* a sweep with the hot records: the joints, the packed contacts, the rest
+ * on their records (the sum of the squared residuals in one accumulator,
+ * in order, as sweep's) */
+static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, int n, double *V, double *est)
+{
+    rcn_joints3_sweep(w, V);
+    double sum = 0.0;
+    rcn_nsgs3_pack_sweep(w, hot->h, hot->m, V, est ? &sum : NULL);   /* nsgs3_pack.c */
+    for (int k = hot->m; k < n; k++) {
+        double r2 = 0.0;
+        RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
+        sum += r2;
+    }
+    w->c3->solves += n - hot->m;
+    if (est) *est = sum;
+    return RC_OK;
+}
+
+/* sweep's quiet-contact loop with the hot records for the packed contacts
+ * (the same skips, solves, odometers and snapshots) */
+static rc_status hot_sweep_quiet(rc_world *w, hot_ctx *hot, const int *order, int n, double *V, double *est,
+                                 quiet_ctx *q)
+{
+    rcn_joints3_sweep(w, V);
+    rcm_c3 *c3 = w->c3;
+    double sum = 0.0;
+    for (int k = 0; k < n; k++) {
+        const int i = order[k];
+        const rcm_contact3 *c = &c3->c[i];
+        if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
+        double *vb = V + w->bodies[c->body_b].iv, *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL;
+        double ob[6], oa[6];
+        memcpy(ob, vb, sizeof ob);
+        if (va) memcpy(oa, va, sizeof oa);
+        double r2 = 0.0;
+        if (k < hot->m) rcn_nsgs3_pack_solve(w, hot->h, k, V, est ? &r2 : NULL);   /* nsgs3_pack.c */
+        else RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
+        c3->solves++;
+        sum += r2;
+        odometer(q, c->body_b, ob, vb);
+        if (va) odometer(q, c->body_a, oa, va);
+        snapshot(q, c, i);
+    }
+    if (est) *est = sum;
+    return RC_OK;
+}
+
 enum { PASS_GAP_MAX = 8 };
 
 /* The sweeps until the next residual pass (check_every = 1, the default):
@@ -300,22 +378,31 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w), adaptive = !fused && every == 1;
     quiet_ctx q;
     RC_CHECK(quiet_begin(w, bnorm, n, &q));
+    hot_ctx hot = { 0 };
+    RC_CHECK(hot_begin(w, order, n, &hot));
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
+    rc_status st = RC_OK;
     for (int it = 1; it <= max_iter; it++) {
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
-        RC_CHECK(sweep(w, order, n, V, fused && check && it < max_iter ? &est : NULL, &q));
+        double *pest = fused && check && it < max_iter ? &est : NULL;
+        if (hot.h) st = q.on ? hot_sweep_quiet(w, &hot, order, n, V, pest, &q) : hot_sweep(w, &hot, order, n, V, pest);
+        else st = sweep(w, order, n, V, pest, &q);
+        if (st != RC_OK) break;
         *iters = it;
         if (!check) continue;
         if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
             est = sqrt(est + rcn_joints3_residual2(w, V)) / (1.0 + bnorm);
-            if (!rcb_finite(est)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
+            if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        RC_CHECK(residual(w, V, res, &q));
+        if (hot.h)
+            *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V, q.on ? q.snap : NULL, q.loud2)
+                        + rcn_joints3_residual2(w, V));
+        else RC_CHECK(residual(w, V, res, &q));
         *res /= 1.0 + bnorm;
-        if (!rcb_finite(*res)) return rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it);
+        if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
         if (*res <= tol) break;
         if (adaptive) {
             next = it + pass_gap(*res, prev, it - prev_it, tol);
@@ -323,7 +410,8 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             prev_it = it;
         }
     }
-    return RC_OK;
+    if (hot.h) rcn_nsgs3_unpack(w, hot.h, hot.m);
+    return st;
 }
 
 /* the stopping test's residual (absolute: the caller divides by 1 + |b|),

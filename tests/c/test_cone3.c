@@ -233,10 +233,44 @@ RC_TEST(warm_started_problems)
             CHECK(c == c0);
             check_desaxce(failed, W, b, mu, p, 1e-10);
             for (int i = 0; i < 3; i++) CHECK_NEAR(p[i], p0[i], 1e-9 * (1.0 + fabs(p0[0])));
+            if (c == 2) {   /* a slide answer is exact to the solver's threshold (1e-13 (1 + |b|_1)),
+                               whether candidate's residual or slide_is_solution's bound kept it */
+                double u[3];
+                velocity(W, b, p, u);
+                CHECK(sqrt(rcn_cone3_residual2(u, p, mu)) <= 1.1e-13 * (1.0 + fabs(b[0]) + fabs(b[1]) + fabs(b[2])));
+            }
             if (*failed) { fprintf(stderr, "  problem %d, guess %d (case %d, mu = %g)\n", k, m, c, mu); return; }
         }
     }
     CHECK(slides > 2000);
+}
+
+RC_TEST(isotropic_slides)
+{
+    /* a sphere's block: W_NT = 0, W_TT = w_T I. The slide solution is
+     * p_N = -b_N / W_NN, p_T = -mu p_N b_T / |b_T| (when the stick impulse
+     * leaves the cone): found from the stick impulse's direction, with W^-1
+     * and the contact's last impulse (a different direction) as NSGS passes them */
+    rng = 5u;
+    int slides = 0;
+    for (int k = 0; k < 5000; k++) {
+        const double wn = 0.1 + urand(), wt = 0.1 + 2.0 * urand(), mu = 0.05 + urand();
+        const double W[9] = { wn, 0, 0, 0, wt, 0, 0, 0, wt }, Wi[9] = { 1.0 / wn, 0, 0, 0, 1.0 / wt, 0, 0, 0, 1.0 / wt };
+        const double b[3] = { -0.1 - urand(), 4.0 * urand() - 2.0, 4.0 * urand() - 2.0 };
+        const double g[3] = { 1.0, 0.9 * mu * cos(6.0 * urand()), 0.9 * mu * sin(6.0 * urand()) };
+        double p[3];
+        const int c = rcn_cone3_local_solve_from(W, Wi, b, mu, g, p);
+        const double pn = -b[0] / wn, bt = sqrt(b[1] * b[1] + b[2] * b[2]);
+        if (bt / wt <= mu * pn) { CHECK(c == 1); continue; }
+        slides++;
+        CHECK(c == 2);
+        CHECK_NEAR(p[0], pn, 1e-14 * pn);
+        CHECK_NEAR(p[1], -mu * pn * b[1] / bt, 1e-14 * pn);
+        CHECK_NEAR(p[2], -mu * pn * b[2] / bt, 1e-14 * pn);
+        check_desaxce(failed, W, b, mu, p, 1e-13);
+        if (*failed) { fprintf(stderr, "  problem %d (case %d, mu = %g)\n", k, c, mu); return; }
+    }
+    CHECK(slides > 1000);
 }
 
 RC_TEST(planar_problems)
@@ -430,5 +464,5 @@ RC_TEST(planar_world_refuses_dim3)
 }
 
 RC_TEST_MAIN(T(projection_analytic), T(projection_properties), T(take_off), T(stick), T(slide), T(frictionless),
-             T(random_problems), T(warm_started_problems), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
+             T(random_problems), T(warm_started_problems), T(isotropic_slides), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
              T(planar_world_refuses_dim3))

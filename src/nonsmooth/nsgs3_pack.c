@@ -1,0 +1,225 @@
+/* nsgs3_pack.c -- the hot record of NSGS over 3D contacts (nsgs3.c): what a
+ * sweep reads of an active contact -- its directions (n, t1, t2), the rows'
+ * rotational parts Rb, Ra, W and W^-1, the law's shift and mu, the impulse
+ * p, and of its bodies the V offsets, 1/m kappa and Ainv -- packed
+ * contiguously in solve order once per solve, instead of the large contact
+ * record (rcm_contact3, ~730 bytes with the detection's, the audit's and the
+ * custom laws' fields, scattered among the inactive contacts). The sweep,
+ * the residual pass and the impulses' write-back read only the pack. The
+ * arithmetic is that of nsgs3.c's rcn_contact3_velocity, solve_one and
+ * rcn_contact3_apply, operation for operation: the same impulses bit for bit
+ * (tests/c/test_nsgs3_pack.c, scripts/compare-builds).
+ *
+ * Used when every active contact has a closed-form law and no drilling row
+ * and quiet contacts are not skipped (nsgs3.c, rcn_nsgs3_pack_usable);
+ * otherwise nsgs3.c's path on the contact records. */
+#include "nonsmooth/nonsmooth.h"
+
+#include <math.h>
+
+struct rcn_c3hot {
+    double d[9];            /* n, t1, t2: B's translational rows (A's: -d)  */
+    double Rb[9], Ra[9];    /* the rows' rotational parts (Ra unused: ground) */
+    double W[9], Winv[9];
+    double shift[3], p[3];
+    double mu, sb, sa;      /* sb = 1/m_B kappa, sa = -(1/m_A kappa)         */
+    const double *Ab, *Aa;  /* the bodies' Ainv (rigid3d.h)                 */
+    int ivb, iva;           /* offsets in V; iva < 0: the ground            */
+    int winv_ok, i;         /* i: the contact's index in c3->c              */
+};
+
+size_t rcn_nsgs3_pack_record_size(void) { return sizeof(rcn_c3hot); }
+
+int rcn_nsgs3_pack_usable(const rc_world *w, const int *order, int n)
+{
+    const rcm_c3 *c3 = w->c3;
+    if (c3->ndrill) return 0;
+    for (int k = 0; k < n; k++) {
+        const rcm_contact3 *c = &c3->c[order[k]];
+        if (!w->laws[c->law].closed_form) return 0;
+        if (w->bodies[c->body_b].kind != RC_BODY_RIGID3D) return 0;
+        if (c->body_a >= 0 && w->bodies[c->body_a].kind != RC_BODY_RIGID3D) return 0;
+    }
+    return 1;
+}
+
+rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out)
+{
+    const rcm_c3 *c3 = w->c3;
+    rcn_c3hot *h;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&h, n > 0 ? n : 1, sizeof *h, "3D contacts' hot records"));
+    const double kappa = c3->kappa;
+    for (int k = 0; k < n; k++) {
+        const rcm_contact3 *c = &c3->c[order[k]];
+        rcn_c3hot *r = &h[k];
+        for (int j = 0; j < 3; j++) { r->d[j] = c->n[j]; r->d[3 + j] = c->t1[j]; r->d[6 + j] = c->t2[j]; }
+        for (int a = 0; a < 3; a++)
+            for (int j = 0; j < 3; j++) { r->Rb[3 * a + j] = c->Rb[a][j]; r->Ra[3 * a + j] = c->Ra[a][j]; }
+        for (int j = 0; j < 9; j++) { r->W[j] = c->W[j]; r->Winv[j] = c->Winv[j]; }
+        for (int j = 0; j < 3; j++) { r->shift[j] = c->shift[j]; r->p[j] = c->p[j]; }
+        r->mu = w->laws[c->law].def.mu;
+        const rc_body *bb = &w->bodies[c->body_b];
+        r->ivb = bb->iv;
+        r->sb = 1.0 * bb->inv_mass * kappa;   /* nsgs3.c side_apply's s, B */
+        r->Ab = w->rigid3d[bb->linear].Ainv;
+        if (c->body_a >= 0) {
+            const rc_body *ba = &w->bodies[c->body_a];
+            r->iva = ba->iv;
+            r->sa = -1.0 * ba->inv_mass * kappa;   /* and A */
+            r->Aa = w->rigid3d[ba->linear].Ainv;
+        } else {
+            r->iva = -1;
+            r->sa = 0.0;
+            r->Aa = NULL;
+        }
+        r->winv_ok = c->winv_ok;
+        r->i = order[k];
+    }
+    *out = h;
+    return RC_OK;
+}
+
+void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n)
+{
+    rcm_contact3 *c = w->c3->c;
+    for (int k = 0; k < n; k++) {
+        double *p = c[h[k].i].p;
+        p[0] = h[k].p[0]; p[1] = h[k].p[1]; p[2] = h[k].p[2];
+    }
+}
+
+/* (u + shift) of r at V: rcn_contact3_velocity's sums in its order */
+static inline void hot_velocity(const rcn_c3hot *r, const double *V, double *u)
+{
+    const double *vb = V + r->ivb, *n = r->d, *t1 = r->d + 3, *t2 = r->d + 6;
+    double u0 = r->shift[0], u1 = r->shift[1], u2 = r->shift[2];
+    for (int j = 0; j < 3; j++) {
+        u0 += n[j] * vb[j];
+        u1 += t1[j] * vb[j];
+        u2 += t2[j] * vb[j];
+    }
+    for (int j = 0; j < 3; j++) {
+        u0 += r->Rb[j] * vb[3 + j];
+        u1 += r->Rb[3 + j] * vb[3 + j];
+        u2 += r->Rb[6 + j] * vb[3 + j];
+    }
+    if (r->iva >= 0) {
+        const double *va = V + r->iva;
+        for (int j = 0; j < 3; j++) {
+            u0 += -n[j] * va[j];
+            u1 += -t1[j] * va[j];
+            u2 += -t2[j] * va[j];
+        }
+        for (int j = 0; j < 3; j++) {
+            u0 += r->Ra[j] * va[3 + j];
+            u1 += r->Ra[3 + j] * va[3 + j];
+            u2 += r->Ra[6 + j] * va[3 + j];
+        }
+    }
+    u[0] = u0; u[1] = u1; u[2] = u2;
+}
+
+/* v += kappa A (R^T dp) on the rotation: nsgs3.c side_apply's */
+static inline void hot_turn(const double *restrict R, const double *restrict A, double kappa, double *restrict v,
+                            const double *dp)
+{
+    double y[3];
+    for (int j = 0; j < 3; j++) y[j] = R[j] * dp[0] + R[3 + j] * dp[1] + R[6 + j] * dp[2];
+    for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
+}
+
+/* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law;
+ * V += kappa Mhat^-1 H^T dp as side_apply: B then A, v += s (d^T dp) on
+ * the translation with d^T dp formed once for both sides) */
+static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double kappa, double omega, double *r2)
+{
+    double u[3], b[3], p[3];
+    hot_velocity(r, V, u);
+    const double *W = r->W, p0[3] = { r->p[0], r->p[1], r->p[2] };
+    for (int a = 0; a < 3; a++) b[a] = u[a] - (W[3 * a] * p0[0] + W[3 * a + 1] * p0[1] + W[3 * a + 2] * p0[2]);
+    if (r2) *r2 = rcn_cone3_residual2(u, p0, r->mu);
+    if (b[0] >= 0.0) {   /* rcn_cone3_local_solve_from's take-off and stick cases, inline */
+        p[0] = p[1] = p[2] = 0.0;
+    } else if (r->mu > 0.0 && r->winv_ok) {
+        const double *Wi = r->Winv, nb[3] = { -b[0], -b[1], -b[2] };
+        double ps[3];
+        for (int i = 0; i < 3; i++) ps[i] = Wi[3 * i] * nb[0] + Wi[3 * i + 1] * nb[1] + Wi[3 * i + 2] * nb[2];
+        const double pst = sqrt(ps[1] * ps[1] + ps[2] * ps[2]);
+        if (ps[0] >= 0.0 && pst <= r->mu * ps[0]) {
+            p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
+        } else rcn_cone3_after_stick(W, b, r->mu, p0, 1, ps, pst, p);
+    } else rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, p0, p);
+    if (omega != 1.0) {
+        for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * p0[a];
+        rcm_fc3d_project(r->mu, p);
+    }
+    const double dp[3] = { p[0] - p0[0], p[1] - p0[1], p[2] - p0[2] };
+    if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
+        const double *d = r->d;
+        double f[3];
+        for (int j = 0; j < 3; j++) f[j] = d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2];
+        double *vb = V + r->ivb;
+        const double sb = r->sb;
+        for (int j = 0; j < 3; j++) vb[j] += sb * f[j];
+        hot_turn(r->Rb, r->Ab, kappa, vb, dp);
+        if (r->iva >= 0) {
+            double *va = V + r->iva;
+            const double sa = r->sa;
+            for (int j = 0; j < 3; j++) va[j] += sa * f[j];
+            hot_turn(r->Ra, r->Aa, kappa, va, dp);
+        }
+    }
+    r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
+}
+
+void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est)
+{
+    const double kappa = w->c3->kappa, omega = w->sim.solver.relax;
+    double sum = 0.0;
+    for (int k = 0; k < n; k++) {
+        double r2 = 0.0;
+        hot_solve(&h[k], V, kappa, omega, est ? &r2 : NULL);
+        sum += r2;
+    }
+    w->c3->solves += n;
+    if (est) *est = sum;
+}
+
+/* the contacts' sum of squared natural-map residuals at V in index order
+ * (slot[i]: the record of contact i, -1: none, the contact's own fields
+ * then; or slot NULL when h holds every active contact in index order), as
+ * nsgs3.c's residual pass: sets c3->worst1 and worst_res, and (snap not
+ * NULL: quiet contacts skipped) marks a contact whose term exceeds loud2 */
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2)
+{
+    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2);
+}
+
+double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
+                               double *snap, double loud2)
+{
+    rcm_c3 *c3 = w->c3;
+    double r2 = 0.0, rmax = -1.0;
+    c3->worst1 = 0;
+    const int m = slot ? c3->n : n;
+    for (int k = 0; k < m; k++) {
+        const int s = slot ? slot[k] : k;
+        double u[3], ri;
+        if (s >= 0) {
+            const rcn_c3hot *r = &h[s];
+            hot_velocity(r, V, u);
+            ri = rcn_cone3_residual2(u, r->p, r->mu);
+        } else {   /* not packed (beyond the pack's budget) or not active */
+            const rcm_contact3 *c = &c3->c[k];
+            if (!c->active) continue;
+            rcn_contact3_velocity(w, c, V, u);
+            ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+        }
+        r2 += ri;
+        const int i = slot ? k : h[s].i;
+        if (ri > rmax) { rmax = ri; c3->worst1 = i + 1; }
+        if (snap && ri > loud2) snap[4 * i] = -1.0;   /* nsgs3.c's quiet contacts: solved in the next sweep */
+    }
+    c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
+    return r2;
+}
