@@ -193,44 +193,6 @@ static inline rc_status solve_one(rc_world *w, int i, double *V, double *r2)
     return RC_OK;
 }
 
-/* One sweep: the joints, then the contacts of order[0..n); est (or NULL):
- * the sum of their squared residuals as visited; q (on or not): quiet
- * contacts skipped, odometers kept */
-static rc_status sweep(rc_world *w, const int *order, int n, double *V, double *est, quiet_ctx *q)
-{
-    rcn_joints3_sweep(w, V);   /* 3D joints' blocks (joint3_block.c) */
-    double sum = 0.0;
-    if (!q->on) {
-        for (int k = 0; k < n; k++) {
-            double r2 = 0.0;
-            RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
-            sum += r2;
-        }
-        w->c3->solves += n;
-        if (est) *est = sum;
-        return RC_OK;
-    }
-    rcm_c3 *c3 = w->c3;
-    for (int k = 0; k < n; k++) {
-        const int i = order[k];
-        const rcm_contact3 *c = &c3->c[i];
-        if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
-        double *vb = V + w->bodies[c->body_b].iv, *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL;
-        double ob[6], oa[6];
-        memcpy(ob, vb, sizeof ob);
-        if (va) memcpy(oa, va, sizeof oa);
-        double r2 = 0.0;
-        RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
-        c3->solves++;
-        sum += r2;
-        odometer(q, c->body_b, ob, vb);
-        if (va) odometer(q, c->body_a, oa, va);
-        snapshot(q, c, i);
-    }
-    if (est) *est = sum;
-    return RC_OK;
-}
-
 /* the quiet-contact context of this solve (off: q->on = 0) in the work arena */
 static rc_status quiet_begin(rc_world *w, double bnorm, int n, quiet_ctx *q)
 {
@@ -296,9 +258,10 @@ static rc_status hot_begin(rc_world *w, const int *order, int n, hot_ctx *hot)
     return RC_OK;
 }
 
-/* a sweep with the hot records: the joints, the packed contacts, the rest
- * on their records (the sum of the squared residuals in one accumulator,
- * in order, as sweep's) */
+/* One sweep: the joints, then the contacts of order[0..n): the first
+ * hot->m on their hot records (none when hot->m = 0), the rest on their
+ * records; est (or NULL): the sum of their squared residuals as visited,
+ * in one accumulator, in order */
 static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, int n, double *V, double *est)
 {
     rcn_joints3_sweep(w, V);
@@ -314,8 +277,8 @@ static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, in
     return RC_OK;
 }
 
-/* sweep's quiet-contact loop with the hot records for the packed contacts
- * (the same skips, solves, odometers and snapshots) */
+/* The same with quiet contacts skipped (skip_quiet), odometers and
+ * snapshots kept */
 static rc_status hot_sweep_quiet(rc_world *w, hot_ctx *hot, const int *order, int n, double *V, double *est,
                                  quiet_ctx *q)
 {
@@ -387,8 +350,8 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         const int check = (adaptive ? it >= next : it % every == 0) || it == max_iter;
         double est = 0.0;
         double *pest = fused && check && it < max_iter ? &est : NULL;
-        if (hot.h) st = q.on ? hot_sweep_quiet(w, &hot, order, n, V, pest, &q) : hot_sweep(w, &hot, order, n, V, pest);
-        else st = sweep(w, order, n, V, pest, &q);
+        /* without hot records (hot.m = 0) every contact is swept on its record */
+        st = q.on ? hot_sweep_quiet(w, &hot, order, n, V, pest, &q) : hot_sweep(w, &hot, order, n, V, pest);
         if (st != RC_OK) break;
         *iters = it;
         if (!check) continue;
