@@ -101,3 +101,25 @@ const char *rcl_gmres_solve(rcl_gmres *k, const double *f, double eta)
     if (!why && !(k->rel < 0.9)) why = "GMRES stalled";
     return why;
 }
+
+rc_status rcl_gmres_work_alloc(rcb_arena *a, int n, rcl_gmres_work *wk, const char *what)
+{
+    const long long k = RCL_GMRES_RESTART, nn = n > 0 ? n : 1;
+    RC_CHECK(rcb_arena_array(a, (void **)&wk->V, nn * (k + 1), sizeof(double), what));
+    RC_CHECK(rcb_arena_array(a, (void **)&wk->H, (k + 1) * k, sizeof(double), what));
+    double **vec[] = { &wk->cs, &wk->sn, &wk->g, &wk->y };
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) RC_CHECK(rcb_arena_array(a, (void **)vec[i], k + 1, sizeof(double), what));
+    RC_CHECK(rcb_arena_array(a, (void **)&wk->t, nn, sizeof(double), what));
+    return rcb_arena_array(a, (void **)&wk->z, nn, sizeof(double), what);
+}
+
+const char *rcl_gmres_run(const rcl_gmres_work *wk, int n, void *ctx, void (*A)(void *, const double *, double *),
+                          void (*P)(void *, const double *, double *), const double *f, double eta, double *x, int *its,
+                          double *rel)
+{
+    rcl_gmres k = { n, ctx, A, P, wk->V, wk->H, wk->cs, wk->sn, wk->g, wk->y, wk->t, wk->z, x, 0, 0.0 };
+    const char *why = rcl_gmres_solve(&k, f, eta);
+    *its = k.its;
+    *rel = k.rel;
+    return why;
+}

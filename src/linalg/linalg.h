@@ -41,6 +41,16 @@ typedef struct rcl_gmres {
     double rel;
 } rcl_gmres;
 const char *rcl_gmres_solve(rcl_gmres *k, const double *f, double eta);
+/* The arrays of a GMRES solve of size n (the sizes above), in an arena:
+ * the Newton solvers' workspace, taken once per solve (what: the message's
+ * name on failure). */
+typedef struct rcl_gmres_work { double *V, *H, *cs, *sn, *g, *y, *t, *z; } rcl_gmres_work;
+rc_status rcl_gmres_work_alloc(rcb_arena *a, int n, rcl_gmres_work *wk, const char *what);
+/* rcl_gmres_solve on those arrays: x with |f + A x| <= eta |f| (P the right
+ * preconditioner); *its, *rel as k->its, k->rel */
+const char *rcl_gmres_run(const rcl_gmres_work *wk, int n, void *ctx, void (*A)(void *, const double *, double *),
+                          void (*P)(void *, const double *, double *), const double *f, double eta, double *x, int *its,
+                          double *rel);
 /* One BLAS thread from the first LAPACK call on (blas_threads.c). */
 void rcl_blas_one_thread(void);
 #endif

@@ -61,7 +61,7 @@ static rc_status sys_alloc(nt_sys *s)
     rc_world *w = s->w;
     const long long n = s->n, n2 = (long long)s->n * s->n;
     if (s->iterative) RC_CHECK(rcn_newton_krylov_alloc(s));
-    else if (s->sparse) RC_CHECK(take(w, &s->z, n));
+    else if (s->sparse) RC_CHECK(take(w, &s->r, n));
     else {
         RC_CHECK(take(w, &s->W, n2));
         RC_CHECK(take(w, &s->J, n2));

@@ -10,7 +10,6 @@
 #include "nonsmooth/nonsmooth.h"
 
 #include "linalg/linalg.h"   /* rcl_gmres: the linear solve */
-#define RCN3_GMRES_RESTART RCL_GMRES_RESTART   /* the Krylov space's size before a restart */
 #define RCN3_NONMONOTONE 5     /* the non-monotone line search's memory        */
 #define RCN3_STALL 20          /* iterations without theta halved: stalled      */
 #define RCN3_DENSE_HYPER 400   /* "auto": dense up to here when rows > dofs      */
@@ -38,9 +37,7 @@ typedef struct n3_sys {
     /* the iterative path (newton3_krylov.c) */
     double *P;              /* the inverses of the contacts' diagonal blocks of J
                                (RCN3_BLOCK m); the joints' through their LU       */
-    double *V, *H;          /* Krylov basis n x (k + 1), Hessenberg (k + 1) x k   */
-    double *cs, *sn, *g, *y;/* Givens rotations, rotated rhs (k + 1)            */
-    double *z, *t;          /* scratch (n)                                     */
+    rcl_gmres_work gm;      /* GMRES's arrays (linalg.h)                      */
     double hist[RCN3_NONMONOTONE]; /* theta of the last iterations (line search) */
     int nhist;
     double best;            /* the smallest theta so far                       */

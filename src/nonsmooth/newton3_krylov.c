@@ -2,7 +2,7 @@
  * (solver.linear = "iterative", or "auto" above RC_NEWTON_DENSE_ROWS rows;
  * newton3.c has the iteration), the 3D twin of newton_krylov.c. J d = -Phi,
  * J = A + B W + delta I, by restarted GMRES (Saad & Schultz 1986;
- * GMRES(RCN3_GMRES_RESTART), modified Gram--Schmidt, Givens rotations) with
+ * GMRES(RCL_GMRES_RESTART), modified Gram--Schmidt, Givens rotations) with
  * right preconditioning by J's block diagonal: a contact's block
  * A_k + B_k W_kk + delta I (W_kk the stage's local Delassus block, c->W or
  * the drilling contact's W4) inverted, a joint's block diag(rho) W_jj
@@ -25,14 +25,8 @@ static rc_status take(rc_world *w, double **p, long long count)
 rc_status rcn_newton3_krylov_alloc(n3_sys *s)
 {
     rc_world *w = s->w;
-    const long long n = s->n, k = RCN3_GMRES_RESTART;
     RC_CHECK(take(w, &s->P, (long long)RCN3_BLOCK * s->m));
-    RC_CHECK(take(w, &s->V, n * (k + 1)));
-    RC_CHECK(take(w, &s->H, (k + 1) * k));
-    double **vec[] = { &s->cs, &s->sn, &s->g, &s->y };
-    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) RC_CHECK(take(w, vec[i], k + 1));
-    RC_CHECK(take(w, &s->z, n));
-    return take(w, &s->t, n);
+    return rcl_gmres_work_alloc(&w->work, s->n, &s->gm, "Newton solver (3D, GMRES)");
 }
 
 int rcn_newton3_small_solve(const double *A, int n, const double *r, double *x)
@@ -147,8 +141,5 @@ void rcn_newton3_krylov_solve(n3_sys *s, double delta, double eta, const char **
     *why = NULL;
     precond_build(s, delta);
     gm_ctx c = { s, delta };   /* the linear solve of linalg/gmres.c on J d = -Phi */
-    rcl_gmres k = { s->n, &c, gm_A, gm_P, s->V, s->H, s->cs, s->sn, s->g, s->y, s->t, s->z, s->d, 0, 0.0 };
-    *why = rcl_gmres_solve(&k, s->phi, eta);
-    s->lin_its = k.its;
-    s->lin_rel = k.rel;
+    *why = rcl_gmres_run(&s->gm, s->n, &c, gm_A, gm_P, s->phi, eta, s->d, &s->lin_its, &s->lin_rel);
 }

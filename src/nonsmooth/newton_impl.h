@@ -9,14 +9,11 @@
 #include "nonsmooth/nonsmooth_impl.h"
 
 #include "linalg/linalg.h"   /* rcl_gmres: the linear solve */
-#define RCN_GMRES_RESTART RCL_GMRES_RESTART   /* the Krylov space's size before a restart */
 
 /* The cap of the Newton matrix's shift delta I (newton.c): the dense and
- * iterative paths', and the sparse path's (the pile solver). On the
- * 1 000-disk pile of docs/benchmarks.md the sparse path left 342 of 1 000
- * steps to NSGS with the first and 152 with the second (on the 200-disk
- * pile 2 and 0, in 4.6 and 4.0 iterations a step); on a box on a slope the
- * second takes 3 iterations where the first takes 1. */
+ * iterative paths', and the sparse path's (the pile solver: it damps a
+ * hyperstatic pile's near-null modes, at the price of a few more iterations
+ * on small problems; docs/theory/newton-solver.md). */
 #define RCN_NEWTON_DELTA 1e-11
 #define RCN_NEWTON_DELTA_PILE 1e-3
 
@@ -38,9 +35,7 @@ typedef struct nt_sys {
     double *P;              /* block-diagonal preconditioner: the inverses of
                                the 2 x 2 contact blocks (4 m), then 1 / J_ii of
                                the joint rows                               */
-    double *V, *H;          /* Krylov basis n x (k + 1), Hessenberg (k + 1) x k */
-    double *cs, *sn, *g, *y;/* Givens rotations, rotated rhs (k + 1)          */
-    double *z, *t;          /* scratch (n)                                   */
+    rcl_gmres_work gm;      /* GMRES's arrays (linalg.h)                      */
     double phi0;            /* |Phi| at the solve's first iteration          */
     long lin_total;         /* J-products of the solve                       */
     int lin_its;            /* J-products of the last linear solve           */
@@ -53,6 +48,7 @@ typedef struct nt_sys {
     int *Wp, *Wi;           /* W's column starts and row indices (J's too)    */
     double *Wx, *Jx;        /* their values                                   */
     void *sym, *num;        /* KLU's symbolic analysis and LU of the solve    */
+    double *r;              /* scratch (n): J d + Phi                          */
 } nt_sys;
 
 /* newton.c: col[i] = row i of H applied to v (no shift), every contact then
@@ -74,7 +70,7 @@ rc_status rcn_newton_krylov_solve(nt_sys *s, double delta, double eta, const cha
 /* newton_sparse.c */
 /* planar rigid bodies' contacts without joints */
 int rcn_newton_sparse_eligible(const rc_world *w);
-/* W by compressed columns (s->S and s->z allocated) */
+/* W by compressed columns (s->S and s->r allocated) */
 rc_status rcn_newton_sparse_assemble(nt_sys *s);
 void rcn_newton_sparse_matvec(const nt_sys *s, const double *x, double *y);
 /* J d = -Phi by UMFPACK (the symbolic analysis once per solve); *why when it fails */

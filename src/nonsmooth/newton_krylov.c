@@ -2,7 +2,7 @@
  * = "iterative", or "auto" above RC_NEWTON_DENSE_ROWS rows; newton.c has the
  * equations and the iteration). The Newton system J d = -Phi,
  * J = A + B W + delta I, is solved matrix-free by restarted GMRES
- * (Saad & Schultz 1986; GMRES(RCN_GMRES_RESTART), modified Gram--Schmidt,
+ * (Saad & Schultz 1986; GMRES(RCL_GMRES_RESTART), modified Gram--Schmidt,
  * Givens rotations) with right preconditioning by the block diagonal of J:
  * a contact's 2 x 2 block A_k + B_k W_kk + delta I (W_kk: the stage's local
  * Delassus block c->W), a joint row's rho_i W_ii + delta. A product W x is
@@ -26,14 +26,9 @@ static rc_status take(rc_world *w, double **p, long long count)
 rc_status rcn_newton_krylov_alloc(nt_sys *s)
 {
     rc_world *w = s->w;
-    const long long n = s->n, k = RCN_GMRES_RESTART;
+    const long long n = s->n;
     RC_CHECK(take(w, &s->P, 4LL * s->m + (n - 2LL * s->m)));
-    RC_CHECK(take(w, &s->V, n * (k + 1)));
-    RC_CHECK(take(w, &s->H, (k + 1) * k));
-    double **vec[] = { &s->cs, &s->sn, &s->g, &s->y };
-    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) RC_CHECK(take(w, vec[i], k + 1));
-    RC_CHECK(take(w, &s->z, n));
-    return take(w, &s->t, n);
+    return rcl_gmres_work_alloc(&w->work, s->n, &s->gm, "Newton solver (GMRES)");
 }
 
 void rcn_newton_krylov_scalings(nt_sys *s)
@@ -131,9 +126,6 @@ rc_status rcn_newton_krylov_solve(nt_sys *s, double delta, double eta, const cha
     *why = NULL;
     precond_build(s, delta);
     gm_ctx c = { s, delta };   /* the linear solve of linalg/gmres.c on J d = -Phi */
-    rcl_gmres k = { s->n, &c, gm_A, gm_P, s->V, s->H, s->cs, s->sn, s->g, s->y, s->t, s->z, s->d, 0, 0.0 };
-    *why = rcl_gmres_solve(&k, s->phi, eta);
-    s->lin_its = k.its;
-    s->lin_rel = k.rel;
+    *why = rcl_gmres_run(&s->gm, s->n, &c, gm_A, gm_P, s->phi, eta, s->d, &s->lin_its, &s->lin_rel);
     return RC_OK;
 }

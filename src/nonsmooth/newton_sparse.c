@@ -164,10 +164,10 @@ static void form_J(nt_sys *s, double delta)
 static double relative_residual(const nt_sys *s)
 {
     double r2 = 0.0, f2 = 0.0;
-    memcpy(s->z, s->phi, (size_t)s->n * sizeof(double));
+    memcpy(s->r, s->phi, (size_t)s->n * sizeof(double));
     for (int j = 0; j < s->n; j++)
-        for (int i = s->Wp[j]; i < s->Wp[j + 1]; i++) s->z[s->Wi[i]] += s->Jx[i] * s->d[j];
-    for (int i = 0; i < s->n; i++) { r2 += s->z[i] * s->z[i]; f2 += s->phi[i] * s->phi[i]; }
+        for (int i = s->Wp[j]; i < s->Wp[j + 1]; i++) s->r[s->Wi[i]] += s->Jx[i] * s->d[j];
+    for (int i = 0; i < s->n; i++) { r2 += s->r[i] * s->r[i]; f2 += s->phi[i] * s->phi[i]; }
     return f2 > 0.0 ? sqrt(r2 / f2) : sqrt(r2);
 }
 
