@@ -7,7 +7,9 @@
 -- line: steps, process CPU (os.clock) of the whole script and per step, sweeps per step
 -- (mean and over the steps after the first `settle` steps, default 4), steps at the sweep cap
 -- (not converged), the largest residual and the largest overlap (sim:stats().max_overlap).
--- order=, residual=, relax=: set the script's solver options (when it gives a solver table).
+-- order=, residual=, relax=: set the script's solver options (when it gives a solver table);
+-- depth=m (> 0): NSGS with Anderson acceleration of depth m (accelerate = "anderson", and
+-- skip_quiet off: the two do not go together).
 local rc = require "ricochet"
 
 local script = rc.param("script", "scripts/papers/acary2024_rockfall.lua")
@@ -15,6 +17,7 @@ local settle = math.tointeger(rc.param("settle", 4))
 local order = rc.param("order", "")
 local residual = rc.param("residual", "")
 local relax = rc.param("relax", 0)
+local depth = math.tointeger(rc.param("depth", 0))
 local World = getmetatable(rc.world{ dim = 3 }).__index
 local make = World.simulation
 local sims = {}
@@ -24,6 +27,7 @@ World.simulation = function(self, def)
     if order ~= "" then def.solver.order = order end
     if residual ~= "" then def.solver.residual = residual end
     if relax > 0 then def.solver.relax = relax end
+    if depth > 0 then def.solver.accelerate, def.solver.depth, def.solver.skip_quiet = "anderson", depth, nil end
   end
   local s = make(self, def)
   sims[#sims + 1] = s

@@ -62,6 +62,9 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
     if (w->def.dim == 3 && def->solver.method == RC_SOLVER_NEWTON && def->solver.linear == RC_NEWTON_LINEAR_SPARSE)
         return rc_set_error(RC_ERR_ARG, "simulation: solver 'linear' = \"sparse\" solves planar contacts; a dim = 3 world's "
                             "Newton takes \"auto\", \"dense\" or \"iterative\"");
+    if (def->solver.skip_quiet > 0.0 && def->solver.anderson > 0)
+        return rc_set_error(RC_ERR_ARG, "simulation: solver 'skip_quiet' and accelerate = \"anderson\" do not go together "
+                            "(Anderson's sweeps visit every contact)");
     if (def->solver.skip_quiet > 0.0 && w->def.dim != 3)
         return rc_set_error(RC_ERR_ARG, "simulation: solver 'skip_quiet' is an option of the 3D contacts' NSGS (a dim = 3 world)");
     RC_CHECK(rcm_world_configure(w, def));

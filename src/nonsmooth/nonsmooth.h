@@ -106,6 +106,17 @@ double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int
                                double *snap, double loud2);
 void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2);   /* record k's update */
 void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
+/* the records' impulses into p (3 per record); the records' impulses set to
+ * p (project: each first projected onto its Coulomb cone, in place), V
+ * following (V += kappa Mhat^-1 H^T dp; V NULL: the impulses alone) */
+void rcn_nsgs3_pack_get(const rcn_c3hot *h, int n, double *p);
+void rcn_nsgs3_pack_set(rc_world *w, rcn_c3hot *h, int n, double *V, double *p, int project);
+/* anderson3.c: NSGS3 on hot records with Anderson acceleration (solver
+ * accelerate = "anderson": every active contact packed, no 3D joint) from
+ * the records' impulses, to tol relative to 1 + bnorm or max_iter sweeps;
+ * res, iters as rcn_nsgs3 */
+rc_status rcn_anderson3(rc_world *w, rcn_c3hot *h, int n, const int *slot, double *V, double bnorm, double *res,
+                        int *iters);
 /* joint3_block.c: the 3D joints' blocks in that sweep (V += kappa Mhat^-1
  * H^T dlambda; a sweep; sum |H V|^2) */
 void rcn_joint3_apply(const rc_world *w, const rcm_joint3 *j, double *V, const double *dl);

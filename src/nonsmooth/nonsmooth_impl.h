@@ -85,6 +85,21 @@ void rcn_nsgs_attach(rc_world *w);
 /* nsgs.c: the step's sweep order and one sweep on this thread (anderson.c). */
 rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep);
 rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega);
+/* anderson_hist.c: Anderson's history for a fixed-point map x -> G(x) on N
+ * unknowns, depth m <= RCN_AA_MAX (world.c checks). The solver writes x_0
+ * into x; after each sweep it writes G(x) into g and calls rcn_aa_next,
+ * which returns 1 with the extrapolated x_acc in x (the solver projects it,
+ * tries it, and calls rcn_aa_reject when its residual is not below the
+ * sweep's: x = G(x), the history cleared) or 0 with x = G(x). */
+#define RCN_AA_MAX 10
+typedef struct rcn_aa {
+    int N, m, cols, head, have_prev;   /* unknowns, depth, columns held, next column */
+    double *x, *g, *fprev, *gprev, *dF, *dG;
+    double gram[RCN_AA_MAX][RCN_AA_MAX];
+} rcn_aa;
+rc_status rcn_aa_setup(rc_world *w, rcn_aa *a, int N, int m);
+int rcn_aa_next(rcn_aa *a);
+void rcn_aa_reject(rcn_aa *a);
 /* anderson.c: NSGS with Anderson acceleration (solver.anderson > 0). */
 rc_status rcn_anderson_solve(const rcn_problem *pb, rcn_report *rep);
 

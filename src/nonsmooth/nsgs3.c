@@ -10,7 +10,8 @@
  * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
  * by a pass. The sweep order: by index (the default) or by height along
  * gravity (order = "position": bottom first, "top": top first;
- * nsgs3_order.c). */
+ * nsgs3_order.c). With accelerate = "anderson" the sweeps on the hot records
+ * are extrapolated (anderson3.c). */
 #include "nonsmooth/nonsmooth.h"
 
 #include <math.h>
@@ -242,10 +243,10 @@ typedef struct {
     int *slot;
 } hot_ctx;
 
-static rc_status hot_begin(rc_world *w, const int *order, int n, hot_ctx *hot)
+static rc_status hot_begin(rc_world *w, const int *order, int n, int all, hot_ctx *hot)
 {
     if (!rcn_nsgs3_pack_usable(w, order, n)) return RC_OK;
-    const size_t cap = rcn_nsgs3_pack_bytes / rcn_nsgs3_pack_record_size();
+    const size_t cap = all ? (size_t)n : rcn_nsgs3_pack_bytes / rcn_nsgs3_pack_record_size();
     hot->m = (size_t)n < cap ? n : (int)cap;
     RC_CHECK(rcn_nsgs3_pack(w, order, hot->m, &hot->h));
     int sorted = hot->m == n;
@@ -342,7 +343,20 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     quiet_ctx q;
     RC_CHECK(quiet_begin(w, bnorm, n, &q));
     hot_ctx hot = { 0 };
-    RC_CHECK(hot_begin(w, order, n, &hot));
+    const int joints = rcn_joints3_count(w) > 0;
+    RC_CHECK(hot_begin(w, order, n, opt->anderson > 0 && !joints, &hot));
+    if (opt->anderson > 0) {
+        if (hot.h && !joints) {   /* anderson3.c: every contact packed */
+            const rc_status st = rcn_anderson3(w, hot.h, n, hot.slot, V, bnorm, res, iters);
+            rcn_nsgs3_unpack(w, hot.h, hot.m);
+            return st;
+        }
+        if (!w->aa3_plain_warned)
+            rcm_world_warn(w, "solver \"nsgs\", accelerate = \"anderson\" (3D contacts): at t = %.17g (step %ld) the "
+                           "contacts include %s: plain NSGS sweeps for such steps (warned once)", w->t, w->step + 1,
+                           joints ? "3D joints" : "a drilling row or a law without a closed form");
+        w->aa3_plain_warned = 1;
+    }
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
     rc_status st = RC_OK;

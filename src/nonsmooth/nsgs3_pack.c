@@ -16,6 +16,7 @@
 #include "nonsmooth/nonsmooth.h"
 
 #include <math.h>
+#include <string.h>
 
 struct rcn_c3hot {
     double d[9];            /* n, t1, t2: B's translational rows (A's: -d)  */
@@ -128,6 +129,29 @@ static inline void hot_turn(const double *restrict R, const double *restrict A, 
     for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
 }
 
+/* r's impulse set to p, V += kappa Mhat^-1 H^T (p - r->p) as side_apply:
+ * B then A, v += s (d^T dp) on the translation with d^T dp formed once */
+static inline void hot_set(rcn_c3hot *restrict r, double *restrict V, double kappa, const double *p)
+{
+    const double dp[3] = { p[0] - r->p[0], p[1] - r->p[1], p[2] - r->p[2] };
+    if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
+        const double *d = r->d;
+        double f[3];
+        for (int j = 0; j < 3; j++) f[j] = d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2];
+        double *vb = V + r->ivb;
+        const double sb = r->sb;
+        for (int j = 0; j < 3; j++) vb[j] += sb * f[j];
+        hot_turn(r->Rb, r->Ab, kappa, vb, dp);
+        if (r->iva >= 0) {
+            double *va = V + r->iva;
+            const double sa = r->sa;
+            for (int j = 0; j < 3; j++) va[j] += sa * f[j];
+            hot_turn(r->Ra, r->Aa, kappa, va, dp);
+        }
+    }
+    r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
+}
+
 /* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law;
  * V += kappa Mhat^-1 H^T dp as side_apply: B then A, v += s (d^T dp) on
  * the translation with d^T dp formed once for both sides) */
@@ -153,23 +177,22 @@ static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double k
         for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * p0[a];
         rcm_fc3d_project(r->mu, p);
     }
-    const double dp[3] = { p[0] - p0[0], p[1] - p0[1], p[2] - p0[2] };
-    if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
-        const double *d = r->d;
-        double f[3];
-        for (int j = 0; j < 3; j++) f[j] = d[j] * dp[0] + d[3 + j] * dp[1] + d[6 + j] * dp[2];
-        double *vb = V + r->ivb;
-        const double sb = r->sb;
-        for (int j = 0; j < 3; j++) vb[j] += sb * f[j];
-        hot_turn(r->Rb, r->Ab, kappa, vb, dp);
-        if (r->iva >= 0) {
-            double *va = V + r->iva;
-            const double sa = r->sa;
-            for (int j = 0; j < 3; j++) va[j] += sa * f[j];
-            hot_turn(r->Ra, r->Aa, kappa, va, dp);
-        }
+    hot_set(r, V, kappa, p);
+}
+
+void rcn_nsgs3_pack_get(const rcn_c3hot *h, int n, double *p)
+{
+    for (int k = 0; k < n; k++) { p[3 * k] = h[k].p[0]; p[3 * k + 1] = h[k].p[1]; p[3 * k + 2] = h[k].p[2]; }
+}
+
+void rcn_nsgs3_pack_set(rc_world *w, rcn_c3hot *h, int n, double *V, double *p, int project)
+{
+    const double kappa = w->c3->kappa;
+    for (int k = 0; k < n; k++) {
+        if (project) rcm_fc3d_project(h[k].mu, p + 3 * k);
+        if (V) hot_set(&h[k], V, kappa, p + 3 * k);
+        else memcpy(h[k].p, p + 3 * k, sizeof h[k].p);
     }
-    r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
 }
 
 void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est)

@@ -21,6 +21,7 @@ describe("NSGS on 3D contacts", function()
         { order = "fixed" }, { order = "position" }, { order = "top" },
         { order = "top", relax = 1.3 }, { residual = "sweep" }, { check_every = 3 },
         { skip_quiet = 5 }, { skip_quiet = 50, order = "top" },
+        { accelerate = "anderson", depth = 5 }, { accelerate = "anderson", depth = 3, order = "top" },
     }
     for _, solver in ipairs(cases) do
         local name = {}
@@ -74,6 +75,45 @@ describe("NSGS on 3D contacts", function()
         print(("  skip_quiet = 5: %d one-contact solves against %d (%.2f)"):format(skip.solves, plain.solves, skip.solves / plain.solves))
         assert.is_true(skip.solves < 0.9 * plain.solves, skip.solves .. " against " .. plain.solves)
         for i = 1, #plain.z do assert.near(plain.z[i], skip.z[i], 1e-3, "body " .. i) end
+    end)
+
+    it("Anderson acceleration: fewer sweeps and fewer steps at the cap than plain NSGS on the same pile", function()
+        local runs = {}
+        for _, acc in ipairs{ false, true } do
+            local w, sim = pile(5, 4, { tol = 1e-6, max_iter = 100, on_fail = "warn",
+                                        accelerate = acc and "anderson" or nil, depth = acc and 5 or nil })
+            local capped, sweeps, worst = 0, 0, 0
+            sim:after_step(function(s)
+                local info = s:info()
+                sweeps = sweeps + info.iterations
+                if not info.converged then capped = capped + 1 end
+                worst = math.max(worst, info.residual)
+            end)
+            sim:run{ T = 0.5 }
+            runs[#runs + 1] = { capped = capped, sweeps = sweeps, worst = worst }
+        end
+        local plain, aa = runs[1], runs[2]
+        print(("  Anderson (m = 5): %d sweeps, %d steps at the cap, largest residual %.2e; plain NSGS: %d, %d, %.2e")
+              :format(aa.sweeps, aa.capped, aa.worst, plain.sweeps, plain.capped, plain.worst))
+        assert.is_true(plain.capped >= 20, plain.capped .. " capped steps of plain NSGS")   -- the pile is hard for NSGS
+        assert.is_true(aa.capped <= plain.capped / 4, aa.capped .. " against " .. plain.capped)
+        assert.is_true(aa.sweeps < 0.7 * plain.sweeps, aa.sweeps .. " against " .. plain.sweeps)
+    end)
+
+    it("Anderson acceleration: refused with skip_quiet; with 3D joints the steps sweep plainly and say so once", function()
+        local w = rc.world{ dim = 3 }
+        local ok, err = pcall(w.simulation, w, { solver = { "nsgs", accelerate = "anderson", skip_quiet = 1 } })
+        assert.is_false(ok)
+        assert.matches("'skip_quiet' and accelerate = \"anderson\" do not go together", err, 1, true)
+        local wj = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
+        wj:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
+        local a = wj:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0, 0, 0.1, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
+        local b = wj:body{ mass = 1, inertia = { 0.004, 0.004, 0.004 }, q = { 0.3, 0, 0.1, 1, 0, 0, 0 }, shape = rc.sphere{ radius = 0.1 } }
+        wj:joint{ kind = "distance", a = a, b = b, anchor = { 0, 0, 0.1 }, anchor_b = { 0.3, 0, 0.1 } }
+        local sim = wj:simulation{ h = 1e-3, solver = { "nsgs", accelerate = "anderson", tol = 1e-10, max_iter = 1000 } }
+        local summary = sim:run{ T = 0.01 }
+        assert.are.equal(1, summary.warnings)   -- "... the contacts include 3D joints: plain NSGS sweeps ... (warned once)"
+        assert.is_true(sim:stats().max_residual <= 1e-10)
     end)
 
     it("skip_quiet and the solvers of a dim = 3 world: errors name the option", function()
