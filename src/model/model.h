@@ -440,8 +440,7 @@ struct rc_world {
     unsigned char *asleep;               /* per body: 1 while it sleeps (NULL: never enabled) */
     int nasleep;                         /* bodies asleep now */
     long unconverged_warned;  /* unconverged steps reported in detail (step_check.c) */
-    int mjf_newton_warned;    /* the MJF Newton-sticking warning was given (step_check.c) */
-    int aa3_plain_warned;     /* 3D Anderson fell back to plain sweeps once (nsgs3.c) */
+    int mjf_newton_warned, aa3_plain_warned;  /* warned once: MJF Newton sticking (step_check.c), 3D Anderson plain (nsgs3.c) */
     const rc_part *parts[RC_NPARTS];   /* what upper layers attached (rcm_world_attach_part) */
     struct rci_ga_state *ga;  /* the generalized-alpha scheme's state across steps (RC_PART_SCHEME) */
     /* explorer: the impulses of the last rc_world_explore (kept for rc_explore_contact) */
