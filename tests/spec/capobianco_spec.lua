@@ -153,7 +153,9 @@ describe("gen-alpha with friction: laws written in Lua or C (xi / project)", fun
     local path = "scripts/papers/capobianco2021_ball_in_corner.lua"
     local r1, ref = helper.run(path, { newton_jacobian = "differences" }, true, true)   -- the Lua law's Jacobian (auto)
     local r2, rows = helper.run(path, { law = "lua" }, true, true)
-    assert.is_true(max_diff(ref, rows, Q) <= 1e-8)         -- measured 7.8e-9 (theta), 6.6e-10 (x, y)
+    -- measured 7.8e-9 (theta), 6.6e-10 (x, y) on one machine, 1.6e-8 (theta) on another (its OpenBLAS
+    -- takes other kernels): the steps' Newton tolerance 1e-8 adds up over the accumulation
+    assert.is_true(max_diff(ref, rows, Q) <= 5e-8)
     local both = function(a, b) return a.newton_residual <= 1e-8 and b.newton_residual <= 1e-8 end
     assert.is_true(max_diff(ref, rows, V, both) <= 1e-6)   -- measured 5.5e-7 (omega, at rest)
     assert.equals(r1.unconverged, r2.unconverged)          -- 6 steps near t = 1.3613 in both

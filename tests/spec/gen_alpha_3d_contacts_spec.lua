@@ -93,7 +93,8 @@ describe("gen-alpha on spatial contacts: a box resting on a plane", function()
     it("carries m g h on its four corners without drift; the fixed point takes the dependent corners", function()
         -- four corners on three directions: Newton's Jacobian is singular, the fixed point (ga3_fixed.c,
         -- r from the rows' sums of |W|) converges: measured 591 of 2000 steps, at most 80 iterations,
-        -- |v| <= 2.5e-10, z drift 4e-15
+        -- |v| <= 2.5e-10, z drift 4e-15; on a machine whose OpenBLAS takes other kernels 2000 of 2000
+        -- steps, |v| <= 2.5e-10, z drift 1.6e-13, sum p_N - m g h = 1.7e-12 (tol 1e-10: bound 1e-11)
         local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0, mu = 0.5 } }
         w:plane{}
         local b = w:body{ density = 1000, box = { 0.2, 0.1, 0.05 }, q = { 0, 0, 0.05, 1, 0, 0, 0 }, shape = rc.box3{ 0.2, 0.1, 0.05 } }
@@ -112,7 +113,7 @@ describe("gen-alpha on spatial contacts: a box resting on a plane", function()
         assert.is_true(sim:stats().newton_fallbacks > 0)
         assert.is_true(maxv < 1e-9, tostring(maxv))
         assert.is_true(math.abs(q[1]) < 1e-12 and math.abs(q[2]) < 1e-12 and math.abs(q[3] - 0.05) < 1e-12)
-        assert.is_true(math.abs(P - 1000 * 0.4 * 0.2 * 0.1 * 9.81 * 1e-3) < 1e-12)   -- the four carry m g h
+        assert.is_true(math.abs(P - 1000 * 0.4 * 0.2 * 0.1 * 9.81 * 1e-3) < 1e-11)   -- the four carry m g h
     end)
 end)
 
