@@ -339,10 +339,15 @@ static long colour_range(void *ctx, int lo, int hi)
     return solves;
 }
 
+/* Colours with fewer 3D contacts than this are swept by one thread (a
+ * shared colour costs a barrier, a few one-contact solves); no effect on
+ * the numbers. Internal, tests set it to 0 to share every colour. */
+int rcn_nsgs3_parallel_min = 512;
+
 /* One sweep in colour order (order = "colour", every active law closed-form,
  * no drilling row: nothing fails) on nt threads: the joints on this thread,
  * then colour by colour (colour.c's pass: a colour of at least
- * rcn_nsgs_parallel_min contacts shared, runs of smaller ones on one
+ * rcn_nsgs3_parallel_min contacts shared, runs of smaller ones on one
  * thread). A colour's contacts touch disjoint velocities, hot records and
  * (skip_quiet) odometers and snapshots: the numbers do not depend on nt,
  * bit for bit. */
@@ -353,13 +358,13 @@ static void colour_sweep(rc_world *w, const hot_ctx *hot, const int *order, cons
     colour_ctx cx = { w, hot, order, V, q };
     long solves = 0;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) reduction(+ : solves))
-    solves += rcn_colour_pass(col->n, col->start, rcn_nsgs_parallel_min, colour_range, &cx);
+    solves += rcn_colour_pass(col->n, col->start, rcn_nsgs3_parallel_min, colour_range, &cx);
     w->c3->solves += solves;
 }
 
 /* The thread team of the colour sweeps (solver threads > 1; the planar
  * sweeps' rules, nsgs.c): none in a step without a colour of
- * rcn_nsgs_parallel_min contacts. adaptive_threads: sweeps 1, 17, 33, ...
+ * rcn_nsgs3_parallel_min contacts. adaptive_threads: sweeps 1, 17, 33, ...
  * of a step run on this thread and set the cost per contact the team has
  * to beat; the team's sweeps are timed from the second after each such
  * reference (the first wakes the threads), and two in a row slower than
@@ -379,7 +384,7 @@ static void team3_begin(rc_world *w, const rcn_colours *col, int coloured, team3
     memset(t, 0, sizeof *t);
     t->nt = coloured && rc_openmp() ? opt->threads : 1;
     int shared = 0;
-    for (int k = 0; k < col->n && !shared; k++) shared = col->start[k + 1] - col->start[k] >= rcn_nsgs_parallel_min;
+    for (int k = 0; k < col->n && !shared; k++) shared = col->start[k + 1] - col->start[k] >= rcn_nsgs3_parallel_min;
     if (!shared) t->nt = 1;   /* nothing worth sharing: no team this step */
     if (t->nt > 1 && opt->adaptive_threads && w->step < w->par_off_until) t->nt = 1;   /* backing off */
     t->timed = t->nt > 1 && opt->adaptive_threads;

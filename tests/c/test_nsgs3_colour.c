@@ -4,7 +4,7 @@
  * order is a permutation of the active contacts, colour by colour, index
  * order within a colour, no body twice in a colour (planes shared freely),
  * each contact on the smallest colour its bodies left free (greedy); and
- * two threads sharing every colour (rcn_nsgs_parallel_min = 0), with quiet
+ * two threads sharing every colour (rcn_nsgs3_parallel_min = 0), with quiet
  * contacts skipped or not, with over-relaxation and the position
  * projection, and a team that stops mid-step (adaptive threads made to find
  * it slow), step the pile exactly as one thread does, bit for bit. */
@@ -211,13 +211,13 @@ static void compare_threads(int *failed, pile_opts o, const char *what, long *te
 
 RC_TEST(two_threads_step_the_pile_as_one)
 {
-    rcn_nsgs_parallel_min = 0;   /* share every colour between the threads, however small */
+    rcn_nsgs3_parallel_min = 0;   /* share every colour between the threads, however small */
     long team = 0;
     int backoff = 0;
     compare_threads(failed, (pile_opts){ 2, 0, 0, 0.0, 1.0 }, "plain", &team, &backoff);
     compare_threads(failed, (pile_opts){ 2, 0, 0, 5.0, 1.0 }, "skip_quiet = 5", &team, &backoff);
     compare_threads(failed, (pile_opts){ 2, 0, 1, 0.0, 1.2 }, "relax = 1.2, project_contacts", &team, &backoff);
-    rcn_nsgs_parallel_min = 512;
+    rcn_nsgs3_parallel_min = 512;
 }
 
 RC_TEST(a_team_stopping_mid_step_gives_the_same_numbers)
@@ -225,13 +225,13 @@ RC_TEST(a_team_stopping_mid_step_gives_the_same_numbers)
     /* adaptive threads: sweep 1 of a step runs on one thread and sets the
      * cost to beat; a team must beat 1e-9 times it, so it stops after its
      * second timed sweep and the step goes on on this thread */
-    rcn_nsgs_parallel_min = 0;
+    rcn_nsgs3_parallel_min = 0;
     rcn_nsgs_team_margin = 1e-9;
     long team = 0;
     int backoff = 0;
     compare_threads(failed, (pile_opts){ 2, 1, 0, 0.0, 1.0 }, "adaptive", &team, &backoff);
     if (rc_openmp()) CHECK(backoff >= 16);   /* the fallbacks were recorded */
-    rcn_nsgs_parallel_min = 512;
+    rcn_nsgs3_parallel_min = 512;
     rcn_nsgs_team_margin = 1.0;
 }
 
