@@ -228,7 +228,7 @@ rc_status rcn_apgd_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rcn_nsgs_parallel_min;
-/* nsgs3.c: the same for the 3D contacts' colours (default 512). */
+/* nsgs3.c: the same for the 3D contacts' colours (default 128). */
 extern int rcn_nsgs3_parallel_min;
 /* nsgs.c: adaptive threads keep the team while its sweeps take less than
  * this times the step's one-thread sweep (default 1; tests set it tiny). */

@@ -340,9 +340,12 @@ static long colour_range(void *ctx, int lo, int hi)
 }
 
 /* Colours with fewer 3D contacts than this are swept by one thread (a
- * shared colour costs a barrier, a few one-contact solves); no effect on
- * the numbers. Internal, tests set it to 0 to share every colour. */
-int rcn_nsgs3_parallel_min = 512;
+ * shared colour costs a barrier, the time of a few 3D one-contact solves);
+ * no effect on the numbers. 128: the N = 1 000 sphere pile (colours of 100
+ * to 500 contacts) 13.0 ms per step on two threads against 15.6 with 512
+ * (no colour shared) and 17.6 with 32 (docs/benchmarks.md). Internal,
+ * tests set it to 0 to share every colour. */
+int rcn_nsgs3_parallel_min = 128;
 
 /* One sweep in colour order (order = "colour", every active law closed-form,
  * no drilling row: nothing fails) on nt threads: the joints on this thread,

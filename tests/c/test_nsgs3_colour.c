@@ -217,7 +217,7 @@ RC_TEST(two_threads_step_the_pile_as_one)
     compare_threads(failed, (pile_opts){ 2, 0, 0, 0.0, 1.0 }, "plain", &team, &backoff);
     compare_threads(failed, (pile_opts){ 2, 0, 0, 5.0, 1.0 }, "skip_quiet = 5", &team, &backoff);
     compare_threads(failed, (pile_opts){ 2, 0, 1, 0.0, 1.2 }, "relax = 1.2, project_contacts", &team, &backoff);
-    rcn_nsgs3_parallel_min = 512;
+    rcn_nsgs3_parallel_min = 128;
 }
 
 RC_TEST(a_team_stopping_mid_step_gives_the_same_numbers)
@@ -231,7 +231,7 @@ RC_TEST(a_team_stopping_mid_step_gives_the_same_numbers)
     int backoff = 0;
     compare_threads(failed, (pile_opts){ 2, 1, 0, 0.0, 1.0 }, "adaptive", &team, &backoff);
     if (rc_openmp()) CHECK(backoff >= 16);   /* the fallbacks were recorded */
-    rcn_nsgs3_parallel_min = 512;
+    rcn_nsgs3_parallel_min = 128;
     rcn_nsgs_team_margin = 1.0;
 }
 
