@@ -6,6 +6,7 @@
 -- hold the pile as the index order does: every step converged, impulses in the cone, overlaps
 -- as small. (tests/c/test_nsgs3_colour.c checks the colouring itself and shares every colour.)
 local rc = require "ricochet"
+local helper = require "spec_helper"
 
 local mu = 0.3
 
@@ -13,13 +14,7 @@ local mu = 0.3
 -- (floor and four walls), random horizontal velocities: contacts from the first steps
 local function columns(n, layers, solver)
     math.randomseed(5)
-    local width = 0.21 * n
-    local w = rc.world{ dim = 3, gravity = { 0, 0, -9.81 }, default_law = rc.newton{ e = 0, mu = mu } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
-    w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
-    w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
-    w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
+    local w = helper.box_world(rc, 0.21 * n, 9.81, mu)
     for j = 0, n - 1 do
         for i = 0, n - 1 do
             local z, rprev = 0.0, 0.0
