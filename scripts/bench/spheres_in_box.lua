@@ -12,8 +12,10 @@
 --   build/ricochet run scripts/bench/spheres_in_box.lua --quiet --set N=1000 --set scene=/tmp/s.txt --set T=0
 --
 -- Parameters: N, T (end time; 0 with scene= only writes the scene), h, seed, tol, max_iter,
--- threads (passed to the solver; 3D NSGS sweeps on one thread for now, docs/theory/spatial.md),
--- order ("fixed" or "position": the NSGS sweep order), residual ("pass" or "sweep": the solver's),
+-- threads (passed to the solver: > 1 sweeps the colours of order "colour" on that many threads,
+-- docs/theory/spatial.md "NSGS"; forces order "colour"), adaptive (false: the threads always share,
+-- no timing; default true), order ("fixed", "position", "top" or "colour": the NSGS sweep order),
+-- residual ("pass" or "sweep": the solver's),
 -- relax (NSGS over-relaxation, default 1), project (true: project_contacts, the positions projected
 -- onto g_N >= 0 after each step, docs/theory/spatial.md "Position projection"), skip_quiet (NSGS
 -- skips quiet contacts, docs/theory/spatial.md "Contacts"; 0: off, the default),
@@ -46,6 +48,7 @@ local residual = rc.param("residual", "pass")
 local relax    = rc.param("relax", 1.0)
 local project  = rc.param("project", false)
 local skip_quiet = rc.param("skip_quiet", 0.0, { min = 0 })
+local adaptive = rc.param("adaptive", true)
 local g, mu = 9.81, 0.3
 
 math.randomseed(seed)
@@ -91,7 +94,8 @@ end
 local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, project_contacts = project,
   solver = { "nsgs", tol = tol, max_iter = max_iter, on_fail = "warn", threads = threads > 1 and threads or nil,
-             order = threads > 1 and "colour" or order, residual = residual, relax = relax, skip_quiet = skip_quiet },
+             order = threads > 1 and "colour" or order, residual = residual, relax = relax, skip_quiet = skip_quiet,
+             adaptive_threads = adaptive },
 }
 
 local sweeps, capped, res_max, ncont, nact = 0, 0, 0.0, 0, 0
@@ -124,9 +128,9 @@ if f then
   f:close()
 end
 io.write(string.format(
-  "spheres_in_box: N=%d c=%d steps=%d threads=%d cpu_ms_per_step=%.4f wall_ms_per_step=%.4f sweeps_per_step=%.2f "
+  "spheres_in_box: N=%d c=%d steps=%d threads=%d order=%s team_steps=%d cpu_ms_per_step=%.4f wall_ms_per_step=%.4f sweeps_per_step=%.2f "
   .. "capped=%d max_sweeps=%d max_residual=%.3g max_overlap=%.4g contacts_per_step=%.1f active_per_step=%.1f "
   .. "kernel_B_per_body=%.0f peak_rss_B_per_body=%.0f\n",
-  N, c, steps, threads, 1e3 * cpu / steps, 1e3 * summary.wall_s / steps, sweeps / steps, capped, st.max_iterations,
+  N, c, steps, threads, threads > 1 and "colour" or order, st.parallel_steps, 1e3 * cpu / steps, 1e3 * summary.wall_s / steps, sweeps / steps, capped, st.max_iterations,
   res_max, overlap, ncont / steps, nact / steps, st.memory_bytes / N, hwm / N))
 return summary

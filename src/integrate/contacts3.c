@@ -150,6 +150,7 @@ rc_status rci_contacts3_solve(rci_step *st)
     const long fb0 = w->stats.newton_fallbacks;
     struct timespec c0, c1;   /* the 3D solve's CPU time in stats.solver_cpu_s too */
     c3->solves = 0;           /* NSGS3's one-contact solves (Newton's fallback included) */
+    c3->shared = 0;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     const rc_status s = w->sim.solver.method == RC_SOLVER_NEWTON ? rcn_newton3(w, w->V, sqrt(b2), &res, &iters)
                                                                  : rcn_nsgs3(w, w->V, sqrt(b2), &res, &iters);
@@ -157,6 +158,7 @@ rc_status rci_contacts3_solve(rci_step *st)
     if (!st->exploring) {   /* the run's figures, as rci_stage_solve keeps them for planar contacts */
         w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         w->stats.local_solves += c3->solves;
+        w->stats.parallel_steps += c3->shared;
     }
     if (w->stats.newton_fallbacks > fb0) st->fallback = 1;
     RC_CHECK(s);

@@ -98,6 +98,7 @@ typedef struct rcm_c3 {
                                                largest residual; 0: none (nonsmooth/nsgs3.c) */
     double worst_res;                       /* its natural-map residual (absolute) */
     long solves;                            /* the last solve's one-contact solves (nsgs3.c) */
+    int shared;                             /* the last solve's sweeps ran on a thread team (nsgs3.c) */
     double kappa;                           /* this step's factor of Mhat^-1 H^T (contacts3.c) */
     double *pd; int npd, cap_pd;            /* polyhedra's doubles (rcm_shape3.pd) */
     int *pi; int npi, cap_pi;               /* polyhedra's ints (rcm_shape3.pi)    */

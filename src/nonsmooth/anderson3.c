@@ -30,7 +30,8 @@ rc_status rcn_anderson3(rc_world *w, rcn_c3hot *h, int n, const int *slot, doubl
     *iters = 0;
     rcn_nsgs3_pack_get(h, n, a.x);
     while (*res > opt->tol && *iters < opt->max_iter) {
-        rcn_nsgs3_pack_sweep(w, h, n, V, NULL);   /* g = G(x) */
+        rcn_nsgs3_pack_sweep(w, h, 0, n, V, NULL);   /* g = G(x) */
+        w->c3->solves += n;
         ++*iters;
         rcn_nsgs3_pack_get(h, n, a.g);
         int took = 0;

@@ -84,8 +84,11 @@ rc_status rcn_nsgs3_residual(rc_world *w, const double *V, double *res);
 rc_status rcn_newton3(rc_world *w, double *V, double bnorm, double *res, int *iters);
 /* nsgs3_order.c: the active 3D contacts in this step's sweep order (the
  * solver's order: "position" bottom first along gravity, "top" top first,
- * else by index), in the world's work arena */
-rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n);
+ * "colour" colour by colour, else by index), in the world's work arena;
+ * col: the colours (order "colour": colour k at order[start[k] ..
+ * start[k + 1]), k < n; other orders: n = 0, start NULL) */
+typedef struct rcn_colours { int n; int *start; } rcn_colours;
+rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n, rcn_colours *col);
 /* nsgs3_pack.c: NSGS3's hot records of the active contacts in solve order
  * (order[0..n)), in the work arena: usable when every one has a closed-form
  * law, no drilling row and rigid bodies; a sweep on them (est: the sum of
@@ -101,10 +104,18 @@ size_t rcn_nsgs3_pack_record_size(void);
  * records; 0: none packed); a variable for the tests (test_nsgs3_pack.c) */
 extern size_t rcn_nsgs3_pack_bytes;
 rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
-void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est);
+void rcn_nsgs3_pack_sweep(const rc_world *w, rcn_c3hot *h, int lo, int hi, double *V, double *est);   /* h[lo .. hi) */
 double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
                                double *snap, double loud2);
 void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2);   /* record k's update */
+/* the residual pass in two halves (the colour sweeps' pass on threads,
+ * nsgs3.c): the terms of the contacts order[lo .. hi) (the first m on the
+ * records h) into r2i[contact index], then their sum in index order with
+ * the worst contact and (snap) the quiet contacts' marks, as
+ * rcn_nsgs3_pack_residual */
+void rcn_nsgs3_pack_terms(const rc_world *w, const rcn_c3hot *h, int m, const int *order, int lo, int hi,
+                          const double *V, double *r2i);
+double rcn_nsgs3_terms_sum(rc_world *w, const double *r2i, double *snap, double loud2);
 void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
 /* the records' impulses into p (3 per record); the records' impulses set to
  * p (project: each first projected onto its Coulomb cone, in place), V
@@ -228,6 +239,8 @@ rc_status rcn_apgd_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rcn_nsgs_parallel_min;
+/* nsgs3.c: the same for the 3D contacts' colours (default 128). */
+extern int rcn_nsgs3_parallel_min;
 /* nsgs.c: adaptive threads keep the team while its sweeps take less than
  * this times the step's one-thread sweep (default 1; tests set it tiny). */
 extern double rcn_nsgs_team_margin;

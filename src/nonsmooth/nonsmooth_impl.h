@@ -8,6 +8,13 @@
 
 #include "nonsmooth/nonsmooth.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#define RC_OMP(...) _Pragma(#__VA_ARGS__)
+#else
+#define RC_OMP(...)
+#endif
+
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {
@@ -85,6 +92,30 @@ void rcn_nsgs_attach(rc_world *w);
 /* nsgs.c: the step's sweep order and one sweep on this thread (anderson.c). */
 rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep);
 rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega);
+/* nsgs.c: a world that runs an OpenMP team (planar coloured sweeps, the 3D
+ * contacts' ones in nsgs3.c) joins the count of such worlds (the team is
+ * shut down with the last; the solver's part leaves it); wall-clock seconds
+ * for the adaptive threads' timing. */
+void rcn_nsgs_team_join(rc_world *w);
+double rcn_wall_s(void);
+/* nsgs.c: the team was slower than one thread: none for the next 16, 32,
+ * ... 1024 steps (w->par_off_until) */
+void rcn_nsgs_team_backoff(rc_world *w);
+/* colour.c: the greedy colouring of the colour order over n items (planar
+ * or 3D contacts), bodies(w, item, ab) giving an item's two bodies (< 0:
+ * the ground, shared freely): colour[k] of items[k], sweep the items colour
+ * by colour (the given order within a colour), colour k at
+ * sweep[start[k] .. start[k + 1]); start has room for n + 1. */
+typedef void (*rcn_colour_bodies)(const rc_world *w, int item, int ab[2]);
+rc_status rcn_colour_greedy(rc_world *w, const int *items, int n, rcn_colour_bodies bodies, int *colour, int *sweep,
+                            int *start, int *ncolours);
+/* colour.c: one pass over the colours in a parallel region's threads (or
+ * outside one, on this thread): a colour of at least pmin items shared in
+ * blocks (static schedule) and a barrier, a run of smaller colours swept by
+ * one thread (omp single); range(ctx, lo, hi) sweeps sweep[lo .. hi) and
+ * returns a count, summed over this thread's calls */
+typedef long (*rcn_colour_range)(void *ctx, int lo, int hi);
+long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range range, void *ctx);
 /* anderson_hist.c: Anderson's history for a fixed-point map x -> G(x) on N
  * unknowns, depth m <= RCN_AA_MAX (world.c checks). The solver writes x_0
  * into x; after each sweep it writes G(x) into g and calls rcn_aa_next,

@@ -19,13 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#define RC_OMP(...) _Pragma(#__VA_ARGS__)
-#else
-#define RC_OMP(...)
-#endif
-
 /* The OpenMP team's threads outlive the parallel regions (they wait, spinning
  * first, for the next one). A program that unloads the library while they
  * run crashes: plain lua5.4 dlcloses ricochet/core.so, and with it libgomp,
@@ -35,12 +28,19 @@
  * the destroying thread: worlds stepped on one thread and destroyed on
  * another leave the first thread's team to the OpenMP runtime.) */
 static _Atomic int team_worlds;   /* worlds alive that have run a team */
+static const rc_part nsgs_part;
 
 static void team_join(rc_world *w)
 {
     if (w->team_used) return;
     w->team_used = 1;
     atomic_fetch_add(&team_worlds, 1);
+}
+
+void rcn_nsgs_team_join(rc_world *w)
+{
+    rcm_world_attach_part(w, RC_PART_SOLVER, &nsgs_part);
+    team_join(w);
 }
 
 static void team_leave(rc_world *w)
@@ -178,6 +178,20 @@ static void sweep_closed(rc_world *w, const int *sweep, int lo, int hi, double o
     }
 }
 
+/* The same as a colour pass's range (colour.c) */
+typedef struct closed_ctx {
+    rc_world *w;
+    const int *sweep;
+    double omega;
+} closed_ctx;
+
+static long closed_range(void *ctx, int lo, int hi)
+{
+    const closed_ctx *cx = ctx;
+    sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
+    return hi - lo;
+}
+
 /* The sweep orders live in the world's work arena; the part leaves the team. */
 static void nsgs_free(rc_world *w) { team_leave(w); }
 
@@ -228,14 +242,18 @@ static rc_status position_order(rc_world *w, int top)
     return RC_OK;
 }
 
-/* RC_ORDER_COLOUR: greedy colouring of the active contacts in key order,
- * each taking the smallest colour that neither of its bodies has yet (the
- * ground is shared freely): colours 0..63 as one bit mask per body, beyond
- * that one more than the largest colour either body has. Then w->sweep holds
- * the contacts colour by colour, key order within a colour, colour k in
- * sweep[colour_start[k] .. colour_start[k + 1]). Deterministic: depends on
- * the active set only. Returns in *closed whether every active contact's law
- * has a closed form (then a colour may be swept in parallel). */
+static void contact_bodies(const rc_world *w, int item, int ab[2])
+{
+    ab[0] = w->contacts[item].body_a;   /* RC_GROUND (< 0): shared freely */
+    ab[1] = w->contacts[item].body_b;
+}
+
+/* RC_ORDER_COLOUR: the greedy colouring (colour.c) of the active contacts in
+ * key order: w->sweep holds the contacts colour by colour, key order within
+ * a colour, colour k in sweep[colour_start[k] .. colour_start[k + 1]).
+ * Deterministic: depends on the active set only. Returns in *closed whether
+ * every active contact's law has a closed form (then a colour may be swept
+ * in parallel). */
 static rc_status colour_order(rc_world *w, int *closed)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
@@ -243,47 +261,9 @@ static rc_status colour_order(rc_world *w, int *closed)
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "colours"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, cap + 1LL, sizeof(int), "colours"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->body_colours, w->nbodies, sizeof(uint64_t), "colours"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->body_top, w->nbodies, sizeof(int), "colours"));
-    uint64_t *mask = w->body_colours;
-    int *top = w->body_top;
     int all_closed = 1;
-    for (int k = 0; k < n; k++) {   /* clear the bodies that will be read */
-        const rc_contact *c = &w->contacts[w->active[k]];
-        mask[c->body_b] = 0; top[c->body_b] = 0;
-        if (c->body_a != RC_GROUND) { mask[c->body_a] = 0; top[c->body_a] = 0; }
-        all_closed &= w->laws[c->law].closed_form;
-    }
-    int ncol = 0;
-    for (int k = 0; k < n; k++) {
-        const rc_contact *c = &w->contacts[w->active[k]];
-        const int a = c->body_a, b = c->body_b;
-        const uint64_t used = mask[b] | (a != RC_GROUND ? mask[a] : 0);
-        int col;
-        if (~used) {
-            col = 0;
-            while (used >> col & 1u) col++;
-        } else {
-            col = top[b];
-            if (a != RC_GROUND && top[a] > col) col = top[a];
-        }
-        if (col < 64) {
-            mask[b] |= (uint64_t)1 << col;
-            if (a != RC_GROUND) mask[a] |= (uint64_t)1 << col;
-        }
-        if (col + 1 > top[b]) top[b] = col + 1;
-        if (a != RC_GROUND && col + 1 > top[a]) top[a] = col + 1;
-        w->colour[k] = col;
-        if (col + 1 > ncol) ncol = col + 1;
-    }
-    int *start = w->colour_start;   /* counting sort, stable */
-    for (int k = 0; k <= ncol; k++) start[k] = 0;
-    for (int k = 0; k < n; k++) start[w->colour[k] + 1]++;
-    for (int k = 0; k < ncol; k++) start[k + 1] += start[k];
-    for (int k = 0; k < n; k++) w->sweep[start[w->colour[k]]++] = w->active[k];
-    for (int k = ncol; k > 0; k--) start[k] = start[k - 1];   /* start[k] was the end of colour k */
-    start[0] = 0;
-    w->ncolours = ncol;
+    for (int k = 0; k < n; k++) all_closed &= w->laws[w->contacts[w->active[k]].law].closed_form;
+    RC_CHECK(rcn_colour_greedy(w, w->active, n, contact_bodies, w->colour, w->sweep, w->colour_start, &w->ncolours));
     *closed = all_closed;
     return RC_OK;
 }
@@ -298,7 +278,7 @@ int rcn_nsgs_parallel_min = 512;
  * set it tiny to make every team stop mid-step. */
 double rcn_nsgs_team_margin = 1.0;
 
-static double wall_s(void)
+double rcn_wall_s(void)
 {
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
@@ -365,7 +345,7 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
         }
         RC_OMP(omp single)
         {
-            st->t_prev = timed ? wall_s() : 0.0;
+            st->t_prev = timed ? rcn_wall_s() : 0.0;
             st->region_sweeps = 0;
         }
         /* Loop control: go, leave and it are written only in the single at
@@ -378,26 +358,8 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
             }
-            for (int col = 0; col < ncol;) {
-                if (start[col + 1] - start[col] >= pmin) {   /* shared by the threads */
-                    int tid = 0, nth = 1;                    /* static schedule: one block each */
-#ifdef _OPENMP
-                    tid = omp_get_thread_num();
-                    nth = omp_get_num_threads();
-#endif
-                    const long len = start[col + 1] - start[col];
-                    sweep_closed(w, sweep, start[col] + (int)(len * tid / nth),
-                                 start[col] + (int)(len * (tid + 1) / nth), omega);
-                    RC_OMP(omp barrier)
-                    col++;
-                } else {                                     /* small colours: one thread */
-                    int end = col + 1;
-                    while (end < ncol && start[end + 1] - start[end] < pmin) end++;
-                    RC_OMP(omp single)
-                    sweep_closed(w, sweep, start[col], start[end], omega);
-                    col = end;
-                }
-            }
+            closed_ctx cx = { w, sweep, omega };
+            (void)rcn_colour_pass(ncol, start, pmin, closed_range, &cx);   /* colour.c */
             if (check) closed_residuals(w);
             RC_OMP(omp single)
             {
@@ -405,7 +367,7 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
                 if (check) residual_sum(w, st->nb, &st->worst, &st->res);
                 st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
-                    const double now = wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
+                    const double now = rcn_wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
                     st->t_prev = now;
                     if (nt == 1) {
                         st->serial_s = per;
@@ -418,6 +380,13 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
             }
         }
     }
+}
+
+/* A team slower than one thread: one thread for the next 16, 32, ... 1024 steps */
+void rcn_nsgs_team_backoff(rc_world *w)
+{
+    w->par_backoff = w->par_backoff < 16 ? 16 : w->par_backoff < 1024 ? 2 * w->par_backoff : 1024;
+    w->par_off_until = w->step + w->par_backoff;
 }
 
 /* The coloured solve: on nt threads while they pay, then on this one.
@@ -445,9 +414,8 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
         st.it_limit = max_iter;
         coloured_sweeps(w, opt, nt, &st);
     }
-    if (st.leave) {   /* the team was slower than one thread: back off, longer each time */
-        w->par_backoff = w->par_backoff < 16 ? 16 : w->par_backoff < 1024 ? 2 * w->par_backoff : 1024;
-        w->par_off_until = w->step + w->par_backoff;
+    if (st.leave) {   /* the team was slower than one thread */
+        rcn_nsgs_team_backoff(w);
         st.leave = 0;
         st.it_limit = max_iter;
         coloured_sweeps(w, opt, 1, &st);

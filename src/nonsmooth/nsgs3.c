@@ -8,11 +8,12 @@
  * |p - proj_K(p - u~(u + shift))| summed over the contacts, relative to
  * 1 + |b| (docs/theory/spatial.md, "NSGS"): by a pass after every checked
  * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
- * by a pass. The sweep order: by index (the default) or by height along
- * gravity (order = "position": bottom first, "top": top first;
- * nsgs3_order.c). With accelerate = "anderson" the sweeps on the hot records
- * are extrapolated (anderson3.c). */
-#include "nonsmooth/nonsmooth.h"
+ * by a pass. The sweep order: by index (the default), by height along
+ * gravity (order = "position": bottom first, "top": top first) or by colour
+ * (nsgs3_order.c); the colours' contacts may be shared by threads (solver
+ * threads > 1: colour_sweep, team3_*). With accelerate = "anderson" the
+ * sweeps on the hot records are extrapolated (anderson3.c). */
+#include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -259,34 +260,33 @@ static rc_status hot_begin(rc_world *w, const int *order, int n, int all, hot_ct
     return RC_OK;
 }
 
-/* One sweep: the joints, then the contacts of order[0..n): the first
- * hot->m on their hot records (none when hot->m = 0), the rest on their
- * records; est (or NULL): the sum of their squared residuals as visited,
- * in one accumulator, in order */
-static rc_status hot_sweep(rc_world *w, const hot_ctx *hot, const int *order, int n, double *V, double *est)
+/* The contacts order[lo..hi) in turn: those of the first hot->m places on
+ * their hot records (none when hot->m = 0), the rest on their records; est
+ * (or NULL): the sum of their squared residuals as visited, in one
+ * accumulator, in order */
+static rc_status sweep_range(rc_world *w, const hot_ctx *hot, const int *order, int lo, int hi, double *V, double *est)
 {
-    rcn_joints3_sweep(w, V);
     double sum = 0.0;
-    rcn_nsgs3_pack_sweep(w, hot->h, hot->m, V, est ? &sum : NULL);   /* nsgs3_pack.c */
-    for (int k = hot->m; k < n; k++) {
+    const int m = hot->m, packed_end = hi < m ? hi : m;
+    if (lo < packed_end) rcn_nsgs3_pack_sweep(w, hot->h, lo, packed_end, V, est ? &sum : NULL);   /* nsgs3_pack.c */
+    for (int k = lo > m ? lo : m; k < hi; k++) {
         double r2 = 0.0;
         RC_CHECK(solve_one(w, order[k], V, est ? &r2 : NULL));
         sum += r2;
     }
-    w->c3->solves += n - hot->m;
     if (est) *est = sum;
     return RC_OK;
 }
 
 /* The same with quiet contacts skipped (skip_quiet), odometers and
- * snapshots kept */
-static rc_status hot_sweep_quiet(rc_world *w, hot_ctx *hot, const int *order, int n, double *V, double *est,
-                                 quiet_ctx *q)
+ * snapshots kept; *solves: the one-contact solves made */
+static rc_status quiet_range(rc_world *w, const hot_ctx *hot, const int *order, int lo, int hi, double *V, double *est,
+                             quiet_ctx *q, long *solves)
 {
-    rcn_joints3_sweep(w, V);
     rcm_c3 *c3 = w->c3;
     double sum = 0.0;
-    for (int k = 0; k < n; k++) {
+    long done = 0;
+    for (int k = lo; k < hi; k++) {
         const int i = order[k];
         const rcm_contact3 *c = &c3->c[i];
         if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
@@ -297,14 +297,147 @@ static rc_status hot_sweep_quiet(rc_world *w, hot_ctx *hot, const int *order, in
         double r2 = 0.0;
         if (k < hot->m) rcn_nsgs3_pack_solve(w, hot->h, k, V, est ? &r2 : NULL);   /* nsgs3_pack.c */
         else RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
-        c3->solves++;
+        done++;
         sum += r2;
         odometer(q, c->body_b, ob, vb);
         if (va) odometer(q, c->body_a, oa, va);
         snapshot(q, c, i);
     }
+    *solves = done;
     if (est) *est = sum;
     return RC_OK;
+}
+
+/* One sweep on this thread: the joints, then the contacts of order[0..n)
+ * (quiet ones skipped when q->on) */
+static rc_status sweep_all(rc_world *w, const hot_ctx *hot, const int *order, int n, double *V, double *est,
+                           quiet_ctx *q)
+{
+    rcn_joints3_sweep(w, V);
+    long solves = n;
+    const rc_status st = q->on ? quiet_range(w, hot, order, 0, n, V, est, q, &solves)
+                               : sweep_range(w, hot, order, 0, n, V, est);
+    w->c3->solves += solves;
+    return st;
+}
+
+/* The contacts order[lo..hi) of a colour sweep (closed-form laws, no
+ * drilling row: cannot fail); returns the one-contact solves made */
+typedef struct colour_ctx {
+    rc_world *w;
+    const hot_ctx *hot;
+    const int *order;
+    double *V;
+    quiet_ctx *q;
+} colour_ctx;
+
+static long colour_range(void *ctx, int lo, int hi)
+{
+    const colour_ctx *cx = ctx;
+    long solves = hi - lo;
+    if (cx->q->on) (void)quiet_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL, cx->q, &solves);
+    else (void)sweep_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL);
+    return solves;
+}
+
+/* Colours with fewer 3D contacts than this are swept by one thread (a
+ * shared colour costs a barrier, the time of a few 3D one-contact solves);
+ * no effect on the numbers. 128: the N = 1 000 sphere pile (colours of 100
+ * to 500 contacts) 13.0 ms per step on two threads against 15.6 with 512
+ * (no colour shared) and 17.6 with 32 (docs/benchmarks.md). Internal,
+ * tests set it to 0 to share every colour. */
+int rcn_nsgs3_parallel_min = 128;
+
+/* One sweep in colour order (order = "colour", every active law closed-form,
+ * no drilling row: nothing fails) on nt threads: the joints on this thread,
+ * then colour by colour (colour.c's pass: a colour of at least
+ * rcn_nsgs3_parallel_min contacts shared, runs of smaller ones on one
+ * thread). A colour's contacts touch disjoint velocities, hot records and
+ * (skip_quiet) odometers and snapshots: the numbers do not depend on nt,
+ * bit for bit. */
+static void colour_sweep(rc_world *w, const hot_ctx *hot, const int *order, const rcn_colours *col, double *V,
+                         quiet_ctx *q, int nt)
+{
+    rcn_joints3_sweep(w, V);
+    colour_ctx cx = { w, hot, order, V, q };
+    long solves = 0;
+    RC_OMP(omp parallel num_threads(nt) if(nt > 1) reduction(+ : solves))
+    solves += rcn_colour_pass(col->n, col->start, rcn_nsgs3_parallel_min, colour_range, &cx);
+    w->c3->solves += solves;
+}
+
+/* The thread team of the colour sweeps (solver threads > 1; the planar
+ * sweeps' rules, nsgs.c): none in a step without a colour of
+ * rcn_nsgs3_parallel_min contacts. adaptive_threads: sweeps 1, 17, 33, ...
+ * of a step run on this thread and set the cost per contact the team has
+ * to beat; the team's sweeps are timed from the second after each such
+ * reference (the first wakes the threads), and two in a row slower than
+ * margin times it hand the rest of the step to this thread and back the
+ * team off for 16, 32, ... 1024 steps. Same numbers either way. */
+typedef struct team3 {
+    int nt;               /* threads of a team sweep (1: no team this step) */
+    int timed, left;      /* adaptive timing; the team stopped for this step */
+    int slow, since_ref;  /* team sweeps slower in a row; since the reference */
+    int team_sweeps;      /* sweeps the team made this step                  */
+    double serial_s;      /* the reference's seconds per contact             */
+} team3;
+
+static void team3_begin(rc_world *w, const rcn_colours *col, int coloured, team3 *t)
+{
+    const rc_solver_def *opt = &w->sim.solver;
+    memset(t, 0, sizeof *t);
+    t->nt = coloured && rc_openmp() ? opt->threads : 1;
+    int shared = 0;
+    for (int k = 0; k < col->n && !shared; k++) shared = col->start[k + 1] - col->start[k] >= rcn_nsgs3_parallel_min;
+    if (!shared) t->nt = 1;   /* nothing worth sharing: no team this step */
+    if (t->nt > 1 && opt->adaptive_threads && w->step < w->par_off_until) t->nt = 1;   /* backing off */
+    t->timed = t->nt > 1 && opt->adaptive_threads;
+    if (t->nt > 1) rcn_nsgs_team_join(w);
+}
+
+/* colour sweep number it of the step, on the team or on this thread */
+static void team3_sweep(rc_world *w, team3 *t, int it, const hot_ctx *hot, const int *order, int n,
+                        const rcn_colours *col, double *V, quiet_ctx *q)
+{
+    const int ref = t->timed && (it - 1) % 16 == 0, nt = t->left || ref ? 1 : t->nt;
+    const double t0 = t->timed && !t->left ? rcn_wall_s() : 0.0;
+    colour_sweep(w, hot, order, col, V, q, nt);
+    if (nt > 1) t->team_sweeps++;
+    if (!t->timed || t->left) return;
+    const double per = (rcn_wall_s() - t0) / (n > 0 ? n : 1);
+    if (ref) {
+        t->serial_s = per;
+        t->since_ref = 0;
+    } else if (++t->since_ref >= 2) {
+        t->slow = per > rcn_nsgs_team_margin * t->serial_s ? t->slow + 1 : 0;
+        t->left = t->slow >= 2;
+    }
+}
+
+/* The residual pass of the colour sweeps: the contacts' terms on the
+ * team's threads (or this one) into r2i, their sum on this thread in index
+ * order (rcn_nsgs3_terms_sum: the numbers of one thread) */
+static double colour_residual(rc_world *w, const team3 *t, const hot_ctx *hot, const int *order, int n,
+                              const double *V, const quiet_ctx *q, double *r2i)
+{
+    const int nt = t->left ? 1 : t->nt;
+    RC_OMP(omp parallel num_threads(nt) if(nt > 1))
+    {
+        int tid = 0, nth = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nth = omp_get_num_threads();
+#endif
+        rcn_nsgs3_pack_terms(w, hot->h, hot->m, order, (int)((long)n * tid / nth), (int)((long)n * (tid + 1) / nth), V, r2i);
+    }
+    return rcn_nsgs3_terms_sum(w, r2i, q->on ? q->snap : NULL, q->loud2);
+}
+
+static void team3_end(rc_world *w, const team3 *t)
+{
+    if (t->left) rcn_nsgs_team_backoff(w);
+    else if (t->team_sweeps > 0) w->par_backoff = 0;
+    w->c3->shared = t->team_sweeps > 0;
 }
 
 enum { PASS_GAP_MAX = 8 };
@@ -336,10 +469,14 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     c3->worst1 = 0;
     c3->worst_res = 0.0;
     c3->solves = 0;
+    c3->shared = 0;
     if (c3->nactive == 0 && rcn_joints3_count(w) == 0) return RC_OK;
     int *order, n;
-    RC_CHECK(rcn_nsgs3_order(w, &order, &n));   /* nsgs3_order.c */
-    const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w), adaptive = !fused && every == 1;
+    rcn_colours col;
+    RC_CHECK(rcn_nsgs3_order(w, &order, &n, &col));   /* nsgs3_order.c */
+    /* colour sweeps (possibly shared) when nothing can fail; else the order on this thread */
+    const int coloured = col.n > 0 && estimable(w);
+    const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w) && !coloured, adaptive = !fused && every == 1;
     quiet_ctx q;
     RC_CHECK(quiet_begin(w, bnorm, n, &q));
     hot_ctx hot = { 0 };
@@ -357,6 +494,10 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
                            joints ? "3D joints" : "a drilling row or a law without a closed form");
         w->aa3_plain_warned = 1;
     }
+    team3 team;
+    team3_begin(w, &col, coloured, &team);
+    double *r2i = NULL;   /* the colour sweeps' residual terms, by contact */
+    if (coloured) RC_CHECK(rcb_arena_array(&w->work, (void **)&r2i, c3->n, sizeof(double), "3D residual terms"));
     int next = 1, prev_it = 0;   /* adaptive: the sweep of the next pass, that of the last */
     double prev = 0.0;
     rc_status st = RC_OK;
@@ -365,7 +506,8 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         double est = 0.0;
         double *pest = fused && check && it < max_iter ? &est : NULL;
         /* without hot records (hot.m = 0) every contact is swept on its record */
-        st = q.on ? hot_sweep_quiet(w, &hot, order, n, V, pest, &q) : hot_sweep(w, &hot, order, n, V, pest);
+        if (coloured) team3_sweep(w, &team, it, &hot, order, n, &col, V, &q);
+        else st = sweep_all(w, &hot, order, n, V, pest, &q);
         if (st != RC_OK) break;
         *iters = it;
         if (!check) continue;
@@ -374,7 +516,9 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
             if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        if (hot.h)
+        if (coloured)
+            *res = sqrt(colour_residual(w, &team, &hot, order, n, V, &q, r2i) + rcn_joints3_residual2(w, V));
+        else if (hot.h)
             *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V, q.on ? q.snap : NULL, q.loud2)
                         + rcn_joints3_residual2(w, V));
         else RC_CHECK(residual(w, V, res, &q));
@@ -388,6 +532,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         }
     }
     if (hot.h) rcn_nsgs3_unpack(w, hot.h, hot.m);
+    team3_end(w, &team);
     return st;
 }
 

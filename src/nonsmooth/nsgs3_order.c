@@ -1,8 +1,14 @@
 /* nsgs3_order.c -- the order in which NSGS visits the 3D contacts of a
  * dim = 3 world (nsgs3.c), once per step in the world's work arena (no
  * allocation once it has grown):
- *   "fixed" (and "random", "colour", which 3D contacts do not have yet):
+ *   "fixed" (and "random", which 3D contacts do not have yet):
  *            the active contacts by index (detection order);
+ *   "colour": the greedy colouring (colour.c) of the active contacts in
+ *            index order, no two contacts of a colour sharing a body (the
+ *            ground and static obstacles are shared freely), colour by
+ *            colour, index order within a colour: a colour's contacts touch
+ *            disjoint velocities and may be swept by several threads with
+ *            the numbers of one (nsgs3.c);
  *   "position": by the height of the contact point (the midpoint of pa, pb)
  *            along -gravity, bottom first, ties by index;
  *   "top":   the same, top first: a contact is visited after those of what
@@ -10,7 +16,7 @@
  *            supports within a sweep (docs/theory/spatial.md, "NSGS":
  *            measured on the rockfall wall);
  * without gravity, by index. */
-#include "nonsmooth/nonsmooth.h"
+#include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
 
@@ -38,7 +44,26 @@ static height_item *sort_by_height(height_item *a, height_item *b, int n)
     return a;
 }
 
-rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n)
+static void contact3_bodies(const rc_world *w, int item, int ab[2])
+{
+    ab[0] = w->c3->c[item].body_a;   /* RC_GROUND (< 0): shared freely */
+    ab[1] = w->c3->c[item].body_b;
+}
+
+/* order = "colour": o[0..m) (index order) recoloured in place, the colours'
+ * colours in *col (their starts: m + 1 room) */
+static rc_status colour3(rc_world *w, int *o, int m, rcn_colours *col)
+{
+    int *colour, *sweep;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&colour, m, sizeof(int), "3D colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&sweep, m, sizeof(int), "3D colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&col->start, m + 1LL, sizeof(int), "3D colours"));
+    RC_CHECK(rcn_colour_greedy(w, o, m, contact3_bodies, colour, sweep, col->start, &col->n));
+    for (int k = 0; k < m; k++) o[k] = sweep[k];
+    return RC_OK;
+}
+
+rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n, rcn_colours *col)
 {
     const rcm_c3 *c3 = w->c3;
     int *o, m = 0;
@@ -47,9 +72,12 @@ rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n)
         if (c3->c[i].active) o[m++] = i;
     *order = o;
     *n = m;
+    col->n = 0;
+    col->start = NULL;
+    const rc_order ord = w->sim.solver.order;
+    if (ord == RC_ORDER_COLOUR) return m > 0 ? colour3(w, o, m, col) : RC_OK;
     const double *g = w->def.gravity;
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-    const rc_order ord = w->sim.solver.order;
     if ((ord != RC_ORDER_POSITION && ord != RC_ORDER_TOP) || m < 2 || !(gn > 0.0)) return RC_OK;
     const double sign = ord == RC_ORDER_TOP ? -1.0 : 1.0;   /* top first: by decreasing height */
     height_item *items;

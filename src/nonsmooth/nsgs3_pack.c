@@ -195,17 +195,43 @@ void rcn_nsgs3_pack_set(rc_world *w, rcn_c3hot *h, int n, double *V, double *p, 
     }
 }
 
-void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *est)
+void rcn_nsgs3_pack_sweep(const rc_world *w, rcn_c3hot *h, int lo, int hi, double *V, double *est)
 {
     const double kappa = w->c3->kappa, omega = w->sim.solver.relax;
     double sum = 0.0;
-    for (int k = 0; k < n; k++) {
+    for (int k = lo; k < hi; k++) {
         double r2 = 0.0;
         hot_solve(&h[k], V, kappa, omega, est ? &r2 : NULL);
         sum += r2;
     }
-    w->c3->solves += n;
     if (est) *est = sum;
+}
+
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2)
+{
+    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2);
+}
+
+/* the squared natural-map term of contact i at V, on its hot record r (or
+ * NULL: on its contact record) */
+static inline double term(const rc_world *w, const rcn_c3hot *r, int i, const double *V)
+{
+    double u[3];
+    if (r) {
+        hot_velocity(r, V, u);
+        return rcn_cone3_residual2(u, r->p, r->mu);
+    }
+    const rcm_contact3 *c = &w->c3->c[i];
+    rcn_contact3_velocity(w, c, V, u);
+    return rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
+}
+
+/* contact i's term ri into the pass's sum and largest term */
+static inline void tally(rcm_c3 *c3, int i, double ri, double *r2, double *rmax, double *snap, double loud2)
+{
+    *r2 += ri;
+    if (ri > *rmax) { *rmax = ri; c3->worst1 = i + 1; }
+    if (snap && ri > loud2) snap[4 * i] = -1.0;   /* nsgs3.c's quiet contacts: solved in the next sweep */
 }
 
 /* the contacts' sum of squared natural-map residuals at V in index order
@@ -213,11 +239,6 @@ void rcn_nsgs3_pack_sweep(rc_world *w, rcn_c3hot *h, int n, double *V, double *e
  * then; or slot NULL when h holds every active contact in index order), as
  * nsgs3.c's residual pass: sets c3->worst1 and worst_res, and (snap not
  * NULL: quiet contacts skipped) marks a contact whose term exceeds loud2 */
-void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2)
-{
-    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2);
-}
-
 double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
                                double *snap, double loud2)
 {
@@ -227,22 +248,27 @@ double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int
     const int m = slot ? c3->n : n;
     for (int k = 0; k < m; k++) {
         const int s = slot ? slot[k] : k;
-        double u[3], ri;
-        if (s >= 0) {
-            const rcn_c3hot *r = &h[s];
-            hot_velocity(r, V, u);
-            ri = rcn_cone3_residual2(u, r->p, r->mu);
-        } else {   /* not packed (beyond the pack's budget) or not active */
-            const rcm_contact3 *c = &c3->c[k];
-            if (!c->active) continue;
-            rcn_contact3_velocity(w, c, V, u);
-            ri = rcn_cone3_residual2(u, c->p, w->laws[c->law].def.mu);
-        }
-        r2 += ri;
+        if (s < 0 && !c3->c[k].active) continue;   /* not packed (beyond the pack's budget) or not active */
         const int i = slot ? k : h[s].i;
-        if (ri > rmax) { rmax = ri; c3->worst1 = i + 1; }
-        if (snap && ri > loud2) snap[4 * i] = -1.0;   /* nsgs3.c's quiet contacts: solved in the next sweep */
+        tally(c3, i, term(w, s >= 0 ? &h[s] : NULL, i, V), &r2, &rmax, snap, loud2);
     }
+    c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
+    return r2;
+}
+
+void rcn_nsgs3_pack_terms(const rc_world *w, const rcn_c3hot *h, int m, const int *order, int lo, int hi,
+                          const double *V, double *r2i)
+{
+    for (int k = lo; k < hi; k++) r2i[order[k]] = term(w, k < m ? &h[k] : NULL, order[k], V);
+}
+
+double rcn_nsgs3_terms_sum(rc_world *w, const double *r2i, double *snap, double loud2)
+{
+    rcm_c3 *c3 = w->c3;
+    double r2 = 0.0, rmax = -1.0;
+    c3->worst1 = 0;
+    for (int i = 0; i < c3->n; i++)
+        if (c3->c[i].active) tally(c3, i, r2i[i], &r2, &rmax, snap, loud2);
     c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
     return r2;
 }

@@ -125,7 +125,7 @@ static void compare(int *failed, rc_world *w, double relax, int reversed, int sw
     CHECK_OK(rcn_nsgs3_pack(w, order, n, &h));
     for (int s = 0; s < sweeps && h; s++) {
         double e = 0.0;
-        rcn_nsgs3_pack_sweep(w, h, n, Vp, &e);
+        rcn_nsgs3_pack_sweep(w, h, 0, n, Vp, &e);
         est_p += e;
     }
     int *slot = NULL;

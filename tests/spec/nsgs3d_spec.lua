@@ -1,5 +1,5 @@
 -- nsgs3d_spec.lua -- the NSGS solver of 3D contacts (src/nonsmooth/nsgs3.c): its
--- sweep orders ("fixed", "position", "top"), over-relaxation and residual modes all
+-- sweep orders ("fixed", "position", "top", "colour" on one or two threads), over-relaxation and residual modes all
 -- end each step at an admissible solution within the tolerance (the residual pass
 -- spaced by the predicted convergence never stops a step early), and a resting
 -- column of spheres carries its weight whatever the order.
@@ -22,6 +22,8 @@ describe("NSGS on 3D contacts", function()
         { order = "top", relax = 1.3 }, { residual = "sweep" }, { check_every = 3 },
         { skip_quiet = 5 }, { skip_quiet = 50, order = "top" },
         { accelerate = "anderson", depth = 5 }, { accelerate = "anderson", depth = 3, order = "top" },
+        { order = "colour" }, { order = "colour", threads = 2 }, { order = "colour", skip_quiet = 5 },
+        { order = "colour", relax = 1.3, residual = "sweep" }, { accelerate = "anderson", order = "colour" },
     }
     for _, solver in ipairs(cases) do
         local name = {}

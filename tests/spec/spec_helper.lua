@@ -31,15 +31,21 @@ function S.norm(a) local s = 0 for i = 1, #a do s = s + a[i] * a[i] end return m
 -- A dim = 3 world: n x n x layers spheres of radius 0.1 +- 10 % (density 1, math.randomseed(3))
 -- on a jittered lattice of spacing 0.25 with random horizontal velocities, above a box of side
 -- 0.25 n (floor and four walls); Newton's law e = 0 with friction mu, gravity g.
-function S.sphere_pile(rc, n, layers, g, mu)
-    math.randomseed(3)
-    local width = 0.25 * n
+-- A dim = 3 world with a box of side width (the floor z = 0 and four walls), Newton's law e = 0
+-- with friction mu, gravity g.
+function S.box_world(rc, width, g, mu)
     local w = rc.world{ dim = 3, gravity = { 0, 0, -g }, default_law = rc.newton{ e = 0, mu = mu } }
     w:plane{ point = { 0, 0, 0 }, normal = { 0, 0, 1 } }
     w:plane{ point = { 0, 0, 0 }, normal = { 1, 0, 0 } }
     w:plane{ point = { width, 0, 0 }, normal = { -1, 0, 0 } }
     w:plane{ point = { 0, 0, 0 }, normal = { 0, 1, 0 } }
     w:plane{ point = { 0, width, 0 }, normal = { 0, -1, 0 } }
+    return w
+end
+
+function S.sphere_pile(rc, n, layers, g, mu)
+    math.randomseed(3)
+    local w = S.box_world(rc, 0.25 * n, g, mu)
     for k = 0, layers - 1 do
         for j = 0, n - 1 do
             for i = 0, n - 1 do
