@@ -1,8 +1,10 @@
 /* nsgs3_order.c -- the order in which NSGS visits the 3D contacts of a
  * dim = 3 world (nsgs3.c), once per step in the world's work arena (no
  * allocation once it has grown):
- *   "fixed" (and "random", which 3D contacts do not have yet):
- *            the active contacts by index (detection order);
+ *   "fixed": the active contacts by index (detection order);
+ *   "random": a random permutation of them, a new one each step (seed: the
+ *            solver's seed and the step; the planar solver reshuffles every
+ *            sweep, the 3D one keeps the step's order for its packed records);
  *   "colour": the greedy colouring (colour.c) of the active contacts in
  *            index order, no two contacts of a colour sharing a body (the
  *            ground and static obstacles are shared freely), colour by
@@ -19,6 +21,7 @@
 #include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
+#include <stdint.h>
 
 typedef struct height_item {
     double h;
@@ -76,6 +79,16 @@ rc_status rcn_nsgs3_order(rc_world *w, int **order, int *n, rcn_colours *col)
     col->start = NULL;
     const rc_order ord = w->sim.solver.order;
     if (ord == RC_ORDER_COLOUR) return m > 0 ? colour3(w, o, m, col) : RC_OK;
+    if (ord == RC_ORDER_RANDOM) {   /* Fisher--Yates, xorshift64 seeded as the planar solver's */
+        uint64_t rng = w->sim.solver.seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
+        for (int k = m - 1; k > 0; k--) {
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+            const int r = (int)(rng % (uint64_t)(k + 1)), t = o[k];
+            o[k] = o[r];
+            o[r] = t;
+        }
+        return RC_OK;
+    }
     const double *g = w->def.gravity;
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     if ((ord != RC_ORDER_POSITION && ord != RC_ORDER_TOP) || m < 2 || !(gn > 0.0)) return RC_OK;

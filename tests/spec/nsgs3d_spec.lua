@@ -18,7 +18,7 @@ end
 
 describe("NSGS on 3D contacts", function()
     local cases = {
-        { order = "fixed" }, { order = "position" }, { order = "top" },
+        { order = "fixed" }, { order = "position" }, { order = "top" }, { order = "random" },
         { order = "top", relax = 1.3 }, { residual = "sweep" }, { check_every = 3 },
         { skip_quiet = 5 }, { skip_quiet = 50, order = "top" },
         { accelerate = "anderson", depth = 5 }, { accelerate = "anderson", depth = 3, order = "top" },
@@ -77,6 +77,30 @@ describe("NSGS on 3D contacts", function()
         print(("  skip_quiet = 5: %d one-contact solves against %d (%.2f)"):format(skip.solves, plain.solves, skip.solves / plain.solves))
         assert.is_true(skip.solves < 0.9 * plain.solves, skip.solves .. " against " .. plain.solves)
         for i = 1, #plain.z do assert.near(plain.z[i], skip.z[i], 1e-3, "body " .. i) end
+    end)
+
+    it("order random: another order than by index (other iterates, the same pile to the tolerance), reproducible by seed", function()
+        local function run(order, seed)
+            local w, sim = pile(3, 3, { order = order, seed = seed, tol = 1e-6 })
+            local sweeps = 0
+            sim:after_step(function(s) sweeps = sweeps + s:info().iterations end)
+            sim:run{ T = 0.3 }
+            local p, z = {}, {}
+            for _, c in ipairs(w:contacts3()) do p[#p + 1] = c.p[1] end
+            for _, b in ipairs(w:bodies()) do z[#z + 1] = b:q()[3] end
+            return { p = p, z = z, sweeps = sweeps, max_res = sim:stats().max_residual }
+        end
+        local fixed, r1, r1b, r2 = run("fixed", 1), run("random", 1), run("random", 1), run("random", 2)
+        local function differ(a, b)
+            if #a ~= #b then return true end
+            for i = 1, #a do if a[i] ~= b[i] then return true end end
+            return false
+        end
+        assert.is_true(differ(fixed.p, r1.p) or fixed.sweeps ~= r1.sweeps)   -- not the index order
+        assert.is_true(differ(r1.p, r2.p) or r1.sweeps ~= r2.sweeps)         -- the seed matters
+        assert.are.same(r1.p, r1b.p)                                            -- and makes it reproducible
+        assert.is_true(r1.max_res <= 1e-6 and r2.max_res <= 1e-6)
+        for i = 1, #fixed.z do assert.near(fixed.z[i], r1.z[i], 1e-3, "body " .. i) end
     end)
 
     it("Anderson acceleration: fewer sweeps and fewer steps at the cap than plain NSGS on the same pile", function()
