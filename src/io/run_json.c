@@ -368,6 +368,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 1, "wall_s"); rc__json_num(f, wall_s); fputs(",\n", f);
     rc__json_key(f, 1, "every"); fprintf(f, "%d", o->every); fputs(",\n", f);
     rc__json_key(f, 1, "rows"); fprintf(f, "%ld", o->rows); fputs(",\n", f);
+    rc__json_key(f, 1, "history"); rc__json_str(f, o->binary ? "history.bin" : "history.csv.gz"); fputs(",\n", f);
 
     rc__json_key(f, 1, "energy"); fputs("{\n", f);
     rc__json_key(f, 2, "E0"); rc__json_num(f, o->E0); fputs(",\n", f);
