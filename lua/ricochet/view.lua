@@ -9,8 +9,9 @@
 --
 -- The page embeds, base64-encoded, OUT/frames.rcf (written by
 -- sim:run{ frames = N }; without it the page shows the plots only) and
--- OUT/history.csv.gz as they are (the browser inflates them with
--- DecompressionStream), and OUT/run.json as text.
+-- OUT/history.csv.gz (or OUT/history.bin, the binary history, when the run
+-- wrote that) as they are (the browser inflates them with
+-- DecompressionStream, or reads the binary rows), and OUT/run.json as text.
 local core = require "ricochet.core"
 
 local M = {}
@@ -64,10 +65,11 @@ function M.write(dir, opts)
         if k ~= "file" and k ~= "title" then fail(fname, "unknown option '%s' (known: file, title)", tostring(k)) end
     end
     local frames = read_file(dir .. "/frames.rcf")
-    local history = read_file(dir .. "/history.csv.gz")
+    local hfile = require("ricochet.history").file(dir)   -- the one run.json names
+    local history = read_file(hfile)
     local run = read_file(dir .. "/run.json")
     if not frames and not history and not run then
-        fail(fname, "'%s' holds no run (no frames.rcf, history.csv.gz or run.json): give the folder of a run's --out", dir)
+        fail(fname, "'%s' holds no run (no frames.rcf, history.csv.gz, history.bin or run.json): give the folder of a run's --out", dir)
     end
     local page = M.template()
     local parts = {

@@ -419,6 +419,12 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         rc__output_destroy(o);
         return rc_set_error(s, "%s", msg);
     }
+    {   /* an earlier run's history in the other format would be read as this run's */
+        char *other = rco_join(o->dir, o->binary ? "/history.csv.gz" : "/history.bin");
+        if (!other) RC__NOMEM();
+        (void)unlink(other);
+        rcb_free(other);
+    }
 
     char *p = o->buf;
     if (o->binary) {
