@@ -576,9 +576,13 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
         }
     }
     /* a write failed: end the stream after the last whole rows that reached the file */
-    if (o->io_status != RC_OK && !o->binary) {
-        rco_gz_repair(o, o->buf, nline);
+    if (o->io_status != RC_OK) {
+        if (!o->binary) rco_gz_repair(o, o->buf, nline);   /* (output_bin.c has cut the binary file) */
         o->rows = o->good_rows;
+        if (result == RC_OK) {
+            result = o->io_status;
+            snprintf(errmsg, sizeof errmsg, "%s: %s", fname, o->io_msg);
+        }
     }
 
     struct timespec now;
