@@ -148,40 +148,50 @@ function M.convert(path, out)
     return out, rows
 end
 
--- ricochet convert OUT [--out FILE]: the exit code.
-function M.main(...)
-    local args = { ... }
-    local usage = "usage: ricochet convert OUT [--out FILE]"
-    local dir, file
+-- The arguments of `ricochet CMD OUT [WORDS...] [--out FILE]` (view, plot,
+-- convert): OUT, FILE and the other words (`more`: allowed), or nil and the
+-- exit code once the help or the usage error is printed.
+function M.tool_args(cmd, usage, help, args, more)
+    local dir, file, rest = nil, nil, {}
     local i = 1
     while i <= #args do
         local a = args[i]
         if a == "--out" or a == "-o" then
             file = args[i + 1]
-            if not file then io.stderr:write("ricochet convert: --out needs a file name\n") return 2 end
+            if not file then io.stderr:write("ricochet ", cmd, ": --out needs a file name\n") return nil, 2 end
             i = i + 1
         elseif a:match("^%-%-out=") then
             file = a:sub(7)
         elseif a == "--help" or a == "-h" then
-            io.stdout:write(usage, "\nWrites OUT/history.csv.gz (or FILE) from the binary history OUT/history.bin\n"
-                .. "(sim:output{ format = \"binary\" }, ricochet run --format binary): the text the CSV format\n"
-                .. "would have written.\n")
-            return 0
-        elseif a:sub(1, 1) == "-" then
-            io.stderr:write(fmt("ricochet convert: unknown option '%s' (%s)\n", a, usage))
-            return 2
-        elseif dir then
-            io.stderr:write(fmt("ricochet convert: one folder only (got '%s' and '%s')\n", dir, a))
-            return 2
-        else
+            io.stdout:write(usage, "\n", help)
+            return nil, 0
+        elseif a:sub(1, 1) == "-" and a ~= "-" then
+            io.stderr:write(fmt("ricochet %s: unknown option '%s' (%s)\n", cmd, a, usage))
+            return nil, 2
+        elseif not dir then
             dir = a
+        elseif more then
+            rest[#rest + 1] = a
+        else
+            io.stderr:write(fmt("ricochet %s: one folder only (got '%s' and '%s')\n", cmd, dir, a))
+            return nil, 2
         end
         i = i + 1
     end
     if not dir then
-        io.stderr:write("ricochet convert: missing OUT, the folder of a run (", usage, ")\n")
-        return 2
+        io.stderr:write("ricochet ", cmd, ": missing OUT, the folder of a run (", usage, ")\n")
+        return nil, 2
     end
+    return dir, file, rest
+end
+
+-- ricochet convert OUT [--out FILE]: the exit code.
+function M.main(...)
+    local dir, file = M.tool_args("convert", "usage: ricochet convert OUT [--out FILE]",
+        "Writes OUT/history.csv.gz (or FILE) from the binary history OUT/history.bin\n"
+        .. "(sim:output{ format = \"binary\" }, ricochet run --format binary): the text the CSV format\n"
+        .. "would have written.\n", { ... })
+    if not dir then return file end
     local ok, path, rows = pcall(M.convert, dir, file)
     if not ok then
         io.stderr:write("ricochet convert: error: ", (tostring(path):gsub("^.-ricochet%.history%.convert: ", "")), "\n")

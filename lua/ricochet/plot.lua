@@ -345,36 +345,10 @@ end
 
 -- ricochet plot OUT [COLUMNS...] [--out FILE]: the exit code.
 function M.main(...)
-    local args = { ... }
-    local dir, file, columns = nil, nil, {}
-    local usage = "usage: ricochet plot OUT [COLUMNS...] [--out FILE]"
-    local i = 1
-    while i <= #args do
-        local a = args[i]
-        if a == "--out" or a == "-o" then
-            file = args[i + 1]
-            if not file then io.stderr:write("ricochet plot: --out needs a file name\n") return 2 end
-            i = i + 1
-        elseif a:match("^%-%-out=") then
-            file = a:sub(7)
-        elseif a == "--help" or a == "-h" then
-            io.stdout:write(usage, "\nWrites OUT/plot.svg (or FILE): the energy terms, works and balance defect of\n"
-                .. "OUT/history.csv.gz (or OUT/history.bin) against time, or the COLUMNS named.\n")
-            return 0
-        elseif a:sub(1, 1) == "-" and a ~= "-" then
-            io.stderr:write(fmt("ricochet plot: unknown option '%s' (%s)\n", a, usage))
-            return 2
-        elseif not dir then
-            dir = a
-        else
-            columns[#columns + 1] = a
-        end
-        i = i + 1
-    end
-    if not dir then
-        io.stderr:write("ricochet plot: missing OUT, the folder of a run (", usage, ")\n")
-        return 2
-    end
+    local dir, file, columns = require("ricochet.history").tool_args("plot", "usage: ricochet plot OUT [COLUMNS...] [--out FILE]",
+        "Writes OUT/plot.svg (or FILE): the energy terms, works and balance defect of\n"
+        .. "OUT/history.csv.gz (or OUT/history.bin) against time, or the COLUMNS named.\n", { ... }, true)
+    if not dir then return file end
     local ok, path, drawn = pcall(M.history, dir, { columns = columns, file = file })
     if not ok then
         io.stderr:write("ricochet plot: error: ", (tostring(path):gsub("^.-ricochet%.plot%.[%w_]+: ", "")), "\n")
