@@ -441,6 +441,9 @@ function Sim:run(t)
     local format = t.format   -- the history's file: history.csv.gz or history.bin
     if format == nil and out == o.out then format = o.format end
     format = option(fname, "format", format, "csv", HISTORY_FORMATS)
+    if t.format ~= nil and not out then
+        fail(fname, "'format' needs an output folder: give out = \"DIR\" (or run with --out DIR)")
+    end
     local quiet = boolean(fname, "quiet", t.quiet, true)
     local frames = t.frames   -- a frame file for `ricochet view` (ricochet.frames)
     if frames == nil and out ~= nil and out == o.out then frames = o.frames end
