@@ -265,5 +265,11 @@ w:simulation{ h = 1e-3 }:run{ T = rc.param("T", 0.3) }
         assert.are.equal(0, code, e)
         assert.are.equal(301, history.read(dir .. "/sb").n)
         assert.is_nil(read_file(dir .. "/sb/history.csv.gz"))
+        -- in the sandbox, convert writes only under --out
+        write_file(dir .. "/conv.lua", ("require('ricochet.history').convert(%q, %q)\n"):format(dir .. "/sb", dir .. "/elsewhere.csv.gz"))
+        code, _, e = sh(q(BIN) .. " run " .. q(dir .. "/conv.lua") .. " --sandbox --out " .. q(dir .. "/sb"))
+        assert.are.equal(1, code)
+        assert.matches("writing outside the output folder", e, 1, true)
+        assert.is_nil(read_file(dir .. "/elsewhere.csv.gz"))
     end)
 end)
