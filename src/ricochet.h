@@ -1599,15 +1599,23 @@ RC_API rc_status rc_sim_restore(rc_world *w, const char *path);
 
 /* ---------------------------------------------------------------- output */
 
+/* The history's file (docs/output.md, "The binary history"):
+ * RC_HISTORY_CSV     DIR/history.csv.gz, text rows of %.15g numbers, gzip level 1
+ * RC_HISTORY_BINARY  DIR/history.bin, a header naming the columns, then rows of
+ *                    float64 little-endian, uncompressed (exact, and far cheaper) */
+typedef enum rc_history_format { RC_HISTORY_CSV = 0, RC_HISTORY_BINARY = 1 } rc_history_format;
+
 typedef struct rc_output_def {
     const char *dir;            /* created if missing                          */
     int every;                  /* write every n-th step (default 1)           */
     const char *scenario;       /* script path, recorded in run.json           */
     const char *params_json;    /* a JSON object text recorded as "params"     */
+    rc_history_format format;   /* default RC_HISTORY_CSV                      */
 } rc_output_def;
 
 RC_API rc_output_def rc_default_output_def(void);
-/* Opens DIR/history.csv.gz (header + the current state as first row) and
+/* Opens DIR/history.csv.gz or DIR/history.bin (def->format; header + the
+ * current state as first row) and
  * writes DIR/run.json with status "running". Rows are then appended after
  * every n-th step by rc_world_step. The folder is locked while the output is
  * open (DIR/run.lock, flock(2), holding the writer's pid): a second writer,
@@ -1632,6 +1640,14 @@ RC_API rc_status rc_output_close_exited(rc_world *w, int code, const char *messa
  * rc_output_close). RC_ERR_STATE if no output is open. */
 RC_API rc_status rc_output_set_end_time(rc_world *w, double T);
 RC_API int rc_output_is_open(const rc_world *w);
+/* Writes csv_gz_path (a history.csv.gz, as format RC_HISTORY_CSV would have
+ * written it: the same bytes once inflated) from the binary history bin_path,
+ * atomically (csv_gz_path.tmp, then rename). A binary history that ends
+ * early (a killed run, a truncated file: its whole rows are converted) or
+ * that its run closed incomplete gets the line "# incomplete: STATUS:
+ * MESSAGE". *rows (may be NULL): the rows converted. RC_ERR_ARG: not a
+ * binary history (the message says why); RC_ERR_IO: a read or write failed. */
+RC_API rc_status rc_history_convert(const char *bin_path, const char *csv_gz_path, long *rows);
 
 /* ---------------------------------------------------------------- VTK output */
 

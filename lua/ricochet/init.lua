@@ -65,7 +65,7 @@ local boolean, opt_name, option, vec, check_fn, c_check = check.boolean, check.o
 ------------------------------------------------------------------ options from the command line
 
 -- The ricochet program stores its options in package.loaded["ricochet.cli"]:
--- { script = path, out = dir, every = n, quiet = bool, set = { name = "value" },
+-- { script = path, out = dir, every = n, format = "csv" | "binary", quiet = bool, set = { name = "value" },
 --   restart = checkpoint path, checkpoint_every = n }.
 local NO_OPTIONS = { set = {} }
 
@@ -86,7 +86,7 @@ function rc.set_options(o)
         return
     end
     check_table(fname, o)
-    check_keys(fname, o, { "script", "out", "every", "quiet", "set", "args", "restart", "checkpoint_every" })
+    check_keys(fname, o, { "script", "out", "every", "format", "quiet", "set", "args", "restart", "checkpoint_every" })
     local set = o.set or {}
     if type(set) ~= "table" then fail(fname, "'set' must be a table of name = \"value\" strings (got %s)", show(set)) end
     for k, v in pairs(set) do
@@ -96,6 +96,7 @@ function rc.set_options(o)
     end
     if o.out ~= nil then opt_name(fname, "out", o.out) end
     if o.every ~= nil then positive(fname, "every", integer(fname, "every", o.every)) end
+    option(fname, "format", o.format, nil, { "csv", "binary" })
     if o.script ~= nil then opt_name(fname, "script", o.script) end
     if o.restart ~= nil then opt_name(fname, "restart", o.restart) end
     if o.checkpoint_every ~= nil then positive(fname, "checkpoint_every", integer(fname, "checkpoint_every", o.checkpoint_every)) end
@@ -114,7 +115,7 @@ end
 function rc.sandbox(t)
     local fname = "rc.sandbox"
     check_table(fname, t, "rc.sandbox{ script = \"user.lua\", out = \"out/user\", max_seconds = 60 }")
-    check_keys(fname, t, { "script", "out", "args", "set", "quiet", "every", "max_instructions",
+    check_keys(fname, t, { "script", "out", "args", "set", "quiet", "every", "format", "max_instructions",
                            "max_callback_instructions", "max_seconds", "max_memory" })
     if type(t.script) ~= "string" or t.script == "" then
         fail(fname, "'script' must be a file name (got %s)", show(t.script))
@@ -136,6 +137,7 @@ function rc.sandbox(t)
     end
     boolean(fname, "quiet", t.quiet, true)
     if t.every ~= nil then positive(fname, "every", integer(fname, "every", t.every)) end
+    option(fname, "format", t.format, nil, { "csv", "binary" })
     for _, k in ipairs({ "max_instructions", "max_callback_instructions", "max_memory" }) do
         local v = t[k]
         if v ~= nil and (mtype(v) ~= "integer" and not (type(v) == "number" and v == floor(v) and v < 2^62) or v < 0) then

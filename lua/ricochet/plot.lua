@@ -6,7 +6,7 @@
 --             panels = { { series = { { name = "y", y = ys } }, ylabel = "height [m]" } } }
 --   plot.history("out/run")                  -- out/run/plot.svg: E, E_kin, E_pot, the works, the defect
 --   plot.history("out/run", { columns = { "ball.y" }, file = "out/run/y.svg" })
---   local h = plot.read_history("out/run")   -- { names = {...}, cols = { t = {...}, ... }, n = rows }
+--   local h = plot.read_history("out/run")   -- { names = {...}, cols = { t = {...}, ... }, n = rows } (csv or binary)
 --
 -- `ricochet plot OUT [COLUMNS...] [--out FILE]` calls plot.history. Each
 -- series is one <polyline> (decimated to the lowest and highest value of each
@@ -257,50 +257,12 @@ function M.svg(t)
     return t.file
 end
 
--- Reads a history (a run's folder or its history.csv.gz, or a .csv):
--- { names = { "t", ... }, cols = { t = {...}, ... }, n = rows, complete =
--- false when the file ends early or says "# incomplete", notes = { lines } }.
+-- Reads a history (a run's folder, its history.csv.gz or history.bin, or a
+-- .csv): { names = { "t", ... }, cols = { t = {...}, ... }, n = rows,
+-- complete = false when the file ends early or says "# incomplete", notes =
+-- { lines }, file, format } (ricochet.history.read).
 function M.read_history(path)
-    local fname = "ricochet.plot.read_history"
-    if type(path) ~= "string" then fail(fname, "'path' must be a string (got %s)", type(path)) end
-    local file = path
-    if not path:match("%.csv%.gz$") and not path:match("%.csv$") then file = path .. "/history.csv.gz" end
-    local ok, core = pcall(require, "ricochet.core")
-    local text, complete
-    if ok and core.read_gz then
-        text, complete = core.read_gz(file)
-        if not text then fail(fname, "%s", complete) end
-    else
-        local f, err = io.open(file, "rb")
-        if not f then fail(fname, "cannot open '%s': %s", file, err) end
-        text, complete = f:read("a"), true
-        f:close()
-    end
-    local names, cols, notes, n = {}, {}, {}, 0
-    local first = true
-    for line in text:gmatch("[^\n]+") do
-        if first then
-            for name in line:gmatch("[^,]+") do
-                names[#names + 1] = name
-                cols[name] = {}
-            end
-            first = false
-        elseif line:sub(1, 1) == "#" then
-            notes[#notes + 1] = line:sub(2):gsub("^%s+", "")
-            if line:find("incomplete", 1, true) then complete = false end
-        else
-            n = n + 1
-            local i = 0
-            for v in (line .. ","):gmatch("([^,]*),") do
-                i = i + 1
-                local c = cols[names[i]]
-                if c then c[n] = tonumber(v) or (v == "nan" and 0 / 0) or (v == "inf" and huge) or (v == "-inf" and -huge) or 0 / 0 end
-            end
-            for k = i + 1, #names do cols[names[k]][n] = 0 / 0 end
-        end
-    end
-    if first then fail(fname, "'%s' is empty (no header line)", file) end
-    return { names = names, cols = cols, n = n, complete = complete, notes = notes, file = file }
+    return require("ricochet.history").read(path, "ricochet.plot.read_history")
 end
 
 -- The balance defect E - E(0) - sum of the W_* columns (cumulative works).
@@ -383,36 +345,10 @@ end
 
 -- ricochet plot OUT [COLUMNS...] [--out FILE]: the exit code.
 function M.main(...)
-    local args = { ... }
-    local dir, file, columns = nil, nil, {}
-    local usage = "usage: ricochet plot OUT [COLUMNS...] [--out FILE]"
-    local i = 1
-    while i <= #args do
-        local a = args[i]
-        if a == "--out" or a == "-o" then
-            file = args[i + 1]
-            if not file then io.stderr:write("ricochet plot: --out needs a file name\n") return 2 end
-            i = i + 1
-        elseif a:match("^%-%-out=") then
-            file = a:sub(7)
-        elseif a == "--help" or a == "-h" then
-            io.stdout:write(usage, "\nWrites OUT/plot.svg (or FILE): the energy terms, works and balance defect of\n"
-                .. "OUT/history.csv.gz against time, or the COLUMNS named.\n")
-            return 0
-        elseif a:sub(1, 1) == "-" and a ~= "-" then
-            io.stderr:write(fmt("ricochet plot: unknown option '%s' (%s)\n", a, usage))
-            return 2
-        elseif not dir then
-            dir = a
-        else
-            columns[#columns + 1] = a
-        end
-        i = i + 1
-    end
-    if not dir then
-        io.stderr:write("ricochet plot: missing OUT, the folder of a run (", usage, ")\n")
-        return 2
-    end
+    local dir, file, columns = require("ricochet.history").tool_args("plot", "usage: ricochet plot OUT [COLUMNS...] [--out FILE]",
+        "Writes OUT/plot.svg (or FILE): the energy terms, works and balance defect of\n"
+        .. "OUT/history.csv.gz (or OUT/history.bin) against time, or the COLUMNS named.\n", { ... }, true)
+    if not dir then return file end
     local ok, path, drawn = pcall(M.history, dir, { columns = columns, file = file })
     if not ok then
         io.stderr:write("ricochet plot: error: ", (tostring(path):gsub("^.-ricochet%.plot%.[%w_]+: ", "")), "\n")

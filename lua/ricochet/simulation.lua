@@ -16,6 +16,7 @@ local boolean, opt_name, option, check_fn, c_check = check.boolean, check.opt_na
 local SIM_KEYS = { "scheme", "theta", "h", "activation", "gamma", "persist_tol", "solver", "work_check", "work_tol",
                    "joint_jacobian", "project_joints", "project_tol", "project_max_iter", "project_contacts", "rho_inf", "gen_alpha", "strategy", "variant", "prox_r", "newton_jacobian", "sleep" }
 local SCHEMES = { "moreau-jean", "moreau-jean-fremond", "maury", "gen-alpha" }
+local HISTORY_FORMATS = { "csv", "binary" }   -- sim:output's, sim:run's format: history.csv.gz, history.bin
 
 function World:simulation(t)
     local fname = "world:simulation"
@@ -243,14 +244,14 @@ function Sim:step()
     return self
 end
 
-local function open_output(fname, self, c, dir, every)
+local function open_output(fname, self, c, dir, every, format)
     if core.output_is_open(c) then
         fail(fname, "an output is already open (close it with sim:close_output first)")
     end
     local o = cli_options()
     -- registered first: an interrupt raised right after the open still finds it
     open_outputs[rawget(self, "world")] = true
-    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json())
+    local ok, msg = core.output_open(c, dir, every, o.script, rc.params_json(), format)
     if not ok then
         open_outputs[rawget(self, "world")] = nil
         fail(fname, "%s", msg)   -- (a folder locked by another output is refused here)
@@ -266,10 +267,10 @@ function Sim:output(t)
     local c = sim_core(fname, self, true)
     if t == nil then t = {} end
     check_table(fname, t, "sim:output{ dir = \"out\", every = 10 }")
-    check_keys(fname, t, { "dir", "every" })
+    check_keys(fname, t, { "dir", "every", "format" })
     local dir = opt_name(fname, "dir", t.dir) or "out"
     local every = positive(fname, "every", integer(fname, "every", t.every, 1))
-    open_output(fname, self, c, dir, every)
+    open_output(fname, self, c, dir, every, option(fname, "format", t.format, "csv", HISTORY_FORMATS))
     return self
 end
 
@@ -426,7 +427,7 @@ function Sim:run(t)
     local fname = "sim:run"
     local c = sim_core(fname, self, true)
     check_table(fname, t, "sim:run{ T = 1.0 }")
-    check_keys(fname, t, { "T", "out", "every", "quiet", "frames", "progress" })
+    check_keys(fname, t, { "T", "out", "every", "format", "quiet", "frames", "progress" })
     local T = nonneg(fname, "T", number(fname, "T", t.T, REQUIRED))
     local o = cli_options()
     local out = opt_name(fname, "out", t.out)
@@ -437,6 +438,12 @@ function Sim:run(t)
     local every = t.every
     if every == nil and out == o.out then every = o.every end
     every = positive(fname, "every", integer(fname, "every", every, 1))
+    local format = t.format   -- the history's file: history.csv.gz or history.bin
+    if format == nil and out == o.out then format = o.format end
+    format = option(fname, "format", format, "csv", HISTORY_FORMATS)
+    if t.format ~= nil and not out then
+        fail(fname, "'format' needs an output folder: give out = \"DIR\" (or run with --out DIR)")
+    end
     local quiet = boolean(fname, "quiet", t.quiet, true)
     local frames = t.frames   -- a frame file for `ricochet view` (ricochet.frames)
     if frames == nil and out ~= nil and out == o.out then frames = o.frames end
@@ -478,7 +485,7 @@ function Sim:run(t)
     local warnings0 = core.warnings(c)
     local cpu0, wall0 = os.clock(), core.wall_time()
 
-    if out then open_output(fname, self, c, out, every) end
+    if out then open_output(fname, self, c, out, every, format) end
     if core.output_is_open(c) then core.output_set_end_time(c, T) end   -- run.json "T"
     local fr
     if frames then

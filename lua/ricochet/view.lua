@@ -9,8 +9,9 @@
 --
 -- The page embeds, base64-encoded, OUT/frames.rcf (written by
 -- sim:run{ frames = N }; without it the page shows the plots only) and
--- OUT/history.csv.gz as they are (the browser inflates them with
--- DecompressionStream), and OUT/run.json as text.
+-- OUT/history.csv.gz (or OUT/history.bin, the binary history, when the run
+-- wrote that) as they are (the browser inflates them with
+-- DecompressionStream, or reads the binary rows), and OUT/run.json as text.
 local core = require "ricochet.core"
 
 local M = {}
@@ -64,10 +65,11 @@ function M.write(dir, opts)
         if k ~= "file" and k ~= "title" then fail(fname, "unknown option '%s' (known: file, title)", tostring(k)) end
     end
     local frames = read_file(dir .. "/frames.rcf")
-    local history = read_file(dir .. "/history.csv.gz")
+    local hfile = require("ricochet.history").file(dir)   -- the one run.json names
+    local history = read_file(hfile)
     local run = read_file(dir .. "/run.json")
     if not frames and not history and not run then
-        fail(fname, "'%s' holds no run (no frames.rcf, history.csv.gz or run.json): give the folder of a run's --out", dir)
+        fail(fname, "'%s' holds no run (no frames.rcf, history.csv.gz, history.bin or run.json): give the folder of a run's --out", dir)
     end
     local page = M.template()
     local parts = {
@@ -94,36 +96,9 @@ end
 
 -- ricochet view OUT [--out FILE]: the exit code.
 function M.main(...)
-    local args = { ... }
-    local dir, file
-    local i = 1
-    while i <= #args do
-        local a = args[i]
-        if a == "--out" or a == "-o" then
-            file = args[i + 1]
-            if not file then io.stderr:write("ricochet view: --out needs a file name\n") return 2 end
-            i = i + 1
-        elseif a:match("^%-%-out=") then
-            file = a:sub(7)
-        elseif a == "--help" or a == "-h" then
-            io.stdout:write("usage: ricochet view OUT [--out FILE]\n"
-                .. "Writes OUT/view.html (or FILE): the run of folder OUT in one page for a browser.\n")
-            return 0
-        elseif a:sub(1, 1) == "-" then
-            io.stderr:write(fmt("ricochet view: unknown option '%s' (usage: ricochet view OUT [--out FILE])\n", a))
-            return 2
-        elseif dir then
-            io.stderr:write(fmt("ricochet view: one folder only (got '%s' and '%s')\n", dir, a))
-            return 2
-        else
-            dir = a
-        end
-        i = i + 1
-    end
-    if not dir then
-        io.stderr:write("ricochet view: missing OUT, the folder of a run (usage: ricochet view OUT [--out FILE])\n")
-        return 2
-    end
+    local dir, file = require("ricochet.history").tool_args("view", "usage: ricochet view OUT [--out FILE]",
+        "Writes OUT/view.html (or FILE): the run of folder OUT in one page for a browser.\n", { ... })
+    if not dir then return file end
     local ok, path, info = pcall(M.write, dir, { file = file })
     if not ok then
         io.stderr:write("ricochet view: error: ", (tostring(path):gsub("^.-ricochet%.view%.write: ", "")), "\n")

@@ -1,5 +1,5 @@
 -- Benchmark: the rocking block of Acary & Collins-Craft 2024 (section 5.2) with its history
--- written every step (33 columns, 10 001 rows: about 4.4 MB of text), not read back (the
+-- written every step (39 columns, 10 001 rows: about 4.5 MB of text, or 3.1 MB with --format binary), not read back (the
 -- paper script reads it again for its figure). Run by scripts/bench/history; not a test.
 --   build/ricochet run scripts/bench/rocking_block_history.lua --out DIR
 local rc = require "ricochet"

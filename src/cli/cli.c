@@ -1,12 +1,13 @@
 /*
  * cli.c -- the ricochet program: runs a Lua scenario script.
  *
- *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--quiet]
+ *   ricochet run SCRIPT [--out DIR] [--set name=value]... [--every N] [--format csv|binary] [--quiet]
  *                [--restart FILE] [--checkpoint-every N]
  *                [--sandbox] [--max-instructions N] [--max-callback-instructions N]
  *                [--max-seconds S] [--max-memory SIZE] [ARGS...]
  *   ricochet view OUT [--out FILE]       (ricochet.view: OUT/view.html)
  *   ricochet plot OUT [COLUMNS...] [--out FILE]   (ricochet.plot: OUT/plot.svg)
+ *   ricochet convert OUT                 (ricochet.history: OUT/history.bin to OUT/history.csv.gz)
  *   ricochet version | --version
  *   ricochet help | --help
  *
@@ -15,7 +16,7 @@
  * lua/ricochet/NAME.lua are found through package.path without any
  * environment, limits and the sandbox, docs/security.md). Scripts are
  * always loaded as text (a precompiled chunk is refused). The options reach the Lua side as
- * package.loaded["ricochet.cli"] = { script, out, every, quiet, set, args,
+ * package.loaded["ricochet.cli"] = { script, out, every, format, quiet, set, args,
  * restart, checkpoint_every },
  * read by rc.param and sim:run.
  *
@@ -59,6 +60,7 @@ static void usage(FILE *f)
             "usage: %s run SCRIPT [options] [ARGS...]\n"
             "       %s view OUT [--out FILE]\n"
             "       %s plot OUT [COLUMNS...] [--out FILE]\n"
+            "       %s convert OUT\n"
             "       %s version | --version\n"
             "       %s help | --help\n"
             "\n"
@@ -70,6 +72,8 @@ static void usage(FILE *f)
             "  --set NAME=VALUE   override the script parameter rc.param(\"NAME\", default);\n"
             "                     may be repeated\n"
             "  --every N          write every N-th step to the history (default 1)\n"
+            "  --format FORMAT    the history's file: csv (DIR/history.csv.gz, the default) or\n"
+            "                     binary (DIR/history.bin: float64 rows, exact and far cheaper)\n"
             "  --frames N         write OUT/frames.rcf every N-th step, for 'ricochet view'\n"
             "  --quiet            do not print the run summary\n"
             "  --restart FILE     the script builds the world, its first sim:run then goes on\n"
@@ -92,12 +96,13 @@ static void usage(FILE *f)
             "\n"
             "view OUT writes OUT/view.html (open it in a browser: the motion, contact forces\n"
             "and plots of the history); plot OUT writes OUT/plot.svg of the energy terms, or of\n"
-            "the history COLUMNS named (docs/viewing.md)\n"
+            "the history COLUMNS named (docs/viewing.md); convert OUT writes OUT/history.csv.gz\n"
+            "from OUT/history.bin (docs/getting-started.md, \"The binary history\")\n"
             "\n"
             "exit status: 0 success, 1 error in the script, 2 usage error, 3 a limit (--max-*)\n"
             "ended the run, 128 + N when interrupted by signal N (130 SIGINT, 143 SIGTERM,\n"
             "129 SIGHUP); os.exit(code): code\n",
-            progname, progname, progname, progname, progname);
+            progname, progname, progname, progname, progname, progname);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -227,6 +232,7 @@ typedef struct options {
     const char *script;
     const char *out;
     long every;          /* 0: not given */
+    const char *format;  /* --format: "csv" or "binary", or NULL */
     const char *restart; /* --restart FILE, or NULL */
     long checkpoint_every;   /* 0: not given */
     long frames;         /* 0: not given */
@@ -324,7 +330,7 @@ static int parse_run(int argc, char **argv, options *o)
             const char *eq = strchr(a, '=');
             size_t klen = eq ? (size_t)(eq - a) : strlen(a);
 #define OPT(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
-            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--frames") || OPT("--max-instructions")
+            int takes = OPT("--out") || OPT("--set") || OPT("--every") || OPT("--format") || OPT("--frames") || OPT("--max-instructions")
                         || OPT("--max-callback-instructions") || OPT("--max-seconds") || OPT("--max-memory")
                         || OPT("--restart") || OPT("--checkpoint-every");
             if (takes) {
@@ -343,6 +349,10 @@ static int parse_run(int argc, char **argv, options *o)
             } else if (OPT("--every")) {
                 if (!parse_every(val, &o->every))
                     return usage_error("--every needs a positive integer (got '%s')", val);
+            } else if (OPT("--format")) {
+                if (strcmp(val, "csv") != 0 && strcmp(val, "binary") != 0)
+                    return usage_error("--format needs csv or binary (got '%s')", val);
+                o->format = val;
             } else if (OPT("--restart")) {
                 if (!*val) return usage_error("option --restart needs a checkpoint file%s", "");
                 o->restart = val;
@@ -401,6 +411,10 @@ static int push_options(lua_State *L)
     if (o->every > 0) {
         lua_pushinteger(L, o->every);
         lua_setfield(L, -2, "every");
+    }
+    if (o->format) {
+        lua_pushstring(L, o->format);
+        lua_setfield(L, -2, "format");
     }
     if (o->frames > 0) {
         lua_pushinteger(L, o->frames);
@@ -611,7 +625,8 @@ static int run(int argc, char **argv)
     return failed ? 1 : 0;
 }
 
-/* ricochet view|plot ARGS...: require("ricochet.view" | "ricochet.plot").main(ARGS...)
+/* ricochet view|plot|convert ARGS...: require("ricochet.view" | "ricochet.plot" |
+ * "ricochet.history").main(ARGS...)
  * in a plain state (no sandbox, no limits); its result is the exit code. */
 static int tool(const char *module, int argc, char **argv)
 {
@@ -653,6 +668,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return run(argc, argv);
     if (strcmp(cmd, "view") == 0) return tool("ricochet.view", argc, argv);
     if (strcmp(cmd, "plot") == 0) return tool("ricochet.plot", argc, argv);
+    if (strcmp(cmd, "convert") == 0) return tool("ricochet.history", argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("ricochet %s (%s)\n", RC_VERSION, LUA_RELEASE);
         return 0;

@@ -127,7 +127,7 @@ rc_status rco_gz_write(struct rc_output *o, const char *s, size_t n)
     if (n == 0) return RC_OK;
     errno = 0;
     if (gzwrite(o->gz, s, (unsigned)n) != (int)n) {
-        rc_status st = rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->csv_path,
+        rc_status st = rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->hist_path,
                                     rc__gz_message(o->gz));
         if (o->io_status == RC_OK) {
             o->io_status = st;
@@ -145,7 +145,7 @@ rc_status rco_gz_flush(struct rc_output *o)
     errno = 0;
     int r = gzflush(o->gz, Z_SYNC_FLUSH);
     if (r != Z_OK) {
-        rc_status st = rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->csv_path,
+        rc_status st = rc_set_error(RC_ERR_IO, "cannot write %s: %s", o->hist_path,
                                     rc__gz_message(o->gz));
         if (o->io_status == RC_OK) {
             o->io_status = st;

@@ -19,7 +19,9 @@
  * are printed with %.15g; NaN and infinities as nan, inf, -inf. The stream is
  * sync-flushed every RC_OUT_FLUSH_ROWS rows so that a killed run leaves a
  * readable prefix. A run that does not end with "complete" gets a last line
- * "# incomplete: STATUS: MESSAGE".
+ * "# incomplete: STATUS: MESSAGE". With format RC_HISTORY_BINARY the same
+ * columns and rows go to DIR/history.bin as float64 (output_bin.c: its
+ * layout, its end record and the same "# incomplete" line after the rows).
  *
  * run.json: written at open (status "running", complete false, padded with
  * RC_OUT_JSON_RESERVE trailing blanks) and again at close, each time
@@ -65,98 +67,7 @@ static const char *const rc__rigid3_v[6] = { "vx", "vy", "vz", "wx", "wy", "wz" 
 static const char *const rc__contact_cols[5] = { "gN", "uN", "uT", "pN", "pT" };
 
 
-/* ---------------------------------------------------------------- rows */
-
-static rc_status rc__write_row(rc_world *w)
-{
-    struct rc_output *o = w->out;
-    char *p = o->buf;
-    char *end = o->buf + o->cap;
-    double ek = NAN, ep = NAN;
-    rc_step_info info;
-    double wext = 0, wn = 0, wt = 0;
-
-    if (rc_world_energy(w, &ek, &ep) != RC_OK) { ek = NAN; ep = NAN; }
-    if (rc_world_step_count(w) > 0) {
-        if (rc_world_step_info(w, &info) == RC_OK) {
-            wext = info.W_ext_total; wn = info.W_N_total; wt = info.W_T_total;
-        } else {
-            wext = wn = wt = NAN;
-        }
-    }
-
-    double fixed[RC_OUT_NFIXED] = { rc_world_time(w), ek + ep, ek, ep, wext, wn, wt };
-    for (int i = 0; i < RC_OUT_NFIXED; i++) {
-        if (i) *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), fixed[i]);
-    }
-    for (int b = 0; b < o->nbodies; b++) {
-        double q[7], v[6];
-        int nq = o->body_nq[b], nv = o->body_nv[b];
-        if (nq == 0 && nv == 0) continue;   /* a linear body: no columns (its q does not fit q[7]) */
-        if (rc_body_generation(w, o->body_ids[b]) != o->body_gen[b]   /* removed (remove.c) */
-            || rc_body_get_state(w, o->body_ids[b], q, v) != RC_OK) {
-            for (int i = 0; i < 7; i++) q[i] = NAN;
-            for (int i = 0; i < 6; i++) v[i] = NAN;
-        }
-        for (int i = 0; i < nq; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), q[i]); }
-        for (int i = 0; i < nv; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), v[i]); }
-    }
-    for (int c = 0; c < o->ncontacts; c++) {
-        rc_contact_info ci;
-        double vals[5] = { NAN, NAN, NAN, NAN, NAN };
-        if (rc_named_contact_get(w, c, &ci) == RC_OK && ci.id != -1) {
-            vals[0] = ci.gN; vals[1] = ci.uN; vals[2] = ci.uT; vals[3] = ci.pN; vals[4] = ci.pT;
-        }
-        for (int i = 0; i < 5; i++) { *p++ = ','; p += rco_fmt_num(p, (size_t)(end - p), vals[i]); }
-    }
-    p = rco_c3_row(o, w, p, end);   /* a dim = 3 world's contacts (output_c3.c) */
-    for (int k = 0; k < o->njoints; k++) {   /* joint reaction forces (impulse / h) */
-        rc_joint_info ji;
-        int ok = rc_joint_get(w, o->joint_ids[k], &ji) == RC_OK && rc_world_step_count(w) > 0;
-        for (int r = 0; r < o->joint_rows[k]; r++) {
-            *p++ = ',';
-            p += rco_fmt_num(p, (size_t)(end - p), ok ? ji.force[r] : NAN);
-        }
-    }
-    if (o->joint_work) {   /* the rest of the balance (eq. 65), totals; the energies E leaves out or holds */
-        double a[RC_OUT_NAUDIT] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-        if (rc_world_step_count(w) > 0) {
-            if (rc_world_step_info(w, &info) == RC_OK) {
-                a[0] = info.W_J_total; a[1] = info.W_proj_total; a[2] = info.W_theta_total; a[3] = info.W_damp_total;
-            } else {
-                a[0] = a[1] = a[2] = a[3] = NAN;
-            }
-        }
-        double k, pe;
-        if (w->nsprings) rcm_springs_forces(w, NULL, &a[4]);   /* the state's, not added to f */
-        rcm_energy(w, w->q, w->v, &k, &pe, &a[5]);
-        for (int i = 0; i < RC_OUT_NAUDIT; i++) {
-            *p++ = ',';
-            p += rco_fmt_num(p, (size_t)(end - p), a[i]);
-        }
-        if (o->motor_work) {   /* the joint motors' work (total) */
-            *p++ = ',';
-            p += rco_fmt_num(p, (size_t)(end - p), rc_world_step_count(w) > 0 ? info.W_motor_total : 0.0);
-        }
-    }
-    if (o->tangential_work) p = rco_work_row(w, p, end);   /* output_work.c */
-    if (o->newton) {   /* the last step's Newton iterations and residual (none before the first step) */
-        const int ok = rc_world_step_count(w) > 0 && rc_world_step_info(w, &info) == RC_OK;
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), ok ? (double)info.iterations : NAN);
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), ok ? info.residual : NAN);
-    }
-    *p++ = '\n';
-
-    RC_CHECK(rco_gz_write(o, o->buf, (size_t)(p - o->buf)));
-    o->rows++;
-    o->rows_since_flush++;
-    o->last_step = rc_world_step_count(w);
-    if (o->rows_since_flush >= RC_OUT_FLUSH_ROWS) RC_CHECK(rco_gz_flush(o));
-    return RC_OK;
-}
+/* ---------------------------------------------------------------- rows (output_row.c) */
 
 /* The output's observer: a row after each completed step (every o->every). */
 static rc_status rc_output_row(rc_world *w)
@@ -166,7 +77,7 @@ static rc_status rc_output_row(rc_world *w)
     long step = rc_world_step_count(w);
     if (step % o->every != 0) return RC_OK;
     if (step == o->last_step) return RC_OK;   /* this state is already written */
-    return rc__write_row(w);
+    return rco_write_row(w);
 }
 
 /* ---------------------------------------------------------------- open / close */
@@ -186,10 +97,12 @@ static void rc__output_destroy(struct rc_output *o)
     if (!o) return;
     if (o->gz) gzclose(o->gz);
     if (o->fd >= 0) close(o->fd);
+    rcb_free(o->row);
+    rcb_free(o->bbuf);
     rco_unlock(o);
     rcb_free(o->lock_path);
     rcb_free(o->dir);
-    rcb_free(o->csv_path);
+    rcb_free(o->hist_path);
     rcb_free(o->json_path);
     rcb_free(o->json_tmp);
     rcb_free(o->scenario);
@@ -324,13 +237,13 @@ static rc_status output_paths(struct rc_output *o, const rc_output_def *def, int
     {
         char *base = rco_join(o->dir, sep);
         if (!base) RC__NOMEM();
-        o->csv_path = rco_join(base, "history.csv.gz");
+        o->hist_path = rco_join(base, o->binary ? "history.bin" : "history.csv.gz");
         o->json_path = rco_join(base, "run.json");
         o->json_tmp = rco_join(base, "run.json.tmp");
         o->lock_path = rco_join(base, "run.lock");
         rcb_free(base);
     }
-    if (!o->csv_path || !o->json_path || !o->json_tmp || !o->lock_path) RC__NOMEM();
+    if (!o->hist_path || !o->json_path || !o->json_tmp || !o->lock_path) RC__NOMEM();
     if (def->scenario && !(o->scenario = rcb_strdup(def->scenario))) RC__NOMEM();
     if (def->params_json && !params_blank && !(o->params = rcb_strdup(def->params_json))) RC__NOMEM();
     return RC_OK;
@@ -455,6 +368,9 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         return rc_set_error(RC_ERR_ARG, "rc_output_open: dir must be a non-empty path");
     if (def->every < 1)
         return rc_set_error(RC_ERR_ARG, "rc_output_open: every must be >= 1 (got %d)", def->every);
+    if (def->format != RC_HISTORY_CSV && def->format != RC_HISTORY_BINARY)
+        return rc_set_error(RC_ERR_ARG, "rc_output_open: format must be RC_HISTORY_CSV or RC_HISTORY_BINARY "
+                            "(got %d)", (int)def->format);
     int params_blank = 0;
     if (def->params_json) {
         int c = rc__check_params(def->params_json);
@@ -470,6 +386,7 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     if (!o) return rc_set_error(RC_ERR_NOMEM, "rc_output_open: out of memory");
     memset(o, 0, sizeof *o);
     o->every = def->every;
+    o->binary = def->format == RC_HISTORY_BINARY;
     o->io_status = RC_OK;
     o->fd = -1;
     o->lock_fd = -1;
@@ -489,7 +406,8 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
     o->cap = (size_t)o->ncols * RC_OUT_NUM_MAX + 16;
     if (o->cap < hlen) o->cap = hlen;
     o->buf = rcb_malloc(o->cap);
-    if (!o->buf) RC__NOMEM();
+    o->row = rcb_malloc((size_t)o->ncols * sizeof(double));
+    if (!o->buf || !o->row) RC__NOMEM();
 
     /* files */
     s = rco_mkdirs(o->dir);
@@ -501,25 +419,40 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
         rc__output_destroy(o);
         return rc_set_error(s, "%s", msg);
     }
-
-    errno = 0;
-    o->gz = gzopen(o->csv_path, "wb1");
-    if (!o->gz) {
-        int e = errno;
-        s = rc_set_error(RC_ERR_IO, "rc_output_open: cannot open %s: %s", o->csv_path,
-                         e ? strerror(e) : "gzopen failed");
-        rc__output_destroy(o);   /* after the message: it names o->csv_path */
-        return s;
+    {   /* an earlier run's history in the other format would be read as this run's */
+        char *other = rco_join(o->dir, o->binary ? "/history.csv.gz" : "/history.bin");
+        if (!other) RC__NOMEM();
+        (void)unlink(other);
+        rcb_free(other);
     }
-    gzbuffer(o->gz, 1u << 16);
-    o->fd = open(o->csv_path, O_WRONLY | O_CLOEXEC);   /* to end the stream after a write error */
 
     char *p = o->buf;
-    for (int i = 0; i < o->ncols; i++) {
-        if (i) *p++ = ',';
-        p += rco_csv_field(p, o->cols[i]);
+    if (o->binary) {
+        s = rco_bin_open(o);   /* the header (output_bin.c) */
+        if (s != RC_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", rc_last_error());
+            rc__output_destroy(o);   /* (the message names o->hist_path) */
+            return rc_set_error(s, "%s", msg);
+        }
+    } else {
+        errno = 0;
+        o->gz = gzopen(o->hist_path, "wb1");
+        if (!o->gz) {
+            int e = errno;
+            s = rc_set_error(RC_ERR_IO, "rc_output_open: cannot open %s: %s", o->hist_path,
+                             e ? strerror(e) : "gzopen failed");
+            rc__output_destroy(o);   /* after the message: it names o->hist_path */
+            return s;
+        }
+        gzbuffer(o->gz, 1u << 16);
+        o->fd = open(o->hist_path, O_WRONLY | O_CLOEXEC);   /* to end the stream after a write error */
+        for (int i = 0; i < o->ncols; i++) {
+            if (i) *p++ = ',';
+            p += rco_csv_field(p, o->cols[i]);
+        }
+        *p++ = '\n';
     }
-    *p++ = '\n';
 
     o->cpu0 = clock();
     clock_gettime(CLOCK_MONOTONIC, &o->wall0);
@@ -531,9 +464,9 @@ rc_status rc_output_open(rc_world *w, const rc_output_def *def)
 
     w->out = o;
     rcm_world_attach_part(w, RC_PART_OUTPUT, &output_part);
-    s = rco_gz_write(o, o->buf, (size_t)(p - o->buf));
-    if (s == RC_OK) s = rc__write_row(w);
-    if (s == RC_OK) s = rco_gz_flush(o);
+    s = o->binary ? RC_OK : rco_gz_write(o, o->buf, (size_t)(p - o->buf));
+    if (s == RC_OK) s = rco_write_row(w);
+    if (s == RC_OK) s = o->binary ? rco_bin_flush(o) : rco_gz_flush(o);
     int json_failed = 0;
     if (s == RC_OK) json_failed = (s = rco_write_json(w, "running", 0, NULL, 0.0, 0.0)) != RC_OK;
     if (s != RC_OK) {
@@ -585,7 +518,7 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
     }
 
     /* everything so far into the file: the point a failed stream is ended at */
-    if (o->io_status == RC_OK) (void)rco_gz_flush(o);
+    if (o->io_status == RC_OK) (void)(o->binary ? rco_bin_flush(o) : rco_gz_flush(o));
 
     /* A row that could not be written makes the history incomplete. */
     if (complete && o->io_status != RC_OK) {
@@ -609,30 +542,31 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
             nline += strlen(o->buf + nline);
         }
         o->buf[nline++] = '\n';
-        if (rco_gz_write(o, o->buf, nline) != RC_OK && result == RC_OK) {
+        if (!o->binary && rco_gz_write(o, o->buf, nline) != RC_OK && result == RC_OK) {
             result = RC_ERR_IO;
             snprintf(errmsg, sizeof errmsg, "%s: %s", fname, rc_last_error());
         }
     }
 
     errno = 0;
-    int zr = gzclose(o->gz);
+    const int ebin = o->binary ? rco_bin_end(o, complete, o->buf, nline) : 0;   /* output_bin.c */
+    int zr = o->binary ? (ebin ? Z_ERRNO : Z_OK) : gzclose(o->gz);
     o->gz = NULL;
     if (zr != Z_OK) {
-        const char *why = zr == Z_ERRNO ? strerror(errno) : zr == Z_BUF_ERROR
+        const char *why = ebin ? strerror(ebin) : zr == Z_ERRNO ? strerror(errno) : zr == Z_BUF_ERROR
                           ? "incomplete write" : "gzclose failed";
         if (result == RC_OK) {
             result = RC_ERR_IO;
-            snprintf(errmsg, sizeof errmsg, "%s: cannot write %s: %s", fname, o->csv_path, why);
+            snprintf(errmsg, sizeof errmsg, "%s: cannot write %s: %s", fname, o->hist_path, why);
         }
         if (o->io_status == RC_OK) {
             o->io_status = RC_ERR_IO;
-            snprintf(o->io_msg, sizeof o->io_msg, "cannot write %s: %s", o->csv_path, why);
+            snprintf(o->io_msg, sizeof o->io_msg, "cannot write %s: %s", o->hist_path, why);
         }
         if (complete) {
             complete = 0;
             final_status = "error";
-            snprintf(downgraded, sizeof downgraded, "cannot write %s: %s", o->csv_path, why);
+            snprintf(downgraded, sizeof downgraded, "cannot write %s: %s", o->hist_path, why);
             final_message = downgraded;
             nline = (size_t)snprintf(o->buf, o->cap, "# incomplete: error: ");
             if (nline >= o->cap) nline = o->cap - 1;
@@ -643,8 +577,12 @@ static rc_status rc__output_end(rc_world *w, const char *fname, const char *stat
     }
     /* a write failed: end the stream after the last whole rows that reached the file */
     if (o->io_status != RC_OK) {
-        rco_gz_repair(o, o->buf, nline);
+        if (!o->binary) rco_gz_repair(o, o->buf, nline);   /* (output_bin.c has cut the binary file) */
         o->rows = o->good_rows;
+        if (result == RC_OK) {
+            result = o->io_status;
+            snprintf(errmsg, sizeof errmsg, "%s: %s", fname, o->io_msg);
+        }
     }
 
     struct timespec now;

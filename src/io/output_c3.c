@@ -192,10 +192,10 @@ static int find_pair(const struct rco_c3 *s, uint64_t key)
 }
 
 /* this row's values after p (returns the new end) */
-char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end)
+double *rco_c3_row(struct rc_output *o, rc_world *w, double *x)
 {
     struct rco_c3 *s = o->c3;
-    if (!s || s->nslots == 0) return p;
+    if (!s || s->nslots == 0) return x;
     for (int i = 0; i < s->nslots * RCO_C3_NMAX; i++) s->val[i] = NAN;
     for (int i = 0; i < s->npairs; i++) s->fill[i] = 0;
     const rcm_c3 *c3 = w->c3;
@@ -218,9 +218,7 @@ char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end)
     }
     for (int pr = 0; pr < s->npairs; pr++)
         for (int k = 0; k < s->k[pr]; k++)
-            for (int c = 0; c < s->nc[pr]; c++) {
-                *p++ = ',';
-                p += rco_fmt_num(p, (size_t)(end - p), s->val[((size_t)s->first[pr] + (size_t)k) * RCO_C3_NMAX + (size_t)c]);
-            }
-    return p;
+            for (int c = 0; c < s->nc[pr]; c++)
+                *x++ = s->val[((size_t)s->first[pr] + (size_t)k) * RCO_C3_NMAX + (size_t)c];
+    return x;
 }

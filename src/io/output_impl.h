@@ -1,6 +1,7 @@
 /*
  * io/output_impl.h -- what the history output's files share (not public, not
- * for other files): output.c (columns, rows, open and close), files.c
+ * for other files): output.c (columns, open and close), output_row.c (a row's
+ * values, as text or binary), output_bin.c (the binary history), files.c
  * (paths, formatting, the gzip stream, the folder lock), run_json.c.
  */
 #ifndef RC_OUTPUT_IMPL_H
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -29,12 +31,13 @@
 
 struct rc_output {
     char *dir;
-    char *csv_path;         /* DIR/history.csv.gz */
+    char *hist_path;        /* DIR/history.csv.gz, or DIR/history.bin (binary) */
     char *json_path;        /* DIR/run.json       */
     char *json_tmp;         /* DIR/run.json.tmp   */
     char *scenario;         /* or NULL */
     char *params;           /* JSON object text, or NULL */
-    gzFile gz;
+    gzFile gz;              /* CSV */
+    int binary;             /* 1: DIR/history.bin through fd (output_bin.c) */
     int every;
 
     /* columns */
@@ -55,8 +58,12 @@ struct rc_output {
     char **cols;
 
     /* row buffer */
-    char *buf;
+    double *row;            /* the row's ncols values (output_row.c) */
+    char *buf;              /* its text (CSV), the header, the "# incomplete" line */
     size_t cap;
+    unsigned char *bbuf;    /* binary: rows not yet written to fd */
+    size_t bcap, blen;
+    off_t data_off;         /* binary: where the rows start (the header's size) */
 
     long rows;              /* rows written (the first one included) */
     long rows_since_flush;
@@ -70,7 +77,7 @@ struct rc_output {
     char io_msg[512];
 
     /* the end of the last sync flush: where a failed stream is ended */
-    int fd;                 /* the history opened a second time, or -1 */
+    int fd;                 /* the history opened a second time (CSV) or the binary history, or -1 */
     uLong crc, len;         /* CRC-32 and length (mod 2^32) of the data given to zlib */
     off_t good_off;
     uLong good_crc, good_len;
@@ -89,12 +96,12 @@ size_t rco_fmt_num(char *p, size_t room, double x);
 /* output_c3.c: a dim = 3 world's 3D contact columns (after the named contacts) */
 rc_status rco_c3_open(struct rc_output *o, rc_world *w);
 rc_status rco_c3_names(struct rc_output *o, rc_world *w);
-char *rco_c3_row(struct rc_output *o, rc_world *w, char *p, const char *end);
+double *rco_c3_row(struct rc_output *o, rc_world *w, double *x);
 void rco_c3_free(struct rc_output *o);
 /* output_work.c: the columns WT_max_pos, WT_min_neg, dissipation of a world
- * with a finite-element body, and their values after p (returns the new end) */
+ * with a finite-element body, and their values at x (returns the new end) */
 extern const char *const rco_work_cols[3];
-char *rco_work_row(rc_world *w, char *p, const char *end);
+double *rco_work_row(rc_world *w, double *x);
 /* snprintf(p, room, "%.15g", x), faster (fmt_num.c) */
 size_t rco_fmt_g15(char *p, size_t room, double x);
 rc_status rco_mkdirs(const char *dir);
@@ -105,6 +112,18 @@ int rco_gz_repair(struct rc_output *o, const char *line, size_t n);
 size_t rco_csv_field(char *dst, const char *s);
 rc_status rco_lock(struct rc_output *o, rc_world *w);
 void rco_unlock(struct rc_output *o);
+/* output_row.c: the row of the current state (both formats), after the header */
+rc_status rco_write_row(rc_world *w);
+/* output_bin.c: DIR/history.bin -- open (the header), rows (buffered, written
+ * when RC_OUT_BIN_BUF bytes are waiting), flush, end (the header's end record,
+ * the "# incomplete" line after the rows) */
+#define RC_OUT_BIN_BUF 65536
+rc_status rco_bin_open(struct rc_output *o);
+rc_status rco_bin_row(struct rc_output *o);
+rc_status rco_bin_flush(struct rc_output *o);
+int rco_bin_end(struct rc_output *o, int complete, const char *line, size_t n);
+void rco_put_u32(unsigned char *p, uint32_t v);
+void rco_put_f64(unsigned char *p, double x);
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s);
 

@@ -7,7 +7,7 @@
 
 const char *const rco_work_cols[3] = { "WT_max_pos", "WT_min_neg", "dissipation" };
 
-char *rco_work_row(rc_world *w, char *p, const char *end)
+double *rco_work_row(rc_world *w, double *x)
 {
     rc_step_info info;
     double a[3] = { 0.0, 0.0, 0.0 };   /* before the first step: 0 */
@@ -16,9 +16,6 @@ char *rco_work_row(rc_world *w, char *p, const char *end)
         a[1] = info.WT_min_neg;
         a[2] = info.W_N_total + info.W_T_total + info.W_damp_total + info.W_theta_total;
     }
-    for (int i = 0; i < 3; i++) {
-        *p++ = ',';
-        p += rco_fmt_num(p, (size_t)(end - p), a[i]);
-    }
-    return p;
+    for (int i = 0; i < 3; i++) *x++ = a[i];
+    return x;
 }

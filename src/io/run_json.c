@@ -299,6 +299,14 @@ static void json_sleep(FILE *f, rc_world *w)
     fputs("\n  },\n", f);
 }
 
+/* the history's period, its rows and the file that holds them */
+static void json_history(FILE *f, const struct rc_output *o)
+{
+    rc__json_key(f, 1, "every"); fprintf(f, "%d,\n", o->every);
+    rc__json_key(f, 1, "rows"); fprintf(f, "%ld,\n", o->rows);
+    rc__json_key(f, 1, "history"); rc__json_str(f, o->binary ? "history.bin" : "history.csv.gz"); fputs(",\n", f);
+}
+
 rc_status rco_write_json(rc_world *w, const char *status, int complete,
                          const char *message, double cpu_s, double wall_s)
 {
@@ -366,8 +374,7 @@ rc_status rco_write_json(rc_world *w, const char *status, int complete,
     rc__json_key(f, 1, "t_final"); rc__json_num(f, rc_world_time(w)); fputs(",\n", f);
     rc__json_key(f, 1, "cpu_s"); rc__json_num(f, cpu_s); fputs(",\n", f);
     rc__json_key(f, 1, "wall_s"); rc__json_num(f, wall_s); fputs(",\n", f);
-    rc__json_key(f, 1, "every"); fprintf(f, "%d", o->every); fputs(",\n", f);
-    rc__json_key(f, 1, "rows"); fprintf(f, "%ld", o->rows); fputs(",\n", f);
+    json_history(f, o);
 
     rc__json_key(f, 1, "energy"); fputs("{\n", f);
     rc__json_key(f, 2, "E0"); rc__json_num(f, o->E0); fputs(",\n", f);

@@ -262,9 +262,11 @@ int lrc_named_contact(lua_State *L)
 
 /* ---------------------------------------------------------------- output */
 
-/* output_open(world, dir, every, scenario | nil, params_json | nil) */
+/* output_open(world, dir, every, scenario | nil, params_json | nil [, format]):
+ * format "csv" (default) or "binary" */
 int lrc_output_open(lua_State *L)
 {
+    static const char *const formats[] = { "csv", "binary", NULL };
     lrc_world *lw = lrc_check_idle(L, 1);
     rc_output_def def = rc_default_output_def();
     def.dir = luaL_checkstring(L, 2);
@@ -273,6 +275,7 @@ int lrc_output_open(lua_State *L)
     def.every = (int)every;
     def.scenario = luaL_optstring(L, 4, NULL);
     def.params_json = luaL_optstring(L, 5, NULL);
+    def.format = luaL_checkoption(L, 6, "csv", formats) ? RC_HISTORY_BINARY : RC_HISTORY_CSV;
     lrc_saved sv = lrc_enter_kernel(lw, L);
     rc_status s = rc_output_open(lw->w, &def);
     lrc_leave_kernel(L, lw, sv);

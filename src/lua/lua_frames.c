@@ -10,6 +10,8 @@
  *   read_gz(path)                            -> text, complete | nil, msg
  *       (complete: false when the stream ends early, e.g. a killed run)
  *   base64(bytes)                            -> text (RFC 4648, for view.html)
+ *   history_convert(bin, csv_gz)             -> rows | nil, msg, status
+ *       (rc_history_convert: history.bin to history.csv.gz, ricochet.history)
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -163,6 +165,15 @@ static int l_base64(lua_State *L)
     return 1;
 }
 
+static int l_history_convert(lua_State *L)
+{
+    long rows = 0;
+    rc_status s = rc_history_convert(luaL_checkstring(L, 1), luaL_checkstring(L, 2), &rows);
+    if (s != RC_OK) return fail(L, s);
+    lua_pushinteger(L, (lua_Integer)rows);
+    return 1;
+}
+
 static const luaL_Reg frames_funcs[] = {
     { "base64", l_base64 },
     { "frames_open", l_frames_open },
@@ -170,6 +181,7 @@ static const luaL_Reg frames_funcs[] = {
     { "frames_count", l_frames_count },
     { "frames_close", l_frames_close },
     { "read_gz", l_read_gz },
+    { "history_convert", l_history_convert },
     { NULL, NULL }
 };
 

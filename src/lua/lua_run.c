@@ -112,8 +112,8 @@ static int sandbox_options(lua_State *inner)
     lua_getglobal(inner, "package");
     lua_getfield(inner, -1, "loaded");
     lua_newtable(inner);
-    const char *keys[] = { "script", "out" };
-    for (int i = 0; i < 2; i++) {
+    const char *keys[] = { "script", "out", "format" };
+    for (int i = 0; i < 3; i++) {
         const char *v = opt_string(outer, t, keys[i]);
         if (v) {
             lua_pushstring(inner, v);
@@ -179,7 +179,7 @@ static const char *limit_name(rc_lua_limit k)
     return NULL;
 }
 
-/* ricochet.sandbox.run{ script, out, args, set, quiet, every, max_* }: the
+/* ricochet.sandbox.run{ script, out, args, set, quiet, every, format, max_* }: the
  * arguments are checked by rc.sandbox (init.lua). Runs the script in a new
  * sandboxed state; returns { status, message, limit, instructions, seconds,
  * memory_peak }. The limits are capped by what the calling state has left,

@@ -320,6 +320,18 @@ static int sb_checkpoint_restore(lua_State *L)
     }
     return rc__lua_call_original(L);
 }
+/* history_convert(bin, csv_gz): reads bin (the sandbox's folders), writes csv_gz (the output folder) */
+static int sb_history_convert(lua_State *L)
+{
+    char why[PATH_MAX + 200];
+    if (!allowed(sandbox_box(L), luaL_checkstring(L, 1), ACCESS_READ, why, sizeof why)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        lua_pushliteral(L, "RC_ERR_ARG");
+        return 3;
+    }
+    return sb_core_write(L, 2);
+}
 static int sb_vtk_open(lua_State *L) { return sb_core_write(L, 1); }
 static int sb_frames_open(lua_State *L) { return sb_core_write(L, 1); }
 
@@ -348,6 +360,7 @@ int rc__lua_preload_core(lua_State *L)
         rc__lua_wrap_field(L, -1, "checkpoint_restore", sb_checkpoint_restore);
         rc__lua_wrap_field(L, -1, "frames_open", sb_frames_open);
         rc__lua_wrap_field(L, -1, "read_gz", sb_read_gz);
+        rc__lua_wrap_field(L, -1, "history_convert", sb_history_convert);
         set_refusal(L, -1, "clear_interrupt", "ricochet.core.clear_interrupt", NULL);
         set_refusal(L, -1, "run_program", "ricochet.core.run_program",
                     " (rc.gmsh runs an external program: use a committed .msh and rc.read_msh)");

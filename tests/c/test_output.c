@@ -1,4 +1,5 @@
-/* test_output.c -- DIR/history.csv.gz and DIR/run.json (src/io/output.c). */
+/* test_output.c -- DIR/history.csv.gz, DIR/history.bin and DIR/run.json
+ * (src/io/output.c, output_bin.c, history_bin.c). */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "rc_test.h"
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -258,8 +260,8 @@ static int json_valid(const char *s)
 static void cleanup_dir(const char *dir)
 {
     char p[1024];
-    const char *files[] = { "history.csv.gz", "run.json", "run.json.tmp" };
-    for (int i = 0; i < 3; i++) { path_join(p, sizeof p, dir, files[i]); unlink(p); }
+    const char *files[] = { "history.csv.gz", "run.json", "run.json.tmp", "history.bin" };
+    for (int i = 0; i < 4; i++) { path_join(p, sizeof p, dir, files[i]); unlink(p); }
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -1143,7 +1145,101 @@ RC_TEST(names_are_utf8_and_distinct)
     rmdir(tmp);
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+RC_TEST(binary_history_file_size_limit)
+{
+    /* format RC_HISTORY_BINARY with a file size limit of 200 000 bytes (EFBIG,
+     * as a full disk): the rows are written 64 KiB at a time (210 rows of 39
+     * float64 here), so the step that writes the 4th block fails; the file is
+     * cut after the first row and 3 blocks (631 rows), its header says 631
+     * rows, state 2 (incomplete), and the "# incomplete: error" line follows
+     * them; run.json says 631 rows; rc_history_convert gives the same. */
+    char *tmp = make_tmpdir();
+    CHECK(tmp != NULL);
+    if (!tmp) return;
+    char p[1024], c[1024];
+    int box = -1;
+    rc_world *w = make_world(failed, &box);
+    if (!w) return;
+    rc_output_def od = rc_default_output_def();
+    od.dir = tmp;
+    od.format = RC_HISTORY_BINARY;
+    CHECK_OK(rc_output_open(w, &od));
+    struct rlimit old, lim;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = 200000;
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    rc_status s = RC_OK;
+    int k = 0;
+    for (; k < 5000 && s == RC_OK; k++) s = rc_world_step(w);
+    CHECK(s == RC_ERR_IO);
+    CHECK(k == 841);   /* 1 + 4 * 210 rows: the 4th block's writing step */
+    path_join(p, sizeof p, tmp, "history.bin");
+    char want[1200], msg[1024];
+    snprintf(msg, sizeof msg, "%s", rc_last_error());
+    snprintf(want, sizeof want, "cannot write %s: File too large", p);
+    CHECK(strcmp(msg, want) == 0);
+    CHECK(rc_output_close(w, "error", msg) == RC_ERR_IO);
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    signal(SIGXFSZ, prev);
+
+    FILE *f = fopen(p, "rb");
+    unsigned char hd[40], row[8 * 39];
+    CHECK(f && fread(hd, 1, 40, f) == 40);
+    if (!f) return;
+    const uint32_t ncols = le32(hd + 16), hs = le32(hd + 20), tl = le32(hd + 36);
+    CHECK(memcmp(hd, "RCHISTRY", 8) == 0 && le32(hd + 8) == 1 && le32(hd + 12) == 0x01020304u);
+    CHECK(ncols == 39 && le32(hd + 24) == 631 && le32(hd + 28) == 0 && le32(hd + 32) == 2);
+    snprintf(want, sizeof want, "# incomplete: error: %s\n", msg);
+    CHECK(tl == strlen(want));
+    struct stat st;
+    CHECK(stat(p, &st) == 0 && (size_t)st.st_size == hs + 631 * 8 * 39 + strlen(want));
+    for (int r = 0; r < 631 && ncols == 39; r++) {   /* t = r h */
+        CHECK(fseek(f, (long)hs + r * 8L * 39, SEEK_SET) == 0 && fread(row, 1, sizeof row, f) == sizeof row);
+        double t;
+        memcpy(&t, row, 8);   /* (a little-endian host) */
+        CHECK_NEAR(t, r * H, 1e-12);
+    }
+    char tr[1200] = "";
+    CHECK(fseek(f, (long)hs + 631 * 8L * 39, SEEK_SET) == 0 && fread(tr, 1, tl, f) == tl);
+    CHECK(strcmp(tr, want) == 0);
+    fclose(f);
+    path_join(c, sizeof c, tmp, "run.json");
+    char *js = slurp(c);
+    CHECK(js && strstr(js, "\"rows\": 631,") && strstr(js, "\"history\": \"history.bin\","));
+    free(js);
+    long rows = 0;
+    path_join(c, sizeof c, tmp, "history.csv.gz");
+    CHECK_OK(rc_history_convert(p, c, &rows));
+    CHECK(rows == 631);
+    int ok = 0;
+    size_t len = 0;
+    char *text = gunzip_all(c, &ok, &len);
+    CHECK(text && ok);
+    if (text) {
+        char **lines = NULL;
+        int nl = split_lines(text, &lines);
+        CHECK(nl == 1 + 631 + 1);
+        want[strlen(want) - 1] = '\0';
+        if (nl > 0) CHECK(strcmp(lines[nl - 1], want) == 0);
+        free(lines);
+        free(text);
+    }
+    CHECK(rc_history_convert(c, p, NULL) == RC_ERR_ARG);   /* a gzip file is not a binary history */
+    CHECK(strstr(rc_last_error(), "is not a binary history: no magic \"RCHISTRY\"") != NULL);
+    rc_world_destroy(w);
+    cleanup_dir(tmp);
+    rmdir(tmp);
+}
+
 RC_TEST_MAIN(T(history_and_run_json_complete), T(interrupted_run_is_marked_incomplete),
              T(destroy_while_open_closes_with_error), T(killed_run_leaves_readable_prefix),
              T(bad_arguments), T(end_states_in_run_json), T(folder_lock), T(disk_full_mid_run),
-             T(run_json_without_room_for_a_new_file), T(names_are_utf8_and_distinct))
+             T(run_json_without_room_for_a_new_file), T(names_are_utf8_and_distinct),
+             T(binary_history_file_size_limit))

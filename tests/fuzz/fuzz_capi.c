@@ -914,6 +914,7 @@ static void op_io(rd *r, api *a)
         d.every = inum(r, 1, 3);
         d.scenario = name_of(r);
         d.params_json = chance(r, 128) ? "{\"a\": 1}" : NULL;
+        d.format = d.every == 2 ? RC_HISTORY_BINARY : RC_HISTORY_CSV;   /* (no byte more: the corpus keeps its meaning) */
         rc_output_open(a->w, &d);
     } else if (k == 1) {
         static const char *st[] = { "complete", "error", "interrupted", "stopped", "bogus", NULL };

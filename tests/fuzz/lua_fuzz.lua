@@ -607,8 +607,9 @@ function A.run()
     local T = mut(string.format("FZ.T(%s, %d)", s, int(0, 40)))
     -- folders, and names that make a later output's files folders ('o1/history.csv.gz')
     local outdir = opt(0.15, mut(pick{ "'o1'", "'o2'", "'o1/deeper'", "''", "'/proc/fuzz'", "'/dev/null/x'", "FZ.longdir",
-                                       "'o1\\0x'", "'o1/history.csv.gz'", "'o2/run.json'" }))
-    stmt(s .. ":run" .. tbl{ { "T", T }, { "out", outdir }, { "every", opt(0.2, inum(1, 5)) }, { "quiet", opt(0.2, bool()) } })
+                                       "'o1\\0x'", "'o1/history.csv.gz'", "'o2/run.json'", "'o2/history.bin'" }))
+    stmt(s .. ":run" .. tbl{ { "T", T }, { "out", outdir }, { "every", opt(0.2, inum(1, 5)) }, { "quiet", opt(0.2, bool()) },
+                             { "format", opt(0.2, pick{ "'csv'", "'binary'", "'bin'" }) } })
 end
 
 function A.output()
@@ -616,7 +617,8 @@ function A.output()
     local s = sref()
     if chance(0.5) then
         stmt(s .. ":output" .. tbl{ { "dir", opt(0.9, mut(pick{ "'o1'", "'o2'", "'o3'", "'/proc/fuzz'", "'o1/history.csv.gz'",
-                                                                  "'o3/run.json'" })) }, { "every", opt(0.3, inum(1, 3)) } })
+                                                                  "'o3/run.json'" })) }, { "every", opt(0.3, inum(1, 3)) },
+                              { "format", opt(0.3, pick{ "'csv'", "'binary'", "'xml'" }) } })
     else
         stmt(s .. ":close_output(" .. (opt(0.7, choice{ "complete", "error", "interrupted", "stopped", "bogus" }) or "nil") .. (chance(0.3) and (", " .. mut("'fuzz'")) or "") .. ")")
     end
@@ -774,7 +776,7 @@ local CORE = {
     contact_rule = { "c", "rkind", "id", "id", "lawid", "str" }, configure = { "c", "sdef" }, sim_def = { "c" },
     step = { "c" }, time = { "c" }, step_count = { "c" }, step_info = { "c" }, energy = { "c" }, run_stats = { "c" },
     contacts = { "c" }, named_contact_names = { "c" }, named_contact = { "c", "id" },
-    output_open = { "c", "dir", "id", "str", "str" }, output_close = { "c", "status", "str" }, output_is_open = { "c" },
+    output_open = { "c", "dir", "id", "str", "str", "str" }, output_close = { "c", "status", "str" }, output_is_open = { "c" },
     request_interrupt = {}, clear_interrupt = {}, interrupt_requested = {}, explore = { "c", "edef" },
     vtk_open = { "dir", "id", "id" }, vtk_frame = { "writer", "c" }, vtk_frames = { "writer" }, vtk_close = { "writer" },
     alloc_count = {}, openmp = {}, wall_time = {},

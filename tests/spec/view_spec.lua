@@ -153,7 +153,7 @@ describe("ricochet view", function()
     it("errors: a folder without a run, a missing argument", function()
         local code, _, e = sh(q(BIN) .. " view " .. q(dir .. "/nothing"))
         assert.are.equal(1, code)
-        assert.matches("ricochet view: error: '" .. dir .. "/nothing' holds no run (no frames.rcf, history.csv.gz or run.json): give the folder of a run's --out", e, 1, true)
+        assert.matches("ricochet view: error: '" .. dir .. "/nothing' holds no run (no frames.rcf, history.csv.gz, history.bin or run.json): give the folder of a run's --out", e, 1, true)
         code, _, e = sh(q(BIN) .. " view")
         assert.are.equal(2, code)
         assert.matches("ricochet view: missing OUT", e, 1, true)
@@ -237,6 +237,39 @@ describe("ricochet view", function()
         assert.are.equal("box.x", r.plots_ticked[3].series[1].name)
         assert.matches("namebox", r.info, 1, true)
         assert.matches("kindrigid", r.info, 1, true)
+    end)
+
+    it("a run with --format binary: the page reads history.bin, the same plots as the CSV run's", function()
+        local browser = q(ROOT .. "/tests/spec/view_browser.py")
+        if sh("python3 " .. browser .. " available") ~= 0 then pending("no headless Chromium here") return end
+        local outb = dir .. "/view_bin"
+        local code, _, e = sh(q(BIN) .. " run " .. q(script) .. " --out " .. q(outb) .. " --frames 50 --quiet --format binary")
+        assert.are.equal(0, code, e)
+        assert.is_nil(read_file(outb .. "/history.csv.gz"))
+        assert.are.equal(0, (sh(q(BIN) .. " view " .. q(out))))
+        assert.are.equal(0, (sh(q(BIN) .. " view " .. q(outb))))
+        local o
+        code, o, e = sh("python3 " .. browser .. " check " .. q(outb .. "/view.html") .. " 0")
+        assert.are.equal(0, code, e)
+        local rb = assert(json.decode(o))
+        code, o, e = sh("python3 " .. browser .. " check " .. q(out .. "/view.html") .. " 0")
+        assert.are.equal(0, code, e)
+        local rc_ = assert(json.decode(o))
+        assert.are.equal("ok", rb.ready)
+        assert.are.equal("", rb.notes)
+        assert.are.equal(#rc_.plots, #rb.plots)
+        for i, p in ipairs(rc_.plots) do
+            local pb = rb.plots[i]
+            assert.are.equal(p.title, pb.title)
+            assert.are.same({ p.t0, p.t1 }, { pb.t0, pb.t1 })
+            assert.near(p.y0, pb.y0, 1e-9 * (1 + math.abs(p.y0)))
+            assert.near(p.y1, pb.y1, 1e-9 * (1 + math.abs(p.y1)))
+            for k, s in ipairs(p.series) do
+                assert.are.equal(s.name, pb.series[k].name)
+                assert.are.equal(1001, pb.series[k].n)
+                assert.are.equal(s.points, pb.series[k].points)
+            end
+        end
     end)
 end)
 
