@@ -7,6 +7,8 @@
 --   build/ricochet run scripts/bench/packed_pile.lua --set N=10000 --set steps=10
 --   build/ricochet run scripts/bench/packed_pile.lua --set N=1000 --set steps=10 --set solver=newton
 --
+-- --set tol=, max_iter=, accelerate=anderson, solver=apgd|newton: the first step's iterations,
+-- residual and CPU are printed first (scripts/bench/packed_solvers runs the solvers on it).
 -- Prints the process CPU per step, the sweeps per step, the contacts per grain, the
 -- kernel's memory per grain (sim:stats().memory_bytes) and the process's peak resident
 -- memory per grain (VmHWM from /proc/self/status), and the largest overlap at the end.
@@ -17,6 +19,9 @@ local steps = math.tointeger(rc.param("steps", 10))
 local residual = rc.param("residual", "pass")   -- NSGS's convergence test: "pass" or "sweep" (nsgs.c)
 local solver = rc.param("solver", "nsgs")   -- or "newton" (with linear = "sparse", docs/benchmarks.md "The sparse LU")
 local linear = rc.param("linear", "sparse")
+local tol = rc.param("tol", 1e-4)
+local max_iter = math.tointeger(rc.param("max_iter", 100))
+local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with Anderson acceleration (depth 5)
 local cols = math.tointeger(rc.param("cols", math.ceil(math.sqrt(N) * 2)))   -- a pile twice as wide as deep (in grains)
 local r = 0.1
 local dy = math.sqrt(3) * r
@@ -34,10 +39,16 @@ for i = 0, N - 1 do
 end
 w:contact{ groups = { 0, 0 }, law = rc.newton{ e = 0, mu = 0.3 } }
 local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 1e-3,
-                          solver = { solver, tol = 1e-4, max_iter = 100, on_fail = "warn",
+                          solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn",
                                      residual = solver == "nsgs" and residual or nil,
+                                     accelerate = accelerate ~= "none" and accelerate or nil,
                                      linear = solver == "newton" and linear or nil } }
+local f0 = os.clock()
 sim:step()   -- the first step sizes the arrays (contacts found, capacities grown)
+-- the first step: the pile at rest takes up its weight from a zero warm start
+io.write(string.format("packed_pile: first step: solver %s, tol %g, %d iterations (cap %d), residual %.3g, converged %s, cpu %.3f s\n",
+                       solver .. (accelerate ~= "none" and "+" .. accelerate or ""), tol, sim:info().iterations, max_iter,
+                       sim:info().residual, tostring(sim:info().converged), os.clock() - f0))
 local c0 = os.clock()
 local sweeps, capped, log_res, solver0 = 0, 0, 0.0, sim:stats().solver_cpu_s
 local solves0 = sim:stats().local_solves

@@ -16,6 +16,7 @@
 #include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* (u + shift) of contact c at the velocity V */
@@ -321,22 +322,30 @@ static rc_status sweep_all(rc_world *w, const hot_ctx *hot, const int *order, in
     return st;
 }
 
-/* The contacts order[lo..hi) of a colour sweep (closed-form laws, no
- * drilling row: cannot fail); returns the one-contact solves made */
+/* The contacts order[lo..hi) of a colour sweep; returns the one-contact
+ * solves made. Colour sweeps are taken only when every active law has a
+ * closed form and no drilling row (estimable), so a range cannot fail; a
+ * failure would still be kept in fail (the first thread's to fail) and
+ * returned by the sweep, not dropped. */
 typedef struct colour_ctx {
     rc_world *w;
     const hot_ctx *hot;
     const int *order;
     double *V;
     quiet_ctx *q;
+    _Atomic int fail;   /* rc_status of a failed range, RC_OK else */
 } colour_ctx;
 
 static long colour_range(void *ctx, int lo, int hi)
 {
-    const colour_ctx *cx = ctx;
+    colour_ctx *cx = ctx;
     long solves = hi - lo;
-    if (cx->q->on) (void)quiet_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL, cx->q, &solves);
-    else (void)sweep_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL);
+    const rc_status st = cx->q->on ? quiet_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL, cx->q, &solves)
+                                   : sweep_range(cx->w, cx->hot, cx->order, lo, hi, cx->V, NULL);
+    if (st != RC_OK) {
+        int ok = RC_OK;
+        atomic_compare_exchange_strong(&cx->fail, &ok, (int)st);
+    }
     return solves;
 }
 
@@ -355,15 +364,16 @@ int rcn_nsgs3_parallel_min = 128;
  * thread). A colour's contacts touch disjoint velocities, hot records and
  * (skip_quiet) odometers and snapshots: the numbers do not depend on nt,
  * bit for bit. */
-static void colour_sweep(rc_world *w, const hot_ctx *hot, const int *order, const rcn_colours *col, double *V,
-                         quiet_ctx *q, int nt)
+static rc_status colour_sweep(rc_world *w, const hot_ctx *hot, const int *order, const rcn_colours *col, double *V,
+                              quiet_ctx *q, int nt)
 {
     rcn_joints3_sweep(w, V);
-    colour_ctx cx = { w, hot, order, V, q };
+    colour_ctx cx = { w, hot, order, V, q, RC_OK };
     long solves = 0;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) reduction(+ : solves))
     solves += rcn_colour_pass(col->n, col->start, rcn_nsgs3_parallel_min, colour_range, &cx);
     w->c3->solves += solves;
+    return (rc_status)atomic_load(&cx.fail);
 }
 
 /* The thread team of the colour sweeps (solver threads > 1; the planar
@@ -396,14 +406,14 @@ static void team3_begin(rc_world *w, const rcn_colours *col, int coloured, team3
 }
 
 /* colour sweep number it of the step, on the team or on this thread */
-static void team3_sweep(rc_world *w, team3 *t, int it, const hot_ctx *hot, const int *order, int n,
-                        const rcn_colours *col, double *V, quiet_ctx *q)
+static rc_status team3_sweep(rc_world *w, team3 *t, int it, const hot_ctx *hot, const int *order, int n,
+                             const rcn_colours *col, double *V, quiet_ctx *q)
 {
     const int ref = t->timed && (it - 1) % 16 == 0, nt = t->left || ref ? 1 : t->nt;
     const double t0 = t->timed && !t->left ? rcn_wall_s() : 0.0;
-    colour_sweep(w, hot, order, col, V, q, nt);
+    const rc_status st = colour_sweep(w, hot, order, col, V, q, nt);
     if (nt > 1) t->team_sweeps++;
-    if (!t->timed || t->left) return;
+    if (!t->timed || t->left) return st;
     const double per = (rcn_wall_s() - t0) / (n > 0 ? n : 1);
     if (ref) {
         t->serial_s = per;
@@ -412,6 +422,7 @@ static void team3_sweep(rc_world *w, team3 *t, int it, const hot_ctx *hot, const
         t->slow = per > rcn_nsgs_team_margin * t->serial_s ? t->slow + 1 : 0;
         t->left = t->slow >= 2;
     }
+    return st;
 }
 
 /* The residual pass of the colour sweeps: the contacts' terms on the
@@ -506,7 +517,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         double est = 0.0;
         double *pest = fused && check && it < max_iter ? &est : NULL;
         /* without hot records (hot.m = 0) every contact is swept on its record */
-        if (coloured) team3_sweep(w, &team, it, &hot, order, n, &col, V, &q);
+        if (coloured) st = team3_sweep(w, &team, it, &hot, order, n, &col, V, &q);
         else st = sweep_all(w, &hot, order, n, V, pest, &q);
         if (st != RC_OK) break;
         *iters = it;
