@@ -19,15 +19,7 @@ local tols = rc.param("tols", "1e-4,1e-6")
 local exe = rc.param("exe", "build/ricochet")
 local only = rc.param("only", "nsgs,anderson,apgd,newton")
 
-local solvers = {}
-for _, s in ipairs {
-  { key = "nsgs", name = "NSGS", args = "" },
-  { key = "anderson", name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson" },
-  { key = "apgd", name = "APGD (relaxed law)", args = "--set solver=apgd" },
-  { key = "newton", name = "Newton, sparse LU", args = "--set solver=newton --set linear=sparse" },
-} do
-  if ("," .. only .. ","):find("," .. s.key .. ",", 1, true) then solvers[#solvers + 1] = s end
-end
+local solvers = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua").pile_solvers(only)
 
 io.write(string.format("packed_solvers: N = %d, %d steps (the first from rest, then warm started), cap %d iterations, one run each\n", N, steps, cap))
 io.write("| tol | solver | first step: iterations | first step: CPU s | next steps: iterations/step | next steps: CPU s/step | steps not converged |\n")

@@ -23,15 +23,7 @@ local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
 local only = rc.param("only", "nsgs,anderson,apgd,newton")
 
-local solvers = {}
-for _, s in ipairs {
-  { key = "nsgs", name = "NSGS", args = "" },
-  { key = "anderson", name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson --set depth=5" },
-  { key = "apgd", name = "APGD", args = "--set solver=apgd" },
-  { key = "newton", name = "Newton, sparse LU", args = "--set solver=newton --set linear=sparse" },
-} do
-  if ("," .. only .. ","):find("," .. s.key .. ",", 1, true) then solvers[#solvers + 1] = s end
-end
+local solvers = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua").pile_solvers(only)
 
 local function run(s)
   local cmd = string.format("%s run scripts/bench/disks_in_box.lua --set N=%d --set T=%g --set tol=%g --set max_iter=%d %s 2>/dev/null",

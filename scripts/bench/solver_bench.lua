@@ -14,6 +14,21 @@ local root = os.getenv("RICOCHET_ROOT") or "."
 
 local M = {}
 
+-- The planar pile solvers (pile_solvers.lua, packed_solvers.lua): their keys, names and the
+-- --set arguments that select them in disks_in_box.lua and packed_pile.lua; only: keys, "a,b".
+function M.pile_solvers(only)
+  local list = {}
+  for _, s in ipairs {
+    { key = "nsgs", name = "NSGS", args = "" },
+    { key = "anderson", name = "NSGS + Anderson (m = 5)", args = "--set accelerate=anderson" },
+    { key = "apgd", name = "APGD", args = "--set solver=apgd" },
+    { key = "newton", name = "Newton, sparse LU", args = "--set solver=newton --set linear=sparse" },
+  } do
+    if ("," .. only .. ","):find("," .. s.key .. ",", 1, true) then list[#list + 1] = s end
+  end
+  return list
+end
+
 local nsgs_only = { residual = true, relax = true, order = true, check_every = true, threads = true, adaptive_threads = true,
                     skip_quiet = true }
 
