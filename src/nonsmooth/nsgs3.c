@@ -212,6 +212,7 @@ static rc_status quiet_begin(rc_world *w, double bnorm, int n, quiet_ctx *q)
     for (int b = 0; b < 2 * w->nbodies; b++) q->ot[b] = 0.0;
     for (int i = 0; i < c3->n; i++) {
         q->snap[4 * i] = -1.0;
+        if (!c3->c[i].active) continue;   /* swept contacts only: moved() reads their levers */
         q->lev[2 * i] = lever(&c3->c[i].Ra[0][0]);
         q->lev[2 * i + 1] = lever(&c3->c[i].Rb[0][0]);
     }
