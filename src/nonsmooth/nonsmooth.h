@@ -19,7 +19,7 @@ int rcn_fc2d_best(const double *W, const double *b, double mu, double *p);
  * rcn_fc2d_local_solve calls it): take-off (p = 0 iff b_N >= 0), stick
  * (u = 0, p = -W^-1 b, accepted in K), slide in direction s = +1, -1
  * (u_N = 0, p_T = -s mu p_N, accepted when p_N >= 0 and s u_T >= 0). */
-static inline int rcn_fc2d_solve(const double *W, const double *b, double mu, double *p)
+static RCB_INLINE int rcn_fc2d_solve(const double *W, const double *b, double mu, double *p)
 {
     if (b[0] >= 0.0) { p[0] = p[1] = 0.0; return 0; }
     const double det = W[0] * W[3] - W[1] * W[2];

@@ -117,7 +117,7 @@ void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b)
 }
 
 /* u = H V + shift of r: rcm_contact_dot's sums in its order */
-static inline void hot_velocity(const rcn_c2hot *r, const double *V, double u[2])
+static RCB_INLINE void hot_velocity(const rcn_c2hot *r, const double *V, double u[2])
 {
     const double *vb = V + r->ivb, nx = r->n[0], ny = r->n[1];
     u[0] = nx * vb[0] + ny * vb[1] + r->rb[0] * vb[2];
@@ -134,7 +134,7 @@ static inline void hot_velocity(const rcn_c2hot *r, const double *V, double u[2]
 /* one Gauss--Seidel update of r: nsgs.c's solve_contact for a closed-form
  * law, V += kappa Mhat^-1 H^T dp as rcm_contact_apply_rigid with its
  * factors (k * inv_mass) read from mk */
-static inline void hot_solve(rcn_c2hot *restrict r, double *restrict V, const double *restrict mk, double omega,
+static RCB_INLINE void hot_solve(rcn_c2hot *restrict r, double *restrict V, const double *restrict mk, double omega,
                              double *r2)
 {
     double u[2], bl[2], p[2];
