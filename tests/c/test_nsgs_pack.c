@@ -36,6 +36,15 @@ static rc_status c_project(void *user, const rc_law_ctx *ctx, const double *stat
     return RC_OK;
 }
 
+/* n numbers in [0, 1) from the 64-bit LCG state x (Knuth's MMIX constants) */
+static void uniforms(uint64_t *x, double *u, int n)
+{
+    for (int k = 0; k < n; k++) {
+        *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+        u[k] = (double)(*x >> 11) / 9007199254740992.0;
+    }
+}
+
 /* 24 bodies, disks and rotated boxes of several sizes, dropped in a box with
  * small random velocities and stepped until they press on each other;
  * custom: the law through C callbacks (no closed form) */
@@ -57,10 +66,7 @@ static rc_world *pile(rc_order order, int threads, rc_residual_mode residual, do
     uint64_t x = 4242;
     for (int i = 0; i < 24; i++) {
         double u[5];
-        for (int k = 0; k < 5; k++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            u[k] = (double)(x >> 11) / 9007199254740992.0;
-        }
+        uniforms(&x, u, 5);
         const double r = 0.1 * (0.8 + 0.4 * u[0]), m = 3.0 * r * r;
         rc_body_def bd = rc_default_body_def();
         bd.mass = m; bd.inertia = 0.4 * m * r * r;
