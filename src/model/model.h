@@ -592,8 +592,8 @@ rc_status rcm_world_reserve_dofs(rc_world *w);
 rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv);
 rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def);
 /* Reset the work arena and take from it the arrays this step uses (q0, v0, f,
- * vfree, qstar, qpre, vpre, ebody, comp; planar NSGS's hot records, of
- * RCM_HOT2_BYTES, nsgs_pack.c); rc_world_step and the explorer call it first. */
+ * vfree, qstar, qpre, vpre, ebody, comp); rc_world_step and the explorer call
+ * it first. RCM_HOT2_BYTES: a planar NSGS hot record (nsgs_pack.c, step.c). */
 rc_status rcm_world_work_begin(rc_world *w);
 #define RCM_HOT2_BYTES 128
 rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv);

@@ -263,7 +263,7 @@ static rc_status work_dofs(rc_world *w, double **arr, int n, const char *what)
 
 /* The step's dof-sized work arrays, only those the step uses: q0, v0
  * (rcm_world_keeps_state), the forces f (rcm_world_has_forces), the Uzawa
- * solver's scratch velocity, planar NSGS's hot records, the joints' q* and per-body scratch, the state
+ * solver's scratch velocity, the joints' q* and per-body scratch, the state
  * before a start's assembly. A pile of plain grains under NSGS needs none. */
 rc_status rcm_world_work_begin(rc_world *w)
 {
@@ -282,16 +282,6 @@ rc_status rcm_world_work_begin(rc_world *w)
     }
     if (rcm_world_has_forces(w)) RC_CHECK(work_dofs(w, &w->f, n, "forces"));
     if (w->sim.solver.method == RC_SOLVER_UZAWA) RC_CHECK(work_dofs(w, &w->vfree, n, "Uzawa velocity"));
-    if (w->sim.solver.method == RC_SOLVER_NSGS && w->sim.solver.anderson == 0 && w->cap_contacts > 0) {
-        /* planar NSGS's hot records, by the contacts' capacity (not by this
-         * step's active ones: the step's work memory then keeps its size
-         * while contacts come and go, and steps allocate nothing) */
-        const int cap = w->cap_contacts;
-        RC_CHECK(rcb_arena_array(&w->work, &w->hot, (long long)cap * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
-        RC_CHECK(work_dofs(w, &w->hot_r2, cap, "planar contacts' hot records"));
-        RC_CHECK(work_dofs(w, &w->hot_mk, w->nv > 0 ? w->nv : 1, "planar contacts' hot records"));
-        w->cap_hot = cap;
-    }
     if (!w->njoints) return RC_OK;
     RC_CHECK(work_dofs(w, &w->qstar, n, "joints' q*"));   /* q* of the joints' rows */
     if (w->joints_fresh) {   /* the state before a start's assembly */

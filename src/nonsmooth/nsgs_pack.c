@@ -64,10 +64,10 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
 {
     const int n = w->nactive;
     memset(pk, 0, sizeof *pk);
-    char *raw = w->hot;   /* reserved at the step's start (rcm_world_work_begin), if it has room */
+    char *raw = w->hot;   /* reserved by the step's index set (integrate/step.c), if it has room */
     pk->r2 = w->hot_r2;
     pk->mk = w->hot_mk;
-    if (!raw || w->cap_hot < n) {   /* another solver's fallback, or the contacts grew during the step */
+    if (!raw || w->cap_hot < n) {   /* another solver's fallback to NSGS, an exploration */
         RC_CHECK(rcb_arena_array(&w->work, (void **)&raw, (long long)n * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
         RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->r2, n, sizeof(double), "planar contacts' hot records"));
         RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->mk, w->nv, sizeof(double), "planar contacts' hot records"));
