@@ -10,13 +10,20 @@
 -- of a step; packed, the geometric mean), the largest overlap (disks: over the run;
 -- packed: at the end) and the local solves per second of solver CPU.
 --
+-- With base = another build's ricochet, every run is made with that build and then with
+-- exe (base, exe, base, exe, ...), rows per build (docs/benchmarks.md, "NSGS: the hot
+-- records"); the kernel's memory per grain at the end is printed too.
+--
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set reps=3
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set cases=disks1k,packed10k --set reps=5
+--   build/ricochet run scripts/bench/nsgs_residual.lua --set reps=3 --set base=/tmp/mainsrc/build/ricochet
 local rc = require "ricochet"
 
 local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
 local want = rc.param("cases", "disks1k,disks10k,packed10k,packed100k")
+local base = rc.param("base", "")
+local builds = base ~= "" and { { name = "base", exe = base }, { name = "new", exe = exe } } or { { name = "", exe = exe } }
 
 local all = {
   { key = "disks1k", name = "falling pile N = 1 000", script = "disks_in_box", args = "--set N=1000 --set T=1" },
@@ -29,8 +36,8 @@ for _, c in ipairs(all) do if ("," .. want .. ","):find("," .. c.key .. ",", 1, 
 
 local function num(out, pat) return tonumber(out:match(pat)) end
 
-local function run(c, mode)
-  local cmd = string.format("%s run scripts/bench/%s.lua %s --set residual=%s 2>/dev/null", exe, c.script, c.args, mode)
+local function run(c, mode, bexe)
+  local cmd = string.format("%s run scripts/bench/%s.lua %s --set residual=%s 2>/dev/null", bexe, c.script, c.args, mode)
   local f = assert(io.popen(cmd))
   local out = f:read("a")
   f:close()
@@ -41,6 +48,7 @@ local function run(c, mode)
     r.cap = num(out, "(%d+) steps at the cap")
     r.res = num(out, "largest residual of a step ([%d.e+-]+)")
     r.overlap = num(out, "over the run ([%d.e+-]+)")
+    r.mem = num(out, "kernel memory ([%d.]+) bytes per grain")
   else
     r.cpu = num(out, "cpu ([%d.]+) s/step")
     r.cpu = r.cpu and 1e3 * r.cpu
@@ -48,9 +56,10 @@ local function run(c, mode)
     r.cap = num(out, "(%d+) steps at the cap")
     r.res = num(out, "residual ([%d.e+-]+) %(geometric mean%)")
     r.overlap = num(out, "largest overlap ([%d.e+-]+)")
+    r.mem = num(out, "kernel ([%d.]+) B/grain")
   end
   r.rate = num(out, "([%d.e+-]+) local solves per second of solver CPU")
-  for _, k in ipairs { "cpu", "sweeps", "cap", "res", "overlap", "rate" } do
+  for _, k in ipairs { "cpu", "sweeps", "cap", "res", "overlap", "rate", "mem" } do
     assert(r[k], "could not parse " .. k .. " in the output of: " .. cmd .. "\n" .. out)
   end
   return r
@@ -67,23 +76,32 @@ local results = {}
 for _ = 1, reps do
   for _, c in ipairs(cases) do
     for _, m in ipairs(modes) do
-      local key = c.key .. "/" .. m
-      results[key] = results[key] or {}
-      table.insert(results[key], run(c, m))
+      for _, b in ipairs(builds) do
+        local key = c.key .. "/" .. m .. "/" .. b.name
+        results[key] = results[key] or {}
+        table.insert(results[key], run(c, m, b.exe))
+      end
     end
   end
 end
 io.write(string.format("nsgs_residual: tol 1e-4, cap 100 sweeps, one thread, %d interleaved runs each, medians (process CPU)\n", reps))
-io.write("| case | residual | CPU ms/step | sweeps/step | steps at the cap | residual reached | largest overlap | local solves/s (solver CPU) |\n")
-io.write("|---|---|---|---|---|---|---|---|\n")
+if base ~= "" then io.write(string.format("base: %s, new: %s\n", base, exe)) end
+io.write("| case | residual | build | CPU ms/step | sweeps/step | steps at the cap | residual reached | largest overlap | local solves/s (solver CPU) | kernel B/grain |\n")
+io.write("|---|---|---|---|---|---|---|---|---|---|\n")
 for _, c in ipairs(cases) do
   local cpu = {}
   for _, m in ipairs(modes) do
-    local rs = results[c.key .. "/" .. m]
-    local col = function(k) local t = {} for _, r in ipairs(rs) do t[#t + 1] = r[k] end return median(t) end
-    cpu[m] = col("cpu")
-    io.write(string.format("| %s | %s | %.3f | %.2f | %d | %.3g | %.3g | %.3g |\n", c.name, m, col("cpu"), col("sweeps"),
-                           math.floor(col("cap")), col("res"), col("overlap"), col("rate")))
+    for _, b in ipairs(builds) do
+      local rs = results[c.key .. "/" .. m .. "/" .. b.name]
+      local col = function(k) local t = {} for _, r in ipairs(rs) do t[#t + 1] = r[k] end return median(t) end
+      cpu[m .. b.name] = col("cpu")
+      io.write(string.format("| %s | %s | %s | %.3f | %.2f | %d | %.3g | %.3g | %.3g | %.0f |\n", c.name, m, b.name, col("cpu"),
+                             col("sweeps"), math.floor(col("cap")), col("res"), col("overlap"), col("rate"), col("mem")))
+    end
+    if base ~= "" then
+      io.write(string.format("| %s | %s | new / base | %.2f | | | | | | |\n", c.name, m, cpu[m .. "new"] / cpu[m .. "base"]))
+    end
   end
-  io.write(string.format("| %s | sweep / pass | %.2f | | | | | |\n", c.name, cpu.sweep / cpu.pass))
+  local b = builds[#builds].name
+  io.write(string.format("| %s | sweep / pass | %s | %.2f | | | | | | |\n", c.name, b, cpu["sweep" .. b] / cpu["pass" .. b]))
 end

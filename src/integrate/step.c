@@ -164,6 +164,23 @@ static void rigid_delassus(const rci_step *st, rc_contact *c)
         }
 }
 
+/* NSGS's hot records of this step's active contacts (nonsmooth/nsgs_pack.c),
+ * their residual terms and the bodies' kappa/m, kappa/I by V offset, taken
+ * here in every step of a world that has had contacts, for at least 16
+ * contacts: the step's work memory then follows the active contacts without
+ * appearing and vanishing with them (a world between impacts allocates
+ * nothing at its next impact) */
+static rc_status reserve_hot(rc_world *w)
+{
+    if (w->sim.solver.method != RC_SOLVER_NSGS || w->sim.solver.anderson > 0 || w->cap_contacts == 0) return RC_OK;
+    const int cap = w->nactive > 16 ? w->nactive : 16;
+    RC_CHECK(rcb_arena_array(&w->work, &w->hot, (long long)cap * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->hot_r2, cap, sizeof(double), "planar contacts' hot records"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->hot_mk, w->nv > 0 ? w->nv : 1, sizeof(double), "planar contacts' hot records"));
+    w->cap_hot = cap;
+    return RC_OK;
+}
+
 /* index set (eq. 64) and the local problems; the warm-start impulses are the
  * last step's (the explorer replaces them afterwards) */
 rc_status rci_stage_index_set(rci_step *st)
@@ -230,7 +247,7 @@ rc_status rci_stage_index_set(rci_step *st)
         if (law->closed_form) rcm_fc2d_project(law->def.mu, c->p);
         else if (law->ops.dim == 1) c->p[1] = 0.0;
     }
-    return RC_OK;
+    return reserve_hot(w);
 }
 
 /* the joints' equality rows, assembled at the predicted q* with V_0 (eq. 61

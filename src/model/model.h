@@ -378,14 +378,14 @@ struct rc_world {
     int cap_q, cap_v;       /* capacities of q and of v, mass_diag     */
 
     double *V; int cap_dof;    /* the solver's velocity, then v_{k+theta} (kept between steps) */
-    /* The step's work memory: one arena, reset when a step (or an exploration)
-     * starts (rcm_world_work_begin); the arrays below point into it and are
-     * valid until the next reset. NULL where the step does not use them. */
+    /* The step's work memory: one arena, reset when a step (or an exploration) starts (rcm_world_work_begin);
+     * the arrays below point into it and are valid until the next reset. NULL where the step does not use them. */
     rcb_arena work;
     double *q0, *v0;           /* q_k, v_k (rcm_world_keeps_state)         */
     double *f;                 /* applied forces (rcm_world_has_forces)    */
     double *vfree;             /* the Uzawa solver's scratch velocity       */
     double *uz_y;              /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
+    void *hot; double *hot_r2, *hot_mk; int cap_hot;   /* planar NSGS's hot records, by the contacts (nsgs_pack.c) */
     double *qstar;             /* the joints' q* (worlds with joints only)  */
     double *qpre, *vpre;       /* the state before a start's assembly (joints) */
     int joints_fresh;       /* the state was set from outside (a joint created,
@@ -587,15 +587,15 @@ void rcm_world_warn(rc_world *w, const char *fmt, ...)
 int rcm_world_law_for(const rc_world *w, int shape_a, int shape_b); /* law index or RC_NO_CONTACT */
 int rcm_world_pair_is_named(const rc_world *w, int shape_a, int shape_b);
 rc_status rcm_world_reserve_dofs(rc_world *w);
-/* The settings every scheme shares: their checks (messages prefixed sw for the
- * step's, sv for the solver's), and applying checked settings; rc_sim_def_check
- * and rc_world_configure (integrate/configure.c) add the scheme's own. */
+/* The settings every scheme shares: their checks (messages prefixed sw for the step's, sv for the solver's), and
+ * applying checked settings; rc_sim_def_check and rc_world_configure (integrate/configure.c) add the scheme's own. */
 rc_status rcm_sim_check_shared(const rc_sim_def *def, const char *sw, const char *sv);
 rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def);
-/* Reset the work arena and take from it the dof-sized arrays this step uses
- * (q0, v0, f, vfree, qstar, qpre, vpre, ebody, comp); the entry points that
- * run stages (rc_world_step, the explorer) call it first. */
+/* Reset the work arena and take from it the arrays this step uses (q0, v0, f,
+ * vfree, qstar, qpre, vpre, ebody, comp); rc_world_step and the explorer call
+ * it first. RCM_HOT2_BYTES: a planar NSGS hot record (nsgs_pack.c, step.c). */
 rc_status rcm_world_work_begin(rc_world *w);
+#define RCM_HOT2_BYTES 128
 rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv);
 int rcm_world_keeps_state(const rc_world *w);
 /* Whether some body may have a nonzero applied force: a constant force or a

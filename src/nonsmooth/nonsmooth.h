@@ -8,9 +8,34 @@
 #include "model/model.h"
 
 /* law.c: the local 2D one-contact problem  u = W p + b,  -(u + mu|u_T| n) in N_K(p).
- * Exact enumeration take-off / stick / slide. Returns the case (0 take-off,
- * 1 stick, 2 slide). */
+ * Exact enumeration take-off / stick / slide (rcn_fc2d_solve below). Returns
+ * the case (0 take-off, 1 stick, 2 slide). */
 int rcn_fc2d_local_solve(const double *W, const double *b, double mu, double *p); /* W row-major 2x2 */
+/* law.c: the end of rcn_fc2d_solve when round-off left every case marginally
+ * outside its test: the candidate with the smallest natural-map residual. */
+int rcn_fc2d_best(const double *W, const double *b, double mu, double *p);
+
+/* The enumeration itself, inline for the sweeps (nsgs.c, nsgs_pack.c; law.c's
+ * rcn_fc2d_local_solve calls it): take-off (p = 0 iff b_N >= 0), stick
+ * (u = 0, p = -W^-1 b, accepted in K), slide in direction s = +1, -1
+ * (u_N = 0, p_T = -s mu p_N, accepted when p_N >= 0 and s u_T >= 0). */
+static RCB_INLINE int rcn_fc2d_solve(const double *W, const double *b, double mu, double *p)
+{
+    if (b[0] >= 0.0) { p[0] = p[1] = 0.0; return 0; }
+    const double det = W[0] * W[3] - W[1] * W[2];
+    if (mu > 0.0 && det > 0.0) {
+        const double ps0 = -(W[3] * b[0] - W[1] * b[1]) / det, ps1 = -(-W[2] * b[0] + W[0] * b[1]) / det;
+        if (ps0 >= 0.0 && (ps1 < 0.0 ? -ps1 : ps1) <= mu * ps0) { p[0] = ps0; p[1] = ps1; return 1; }
+    }
+    for (int k = 0; k < 2; k++) {
+        const double s = k == 0 ? 1.0 : -1.0, den = W[0] - s * mu * W[1];
+        if (!(den > 0.0)) continue;
+        const double pn = -b[0] / den, pt = -s * mu * pn;
+        const double wt = W[2] * pn + W[3] * pt + b[1];
+        if (pn >= 0.0 && s * wt >= 0.0) { p[0] = pn; p[1] = pt; return 2; }
+    }
+    return rcn_fc2d_best(W, b, mu, p);
+}
 
 /* Squared natural-map residual ||p - proj_K(p - (u + mu|u_T| e_N))||^2 of one
  * contact: the measure of section 4 of Acary & Collins-Craft 2024 before the
@@ -239,6 +264,9 @@ rc_status rcn_apgd_solve(const rcn_problem *pb, rcn_report *report);
 /* nsgs.c: colours with fewer active contacts are swept by one thread
  * (default 512; tests set 0 to share every colour). */
 extern int rcn_nsgs_parallel_min;
+/* nsgs.c: the planar sweeps on the hot records when every active contact
+ * can have one (nsgs_pack.c; default 1; tests clear it for the contacts' path). */
+extern int rcn_nsgs_pack_enabled;
 /* nsgs3.c: the same for the 3D contacts' colours (default 128). */
 extern int rcn_nsgs3_parallel_min;
 /* nsgs.c: adaptive threads keep the team while its sweeps take less than

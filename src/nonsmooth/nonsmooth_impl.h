@@ -15,6 +15,46 @@
 #define RC_OMP(...)
 #endif
 
+/* A prefetch of the line holding *p (the sweeps over scattered records). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* an asm statement: gcc 12 drops __builtin_prefetch in this loop (dead-code
+ * elimination), which costs nsgs.c's colour order a factor of two */
+#define RC_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define RC_PREFETCH(p) __asm__ __volatile__("prfm pldl1keep, %0" : : "Q"(*(const char *)(p)))
+#elif defined(__GNUC__)
+#define RC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RC_PREFETCH(p) ((void)(p))
+#endif
+
+/* nsgs_pack.c: the hot records of the planar active contacts in sweep order
+ * (one solve's; the twin of nsgs3_pack.c): h (opaque, 128 bytes each), the
+ * bodies' kappa/m, kappa/m, kappa/I at their V offsets (mk), the residual
+ * pass's squared terms by record (r2), and (sweep other than w->active) the
+ * record of each contact (at, by contact index). usable: every active
+ * contact geometric with a closed-form law. pack: in the order sweep, from
+ * the contacts' fields; unpack: p and the squared residual term (c->res)
+ * back to the contacts. swap: records a and b (the random order's shuffle,
+ * in step with w->active). sweep: records [lo, hi) in turn at w->V (est:
+ * sweep_estimate's sum and largest term, or NULL). terms: the residual
+ * pass's squared terms of records [lo, hi) into r2. */
+typedef struct rcn_c2hot rcn_c2hot;
+typedef struct rcn_pack2 {
+    rcn_c2hot *h;
+    double *mk, *r2;
+    int *at;
+    int n;
+} rcn_pack2;
+int rcn_nsgs_pack_usable(const rc_world *w);
+rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
+void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
+void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
+void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
+void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi);
+size_t rcn_nsgs_pack_record_size(void);
+void rcn_nsgs_pack_get(const rcn_pack2 *pk, int k, double p[2]);
+
 /* Local velocity u = H V + shift of contact c (u includes the law shift). */
 static inline void local_velocity(const rc_world *w, const rc_contact *c, const double *V, double u[2])
 {

@@ -84,12 +84,14 @@ static double residual_norm(const rc_world *w, double sum, double worst_res, dou
                                              : sqrt(sum) / (1.0 + norm_b);
 }
 
-static void residual_sum(rc_world *w, double norm_b, int *worst, double *res)
+/* The squared local residuals are the contacts' c->res, or (pk not NULL)
+ * the hot records' terms (nsgs_pack.c), summed in the same order. */
+static void residual_sum(rc_world *w, double norm_b, int *worst, double *res, const rcn_pack2 *pk)
 {
     double sum, worst_res;
     joints_residual(w, &sum, &worst_res, worst);
     for (int k = 0; k < w->nactive; k++) {
-        const double r2 = w->contacts[w->active[k]].res;
+        const double r2 = !pk ? w->contacts[w->active[k]].res : pk->r2[pk->at ? pk->at[w->active[k]] : k];
         sum += r2;
         if (r2 > worst_res) { worst_res = r2; *worst = w->active[k]; }
     }
@@ -104,9 +106,20 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
         local_velocity(w, c, w->V, u);
         RC_CHECK(rcn_law_residual2(w, c, u, &c->res));
     }
-    residual_sum(w, norm_b, worst, res);
+    residual_sum(w, norm_b, worst, res, NULL);
     return RC_OK;
 }
+
+/* The same on the hot records (every active contact packed: closed-form laws) */
+static void pack_residual(rc_world *w, rcn_pack2 *pk, double norm_b, int *worst, double *res)
+{
+    rcn_nsgs_pack_terms(w, pk, 0, pk->n);   /* nsgs_pack.c */
+    residual_sum(w, norm_b, worst, res, pk);
+}
+
+/* Whether the planar NSGS sweeps run on the hot records when they can
+ * (nsgs_pack.c); internal, tests clear it to compare with the contacts' path. */
+int rcn_nsgs_pack_enabled = 1;
 
 /* One Gauss--Seidel update of contact c: its exact local solve with the
  * others frozen, then V follows. Touches only c and its bodies' velocities.
@@ -138,19 +151,8 @@ static inline rc_status solve_contact(rc_world *w, rc_contact *c, double omega, 
 /* The position and colour orders visit the contacts out of memory order (a
  * colour's contacts are spread over the whole list, none sharing a body with
  * the next): without help every contact and body is a cache miss. The sweep
- * asks for them a few contacts ahead. No effect on the numbers. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-/* an asm statement: gcc 12 drops __builtin_prefetch in this loop (dead-code
- * elimination), which costs the colour order a factor of two */
-#define RC_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#elif defined(__GNUC__) && defined(__aarch64__)
-#define RC_PREFETCH(p) __asm__ __volatile__("prfm pldl1keep, %0" : : "Q"(*(const char *)(p)))
-#elif defined(__GNUC__)
-#define RC_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define RC_PREFETCH(p) ((void)(p))
-#endif
-
+ * asks for them a few contacts ahead (RC_PREFETCH, nonsmooth_impl.h). No
+ * effect on the numbers. */
 static inline void prefetch_ahead(const rc_world *w, const int *sweep, int k, int hi)
 {
     if (k + 8 < hi) {   /* the contact record */
@@ -183,12 +185,14 @@ typedef struct closed_ctx {
     rc_world *w;
     const int *sweep;
     double omega;
+    rcn_pack2 *pk;   /* the hot records of sweep (or NULL) */
 } closed_ctx;
 
 static long closed_range(void *ctx, int lo, int hi)
 {
     const closed_ctx *cx = ctx;
-    sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
+    if (cx->pk) rcn_nsgs_pack_sweep(cx->w, cx->pk, lo, hi, cx->omega, NULL);   /* nsgs_pack.c */
+    else sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
     return hi - lo;
 }
 
@@ -298,11 +302,18 @@ typedef struct coloured_state {
 } coloured_state;
 
 /* The squared local residuals of the active contacts (closed-form laws), in
- * c->res; inside a parallel region the threads share the contacts (an
- * orphaned worksharing loop, with its barrier), outside it one thread does. */
-static void closed_residuals(rc_world *w)
+ * c->res (or pk's terms, in blocks of 256 records); inside a parallel region
+ * the threads share the contacts (an orphaned worksharing loop, with its
+ * barrier), outside it one thread does. */
+static void closed_residuals(rc_world *w, rcn_pack2 *pk)
 {
     const int n = w->nactive, *active = w->active;
+    if (pk) {
+        const int nblk = (n + 255) / 256;
+        RC_OMP(omp for schedule(static))
+        for (int b = 0; b < nblk; b++) rcn_nsgs_pack_terms(w, pk, 256 * b, 256 * b + 256 < n ? 256 * b + 256 : n);
+        return;
+    }
     RC_OMP(omp for schedule(static))
     for (int k = 0; k < n; k++) {
         rc_contact *c = &w->contacts[active[k]];
@@ -323,7 +334,7 @@ static void closed_residuals(rc_world *w)
  * in a team, a sweep slower than that (from the team's second sweep on, the
  * first one waking the threads) ends the team: the caller continues on one
  * thread, same numbers. */
-static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, coloured_state *st)
+static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, coloured_state *st, rcn_pack2 *pk)
 {
     const double tol = opt->tol, omega = opt->relax;
     const int max_iter = opt->max_iter, check_every = opt->check_every;
@@ -332,13 +343,13 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
     const double margin = rcn_nsgs_team_margin;
     const int *sweep = w->sweep, *start = w->colour_start;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start))
+           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start, pk))
     {
         if (!st->started) {
-            closed_residuals(w);
+            closed_residuals(w, pk);
             RC_OMP(omp single)
             {
-                residual_sum(w, st->nb, &st->worst, &st->res);
+                residual_sum(w, st->nb, &st->worst, &st->res, pk);
                 st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 st->started = 1;
             }
@@ -358,13 +369,13 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
             }
-            closed_ctx cx = { w, sweep, omega };
+            closed_ctx cx = { w, sweep, omega, pk };
             (void)rcn_colour_pass(ncol, start, pmin, closed_range, &cx);   /* colour.c */
-            if (check) closed_residuals(w);
+            if (check) closed_residuals(w, pk);
             RC_OMP(omp single)
             {
                 st->it++;
-                if (check) residual_sum(w, st->nb, &st->worst, &st->res);
+                if (check) residual_sum(w, st->nb, &st->worst, &st->res, pk);
                 st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
                     const double now = rcn_wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
@@ -395,7 +406,8 @@ void rcn_nsgs_team_backoff(rc_world *w)
  * runs on this thread and sets the cost the team has to beat until the
  * next (the cost of a sweep drifts during a solve); two team sweeps in a
  * row slower than that hand the rest of the step to this thread. */
-static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int nt, int *iters, double *res_out, int *worst)
+static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int nt, int *iters, double *res_out, int *worst,
+                          rcn_pack2 *pk)
 {
     if (nt > 1) team_join(w);
     const int max_iter = opt->max_iter;
@@ -406,19 +418,19 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
     if (nt > 1 && opt->adaptive_threads) {
         do {
             st.it_limit = st.it + 1;                  /* the one-thread reference sweep */
-            coloured_sweeps(w, opt, 1, &st);
+            coloured_sweeps(w, opt, 1, &st, pk);
             st.it_limit = st.it + 15 < max_iter ? st.it + 15 : max_iter;
-            if (st.go) coloured_sweeps(w, opt, nt, &st);   /* no team to wake when solved */
+            if (st.go) coloured_sweeps(w, opt, nt, &st, pk);   /* no team to wake when solved */
         } while (st.go && !st.leave && st.it < max_iter);
     } else {
         st.it_limit = max_iter;
-        coloured_sweeps(w, opt, nt, &st);
+        coloured_sweeps(w, opt, nt, &st, pk);
     }
     if (st.leave) {   /* the team was slower than one thread */
         rcn_nsgs_team_backoff(w);
         st.leave = 0;
         st.it_limit = max_iter;
-        coloured_sweeps(w, opt, 1, &st);
+        coloured_sweeps(w, opt, 1, &st, pk);
     } else if (st.team_sweeps > 0) {
         w->par_backoff = 0;
     }
@@ -455,14 +467,16 @@ rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega)
     return RC_OK;
 }
 
-/* A new random order of the active contacts (Fisher--Yates, xorshift64). */
-static void shuffle_active(rc_world *w, uint64_t *rng)
+/* A new random order of the active contacts (Fisher--Yates, xorshift64);
+ * their hot records (pk, or NULL) in step. */
+static void shuffle_active(rc_world *w, uint64_t *rng, rcn_pack2 *pk)
 {
     for (int k = w->nactive - 1; k > 0; k--) {
         *rng ^= *rng << 13; *rng ^= *rng >> 7; *rng ^= *rng << 17;
         int r = (int)(*rng % (uint64_t)(k + 1)), tmp = w->active[k];
         w->active[k] = w->active[r];
         w->active[r] = tmp;
+        if (pk) rcn_nsgs_pack_swap(pk, k, r);
     }
 }
 
@@ -479,8 +493,9 @@ static int all_laws_closed(const rc_world *w)
 
 /* One sweep of closed-form contacts in the order sweep; est (or NULL): the
  * sum and the largest of their squared natural-map residuals as visited. */
-static void sweep_estimate(rc_world *w, const int *sweep, double omega, double est[2])
+static void sweep_estimate(rc_world *w, const int *sweep, double omega, double est[2], rcn_pack2 *pk)
 {
+    if (pk) { rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, est); return; }   /* nsgs_pack.c */
     for (int k = 0; k < w->nactive; k++) {
         if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
         double r2;
@@ -500,7 +515,8 @@ static void sweep_estimate(rc_world *w, const int *sweep, double omega, double e
  * sweep cap, a true pass (rcn_nsgs_residual) decides: the step stops when
  * the true residual is <= tol, and that one is reported. No pass before the
  * first sweep. Returns the sweeps done. */
-static rc_status fused_solve(const rcn_problem *pb, const int *sweep, double nb, int *its, int *worst, double *res)
+static rc_status fused_solve(const rcn_problem *pb, const int *sweep, double nb, int *its, int *worst, double *res,
+                             rcn_pack2 *pk)
 {
     rc_world *w = pb->w;
     const rc_solver_def *opt = pb->opt;
@@ -509,12 +525,12 @@ static rc_status fused_solve(const rcn_problem *pb, const int *sweep, double nb,
     int it = 0, exact = 0, converged = 0;
     rc_status s = RC_OK;
     while (s == RC_OK && !converged && it < opt->max_iter && !rc_interrupt_requested()) {
-        if (opt->order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic)) shuffle_active(w, &rng);
+        if (opt->order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic)) shuffle_active(w, &rng, pk);
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         it++;
         const int check = it % opt->check_every == 0 && it < opt->max_iter;
         double est[2] = { 0.0, -1.0 };
-        sweep_estimate(w, sweep, opt->relax, check ? est : NULL);
+        sweep_estimate(w, sweep, opt->relax, check ? est : NULL, pk);
         exact = 0;
         if (check) {
             double jsum, jmax;
@@ -524,11 +540,13 @@ static rc_status fused_solve(const rcn_problem *pb, const int *sweep, double nb,
         } else if (it < opt->max_iter) {
             continue;
         }
-        s = rcn_nsgs_residual(w, nb, worst, res);   /* the estimate is <= tol, or the cap */
+        if (pk) pack_residual(w, pk, nb, worst, res);   /* the estimate is <= tol, or the cap */
+        else s = rcn_nsgs_residual(w, nb, worst, res);
         exact = 1;
         converged = *res <= tol;
     }
-    if (s == RC_OK && !exact) s = rcn_nsgs_residual(w, nb, worst, res);   /* interrupted */
+    if (s == RC_OK && !exact && pk) pack_residual(w, pk, nb, worst, res);   /* interrupted */
+    else if (s == RC_OK && !exact) s = rcn_nsgs_residual(w, nb, worst, res);
     *its = it;
     return s;
 }
@@ -554,47 +572,60 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     /* the sweep order, once per step: key order (w->active), shuffled per
      * sweep (random), by height (position) or by colour */
     const int *sweep = w->active;
+    int closed = 0;
     if (order == RC_ORDER_POSITION || order == RC_ORDER_TOP) {
         RC_CHECK(position_order(w, order == RC_ORDER_TOP));
         sweep = w->sweep;
     } else if (order == RC_ORDER_COLOUR) {
-        int closed;
         RC_CHECK(colour_order(w, &closed));
-        if (closed && w->nactive > 0) {
-            int nt = rc_openmp() ? opt->threads : 1, shared_colour = 0;
-            for (int k = 0; k < w->ncolours && !shared_colour; k++)
-                shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rcn_nsgs_parallel_min;
-            if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
-            if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
-                nt = 1;   /* backing off: the threads did not pay lately */
-            rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst);
-            it = *iters;
-            res = *res_out;
-            goto done;
-        }
-        sweep = w->sweep;   /* a law with callbacks: the same order on this thread */
+        sweep = w->sweep;   /* (a law with callbacks: the same order on this thread) */
     }
-    if (opt->residual == RC_RESIDUAL_SWEEP && w->nactive > 0 && all_laws_closed(w)) {
-        s = fused_solve(pb, sweep, nb, &it, worst, &res);
+    /* the hot records in that order (nsgs_pack.c), when every active
+     * contact can have one: the sweeps and the residual passes read them,
+     * the impulses go back to the contacts at the end */
+    rcn_pack2 pack, *pk = NULL;
+    if (rcn_nsgs_pack_enabled && w->nactive > 0 && rcn_nsgs_pack_usable(w)) {
+        RC_CHECK(rcn_nsgs_pack(w, sweep, &pack));
+        pk = &pack;
+    }
+    if (order == RC_ORDER_COLOUR && closed && w->nactive > 0) {
+        int nt = rc_openmp() ? opt->threads : 1, shared_colour = 0;
+        for (int k = 0; k < w->ncolours && !shared_colour; k++)
+            shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rcn_nsgs_parallel_min;
+        if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
+        if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
+            nt = 1;   /* backing off: the threads did not pay lately */
+        rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst, pk);
+        it = *iters;
+        res = *res_out;
         goto done;
     }
-    s = rcn_nsgs_residual(w, nb, worst, &res);
+    if (opt->residual == RC_RESIDUAL_SWEEP && w->nactive > 0 && all_laws_closed(w)) {
+        s = fused_solve(pb, sweep, nb, &it, worst, &res, pk);
+        goto done;
+    }
+    if (pk) pack_residual(w, pk, nb, worst, &res);
+    else s = rcn_nsgs_residual(w, nb, worst, &res);
     const double omega = opt->relax;
     uint64_t rng = opt->seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
     while (s == RC_OK && res > tol && it < opt->max_iter && !rc_interrupt_requested()) {
         if (order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic))
-            shuffle_active(w, &rng);   /* an exploration's cyclic order: the first sweep's, kept */
+            shuffle_active(w, &rng, pk);   /* an exploration's cyclic order: the first sweep's, kept */
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
-        for (int k = 0; k < w->nactive; k++) {
+        if (pk) rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
+        for (int k = 0; k < w->nactive && !pk; k++) {
             if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
             s = solve_contact(w, &w->contacts[sweep[k]], omega, NULL);
             if (s != RC_OK) break;
         }
         it++;
-        if (s == RC_OK && (it % opt->check_every == 0 || it == opt->max_iter))
-            s = rcn_nsgs_residual(w, nb, worst, &res);
+        if (s == RC_OK && (it % opt->check_every == 0 || it == opt->max_iter)) {
+            if (pk) pack_residual(w, pk, nb, worst, &res);
+            else s = rcn_nsgs_residual(w, nb, worst, &res);
+        }
     }
 done:
+    if (pk) rcn_nsgs_unpack(w, pk, sweep);   /* p and the residual terms back to the contacts */
     for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
