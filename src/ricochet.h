@@ -1032,9 +1032,15 @@ typedef enum rc_order {
                                a colour's contacts in key order, or in
                                parallel on solver.threads threads with the
                                same result bit for bit                      */
-    RC_ORDER_TOP = 5        /* as RC_ORDER_POSITION, top first (what rests on
+    RC_ORDER_TOP = 5,       /* as RC_ORDER_POSITION, top first (what rests on
                                a contact before it: the weight reaches the
                                supports within a sweep), ties by key        */
+    RC_ORDER_SLABS = 6      /* planar contacts in 16 slabs across gravity
+                               (key order within each), then those between
+                               two slabs: the slabs in parallel on
+                               solver.threads threads with the same result
+                               bit for bit, two barriers a sweep; 3D contacts
+                               by index                                     */
 } rc_order;
 
 typedef enum rc_residual_norm {
@@ -1086,7 +1092,8 @@ typedef struct rc_solver_def {
                            1000x fails the step                              */
     int local_max_iter; /* default 200                                       */
     int threads;        /* NSGS threads (OpenMP), >= 1, default 1; > 1 needs
-                           order RC_ORDER_COLOUR and method NSGS. Results do
+                           order RC_ORDER_COLOUR (or RC_ORDER_SLABS) and
+                           method NSGS. Results do
                            not depend on it. A step with a contact whose law
                            has no closed form (custom or generic laws) is
                            swept on one thread (same order, same numbers);

@@ -76,7 +76,7 @@ function World:simulation(t)
     end
     -- threads > 1 sweeps colour by colour: that order is then the default
     def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or D.order,
-                       { "fixed", "random", "position", "top", "colour", "color" })
+                       { "fixed", "random", "position", "top", "colour", "color", "slabs" })
     if def.order == "color" then def.order = "colour" end
     def.seed = integer(sname, "seed", s.seed, D.seed)
     def.check_every = integer(sname, "check_every", s.check_every, D.check_every)

@@ -30,8 +30,9 @@ static const char *const formulations[] = { "alart-curnier", "fischer-burmeister
 static const char *const linears[] = { "auto", "dense", "iterative", "sparse", NULL };
 static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTON_LINEAR_DENSE, RC_NEWTON_LINEAR_ITERATIVE,
                                                  RC_NEWTON_LINEAR_SPARSE };
-static const char *const orders[] = { "fixed", "random", "position", "colour", "top", NULL };
-static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_TOP };
+static const char *const orders[] = { "fixed", "random", "position", "colour", "top", "slabs", NULL };
+static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_TOP,
+                                        RC_ORDER_SLABS };
 static const char *const norms[] = { "l2", "max", NULL };
 static const char *const residuals[] = { "pass", "sweep", NULL };
 static const char *const work_checks[] = { "record", "warn", "error", NULL };

@@ -325,10 +325,11 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
     if (d->norm != RC_NORM_L2 && d->norm != RC_NORM_MAX)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'norm' %d", sv, (int)d->norm);
     if (d->order != RC_ORDER_FIXED && d->order != RC_ORDER_RANDOM
-        && d->order != RC_ORDER_POSITION && d->order != RC_ORDER_COLOUR && d->order != RC_ORDER_TOP)
+        && d->order != RC_ORDER_POSITION && d->order != RC_ORDER_COLOUR && d->order != RC_ORDER_TOP
+        && d->order != RC_ORDER_SLABS)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'order' %d", sv, (int)d->order);
-    if (d->threads > 1 && d->order != RC_ORDER_COLOUR)
-        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs order = \"colour\" (the %s order is sequential)",
+    if (d->threads > 1 && d->order != RC_ORDER_COLOUR && d->order != RC_ORDER_SLABS)
+        return rc_set_error(RC_ERR_ARG, "%s: 'threads' = %d needs order = \"colour\" or \"slabs\" (the %s order is sequential)",
                             sv, d->threads, d->order == RC_ORDER_RANDOM ? "random"
                             : d->order == RC_ORDER_POSITION ? "position" : d->order == RC_ORDER_TOP ? "top" : "fixed");
     if (d->threads > 1 && d->method != RC_SOLVER_NSGS)

@@ -156,6 +156,16 @@ rc_status rcn_colour_greedy(rc_world *w, const int *items, int n, rcn_colour_bod
  * returns a count, summed over this thread's calls */
 typedef long (*rcn_colour_range)(void *ctx, int lo, int hi);
 long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range range, void *ctx);
+/* slabs.c: the slabs order (RC_ORDER_SLABS) of the planar active contacts:
+ * w->sweep slab by slab (RCN_SLABS slabs across gravity, key order within
+ * each), then the contacts between two slabs; slab s at
+ * sweep[colour_start[s] .. colour_start[s + 1]), the boundary (range
+ * RCN_SLABS) last. pass: the slabs in a parallel region's threads (taken
+ * dynamically, then a barrier) and, if boundary, the boundary on one thread
+ * (omp single); outside a region all on this thread. */
+#define RCN_SLABS 16
+rc_status rcn_slab_order(rc_world *w);
+void rcn_slab_pass(const int *start, int boundary, rcn_colour_range range, void *ctx);
 /* anderson_hist.c: Anderson's history for a fixed-point map x -> G(x) on N
  * unknowns, depth m <= RCN_AA_MAX (world.c checks). The solver writes x_0
  * into x; after each sweep it writes G(x) into g and calls rcn_aa_next,

@@ -350,9 +350,9 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
     const int n = w->nactive, ncol = w->ncolours, nj = w->njoints, pmin = rcn_nsgs_parallel_min;
     const int timed = opt->threads > 1 && opt->adaptive_threads;
     const double margin = rcn_nsgs_team_margin;
-    const int *sweep = w->sweep, *start = w->colour_start;
+    const int *sweep = w->sweep, *start = w->colour_start, slabs = opt->order == RC_ORDER_SLABS;
     RC_OMP(omp parallel num_threads(nt) if(nt > 1) default(none)
-           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start, pk))
+           shared(w, st, nt, tol, omega, max_iter, check_every, n, ncol, nj, pmin, timed, margin, sweep, start, pk, slabs))
     {
         if (!st->started) {
             closed_residuals(w, pk);
@@ -381,10 +381,14 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
             }
             closed_ctx cx = { w, sweep, omega, pk };
-            (void)rcn_colour_pass(ncol, start, pmin, closed_range, &cx);   /* colour.c */
+            /* slabs: the boundary after the slabs' barrier, by the single
+             * below when no residual pass follows (one barrier less) */
+            if (slabs) rcn_slab_pass(start, check, closed_range, &cx);        /* slabs.c */
+            else (void)rcn_colour_pass(ncol, start, pmin, closed_range, &cx);   /* colour.c */
             if (check) closed_residuals(w, pk);
             RC_OMP(omp single)
             {
+                if (slabs && !check) (void)closed_range(&cx, start[RCN_SLABS], start[RCN_SLABS + 1]);
                 st->it++;
                 if (check) {
                     residual_sum(w, st->nb, &st->worst, &st->res, pk);
@@ -470,6 +474,9 @@ rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **swee
     } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
         int closed;
         RC_CHECK(colour_order(w, &closed));
+        *sweep = w->sweep;
+    } else if (opt->order == RC_ORDER_SLABS && w->nactive > 0) {
+        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
         *sweep = w->sweep;
     }
     return RC_OK;
@@ -598,6 +605,10 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     } else if (order == RC_ORDER_COLOUR) {
         RC_CHECK(colour_order(w, &closed));
         sweep = w->sweep;   /* (a law with callbacks: the same order on this thread) */
+    } else if (order == RC_ORDER_SLABS && w->nactive > 0) {
+        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
+        closed = all_laws_closed(w);
+        sweep = w->sweep;
     }
     /* the hot records in that order (nsgs_pack.c), when every active
      * contact can have one: the sweeps and the residual passes read them,
@@ -607,9 +618,10 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         RC_CHECK(rcn_nsgs_pack(w, sweep, &pack));
         pk = &pack;
     }
-    if (order == RC_ORDER_COLOUR && closed && w->nactive > 0) {
-        int nt = rc_openmp() ? opt->threads : 1, shared_colour = 0;
-        for (int k = 0; k < w->ncolours && !shared_colour; k++)
+    if ((order == RC_ORDER_COLOUR || order == RC_ORDER_SLABS) && closed && w->nactive > 0) {
+        int nt = rc_openmp() ? opt->threads : 1;
+        int shared_colour = order == RC_ORDER_SLABS && w->nactive >= 2 * rcn_nsgs_parallel_min;   /* slabs: one pass */
+        for (int k = 0; k < w->ncolours && !shared_colour && order == RC_ORDER_COLOUR; k++)
             shared_colour = w->colour_start[k + 1] - w->colour_start[k] >= rcn_nsgs_parallel_min;
         if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
         if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)

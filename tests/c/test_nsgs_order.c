@@ -3,7 +3,7 @@
  * threads), their admissibility on a pile, and the option checks. Reads the
  * world's sweep arrays through the internal headers to check the orders themselves. */
 #include "rc_test.h"
-#include "nonsmooth/nonsmooth.h"
+#include "nonsmooth/nonsmooth_impl.h"
 
 typedef struct pile_opts {
     rc_order order;
@@ -123,6 +123,78 @@ static int colouring_ok(const rc_world *w, int *ncolours)
         }
     }
     return 1;
+}
+
+/* The slabs of the last step (slabs.c): a permutation of the active
+ * contacts; no movable body in two slabs; key order within each range; a
+ * boundary contact joins two bodies of different slabs. *interior: the
+ * contacts in slabs. */
+static int slabs_ok(const rc_world *w, int *interior)
+{
+    static int slab_of[4096];
+    if (w->nbodies > 4096 || w->ncolours != RCN_SLABS + 1) return 0;
+    if (w->colour_start[0] != 0 || w->colour_start[RCN_SLABS + 1] != w->nactive) return 0;
+    long sum_sweep = 0, sum_active = 0;
+    for (int k = 0; k < w->nactive; k++) { sum_sweep += w->sweep[k]; sum_active += w->active[k]; }
+    if (sum_sweep != sum_active) return 0;
+    for (int b = 0; b < w->nbodies; b++) slab_of[b] = -1;
+    for (int s = 0; s < RCN_SLABS; s++)
+        for (int k = w->colour_start[s]; k < w->colour_start[s + 1]; k++) {
+            const rc_contact *c = &w->contacts[w->sweep[k]];
+            if (k > w->colour_start[s] && w->contacts[w->sweep[k - 1]].key >= c->key) return 0;
+            const int ab[2] = { c->body_a, c->body_b };
+            for (int i = 0; i < 2; i++) {
+                if (ab[i] == RC_GROUND) continue;
+                if (slab_of[ab[i]] >= 0 && slab_of[ab[i]] != s) return 0;   /* a body in two slabs */
+                slab_of[ab[i]] = s;
+            }
+        }
+    for (int k = w->colour_start[RCN_SLABS]; k < w->nactive; k++) {
+        const rc_contact *c = &w->contacts[w->sweep[k]];
+        if (k > w->colour_start[RCN_SLABS] && w->contacts[w->sweep[k - 1]].key >= c->key) return 0;
+        if (c->body_a == RC_GROUND) return 0;   /* a ground contact belongs to its body's slab */
+    }
+    *interior = w->colour_start[RCN_SLABS];
+    return 1;
+}
+
+RC_TEST(slabs_order_two_threads_bit_identical_to_one)
+{
+    rcn_nsgs_parallel_min = 0;   /* a team for every step, however small */
+    pile_opts o1 = { RC_ORDER_SLABS, 1, 1e-6, 200, 0, 0, 0 }, o2 = o1;
+    o2.threads = 2;
+    rc_world *a = pile(96, &o1), *b = pile(96, &o2);
+    CHECK(a && b);
+    if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); return; }
+    int steps_with_contacts = 0, bad = 0, diverged_at = -1, maxit = 0;
+    long interior = 0, all = 0;
+    for (int i = 0; i < 200; i++) {
+        CHECK_OK(rc_world_step(a));
+        CHECK_OK(rc_world_step(b));
+        rc_step_info in;
+        rc_world_step_info(a, &in);
+        if (in.nactive) steps_with_contacts++;
+        if (in.iterations > maxit) maxit = in.iterations;
+        int inner = 0;
+        if (in.nactive && !slabs_ok(b, &inner)) bad++;
+        interior += inner;
+        all += in.nactive;
+        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
+    }
+    CHECK(diverged_at == -1);
+    if (diverged_at >= 0) fprintf(stderr, "  slabs: threads 1 and 2 differ from step %d\n", diverged_at + 1);
+    CHECK(bad == 0);
+    CHECK(interior > all / 4);   /* the slabs hold contacts, not only the boundary */
+    CHECK(steps_with_contacts > 150);
+    CHECK(maxit > 5);
+    rc_run_stats sa, sb;
+    rc_world_run_stats(a, &sa);
+    rc_world_run_stats(b, &sb);
+    CHECK(sa.parallel_steps == 0);
+    if (rc_openmp()) CHECK(sb.parallel_steps == steps_with_contacts);
+    rc_world_destroy(a);
+    rc_world_destroy(b);
+    rcn_nsgs_parallel_min = 512;
 }
 
 RC_TEST(colour_order_two_threads_bit_identical_to_one)
@@ -313,12 +385,13 @@ static void check_admissible(int *failed, rc_order order, int threads)
 RC_TEST(position_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_POSITION, 1); }
 RC_TEST(colour_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_COLOUR, 2); }
 RC_TEST(fixed_order_reference_is_admissible_too) { check_admissible(failed, RC_ORDER_FIXED, 1); }
+RC_TEST(slabs_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_SLABS, 2); }
 
 RC_TEST(orders_allocate_nothing_in_steady_state)
 {
-    const rc_order orders[] = { RC_ORDER_POSITION, RC_ORDER_COLOUR };
-    for (int i = 0; i < 2; i++) {
-        pile_opts o = { orders[i], orders[i] == RC_ORDER_COLOUR ? 2 : 1, 1e-6, 200, 0, 1, 0 };
+    const rc_order orders[] = { RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_SLABS };
+    for (int i = 0; i < 3; i++) {
+        pile_opts o = { orders[i], orders[i] != RC_ORDER_POSITION ? 2 : 1, 1e-6, 200, 0, 1, 0 };
         rc_world *w = pile(40, &o);
         CHECK(w != NULL);
         if (!w) return;
@@ -380,6 +453,8 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     CHECK_OK(rc_world_configure(w, &sd));
     sd.solver.threads = 2;
     CHECK_OK(rc_world_configure(w, &sd));
+    sd.solver.order = RC_ORDER_SLABS;
+    CHECK_OK(rc_world_configure(w, &sd));
     sd.solver.order = RC_ORDER_POSITION;
     sd.solver.threads = 1;
     CHECK_OK(rc_world_configure(w, &sd));
@@ -387,7 +462,8 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(colour_order_two_threads_bit_identical_to_one),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
+             T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
              T(position_order_sorts_by_height_then_key),

@@ -207,7 +207,7 @@ describe("ranges", function()
             error_of(w.simulation, w, { solver = { on_fail = "ignore" } }))
         has("world:simulation: solver: 'relax' must be in (0, 2) (got 2)",
             error_of(w.simulation, w, { solver = { relax = 2 } }))
-        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"top\", \"colour\", \"color\" (got 'shuffle')",
+        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"top\", \"colour\", \"color\", \"slabs\" (got 'shuffle')",
             error_of(w.simulation, w, { solver = { order = "shuffle" } }))
         has("'theta' must be 1 for maury",
             error_of(w.simulation, w, { scheme = "maury", theta = 0.5 }))

@@ -74,7 +74,7 @@ describe("solver options order and threads", function()
     before_each(function() w = rc.world{} end)
 
     it("name the option in their errors", function()
-        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"top\", \"colour\", \"color\" (got 'sideways')",
+        has("world:simulation: solver: 'order' must be one of \"fixed\", \"random\", \"position\", \"top\", \"colour\", \"color\", \"slabs\" (got 'sideways')",
             error_of(w.simulation, w, { solver = { order = "sideways" } }))
         has("world:simulation: solver: 'threads' must be >= 1 (got 0)",
             error_of(w.simulation, w, { solver = { threads = 0 } }))
@@ -84,9 +84,9 @@ describe("solver options order and threads", function()
             error_of(w.simulation, w, { solver = { threads = 1.5 } }))
         has("world:simulation: solver: 'threads' must be a number (got '2')",
             error_of(w.simulation, w, { solver = { threads = "2" } }))
-        has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" (the position order is sequential)",
+        has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" or \"slabs\" (the position order is sequential)",
             error_of(w.simulation, w, { solver = { threads = 2, order = "position" } }))
-        has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" (the top order is sequential)",
+        has("world:simulation: solver: 'threads' = 2 needs order = \"colour\" or \"slabs\" (the top order is sequential)",
             error_of(w.simulation, w, { solver = { threads = 2, order = "top" } }))
         has("world:simulation: solver: 'threads' = 2 needs the \"nsgs\" solver",
             error_of(w.simulation, w, { solver = { "uzawa", threads = 2 } }))
