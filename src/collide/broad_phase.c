@@ -9,15 +9,15 @@
 
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
  * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
- * ints) is the broadphase grid's storage after its header (done with once the
- * pairs are found), else the spare room of w->pairs. */
+ * ints) is the broadphase grid's storage (done with once the pairs are
+ * found), else the spare room of w->pairs. */
 rc_status rcc_sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
     if (np < 2) return RC_OK;
     int *in = w->pairs, *out;
-    if ((long long)GRID_HDR + 2LL * np + nk + 1 <= w->cap_order) {
-        out = w->order + GRID_HDR;
+    if (2LL * np + nk + 1 <= w->cap_order) {
+        out = w->order;
     } else {
         RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
         in = w->pairs;
@@ -72,7 +72,7 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
     return RC_OK;
 }
 
-/* The uniform grid (layout of w->order at the top of the file). */
+/* The uniform grid (layout of w->order in collide.c). */
 
 enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] (CELL_HALF: ground
                                                        half-planes and circular walls) */
@@ -103,18 +103,14 @@ static rc_status grid_layout(rc_world *w, grid *g)
         return rc_set_error(RC_ERR_NOMEM, "broadphase: too many shapes (%d)", ns);
     int E = 4 * ns + 64, T = 64;
     while (T < E) T *= 2;
-    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
-    if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
-        int *o = rcb_realloc(w->order, (size_t)need * sizeof(int));
-        if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
-        w->order = o;
-        w->cap_order = need;
-    }
+    int need = 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->order, need, sizeof(int), "broadphase grid"));   /* 16-byte aligned */
+    w->cap_order = need;
     int *o = w->order;
     g->ns = ns; g->E = E; g->T = T;
-    g->hdr = o;
-    g->box = (double *)(void *)(o + GRID_HDR);
-    g->cell = o + GRID_HDR + 8 * ns;
+    g->hdr = w->grid_hdr;
+    g->box = (double *)(void *)o;
+    g->cell = o + 8 * ns;
     g->body = g->cell + 4 * ns;
     g->list = g->body + ns;
     g->start = g->list + ns;

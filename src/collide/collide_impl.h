@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <stddef.h>
 
-enum { GRID_HDR = 8 };      /* the grid's header ints, before its boxes (keeps them 8-byte aligned) */
 
 /* radius of a disk, 0 for a point contactor */
 static inline double round_radius(const rc_shape *s) { return s->type == RC_SHAPE_DISK ? s->radius : 0.0; }

@@ -464,10 +464,16 @@ rc_status rcc_narrow_pairs(rc_world *w)
      * edge-line test lies within sqrt(2) m of the other polygon. */
     double m = w->detect_margin > w->def.contact_margin ? w->detect_margin : w->def.contact_margin, bm = 1.5 * m;
     const double L = rcm_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
-    RC_CHECK(rcc_grid_pairs(w, m, bm));
-    RC_CHECK(rcc_named_pairs(w));
-
-    RC_CHECK(rcc_sort_pairs(w));
+    /* the grid (and the sort's scratch) in the step's work memory, taken
+     * back once the pairs are sorted: the solver's work reuses its bytes */
+    const rcb_arena_mark mark = rcb_arena_mark_now(&w->work);
+    rc_status s = rcc_grid_pairs(w, m, bm);
+    if (s == RC_OK) s = rcc_named_pairs(w);
+    if (s == RC_OK) s = rcc_sort_pairs(w);
+    rcb_arena_release(&w->work, mark);
+    w->order = NULL;
+    w->cap_order = 0;
+    RC_CHECK(s);
     /* room for half as many more candidates as this step's (and 32): the
      * pair count wanders from step to step and creeps up while a pile
      * settles, the next steps find their room */

@@ -411,7 +411,7 @@ struct rc_world {
                               when the anticipating index set may activate a
                               contact farther away (scheme.c)                    */
     int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
-    int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
+    int *order, cap_order, grid_hdr[8];   /* broadphase grid (work, in detection only) and its header (collide.c) */
     int next_contact_id;
     /* NSGS sweep orders (nsgs.c; work) */
     int *sweep;                 /* active contacts in sweep order (position, colour) */
