@@ -2,9 +2,10 @@
  * and taken back whole at the start of the next step (rcb_arena_reset), in
  * the spirit of Box2D v3's arena allocator. A request that does not fit
  * gets a block of its own (a "spill", counted); the next reset frees the
- * spills and grows the block to the step's peak with room to spare (a
- * quarter; an eighth from a megabyte on, as rcb_reserve), so that once a
- * run's sizes settle a step allocates nothing. Scratch done with inside the
+ * spills and grows the block to the step's peak with a quarter to spare, so
+ * that once a run's sizes settle a step allocates nothing (an eighth was
+ * tried: the packed pile's second step then outgrew its first's block by
+ * more, spilled, and the third step's block came out larger). Scratch done with inside the
  * step (the broadphase's grid) is taken back by a release to a mark taken
  * before it, so that what the step asks for later reuses its bytes: the
  * peak is the most held at once, not the sum of the requests. */
@@ -29,7 +30,7 @@ rc_status rcb_arena_reset(rcb_arena *a)
 {
     free_spills(a, 0);
     if (a->peak > a->cap) {
-        size_t want = a->peak + (a->peak >= ((size_t)1 << 20) ? a->peak / 8 : a->peak / 4);
+        size_t want = a->peak + a->peak / 4;
         rcb_free(a->base);   /* nothing in it outlives a reset: no copy */
         a->base = rcb_malloc(want);
         a->cap = a->base ? want : 0;
