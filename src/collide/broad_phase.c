@@ -19,7 +19,7 @@ rc_status rcc_sort_pairs(rc_world *w)
     if (2LL * np + nk + 1 <= w->cap_order) {
         out = w->order;
     } else {
-        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
+        RC_CHECK(rcc_pairs_room(w, 4LL * np + nk + 1));
         in = w->pairs;
         out = in + 2 * np;
     }
@@ -41,6 +41,27 @@ rc_status rcc_sort_pairs(rc_world *w)
 
 /* ---------------------------------------------------------------- broadphase */
 
+/* The pairs live in the step's work memory with the grid (rcc_narrow_pairs
+ * gives both back after the narrowphase). The first block of a detection
+ * takes w->room_pairs ints (the last detection's pairs and half as many more:
+ * the count wanders from step to step); a larger need takes a new block by
+ * a quarter more and copies the pairs (the old block is given back with the
+ * rest). */
+rc_status rcc_pairs_room(rc_world *w, long long need)
+{
+    if (need <= w->cap_pairs) return RC_OK;
+    long long g = w->cap_pairs > w->room_pairs ? w->cap_pairs : w->room_pairs;
+    if (g < 64) g = 64;
+    while (g < need) g += g / 4;
+    if (g > INT_MAX) return rc_set_error(RC_ERR_NOMEM, "broadphase: too many pairs (%lld ints)", need);
+    int *p;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&p, g, sizeof(int), "broadphase pairs"));
+    if (w->npairs > 0) memcpy(p, w->pairs, (size_t)2 * w->npairs * sizeof(int));
+    w->pairs = p;
+    w->cap_pairs = (int)g;
+    return RC_OK;
+}
+
 /* Candidate pair (i, j): ordered into (A, B) and stored as (A, 2B + !named)
  * so that sorting puts a pair's named copy first. */
 static rc_status push_pair(rc_world *w, int i, int j, int named)
@@ -50,7 +71,7 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
     if (rcm_shape_feature_count(a, b) == 0) return RC_OK;
     if (named && !rcm_world_pair_is_named(w, i, j)) return RC_OK;
     if (rcm_sleeping_pair(w, a->body, b->body)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
-    RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + 1)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + !named;
     w->npairs++;
@@ -64,8 +85,7 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 {
     if (rcm_sleeping_pair(w, body_i, body_j)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
     if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
-    if (2 * (w->npairs + 1) > w->cap_pairs)
-        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    if (2 * (w->npairs + 1) > w->cap_pairs) RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + 1)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + 1;
     w->npairs++;

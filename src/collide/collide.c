@@ -28,9 +28,10 @@
  * anything (half-planes and segments on bodies) are left out.
  *
  * Storage, all in w->order (ints; its size depends on n = w->nshapes only),
- * taken from the step's work memory (w->work) for the broadphase and the
- * pairs' sort and given back once the pairs are sorted (rcc_narrow_pairs), so
- * that the solver's work later in the step reuses its bytes; carved as
+ * taken from the step's work memory (w->work) with the candidate pairs
+ * (w->pairs) and given back after the narrowphase (rcc_narrow_pairs), so that
+ * the solver's work later in the step (NSGS's hot records) reuses the bytes;
+ * carved as
  *   box  [4 n]      doubles (8 n ints): inflated AABBs
  *   cell [4 n]      cx0 cy0 cx1 cy1, or a mark in cell[4 i] (CELL_*)
  *   body [n]        body of each shape

@@ -40,6 +40,8 @@ void rcc_shape_aabb(const rc_shape *s, double bb[4]);
 rc_status rcc_grid_pairs(rc_world *w, double m, double bm);
 rc_status rcc_named_pairs(rc_world *w);
 rc_status rcc_sort_pairs(rc_world *w);
+/* broad_phase.c: room for need ints in w->pairs (the step's work memory) */
+rc_status rcc_pairs_room(rc_world *w, long long need);
 /* narrow_phase.c: broadphase, then the narrowphase of every candidate pair
  * into w->contacts (sorted by key). */
 rc_status rcc_narrow_pairs(rc_world *w);
