@@ -1067,8 +1067,10 @@ typedef struct rc_solver_def {
                            (0, 2) ((0, 1] when accelerated), default 1      */
     rc_order order;     /* NSGS sweep order, default RC_ORDER_FIXED          */
     uint64_t seed;      /* for RC_ORDER_RANDOM (default 1)                   */
-    int check_every;    /* evaluate the residual every n sweeps (default 1):
-                           larger values save its cost on big problems       */
+    int check_every;    /* NSGS: evaluate the residual every n sweeps; 1 (the
+                           default): after each of the first 8 planar sweeps,
+                           then spaced by the predicted convergence (1..8
+                           sweeps apart; 3D contacts from the first)         */
     double tol;         /* natural-map residual tolerance (default 1e-10)  */
     int max_iter;       /* sweep cap (default 1000)                         */
     rc_on_fail on_fail; /* default RC_ON_FAIL_WARN                          */

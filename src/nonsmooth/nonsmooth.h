@@ -244,6 +244,11 @@ typedef struct rcn_solver {
     rc_status (*solve)(const rcn_problem *pb, rcn_report *report);
 } rcn_solver;
 const rcn_solver *rcn_solver_of(rc_solver_method method);
+/* solver.c: the sweeps until NSGS's next residual pass, from the last two
+ * passes' residuals (res, prev, between sweeps apart) and tol */
+int rcn_pass_gap(double res, double prev, int between, double tol);
+/* solver.c: whether planar NSGS's sweep it ends with a pass (check_every = 1) */
+int rcn_pass_due(int it, int next);
 
 /* nsgs.c: a contact's place in the position order (height, then key). */
 typedef struct rc_sort_item { double height; int contact; } rc_sort_item;
@@ -270,6 +275,7 @@ extern int rcn_nsgs_pack_enabled;
 /* nsgs_pack.c: every active contact can have a hot record (geometric, with a
  * closed-form law): the step reserves the records only then (integrate/step.c). */
 int rcn_nsgs_pack_usable(const rc_world *w);
+extern _Atomic long rcn_nsgs_passes;   /* nsgs.c: the planar residual passes made (tests) */
 /* nsgs3.c: the same for the 3D contacts' colours (default 128). */
 extern int rcn_nsgs3_parallel_min;
 /* nsgs.c: adaptive threads keep the team while its sweeps take less than

@@ -98,8 +98,14 @@ static void residual_sum(rc_world *w, double norm_b, int *worst, double *res, co
     *res = residual_norm(w, sum, worst_res, norm_b);
 }
 
+/* The planar residual passes made, all worlds together (the tests of the
+ * passes' spacing read it) */
+_Atomic long rcn_nsgs_passes = 0;
+static void count_pass(void) { atomic_fetch_add_explicit(&rcn_nsgs_passes, 1, memory_order_relaxed); }
+
 rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 {
+    count_pass();
     for (int k = 0; k < w->nactive; k++) {
         rc_contact *c = &w->contacts[w->active[k]];
         double u[2];
@@ -113,6 +119,7 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 /* The same on the hot records (every active contact packed: closed-form laws) */
 static void pack_residual(rc_world *w, rcn_pack2 *pk, double norm_b, int *worst, double *res)
 {
+    count_pass();
     rcn_nsgs_pack_terms(w, pk, 0, pk->n);   /* nsgs_pack.c */
     residual_sum(w, norm_b, worst, res, pk);
 }
@@ -299,6 +306,8 @@ typedef struct coloured_state {
     int region_sweeps;      /* sweeps of the current parallel region           */
     int slow;               /* consecutive team sweeps slower than one thread   */
     int it_limit;           /* stop after this many sweeps                      */
+    int next, prev_it;      /* check_every = 1: the sweep of the next pass, that of the last */
+    double prev;            /* the last pass's residual (rcn_pass_gap)           */
 } coloured_state;
 
 /* The squared local residuals of the active contacts (closed-form laws), in
@@ -350,6 +359,7 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
             RC_OMP(omp single)
             {
                 residual_sum(w, st->nb, &st->worst, &st->res, pk);
+                count_pass();
                 st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 st->started = 1;
             }
@@ -364,7 +374,8 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
          * comes after at least one more barrier (a colour's, ncol >= 1), so
          * every thread reads the same values and meets the same constructs. */
         while (st->go && !st->leave && st->it < st->it_limit) {
-            const int check = (st->it + 1) % check_every == 0 || st->it + 1 == max_iter;
+            const int check = (check_every == 1 ? rcn_pass_due(st->it + 1, st->next) : (st->it + 1) % check_every == 0)
+                           || st->it + 1 == max_iter;
             if (nj) {
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
@@ -375,7 +386,15 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
             RC_OMP(omp single)
             {
                 st->it++;
-                if (check) residual_sum(w, st->nb, &st->worst, &st->res, pk);
+                if (check) {
+                    residual_sum(w, st->nb, &st->worst, &st->res, pk);
+                    count_pass();
+                }
+                if (check && check_every == 1) {   /* the passes spaced by the predicted convergence */
+                    st->next = st->it + rcn_pass_gap(st->res, st->prev, st->it - st->prev_it, tol);
+                    st->prev = st->res;
+                    st->prev_it = st->it;
+                }
                 st->go = st->res > tol && st->it < max_iter && !rc_interrupt_requested();
                 if (timed) {   /* seconds per contact update; a residual pass costs about a sweep */
                     const double now = rcn_wall_s(), per = (now - st->t_prev) / ((double)n * (1 + check));
@@ -608,6 +627,13 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     else s = rcn_nsgs_residual(w, nb, worst, &res);
     const double omega = opt->relax;
     uint64_t rng = opt->seed * 0x9E3779B97F4A7C15ull + (uint64_t)w->step + 1;
+    /* check_every = 1 (the default): a pass after each of the first sweeps,
+     * then spaced by the predicted convergence (solver.c rcn_pass_due,
+     * rcn_pass_gap); else every check_every sweeps. The step stops only on a
+     * pass <= tol, and the cap's sweep has one. */
+    const int adaptive = opt->check_every == 1;
+    int next = 1, prev_it = 0;
+    double prev = 0.0;
     while (s == RC_OK && res > tol && it < opt->max_iter && !rc_interrupt_requested()) {
         if (order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic))
             shuffle_active(w, &rng, pk);   /* an exploration's cyclic order: the first sweep's, kept */
@@ -619,9 +645,15 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
             if (s != RC_OK) break;
         }
         it++;
-        if (s == RC_OK && (it % opt->check_every == 0 || it == opt->max_iter)) {
+        const int check = adaptive ? rcn_pass_due(it, next) : it % opt->check_every == 0;
+        if (s == RC_OK && (check || it == opt->max_iter)) {
             if (pk) pack_residual(w, pk, nb, worst, &res);
             else s = rcn_nsgs_residual(w, nb, worst, &res);
+            if (adaptive) {
+                next = it + rcn_pass_gap(res, prev, it - prev_it, tol);
+                prev = res;
+                prev_it = it;
+            }
         }
     }
 done:

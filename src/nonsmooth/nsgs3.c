@@ -452,24 +452,6 @@ static void team3_end(rc_world *w, const team3 *t)
     w->c3->shared = t->team_sweeps > 0;
 }
 
-enum { PASS_GAP_MAX = 8 };
-
-/* The sweeps until the next residual pass (check_every = 1, the default):
- * half the sweeps that the contraction between the last two passes still
- * predicts before tol, in 1..PASS_GAP_MAX; 1 while no rate is known or the
- * residual did not decrease. The step still stops only on a pass <= tol
- * (and the cap's sweep has its pass): at most a few sweeps more than a pass
- * after every sweep would take, when the convergence speeds up, for
- * passes saved on the long solves (docs/theory/spatial.md, "NSGS"). */
-static int pass_gap(double res, double prev, int between, double tol)
-{
-    if (!(prev > 0.0) || !(res < prev) || !(res > tol) || between < 1) return 1;
-    const double rate = pow(res / prev, 1.0 / between);   /* per sweep, in (0, 1) */
-    const double m = log(tol / res) / log(rate);           /* sweeps still needed */
-    const double g = floor(0.5 * m);
-    return !(g >= 1.0) ? 1 : g > PASS_GAP_MAX ? PASS_GAP_MAX : (int)g;
-}
-
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters)
 {
     rcm_c3 *c3 = w->c3;
@@ -538,7 +520,7 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
         if (*res <= tol) break;
         if (adaptive) {
-            next = it + pass_gap(*res, prev, it - prev_it, tol);
+            next = it + rcn_pass_gap(*res, prev, it - prev_it, tol);
             prev = *res;
             prev_it = it;
         }

@@ -5,6 +5,8 @@
  */
 #include "nonsmooth/nonsmooth.h"
 
+#include <math.h>
+
 static const rcn_solver solvers[] = {
     { "nsgs", rcn_nsgs_solve },     /* RC_SOLVER_NSGS: nonsmooth Gauss--Seidel (nsgs.c) */
     { "uzawa", rcn_uzawa_solve },   /* RC_SOLVER_UZAWA: accelerated Uzawa (uzawa.c) */
@@ -24,3 +26,28 @@ const char *rc_solver_name(rc_solver_method method)
         && method != RC_SOLVER_APGD) return NULL;
     return rcn_solver_of(method)->name;
 }
+
+enum { PASS_GAP_MAX = 8, PASS_EVERY_FIRST = 8 };
+
+/* The sweeps until NSGS's next residual pass (check_every = 1, the default;
+ * nsgs.c, nsgs3.c): half the sweeps that the contraction between the last
+ * two passes still predicts before tol, in 1..PASS_GAP_MAX; 1 while no rate
+ * is known or the residual did not decrease. The step still stops only on a
+ * pass <= tol (and the cap's sweep has its pass): at most a few sweeps more
+ * than a pass after every sweep would take, when the convergence speeds up,
+ * for passes saved on the long solves (docs/theory/spatial.md, "NSGS";
+ * docs/granular.md). */
+int rcn_pass_gap(double res, double prev, int between, double tol)
+{
+    if (!(prev > 0.0) || !(res < prev) || !(res > tol) || between < 1) return 1;
+    const double rate = pow(res / prev, 1.0 / between);   /* per sweep, in (0, 1) */
+    const double m = log(tol / res) / log(rate);           /* sweeps still needed */
+    const double g = floor(0.5 * m);
+    return !(g >= 1.0) ? 1 : g > PASS_GAP_MAX ? PASS_GAP_MAX : (int)g;
+}
+
+/* Whether planar NSGS's sweep it (from 1) ends with a residual pass under
+ * check_every = 1 (nsgs.c): each of the first PASS_EVERY_FIRST sweeps -- a
+ * short solve stops where a pass after every sweep would stop it -- then the
+ * sweep next that rcn_pass_gap set at the last pass. */
+int rcn_pass_due(int it, int next) { return it <= PASS_EVERY_FIRST || it >= next; }

@@ -268,5 +268,41 @@ RC_TEST(law_without_closed_form_keeps_the_records_path)
     CHECK(memcmp(q[0], q[1], sizeof q[0]) == 0);
 }
 
+/* check_every = 1, the default (nsgs.c, solver.c rcn_pass_due and
+ * rcn_pass_gap): a residual pass before the first sweep, after each of the
+ * first 8, then spaced by the predicted convergence, at most 8 sweeps apart,
+ * and at the cap. Per step the passes lie within those bounds, and the long
+ * steps (this pile's tol 1e-9 stops most at the cap of 40) make fewer passes
+ * than sweeps; on the records' path (pack off) and on the colour order too. */
+static void passes_spaced(int *failed, rc_order order, int packed)
+{
+    rcn_nsgs_pack_enabled = packed;
+    rc_world *w = pile(order, 1, RC_RESIDUAL_PASS, 1.0, 0, 120);
+    CHECK(w != NULL);
+    if (!w) { rcn_nsgs_pack_enabled = 1; return; }
+    long spared = 0, long_steps = 0;
+    for (int k = 0; k < 40; k++) {
+        const long p0 = rcn_nsgs_passes;
+        if (!must(rc_world_step(w))) break;
+        const long passes = rcn_nsgs_passes - p0, it = w->info.iterations;
+        const long lo = 1 + (it < 8 ? it : 8) + (it > 8 ? (it - 8) / 8 : 0);
+        CHECK(passes >= lo && passes <= it + 1);
+        spared += it + 1 - passes;
+        long_steps += it > 16;
+    }
+    printf("  order %d, pack %d: %ld passes spared over 40 steps (%ld of more than 16 sweeps)\n", (int)order, packed,
+           spared, long_steps);
+    CHECK(long_steps > 10 && spared >= 4 * long_steps);
+    rc_world_destroy(w);
+    rcn_nsgs_pack_enabled = 1;
+}
+
+RC_TEST(passes_are_spaced_on_long_solves)
+{
+    passes_spaced(failed, RC_ORDER_FIXED, 1);
+    passes_spaced(failed, RC_ORDER_FIXED, 0);
+    passes_spaced(failed, RC_ORDER_COLOUR, 1);
+}
+
 RC_TEST_MAIN(T(packed_sweeps_are_the_records_sweeps), T(pack_does_not_change_the_steps),
-             T(law_without_closed_form_keeps_the_records_path))
+             T(law_without_closed_form_keeps_the_records_path), T(passes_are_spaced_on_long_solves))

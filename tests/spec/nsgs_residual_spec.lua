@@ -140,3 +140,55 @@ describe("NSGS residual = \"sweep\"", function()
     assert.are.equal("sweep", w:simulation{ solver = { "nsgs", residual = "sweep" } }.residual)
   end)
 end)
+
+-- check_every = 1, the default (nsgs.c; solver.c rcn_pass_due / rcn_pass_gap): a pass after
+-- each of the first 8 sweeps, then spaced by the convergence the last two passes predict. The
+-- step still stops only on a true pass <= tol, and a short solve stops where a pass after every
+-- sweep would stop it. (tests/c/test_nsgs_pack.c counts the passes.)
+-- the true residual after exactly k sweeps: a run that cannot converge, capped at k (the
+-- cap's sweep always ends with a pass)
+local function after(k, extra)
+  local s = { "nsgs", tol = 1e-300, max_iter = k }
+  for key, v in pairs(extra or {}) do s[key] = v end
+  local _, r = first_step(s)
+  return r
+end
+
+describe("NSGS residual passes spaced by the predicted convergence", function()
+  it("a long solve stops on a true pass: the residual of exactly that many sweeps, <= tol", function()
+    for _, tol in ipairs { 1e-4, 1e-6, 1e-8 } do
+      local k, r, c = first_step({ "nsgs", tol = tol, max_iter = 5000 })
+      assert.is_true(c and k > 8 and r <= tol, ("tol %g: %d sweeps, residual %g"):format(tol, k, r))
+      assert.are.equal(after(k), r)   -- bit for bit: no estimate, no stale pass
+    end
+  end)
+
+  it("a short solve (at most 8 sweeps) stops at the first sweep whose residual is <= tol", function()
+    local tol = 1e-2
+    local k, r, c = first_step({ "nsgs", tol = tol, max_iter = 5000 })
+    assert.is_true(c and k <= 8 and r <= tol)
+    for j = 1, k - 1 do assert.is_true(after(j) > tol, "sweep " .. j) end
+  end)
+
+  it("check_every = n still passes every n sweeps", function()
+    for _, every in ipairs { 2, 5 } do
+      local k, r, c = first_step({ "nsgs", tol = 1e-6, max_iter = 5000, check_every = every })
+      assert.is_true(c and r <= 1e-6)
+      assert.are.equal(0, k % every)
+      -- the pass after every n sweeps finds the first multiple of n below tol
+      assert.is_true(after(k - every) > 1e-6)
+    end
+  end)
+
+  it("the colour order on threads stops where it stops on one thread", function()
+    local function colour(threads)
+      return { "nsgs", tol = 1e-6, max_iter = 5000, order = "colour", threads = threads, adaptive_threads = false }
+    end
+    local k1, r1 = first_step(colour(1))
+    local k2, r2 = first_step(colour(2))
+    assert.are.equal(k1, k2)
+    assert.are.equal(r1, r2)
+    assert.is_true(r1 <= 1e-6 and k1 > 8)
+    assert.are.equal(after(k1, { order = "colour" }), r1)
+  end)
+end)
