@@ -5,10 +5,11 @@
  * spills and grows the block to the step's peak with a quarter to spare, so
  * that once a run's sizes settle a step allocates nothing (an eighth was
  * tried: the packed pile's second step then outgrew its first's block by
- * more, spilled, and the third step's block came out larger). Scratch done with inside the
- * step (the broadphase's grid) is taken back by a release to a mark taken
- * before it, so that what the step asks for later reuses its bytes: the
- * peak is the most held at once, not the sum of the requests. */
+ * more, spilled, and the third step's block came out larger). Scratch done
+ * with inside the step (the broadphase's grid and pairs) is taken back by a
+ * release to a mark taken before it, so that what the step asks for later
+ * reuses its bytes: the peak is the most held at once, not the sum of the
+ * requests. */
 #include "base/base.h"
 
 #include <stdint.h>
@@ -49,7 +50,7 @@ void *rcb_arena_alloc(rcb_arena *a, size_t bytes)
 {
     size_t n = align_up(bytes ? bytes : 1);
     if (n < bytes) return NULL;   /* overflow */
-    a->level += n;   /* what this step would have needed in one block */
+    a->level += n;   /* held now; the peak: what this step needs in one block */
     if (a->level > a->peak) a->peak = a->level;
     if (a->base && a->cap - a->used >= n) {
         void *p = (char *)a->base + a->used;
