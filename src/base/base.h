@@ -27,18 +27,25 @@ void rcb_trim(void **arr, int *cap, int n, size_t elem);
 
 /* arena.c: the work memory of a step (one block, reset at the start of each
  * step; what does not fit is a counted spill, and the next reset grows the
- * block to the step's peak). Pointers from it are valid until the next reset. */
+ * block to the step's peak). Pointers from it are valid until the next reset,
+ * or until a release to a mark taken before them (rcb_arena_release). */
 typedef struct rcb_arena {
     void *base;
     size_t cap, used;   /* bytes of base; handed out this step from base   */
-    size_t peak;        /* bytes asked for this step (base and spills)     */
-    void **spill;
+    size_t level;       /* bytes held now (base and spills)                */
+    size_t peak;        /* the most held at once this step (base and spills) */
+    size_t spilled;     /* bytes of the spills held now                    */
+    struct rcb_spill { void *p; size_t n; } *spill;
     int nspill, cap_spill;
 } rcb_arena;
+/* A point to go back to: what was handed out after it is taken back whole. */
+typedef struct rcb_arena_mark { size_t used, level; int nspill; } rcb_arena_mark;
 rc_status rcb_arena_reset(rcb_arena *a);
 void *rcb_arena_alloc(rcb_arena *a, size_t bytes);   /* 16-byte aligned; NULL: out of memory */
 /* *out = count elements of elem bytes, or an RC_ERR_NOMEM naming what. */
 rc_status rcb_arena_array(rcb_arena *a, void **out, long long count, size_t elem, const char *what);
+rcb_arena_mark rcb_arena_mark_now(const rcb_arena *a);
+void rcb_arena_release(rcb_arena *a, rcb_arena_mark m);
 size_t rcb_arena_memory(const rcb_arena *a);
 void rcb_arena_free(rcb_arena *a);
 

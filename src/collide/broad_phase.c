@@ -9,17 +9,17 @@
 
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
  * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
- * ints) is the broadphase grid's storage after its header (done with once the
- * pairs are found), else the spare room of w->pairs. */
+ * ints) is the broadphase grid's storage (done with once the pairs are
+ * found), else the spare room of w->pairs. */
 rc_status rcc_sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
     if (np < 2) return RC_OK;
     int *in = w->pairs, *out;
-    if ((long long)GRID_HDR + 2LL * np + nk + 1 <= w->cap_order) {
-        out = w->order + GRID_HDR;
+    if (2LL * np + nk + 1 <= w->cap_order) {
+        out = w->order;
     } else {
-        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 4 * np + nk + 1, sizeof(int)));
+        RC_CHECK(rcc_pairs_room(w, 4LL * np + nk + 1));
         in = w->pairs;
         out = in + 2 * np;
     }
@@ -41,6 +41,27 @@ rc_status rcc_sort_pairs(rc_world *w)
 
 /* ---------------------------------------------------------------- broadphase */
 
+/* The pairs live in the step's work memory with the grid (rcc_narrow_pairs
+ * gives both back after the narrowphase). The first block of a detection
+ * takes w->room_pairs ints (the last detection's pairs and half as many more:
+ * the count wanders from step to step); a larger need takes a new block by
+ * a quarter more and copies the pairs (the old block is given back with the
+ * rest). */
+rc_status rcc_pairs_room(rc_world *w, long long need)
+{
+    if (need <= w->cap_pairs) return RC_OK;
+    long long g = w->cap_pairs > w->room_pairs ? w->cap_pairs : w->room_pairs;
+    if (g < 64) g = 64;
+    while (g < need) g += g / 4;
+    if (g > INT_MAX) return rc_set_error(RC_ERR_NOMEM, "broadphase: too many pairs (%lld ints)", need);
+    int *p;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&p, g, sizeof(int), "broadphase pairs"));
+    if (w->npairs > 0) memcpy(p, w->pairs, (size_t)2 * w->npairs * sizeof(int));
+    w->pairs = p;
+    w->cap_pairs = (int)g;
+    return RC_OK;
+}
+
 /* Candidate pair (i, j): ordered into (A, B) and stored as (A, 2B + !named)
  * so that sorting puts a pair's named copy first. */
 static rc_status push_pair(rc_world *w, int i, int j, int named)
@@ -50,7 +71,7 @@ static rc_status push_pair(rc_world *w, int i, int j, int named)
     if (rcm_shape_feature_count(a, b) == 0) return RC_OK;
     if (named && !rcm_world_pair_is_named(w, i, j)) return RC_OK;
     if (rcm_sleeping_pair(w, a->body, b->body)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
-    RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + 1)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + !named;
     w->npairs++;
@@ -64,15 +85,14 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 {
     if (rcm_sleeping_pair(w, body_i, body_j)) return RC_OK;   /* kept as it was (integrate/sleep.c) */
     if (body_j == RC_GROUND || (body_i != RC_GROUND && j < i)) { int t = i; i = j; j = t; }
-    if (2 * (w->npairs + 1) > w->cap_pairs)
-        RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 2 * (w->npairs + 1), sizeof(int)));
+    if (2 * (w->npairs + 1) > w->cap_pairs) RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + 1)));
     w->pairs[2 * w->npairs] = i;
     w->pairs[2 * w->npairs + 1] = 2 * j + 1;
     w->npairs++;
     return RC_OK;
 }
 
-/* The uniform grid (layout of w->order at the top of the file). */
+/* The uniform grid (layout of w->order in collide.c). */
 
 enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] (CELL_HALF: ground
                                                        half-planes and circular walls) */
@@ -103,18 +123,14 @@ static rc_status grid_layout(rc_world *w, grid *g)
         return rc_set_error(RC_ERR_NOMEM, "broadphase: too many shapes (%d)", ns);
     int E = 4 * ns + 64, T = 64;
     while (T < E) T *= 2;
-    int need = GRID_HDR + 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
-    if (need > w->cap_order) {   /* exactly: the size changes only when shapes are added */
-        int *o = rcb_realloc(w->order, (size_t)need * sizeof(int));
-        if (!o) return rc_set_error(RC_ERR_NOMEM, "out of memory (broadphase grid, %d ints)", need);
-        w->order = o;
-        w->cap_order = need;
-    }
+    int need = 8 * ns + 4 * ns + 2 * ns + (T + 1) + E;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->order, need, sizeof(int), "broadphase grid"));   /* 16-byte aligned */
+    w->cap_order = need;
     int *o = w->order;
     g->ns = ns; g->E = E; g->T = T;
-    g->hdr = o;
-    g->box = (double *)(void *)(o + GRID_HDR);
-    g->cell = o + GRID_HDR + 8 * ns;
+    g->hdr = w->grid_hdr;
+    g->box = (double *)(void *)o;
+    g->cell = o + 8 * ns;
     g->body = g->cell + 4 * ns;
     g->list = g->body + ns;
     g->start = g->list + ns;

@@ -27,20 +27,22 @@
  * long one covers a row of cells, or is big). Shapes that never touch
  * anything (half-planes and segments on bodies) are left out.
  *
- * Storage, all in w->order (ints; its size depends on n = w->nshapes only, so
- * it grows only when shapes are added and detection allocates nothing in
- * steady state), carved as
- *   [0, 8)          header: n, grid shapes, big shapes, hashed (0/1), entries,
- *                   buckets, cells in x, cells in y (diagnostics, tests)
+ * Storage, all in w->order (ints; its size depends on n = w->nshapes only),
+ * taken from the step's work memory (w->work) with the candidate pairs
+ * (w->pairs) and given back after the narrowphase (rcc_narrow_pairs), so that
+ * the solver's work later in the step (NSGS's hot records) reuses the bytes;
+ * carved as
  *   box  [4 n]      doubles (8 n ints): inflated AABBs
  *   cell [4 n]      cx0 cy0 cx1 cy1, or a mark in cell[4 i] (CELL_*)
  *   body [n]        body of each shape
  *   list [n]        grid shapes from the front, big shapes at the back
  *   start [T + 1]   bucket offsets
  *   ent  [E]        shape << 2 | (first column) << 1 | (first row)
- * (14 n + T + E + 9 ints, about 95 bytes per shape). w->pairs holds the
- * candidate pairs; once they are found, the radix sort that orders them uses
- * w->order after its header as scratch (w->pairs' spare room if it is short).
+ * (14 n + T + E + 1 ints, about 95 bytes per shape), and the header in
+ * w->grid_hdr: n, grid shapes, big shapes, hashed (0/1), entries, buckets,
+ * cells in x, cells in y (diagnostics, tests). w->pairs holds the candidate
+ * pairs; once they are found, the radix sort that orders them uses w->order
+ * as scratch (w->pairs' spare room if it is short).
  *
  * Periodic boundary in x (world def periodic_x = {x0, x1}, L = x1 - x0): the
  * cell size is L / nx for a whole number nx of columns, column indices wrap

@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <stddef.h>
 
-enum { GRID_HDR = 8 };      /* the grid's header ints, before its boxes (keeps them 8-byte aligned) */
 
 /* radius of a disk, 0 for a point contactor */
 static inline double round_radius(const rc_shape *s) { return s->type == RC_SHAPE_DISK ? s->radius : 0.0; }
@@ -41,6 +40,8 @@ void rcc_shape_aabb(const rc_shape *s, double bb[4]);
 rc_status rcc_grid_pairs(rc_world *w, double m, double bm);
 rc_status rcc_named_pairs(rc_world *w);
 rc_status rcc_sort_pairs(rc_world *w);
+/* broad_phase.c: room for need ints in w->pairs (the step's work memory) */
+rc_status rcc_pairs_room(rc_world *w, long long need);
 /* narrow_phase.c: broadphase, then the narrowphase of every candidate pair
  * into w->contacts (sorted by key). */
 rc_status rcc_narrow_pairs(rc_world *w);

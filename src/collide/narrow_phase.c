@@ -458,20 +458,14 @@ static const rc_shape *shift_shape(const rc_shape *s, double dx, rc_shape *image
 }
 
 
-rc_status rcc_narrow_pairs(rc_world *w)
+/* The narrowphase of the sorted candidate pairs (duplicates dropped). */
+static rc_status narrow_all(rc_world *w, double m)
 {
-    /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
-     * edge-line test lies within sqrt(2) m of the other polygon. */
-    double m = w->detect_margin > w->def.contact_margin ? w->detect_margin : w->def.contact_margin, bm = 1.5 * m;
     const double L = rcm_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
-    RC_CHECK(rcc_grid_pairs(w, m, bm));
-    RC_CHECK(rcc_named_pairs(w));
-
-    RC_CHECK(rcc_sort_pairs(w));
-    /* room for half as many more candidates as this step's (and 32): the
-     * pair count wanders from step to step and creeps up while a pile
-     * settles, the next steps find their room */
-    RC_CHECK(rcb_reserve((void **)&w->pairs, &w->cap_pairs, 3 * w->npairs + 64, sizeof(int)));
+    /* the next detection's first block of pairs: room for half as many more
+     * candidates as this one's (and 32): the pair count wanders from step to
+     * step and creeps up while a pile settles */
+    w->room_pairs = 3 * w->npairs + 64;
     int np = 0;
     for (int k = 0; k < w->npairs; k++) {      /* drop duplicates, keep the named copy */
         const int *x = w->pairs + 2 * k;
@@ -509,4 +503,24 @@ rc_status rcc_narrow_pairs(rc_world *w)
         for (int c = c0; c < w->ncontacts; c++) w->contacts[c].law = law;
     }
     return RC_OK;
+}
+
+rc_status rcc_narrow_pairs(rc_world *w)
+{
+    /* Broadphase inflation 1.5 m > sqrt(2) m: a polygon vertex kept by the
+     * edge-line test lies within sqrt(2) m of the other polygon. */
+    double m = w->detect_margin > w->def.contact_margin ? w->detect_margin : w->def.contact_margin, bm = 1.5 * m;
+    /* the grid, the pairs and the sort's scratch in the step's work memory,
+     * given back after the narrowphase: the solver's work reuses the bytes */
+    const rcb_arena_mark mark = rcb_arena_mark_now(&w->work);
+    w->pairs = NULL;
+    w->cap_pairs = 0;
+    rc_status s = rcc_grid_pairs(w, m, bm);
+    if (s == RC_OK) s = rcc_named_pairs(w);
+    if (s == RC_OK) s = rcc_sort_pairs(w);
+    if (s == RC_OK) s = narrow_all(w, m);
+    rcb_arena_release(&w->work, mark);
+    w->order = w->pairs = NULL;
+    w->cap_order = w->cap_pairs = 0;
+    return s;
 }

@@ -169,10 +169,13 @@ static void rigid_delassus(const rci_step *st, rc_contact *c)
  * here in every step of a world that has had contacts, for at least 16
  * contacts: the step's work memory then follows the active contacts without
  * appearing and vanishing with them (a world between impacts allocates
- * nothing at its next impact) */
+ * nothing at its next impact). Only when the solve can use them: not for a
+ * gap contact or a law without closed form (rcn_nsgs_pack_usable), nor in a
+ * dim = 3 world (its contacts have their own records, nsgs3_pack.c). */
 static rc_status reserve_hot(rc_world *w)
 {
     if (w->sim.solver.method != RC_SOLVER_NSGS || w->sim.solver.anderson > 0 || w->cap_contacts == 0) return RC_OK;
+    if (w->c3 || !rcn_nsgs_pack_enabled || !rcn_nsgs_pack_usable(w)) return RC_OK;
     const int cap = w->nactive > 16 ? w->nactive : 16;
     RC_CHECK(rcb_arena_array(&w->work, &w->hot, (long long)cap * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->hot_r2, cap, sizeof(double), "planar contacts' hot records"));

@@ -410,8 +410,8 @@ struct rc_world {
     double detect_margin;  /* this step's detection margin: contact_margin, or more
                               when the anticipating index set may activate a
                               contact farther away (scheme.c)                    */
-    int *pairs;            int npairs, cap_pairs;   /* broadphase pairs (2 ints each) */
-    int *order;            int cap_order;           /* broadphase grid storage (collide.c) */
+    int *pairs, npairs, cap_pairs, room_pairs;   /* broadphase pairs, 2 ints each (work, in detection only; collide.c) */
+    int *order, cap_order, grid_hdr[8];   /* broadphase grid (work, in detection only) and its header (collide.c) */
     int next_contact_id;
     /* NSGS sweep orders (nsgs.c; work) */
     int *sweep;                 /* active contacts in sweep order (position, colour) */

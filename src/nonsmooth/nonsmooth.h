@@ -272,6 +272,9 @@ extern int rcn_nsgs_parallel_min;
 /* nsgs.c: the planar sweeps on the hot records when every active contact
  * can have one (nsgs_pack.c; default 1; tests clear it for the contacts' path). */
 extern int rcn_nsgs_pack_enabled;
+/* nsgs_pack.c: every active contact can have a hot record (geometric, with a
+ * closed-form law): the step reserves the records only then (integrate/step.c). */
+int rcn_nsgs_pack_usable(const rc_world *w);
 extern _Atomic long rcn_nsgs_passes;   /* nsgs.c: the planar residual passes made (tests) */
 /* nsgs3.c: the same for the 3D contacts' colours (default 128). */
 extern int rcn_nsgs3_parallel_min;

@@ -46,7 +46,6 @@ typedef struct rcn_pack2 {
     int *at;
     int n;
 } rcn_pack2;
-int rcn_nsgs_pack_usable(const rc_world *w);
 rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);

@@ -561,6 +561,7 @@ RC_TEST(keys_stable)
     CHECK(n == 9);
     uint64_t keys[64];
     for (int i = 0; i < n && i < 64; i++) keys[i] = w->contacts[i].key;
+    detect(w, failed);   /* the first detection's grid spilled; this one's start sized the work memory */
     uint64_t a0 = rc_alloc_count();
     for (int step = 0; step < 20; step++) {
         for (int i = 0; i < 7; i++) {
@@ -899,10 +900,10 @@ RC_TEST(broadphase_polydisperse)
     check_structure(w, failed);
     int nc = brute_force_all(w, -1, failed);
     CHECK(nc > 2 * n);                        /* dense: about 2 contacts per shape and more */
-    CHECK(w->order[0] == w->nshapes);         /* grid header (collide.c) */
-    CHECK(w->order[3] == 0);                  /* cells indexed directly */
-    CHECK(w->order[2] >= 3 && w->order[2] <= 4);   /* big: 2 half-planes, the radius-3 disk (+ 1) */
-    CHECK(w->order[4] > w->order[1]);         /* some shapes cover several cells */
+    CHECK(w->grid_hdr[0] == w->nshapes);         /* grid header (collide.c) */
+    CHECK(w->grid_hdr[3] == 0);                  /* cells indexed directly */
+    CHECK(w->grid_hdr[2] >= 3 && w->grid_hdr[2] <= 4);   /* big: 2 half-planes, the radius-3 disk (+ 1) */
+    CHECK(w->grid_hdr[4] > w->grid_hdr[1]);         /* some shapes cover several cells */
     for (int round = 0; round < 3; round++) {
         for (int b = 0; b < nb; b++) {
             double *q = w->q + w->bodies[b].iq;
@@ -924,7 +925,7 @@ RC_TEST(broadphase_polydisperse)
     for (int i = 0; i < w->nshapes; i++) if (w->shapes[i].body == 6) s_bad = i;
     detect(w, failed);
     check_structure(w, failed);
-    CHECK(w->order[3] == 1);                  /* hashed buckets */
+    CHECK(w->grid_hdr[3] == 1);                  /* hashed buckets */
     CHECK(brute_force_all(w, s_bad, failed) > 2 * n);
     for (int k = 0; k < w->ncontacts; k++) CHECK(w->contacts[k].shape_a != s_bad && w->contacts[k].shape_b != s_bad);
     /* and back into one cluster, coherent from there */
@@ -936,7 +937,7 @@ RC_TEST(broadphase_polydisperse)
             else { q[0] += urand(-0.003, 0.003); q[1] += urand(-0.003, 0.003); }
         }
         detect(w, failed);
-        CHECK(w->order[3] == 0);
+        CHECK(w->grid_hdr[3] == 0);
         CHECK(brute_force_all(w, -1, failed) > 2 * n);
     }
     rc_world_destroy(w);
@@ -951,7 +952,8 @@ RC_TEST(broadphase_no_alloc)
     int nb = polydisperse_scene(w, 3000);
     detect(w, failed);
     detect(w, failed);
-    int cap_order = w->cap_order, nc0 = w->ncontacts;
+    size_t cap_work = w->work.cap;
+    int nc0 = w->ncontacts;
     uint64_t a0 = rc_alloc_count();
     for (int step = 0; step < 10; step++) {
         for (int b = 0; b < nb; b++) {
@@ -967,8 +969,9 @@ RC_TEST(broadphase_no_alloc)
         q[0] = urand(-1e3, 1e3); q[1] = urand(-1e3, 1e3);
     }
     detect(w, failed);
-    CHECK(w->order[3] == 1);
-    CHECK(w->cap_order == cap_order);
+    CHECK(w->grid_hdr[3] == 1);
+    CHECK(w->work.cap == cap_work);   /* the grid's work memory did not grow */
+    CHECK(w->order == NULL);          /* given back after detection */
     CHECK(rc_alloc_count() == a0);
     rc_world_destroy(w);
 }

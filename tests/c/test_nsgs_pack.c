@@ -245,6 +245,15 @@ RC_TEST(law_without_closed_form_keeps_the_records_path)
     if (!w) return;
     CHECK(w->nactive >= 20);
     CHECK(!rcn_nsgs_pack_usable(w));
+    /* the step did not reserve hot records it could not use (integrate/step.c) */
+    CHECK(w->hot == NULL && w->cap_hot == 0);
+    rc_world_destroy(w);
+    /* the closed-form pile did: room for every active contact */
+    w = pile(RC_ORDER_FIXED, 1, RC_RESIDUAL_PASS, 1.0, 0, 120);
+    CHECK(w != NULL);
+    if (!w) return;
+    CHECK(w->nactive >= 20 && rcn_nsgs_pack_usable(w));
+    CHECK(w->hot != NULL && w->cap_hot >= w->nactive);
     rc_world_destroy(w);
     /* and the same world steps the same whether packing is allowed or not */
     double q[2][72];

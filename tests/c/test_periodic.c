@@ -78,6 +78,7 @@ static int add_half(rc_world *w, double py)
 
 static void detect(rc_world *w, int *failed)
 {
+    CHECK_OK(rcm_world_work_begin(w));   /* as a step starts: the grid's work memory (collide.c) */
     rcc_update_shapes(w);
     CHECK_OK(rcc_detect(w));
 }
