@@ -125,6 +125,20 @@ static int colouring_ok(const rc_world *w, int *ncolours)
     return 1;
 }
 
+/* One step of worlds a and b (the same pile, other thread counts): a's step
+ * info in *in, the steps with contacts and the most sweeps counted, and the
+ * first step where their states differ. */
+static void step_both(int *failed, rc_world *a, rc_world *b, int i, rc_step_info *in, int *with_contacts, int *maxit,
+                      int *diverged_at)
+{
+    CHECK_OK(rc_world_step(a));
+    CHECK_OK(rc_world_step(b));
+    rc_world_step_info(a, in);
+    if (in->nactive) ++*with_contacts;
+    if (in->iterations > *maxit) *maxit = in->iterations;
+    if (*diverged_at < 0 && !same_state(a, b)) *diverged_at = i;
+}
+
 /* The slabs of the last step (slabs.c): a permutation of the active
  * contacts; no movable body in two slabs; key order within each range; a
  * boundary contact joins two bodies of different slabs. *interior: the
@@ -169,17 +183,12 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
     int steps_with_contacts = 0, bad = 0, diverged_at = -1, maxit = 0;
     long interior = 0, all = 0;
     for (int i = 0; i < 200; i++) {
-        CHECK_OK(rc_world_step(a));
-        CHECK_OK(rc_world_step(b));
         rc_step_info in;
-        rc_world_step_info(a, &in);
-        if (in.nactive) steps_with_contacts++;
-        if (in.iterations > maxit) maxit = in.iterations;
+        step_both(failed, a, b, i, &in, &steps_with_contacts, &maxit, &diverged_at);
         int inner = 0;
         if (in.nactive && !slabs_ok(b, &inner)) bad++;
         interior += inner;
         all += in.nactive;
-        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
     }
     CHECK(diverged_at == -1);
     if (diverged_at >= 0) fprintf(stderr, "  slabs: threads 1 and 2 differ from step %d\n", diverged_at + 1);
@@ -207,16 +216,11 @@ RC_TEST(colour_order_two_threads_bit_identical_to_one)
     if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); return; }
     int steps_with_contacts = 0, maxcol = 0, bad_colouring = 0, diverged_at = -1, maxit = 0;
     for (int i = 0; i < 200; i++) {
-        CHECK_OK(rc_world_step(a));
-        CHECK_OK(rc_world_step(b));
         rc_step_info in;
-        rc_world_step_info(a, &in);
-        if (in.nactive) steps_with_contacts++;
-        if (in.iterations > maxit) maxit = in.iterations;
+        step_both(failed, a, b, i, &in, &steps_with_contacts, &maxit, &diverged_at);
         int nc = 0;
         if (in.nactive && !colouring_ok(b, &nc)) bad_colouring++;
         if (nc > maxcol) maxcol = nc;
-        if (diverged_at < 0 && !same_state(a, b)) diverged_at = i;
     }
     CHECK(diverged_at == -1);
     if (diverged_at >= 0) fprintf(stderr, "  threads 1 and 2 differ from step %d\n", diverged_at + 1);
