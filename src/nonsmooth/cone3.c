@@ -35,13 +35,20 @@
  * rcn_cone3_local_solve_from (NSGS, nsgs3.c) takes W^-1 for the stick case
  * and the contact's last impulse. Newton's method on h starts from the slip
  * direction opposite the stick impulse's tangential part (exact when W_NT =
- * 0 and W_TT is isotropic, as for spheres: one step), then, if that does
- * not end at a solution, from the last impulse's when that lies on the
- * cone's boundary, before the grid (where the slide solution is unique, the
- * zero the grid would bracket; the grid runs when Newton does not end at a
- * solution). Measured on 400 000 one-contact problems of each workload
- * (docs/benchmarks.md, "3D solver speed"): 73 -> 45 ns per solve on the
- * sphere pile, the same on the rockfall wall's boxes.
+ * 0 and W_TT is isotropic, as for spheres: one step) when its first step is
+ * below 2^-10 rad, else from whichever of it and the last impulse's slip
+ * direction (when that impulse lies on the cone's boundary: the contact slid
+ * in the last sweep, as a collapsing wall's blocks do sweep after sweep) has
+ * the smaller first step, then from the other, before the grid (where the
+ * slide solution is unique, the zero the grid would bracket; the grid runs
+ * when Newton does not end at a solution). Steps above 2e-3 rad rotate d by
+ * atan(step) (no sin/cos: Newton's step to its order), and a point reached
+ * by a step below 1e-6 rad is tried as it is (slide_is_solution's bound, the
+ * same acceptance as at convergence). Measured on 400 000 one-contact
+ * problems of each workload (docs/benchmarks.md, "3D solver speed"): 73 ->
+ * 45 ns per solve on the sphere pile, the same on the rockfall wall's boxes;
+ * the two starts and the early try: 15 % less CPU per step in the wall's
+ * collapse (docs/benchmarks.md, rockfall).
  */
 #include "nonsmooth/nonsmooth.h"
 
@@ -52,6 +59,9 @@
 #endif
 
 enum { NPHI = 48, FIXED_POINT_ITERS = 200 };
+/* a Newton step of the slide case this small leaves an error ~ its square:
+ * the point it reaches is tried as it is (slide_is_solution's bound decides) */
+static const double EARLY = 1e-6;
 
 static inline void apply3(const double *W, const double *p, const double *b, double *u)
 {
@@ -287,24 +297,44 @@ static inline void small_sincos(double x, double *s, double *c)
  * a solution (D > 0 and a round-off residual: candidate's test); else the
  * grid search runs as without a guess. At most 8 steps. Returns 1 when a
  * solution was found (in cp->best). */
-static int slide_newton(cone3_problem *cp, double c, double s)
+/* Newton's step -h / h' of the slide case at d = (c, s), D(phi) in *D;
+ * NaN where it is not defined (D <= 0 or h' = 0) */
+static inline double newton_step(const cone3_problem *cp, double c, double s, double *D)
 {
     const double *W = cp->W, *b = cp->b, mu = cp->mu;
+    const double h = slide_hcs(cp, c, s, D);
+    /* h'(phi): d' = (-s, c) */
+    const double x1 = W[3] - mu * (W[4] * c + W[5] * s), x2 = W[6] - mu * (W[7] * c + W[8] * s);
+    const double D1 = -mu * (W[2] * c - W[1] * s), x11 = -mu * (W[5] * c - W[4] * s), x21 = -mu * (W[8] * c - W[7] * s);
+    const double h1 = -b[0] * (x11 * s + x1 * c - x21 * c + x2 * s) + D1 * (b[1] * s - b[2] * c) + *D * (b[1] * c + b[2] * s);
+    if (!(*D > 0.0) || !(h1 != 0.0)) return NAN;
+    return -h / h1;
+}
+
+static int slide_newton(cone3_problem *cp, double c, double s, double dphi0, double D0)
+{
+    const double *b = cp->b, mu = cp->mu;
     for (int it = 0; it < 8; it++) {
-        double D;
-        const double h = slide_hcs(cp, c, s, &D);
-        /* h'(phi): d' = (-s, c) */
-        const double x1 = W[3] - mu * (W[4] * c + W[5] * s), x2 = W[6] - mu * (W[7] * c + W[8] * s);
-        const double D1 = -mu * (W[2] * c - W[1] * s), x11 = -mu * (W[5] * c - W[4] * s), x21 = -mu * (W[8] * c - W[7] * s);
-        const double h1 = -b[0] * (x11 * s + x1 * c - x21 * c + x2 * s) + D1 * (b[1] * s - b[2] * c) + D * (b[1] * c + b[2] * s);
-        if (!(D > 0.0) || !(h1 != 0.0)) return 0;
-        double dphi = -h / h1;
-        if (!(fabs(dphi) < 0.5)) return 0;   /* far from the guess: the grid finds the zero */
+        double D = D0;
+        double dphi = it == 0 && dphi0 == dphi0 ? dphi0 : newton_step(cp, c, s, &D);   /* the first step given */
+        if (!(fabs(dphi) < 0.5)) return 0;   /* far from the guess (or undefined): the grid finds the zero */
         double sd, cd;
-        small_sincos(dphi, &sd, &cd);
+        if (fabs(dphi) <= 2e-3) small_sincos(dphi, &sd, &cd);
+        else {   /* a rotation by atan(dphi) = dphi - dphi^3/3 + ...: Newton's step to its
+                  * order (the next step's error stays quadratic), no sin/cos */
+            cd = 1.0 / sqrt(1.0 + dphi * dphi);
+            sd = dphi * cd;
+        }
         const double c2 = c * cd - s * sd;
         s = s * cd + c * sd;
         c = c2;
+        if (fabs(dphi) <= EARLY && fabs(dphi) > 1e-10) {   /* the next step would be ~dphi^2: try it as is */
+            (void)slide_hcs(cp, c, s, &D);
+            if (D > 0.0) {
+                const double pn = -b[0] / D, p[3] = { pn, -mu * pn * c, -mu * pn * s };
+                if (slide_is_solution(cp, p, c, s)) return 1;
+            }
+        }
         if (fabs(dphi) <= 1e-10) {   /* quadratic: the step just taken leaves ~1e-20 */
             if (it > 0) {   /* back to |d| = 1 after the rotations */
                 const double r = 1.0 / sqrt(c * c + s * s);
@@ -321,13 +351,35 @@ static int slide_newton(cone3_problem *cp, double c, double s)
     return 0;
 }
 
-/* Newton from the slip direction of a guess g (d0 = -g_T / |g_T|) when g
- * slides (|g_T| > mu g_N / 2: the contact's last impulse) */
-static int slide_from_guess(cone3_problem *cp, const double *g)
+/* The slide case by Newton from two starts: the slip direction opposite the
+ * stick impulse's tangential part ps (pst = |ps_T| > 0), exact for spheres
+ * (W_NT = 0, W_TT isotropic), and that of the guess g (the contact's last
+ * impulse) when g slid (|g_T| > mu g_N / 2), the direction of the last
+ * sweep. The stick start is taken when its first Newton step is below
+ * NEAR, else the start whose first step is the smaller, then the other if
+ * it does not end at a solution. Returns 1 when a solution is in cp->best. */
+enum { NEAR_SHIFT = 10 };   /* NEAR = 2^-10 rad */
+static int slide_from_starts(cone3_problem *cp, const double *ps, double pst, const double *g)
 {
-    const double gt = sqrt(g[1] * g[1] + g[2] * g[2]);
-    if (!(g[0] > 0.0) || !(gt > 0.5 * cp->mu * g[0])) return 0;
-    return slide_newton(cp, -g[1] / gt, -g[2] / gt);
+    double d[2][2], step[2], D[2];
+    int n = 0;
+    if (pst > 0.0) {
+        d[n][0] = -ps[1] / pst; d[n][1] = -ps[2] / pst;
+        step[n] = newton_step(cp, d[n][0], d[n][1], &D[n]);
+        n++;
+    }
+    const double gt = g ? sqrt(g[1] * g[1] + g[2] * g[2]) : 0.0;
+    if (g && g[0] > 0.0 && gt > 0.5 * cp->mu * g[0] && !(n == 1 && fabs(step[0]) <= ldexp(1.0, -NEAR_SHIFT))) {
+        d[n][0] = -g[1] / gt; d[n][1] = -g[2] / gt;
+        step[n] = newton_step(cp, d[n][0], d[n][1], &D[n]);
+        n++;
+    }
+    const int first = n == 2 && (fabs(step[1]) < fabs(step[0]) || (step[0] != step[0] && step[1] == step[1]));
+    for (int k = 0; k < n; k++) {
+        const int j = (first + k) % n;
+        if (slide_newton(cp, d[j][0], d[j][1], step[j], D[j])) return 1;
+    }
+    return 0;
 }
 
 int rcn_cone3_local_solve(const double *W, const double *b, double mu, double *p)
@@ -368,8 +420,7 @@ int rcn_cone3_after_stick(const double *W, const double *b, double mu, const dou
     /* 3. slide: without friction, u_N = 0 with p_T = 0 */
     if (mu == 0.0) {
         if (W[0] > 0.0) { p[0] = -b[0] / W[0]; p[1] = p[2] = 0.0; return 2; }
-    } else if ((pst > 0.0 && slide_newton(&cp, -ps[1] / pst, -ps[2] / pst))   /* the stick impulse outside the cone */
-               || (guess && slide_from_guess(&cp, guess))) {
+    } else if (slide_from_starts(&cp, ps, have_stick ? pst : 0.0, guess)) {
         p[0] = cp.best[0]; p[1] = cp.best[1]; p[2] = cp.best[2];
         return 2;
     }

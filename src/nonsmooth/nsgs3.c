@@ -14,6 +14,7 @@
  * threads > 1: colour_sweep, team3_*). With accelerate = "anderson" the
  * sweeps on the hot records are extrapolated (anderson3.c). */
 #include "nonsmooth/nonsmooth_impl.h"
+#include "nonsmooth/nsgs3_hot.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -112,30 +113,31 @@ static double lever(const double *R)   /* 3 x 3, row-major */
     return m;
 }
 
-/* the odometer distance of contact i since its last solve (HUGE_VAL: never solved) */
-static double moved(const quiet_ctx *q, const rcm_contact3 *c, int i)
+/* the odometer distance of contact i (bodies bb, ba; ba < 0: the ground)
+ * since its last solve (HUGE_VAL: never solved) */
+static inline double moved(const quiet_ctx *q, int i, int bb, int ba)
 {
     const double *sn = q->snap + 4 * i;
     if (!(sn[0] >= 0.0)) return HUGE_VAL;
-    double d = (q->ot[c->body_b] - sn[2]) + q->lev[2 * i + 1] * (q->orr[c->body_b] - sn[3]);
-    if (c->body_a >= 0) d += (q->ot[c->body_a] - sn[0]) + q->lev[2 * i] * (q->orr[c->body_a] - sn[1]);
+    double d = (q->ot[bb] - sn[2]) + q->lev[2 * i + 1] * (q->orr[bb] - sn[3]);
+    if (ba >= 0) d += (q->ot[ba] - sn[0]) + q->lev[2 * i] * (q->orr[ba] - sn[1]);
     return d;
 }
 
 /* the odometers of body b after its velocity went from old to V (6 values) */
-static void odometer(quiet_ctx *q, int b, const double *old, const double *v)
+static inline void odometer(quiet_ctx *q, int b, const double *old, const double *v)
 {
     q->ot[b] += fabs(v[0] - old[0]) + fabs(v[1] - old[1]) + fabs(v[2] - old[2]);
     q->orr[b] += fabs(v[3] - old[3]) + fabs(v[4] - old[4]) + fabs(v[5] - old[5]);
 }
 
-static void snapshot(quiet_ctx *q, const rcm_contact3 *c, int i)
+static inline void snapshot(quiet_ctx *q, int i, int bb, int ba)
 {
     double *sn = q->snap + 4 * i;
-    sn[0] = c->body_a >= 0 ? q->ot[c->body_a] : 0.0;
-    sn[1] = c->body_a >= 0 ? q->orr[c->body_a] : 0.0;
-    sn[2] = q->ot[c->body_b];
-    sn[3] = q->orr[c->body_b];
+    sn[0] = ba >= 0 ? q->ot[ba] : 0.0;
+    sn[1] = ba >= 0 ? q->orr[ba] : 0.0;
+    sn[2] = q->ot[bb];
+    sn[3] = q->orr[bb];
 }
 
 /* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
@@ -232,7 +234,7 @@ static int estimable(const rc_world *w)
 }
 
 /* The hot records (nsgs3_pack.c) when every active contact can have one
- * and quiet contacts are not skipped: h (NULL: the contacts' path) for the
+ * (skipped quiet contacts or not): h (NULL: the contacts' path) for the
  * first m contacts of the order, at most rcn_nsgs3_pack_bytes (1 MiB) of them (the rest, of
  * large piles, on their records: the same arithmetic; the pack is work
  * memory of the step, kept within the memory per body of issue 14), and
@@ -281,7 +283,9 @@ static rc_status sweep_range(rc_world *w, const hot_ctx *hot, const int *order, 
 }
 
 /* The same with quiet contacts skipped (skip_quiet), odometers and
- * snapshots kept; *solves: the one-contact solves made */
+ * snapshots kept; *solves: the one-contact solves made. A packed contact's
+ * bodies are read from its hot record (the contact record, ~730 bytes, is
+ * not touched in the sweep). */
 static rc_status quiet_range(rc_world *w, const hot_ctx *hot, const int *order, int lo, int hi, double *V, double *est,
                              quiet_ctx *q, long *solves)
 {
@@ -289,10 +293,17 @@ static rc_status quiet_range(rc_world *w, const hot_ctx *hot, const int *order, 
     double sum = 0.0;
     long done = 0;
     for (int k = lo; k < hi; k++) {
-        const int i = order[k];
-        const rcm_contact3 *c = &c3->c[i];
-        if (moved(q, c, i) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
-        double *vb = V + w->bodies[c->body_b].iv, *va = c->body_a >= 0 ? V + w->bodies[c->body_a].iv : NULL;
+        int i, bb, ba, ivb, iva;
+        if (k < hot->m) {
+            const rcn_c3hot *r = &hot->h[k];
+            i = r->i; bb = r->bb; ba = r->ba; ivb = r->ivb; iva = r->iva;
+        } else {
+            i = order[k];
+            bb = c3->c[i].body_b; ba = c3->c[i].body_a;
+            ivb = w->bodies[bb].iv; iva = ba >= 0 ? w->bodies[ba].iv : -1;
+        }
+        if (moved(q, i, bb, ba) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
+        double *vb = V + ivb, *va = iva >= 0 ? V + iva : NULL;
         double ob[6], oa[6];
         memcpy(ob, vb, sizeof ob);
         if (va) memcpy(oa, va, sizeof oa);
@@ -301,9 +312,9 @@ static rc_status quiet_range(rc_world *w, const hot_ctx *hot, const int *order, 
         else RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
         done++;
         sum += r2;
-        odometer(q, c->body_b, ob, vb);
-        if (va) odometer(q, c->body_a, oa, va);
-        snapshot(q, c, i);
+        odometer(q, bb, ob, vb);
+        if (va) odometer(q, ba, oa, va);
+        snapshot(q, i, bb, ba);
     }
     *solves = done;
     if (est) *est = sum;

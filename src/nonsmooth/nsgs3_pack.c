@@ -11,23 +11,14 @@
  * (tests/c/test_nsgs3_pack.c, scripts/compare-builds).
  *
  * Used when every active contact has a closed-form law and no drilling row
- * and quiet contacts are not skipped (nsgs3.c, rcn_nsgs3_pack_usable);
- * otherwise nsgs3.c's path on the contact records. */
+ * (nsgs3.c, rcn_nsgs3_pack_usable), quiet contacts skipped or not (the
+ * skipping sweep reads the records' bodies, nsgs3_hot.h); otherwise
+ * nsgs3.c's path on the contact records. */
 #include "nonsmooth/nonsmooth.h"
+#include "nonsmooth/nsgs3_hot.h"
 
 #include <math.h>
 #include <string.h>
-
-struct rcn_c3hot {
-    double d[9];            /* n, t1, t2: B's translational rows (A's: -d)  */
-    double Rb[9], Ra[9];    /* the rows' rotational parts (Ra unused: ground) */
-    double W[9], Winv[9];
-    double shift[3], p[3];
-    double mu, sb, sa;      /* sb = 1/m_B kappa, sa = -(1/m_A kappa)         */
-    const double *Ab, *Aa;  /* the bodies' Ainv (rigid3d.h)                 */
-    int ivb, iva;           /* offsets in V; iva < 0: the ground            */
-    int winv_ok, i;         /* i: the contact's index in c3->c              */
-};
 
 size_t rcn_nsgs3_pack_record_size(void) { return sizeof(rcn_c3hot); }
 
@@ -61,6 +52,8 @@ rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out)
         r->mu = w->laws[c->law].def.mu;
         const rc_body *bb = &w->bodies[c->body_b];
         r->ivb = bb->iv;
+        r->bb = c->body_b;
+        r->ba = c->body_a;
         r->sb = 1.0 * bb->inv_mass * kappa;   /* nsgs3.c side_apply's s, B */
         r->Ab = w->rigid3d[bb->linear].Ainv;
         if (c->body_a >= 0) {
