@@ -132,7 +132,9 @@ rc_status rcn_nsgs3_pack(rc_world *w, const int *order, int n, rcn_c3hot **out);
 void rcn_nsgs3_pack_sweep(const rc_world *w, rcn_c3hot *h, int lo, int hi, double *V, double *est);   /* h[lo .. hi) */
 double rcn_nsgs3_pack_residual(rc_world *w, const rcn_c3hot *h, int n, const int *slot, const double *V,
                                double *snap, double loud2);
-void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2);   /* record k's update */
+/* record k's update; odo (or NULL): its bodies' velocity changes |dv|_1,
+ * |dw|_1 of B then A (nsgs3.c's quiet-contact odometers) */
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2, double *odo);
 /* the residual pass in two halves (the colour sweeps' pass on threads,
  * nsgs3.c): the terms of the contacts order[lo .. hi) (the first m on the
  * records h) into r2i[contact index], then their sum in index order with

@@ -303,17 +303,23 @@ static rc_status quiet_range(rc_world *w, const hot_ctx *hot, const int *order, 
             ivb = w->bodies[bb].iv; iva = ba >= 0 ? w->bodies[ba].iv : -1;
         }
         if (moved(q, i, bb, ba) <= q->eps) continue;   /* its term is <= (1 + mu) eps: counted as 0 */
-        double *vb = V + ivb, *va = iva >= 0 ? V + iva : NULL;
-        double ob[6], oa[6];
-        memcpy(ob, vb, sizeof ob);
-        if (va) memcpy(oa, va, sizeof oa);
         double r2 = 0.0;
-        if (k < hot->m) rcn_nsgs3_pack_solve(w, hot->h, k, V, est ? &r2 : NULL);   /* nsgs3_pack.c */
-        else RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
+        if (k < hot->m) {   /* nsgs3_pack.c: the velocity changes from the update itself */
+            double odo[4];
+            rcn_nsgs3_pack_solve(w, hot->h, k, V, est ? &r2 : NULL, odo);
+            q->ot[bb] += odo[0]; q->orr[bb] += odo[1];
+            if (ba >= 0) { q->ot[ba] += odo[2]; q->orr[ba] += odo[3]; }
+        } else {
+            double *vb = V + ivb, *va = iva >= 0 ? V + iva : NULL;
+            double ob[6], oa[6];
+            memcpy(ob, vb, sizeof ob);
+            if (va) memcpy(oa, va, sizeof oa);
+            RC_CHECK(solve_one(w, i, V, est ? &r2 : NULL));
+            odometer(q, bb, ob, vb);
+            if (va) odometer(q, ba, oa, va);
+        }
         done++;
         sum += r2;
-        odometer(q, bb, ob, vb);
-        if (va) odometer(q, ba, oa, va);
         snapshot(q, i, bb, ba);
     }
     *solves = done;

@@ -113,20 +113,29 @@ static inline void hot_velocity(const rcn_c3hot *r, const double *V, double *u)
     u[0] = u0; u[1] = u1; u[2] = u2;
 }
 
-/* v += kappa A (R^T dp) on the rotation: nsgs3.c side_apply's */
-static inline void hot_turn(const double *restrict R, const double *restrict A, double kappa, double *restrict v,
-                            const double *dp)
+/* v += kappa A (R^T dp) on the rotation: nsgs3.c side_apply's; the sum of
+ * the changes' magnitudes returned when odo (else 0) */
+static inline double hot_turn(const double *restrict R, const double *restrict A, double kappa, double *restrict v,
+                              const double *dp, int odo)
 {
-    double y[3];
+    double y[3], moved = 0.0;
     for (int j = 0; j < 3; j++) y[j] = R[j] * dp[0] + R[3 + j] * dp[1] + R[6 + j] * dp[2];
-    for (int i = 0; i < 3; i++) v[3 + i] += kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
+    for (int i = 0; i < 3; i++) {
+        const double dw = kappa * (A[3 * i] * y[0] + A[3 * i + 1] * y[1] + A[3 * i + 2] * y[2]);
+        v[3 + i] += dw;
+        if (odo) moved += fabs(dw);
+    }
+    return moved;
 }
 
 /* r's impulse set to p, V += kappa Mhat^-1 H^T (p - r->p) as side_apply:
- * B then A, v += s (d^T dp) on the translation with d^T dp formed once */
-static inline void hot_set(rcn_c3hot *restrict r, double *restrict V, double kappa, const double *p)
+ * B then A, v += s (d^T dp) on the translation with d^T dp formed once;
+ * odo (or NULL): the changes of B's and A's velocities summed for nsgs3.c's
+ * quiet-contact odometers (|dv|_1, |dw|_1 of B, then of A) */
+static inline void hot_set(rcn_c3hot *restrict r, double *restrict V, double kappa, const double *p, double *odo)
 {
     const double dp[3] = { p[0] - r->p[0], p[1] - r->p[1], p[2] - r->p[2] };
+    if (odo) odo[0] = odo[1] = odo[2] = odo[3] = 0.0;
     if (dp[0] != 0.0 || dp[1] != 0.0 || dp[2] != 0.0) {
         const double *d = r->d;
         double f[3];
@@ -134,12 +143,15 @@ static inline void hot_set(rcn_c3hot *restrict r, double *restrict V, double kap
         double *vb = V + r->ivb;
         const double sb = r->sb;
         for (int j = 0; j < 3; j++) vb[j] += sb * f[j];
-        hot_turn(r->Rb, r->Ab, kappa, vb, dp);
+        const double w = hot_turn(r->Rb, r->Ab, kappa, vb, dp, odo != NULL);
+        const double fn = odo ? fabs(f[0]) + fabs(f[1]) + fabs(f[2]) : 0.0;
+        if (odo) { odo[0] = fabs(sb) * fn; odo[1] = w; }
         if (r->iva >= 0) {
             double *va = V + r->iva;
             const double sa = r->sa;
             for (int j = 0; j < 3; j++) va[j] += sa * f[j];
-            hot_turn(r->Ra, r->Aa, kappa, va, dp);
+            const double wa = hot_turn(r->Ra, r->Aa, kappa, va, dp, odo != NULL);
+            if (odo) { odo[2] = fabs(sa) * fn; odo[3] = wa; }
         }
     }
     r->p[0] = p[0]; r->p[1] = p[1]; r->p[2] = p[2];
@@ -148,7 +160,8 @@ static inline void hot_set(rcn_c3hot *restrict r, double *restrict V, double kap
 /* one Gauss--Seidel update of r (nsgs3.c solve_one for a closed-form law;
  * V += kappa Mhat^-1 H^T dp as side_apply: B then A, v += s (d^T dp) on
  * the translation with d^T dp formed once for both sides) */
-static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double kappa, double omega, double *r2)
+static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double kappa, double omega, double *r2,
+                             double *odo)
 {
     double u[3], b[3], p[3];
     hot_velocity(r, V, u);
@@ -161,16 +174,16 @@ static inline void hot_solve(rcn_c3hot *restrict r, double *restrict V, double k
         const double *Wi = r->Winv, nb[3] = { -b[0], -b[1], -b[2] };
         double ps[3];
         for (int i = 0; i < 3; i++) ps[i] = Wi[3 * i] * nb[0] + Wi[3 * i + 1] * nb[1] + Wi[3 * i + 2] * nb[2];
-        const double pst = sqrt(ps[1] * ps[1] + ps[2] * ps[2]);
-        if (ps[0] >= 0.0 && pst <= r->mu * ps[0]) {
+        const double pst2 = ps[1] * ps[1] + ps[2] * ps[2], mp = r->mu * ps[0];
+        if (ps[0] >= 0.0 && pst2 <= mp * mp) {   /* |ps_T| <= mu ps_N without the square root's latency */
             p[0] = ps[0]; p[1] = ps[1]; p[2] = ps[2];
-        } else rcn_cone3_after_stick(W, b, r->mu, p0, 1, ps, pst, p);
+        } else rcn_cone3_after_stick(W, b, r->mu, p0, 1, ps, sqrt(pst2), p);
     } else rcn_cone3_local_solve_from(W, r->winv_ok ? r->Winv : NULL, b, r->mu, p0, p);
     if (omega != 1.0) {
         for (int a = 0; a < 3; a++) p[a] = omega * p[a] + (1.0 - omega) * p0[a];
         rcm_fc3d_project(r->mu, p);
     }
-    hot_set(r, V, kappa, p);
+    hot_set(r, V, kappa, p, odo);
 }
 
 void rcn_nsgs3_pack_get(const rcn_c3hot *h, int n, double *p)
@@ -183,7 +196,7 @@ void rcn_nsgs3_pack_set(rc_world *w, rcn_c3hot *h, int n, double *V, double *p, 
     const double kappa = w->c3->kappa;
     for (int k = 0; k < n; k++) {
         if (project) rcm_fc3d_project(h[k].mu, p + 3 * k);
-        if (V) hot_set(&h[k], V, kappa, p + 3 * k);
+        if (V) hot_set(&h[k], V, kappa, p + 3 * k, NULL);
         else memcpy(h[k].p, p + 3 * k, sizeof h[k].p);
     }
 }
@@ -194,15 +207,15 @@ void rcn_nsgs3_pack_sweep(const rc_world *w, rcn_c3hot *h, int lo, int hi, doubl
     double sum = 0.0;
     for (int k = lo; k < hi; k++) {
         double r2 = 0.0;
-        hot_solve(&h[k], V, kappa, omega, est ? &r2 : NULL);
+        hot_solve(&h[k], V, kappa, omega, est ? &r2 : NULL, NULL);
         sum += r2;
     }
     if (est) *est = sum;
 }
 
-void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2)
+void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r2, double *odo)
 {
-    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2);
+    hot_solve(&h[k], V, w->c3->kappa, w->sim.solver.relax, r2, odo);
 }
 
 /* the squared natural-map term of contact i at V, on its hot record r (or
