@@ -68,16 +68,11 @@ static void delassus(rcm_contact3 *c, double Ha[3][6], double Hb[3][6], double M
                 for (int j = 0; j < 6; j++) s += Ha[r][j] * MHa[k][j];
             c->W[3 * r + k] = s;
         }
-    /* W^-1 by columns, for the stick case of every sweep's local solve */
-    double Wi[3][3];
-    c->winv_ok = 1;
-    for (int k = 0; k < 3 && c->winv_ok; k++) {
-        const double e[3] = { k == 0, k == 1, k == 2 };
-        c->winv_ok = rcn_solve3(c->W, e, Wi[k]);
-    }
-    if (c->winv_ok)
-        for (int r = 0; r < 3; r++)
-            for (int k = 0; k < 3; k++) c->Winv[3 * r + k] = Wi[k][r];
+    /* W^-1, for the stick case of every sweep's local solve (one elimination
+     * for the three columns) */
+    double Wi[9];
+    c->winv_ok = rcn_inverse3(c->W, Wi);
+    if (c->winv_ok) memcpy(c->Winv, Wi, sizeof Wi);
 }
 
 /* the built-in law's shift on (N, T1, T2) (eq. 96 / 101) and the closing term */

@@ -84,33 +84,49 @@ void rcn_cone3_natural_map(const double *u, const double *p, double mu, double r
     for (int i = 0; i < 3; i++) r[i] = p[i] - x[i];
 }
 
-int rcn_solve3(const double *A, const double *r, double *x)
+/* Gaussian elimination with partial pivoting on [A | R], R of m columns
+ * (row-major 3 x m); X = A^-1 R (row-major 3 x m). Each column's
+ * operations are those of a solve with that column alone, so one
+ * elimination for m right-hand sides gives each one bit for bit. */
+static int solve3_cols(const double *A, const double *R, int m, double *X)
 {
-    double M[3][4];
+    double M[3][6];
     double amax = 0.0;
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) { M[i][j] = A[3 * i + j]; amax = fmax(amax, fabs(M[i][j])); }
-        M[i][3] = r[i];
+        for (int j = 0; j < m; j++) M[i][3 + j] = R[m * i + j];
     }
     if (!(amax > 0.0)) return 0;
-    for (int k = 0; k < 3; k++) {   /* Gaussian elimination, partial pivoting */
+    for (int k = 0; k < 3; k++) {
         int piv = k;
         for (int i = k + 1; i < 3; i++)
             if (fabs(M[i][k]) > fabs(M[piv][k])) piv = i;
         if (!(fabs(M[piv][k]) > 1e-14 * amax)) return 0;
         if (piv != k)
-            for (int j = 0; j < 4; j++) { double t = M[k][j]; M[k][j] = M[piv][j]; M[piv][j] = t; }
+            for (int j = 0; j < 3 + m; j++) { double t = M[k][j]; M[k][j] = M[piv][j]; M[piv][j] = t; }
         for (int i = k + 1; i < 3; i++) {
             const double f = M[i][k] / M[k][k];
-            for (int j = k; j < 4; j++) M[i][j] -= f * M[k][j];
+            for (int j = k; j < 3 + m; j++) M[i][j] -= f * M[k][j];
         }
     }
-    for (int i = 2; i >= 0; i--) {
-        double s = M[i][3];
-        for (int j = i + 1; j < 3; j++) s -= M[i][j] * x[j];
-        x[i] = s / M[i][i];
-    }
+    for (int c = 0; c < m; c++)
+        for (int i = 2; i >= 0; i--) {
+            double s = M[i][3 + c];
+            for (int j = i + 1; j < 3; j++) s -= M[i][j] * X[m * j + c];
+            X[m * i + c] = s / M[i][i];
+        }
     return 1;
+}
+
+int rcn_solve3(const double *A, const double *r, double *x)
+{
+    return solve3_cols(A, r, 1, x);
+}
+
+int rcn_inverse3(const double *A, double *Ainv)
+{
+    static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    return solve3_cols(A, I, 3, Ainv);
 }
 
 double rcn_sym3_lmax(const double *W)

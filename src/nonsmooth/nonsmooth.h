@@ -87,6 +87,9 @@ int rcn_cone3_after_stick(const double *W, const double *b, double mu, const dou
                           double pst, double *p);
 /* x = A^-1 r (3x3 row-major, partial pivoting); 0 when A is singular. */
 int rcn_solve3(const double *A, const double *r, double *x);
+/* A^-1 (row-major 3 x 3) by the same elimination, the columns bit for bit
+ * those of rcn_solve3 with the unit vectors; 0 when A is singular */
+int rcn_inverse3(const double *A, double *Ainv);
 /* The largest eigenvalue of the symmetric part of a 3x3 matrix. */
 double rcn_sym3_lmax(const double *W);
 /* nsgs3.c: the 3D contacts of a dim = 3 world (w->c3): (u + shift) at V,

@@ -5,6 +5,7 @@
  * a custom law of dim 3 through the generic path against the built-in, and
  * a planar world refusing a law of dim 3. */
 #include "rc_test.h"
+#include <string.h>
 #include "nonsmooth/nonsmooth.h"
 
 static unsigned rng = 2024u;
@@ -245,6 +246,31 @@ RC_TEST(warm_started_problems)
     CHECK(slides > 2000);
 }
 
+RC_TEST(inverse_by_one_elimination)
+{
+    /* rcn_inverse3 (W^-1 of every 3D contact, once per step) is the three
+     * rcn_solve3 solves with the unit vectors, bit for bit, on SPD and on
+     * general matrices; a singular matrix gives 0 */
+    rng = 77u;
+    for (int k = 0; k < 2000; k++) {
+        double A[9], Ai[9];
+        if (k % 2) random_spd(A);
+        else for (int i = 0; i < 9; i++) A[i] = 2.0 * urand() - 1.0;
+        const int ok = rcn_inverse3(A, Ai);
+        for (int c = 0; c < 3 && ok; c++) {
+            const double e[3] = { c == 0, c == 1, c == 2 };
+            double x[3];
+            CHECK(rcn_solve3(A, e, x));
+            for (int r = 0; r < 3; r++) CHECK(memcmp(&x[r], &Ai[3 * r + c], sizeof x[r]) == 0);
+        }
+        CHECK(ok || !rcn_solve3(A, (const double[3]){ 1, 0, 0 }, Ai));
+        if (*failed) { fprintf(stderr, "  matrix %d\n", k); return; }
+    }
+    const double S[9] = { 1, 2, 3, 2, 4, 6, 0, 1, 1 };   /* rows 1 and 2 parallel */
+    double Si[9];
+    CHECK(!rcn_inverse3(S, Si));
+}
+
 RC_TEST(isotropic_slides)
 {
     /* a sphere's block: W_NT = 0, W_TT = w_T I. The slide solution is
@@ -464,5 +490,5 @@ RC_TEST(planar_world_refuses_dim3)
 }
 
 RC_TEST_MAIN(T(projection_analytic), T(projection_properties), T(take_off), T(stick), T(slide), T(frictionless),
-             T(random_problems), T(warm_started_problems), T(isotropic_slides), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
+             T(random_problems), T(warm_started_problems), T(inverse_by_one_elimination), T(isotropic_slides), T(planar_problems), T(custom_dim3_generic), T(dims_on_a_spatial_site),
              T(planar_world_refuses_dim3))
