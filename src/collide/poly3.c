@@ -94,57 +94,87 @@ static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
 /* The Gauss-map arcs of the edges, computed once per polyhedron and query
  * (not once per edge pair): for edge i of a its direction u, |u|, and
  * g = b x a of its face normals a = n(f0), b = n(f1); for b the normals taken
- * negated (the Minkowski difference's -B) and g = d x c. Negation is exact,
- * so the test below is the per-pair one bit for bit. */
+ * negated (the Minkowski difference's -B) and g = d x c. The arc test of a
+ * pair (Gregorius 2013) needs only the signs of the other polyhedron's face
+ * normals against g: side[i nf + f] = n'(f).g(i), n' the other polyhedron's
+ * normals as the test takes them (b's negated). One dot per (edge, face)
+ * instead of two to four per edge pair, and the same products: negation is
+ * exact, so the test below is the per-pair one bit for bit. */
 enum { EDGE_MAX = RCC_POLY3_MAX_V + RCC_POLY3_MAX_F - 2 };
 typedef struct {
-    double u[EDGE_MAX][3], un[EDGE_MAX], g[EDGE_MAX][3], na[EDGE_MAX][3], nb[EDGE_MAX][3];
+    double u[EDGE_MAX][3], un[EDGE_MAX], g[EDGE_MAX][3];
+    double side[EDGE_MAX * RCC_POLY3_MAX_F];
 } arcs;
 
 static void edge_arcs(const wpoly *w, int negate, arcs *A)
 {
     const double sg = negate ? -1.0 : 1.0;
-    for (int i = 0; i < w->s->ne && i < EDGE_MAX; i++) {
+    for (int i = 0; i < w->s->ne; i++) {
         const int *E = w->s->edge + 4 * i;
+        double na[3], nb[3];
         rcb_v3_sub(A->u[i], w->v[E[1]], w->v[E[0]]);
         A->un[i] = rcb_v3_norm(A->u[i]);
-        rcb_v3_scale(A->na[i], sg, w->pl[E[2]]);
-        rcb_v3_scale(A->nb[i], sg, w->pl[E[3]]);
-        rcb_v3_cross(A->g[i], A->nb[i], A->na[i]);
+        rcb_v3_scale(na, sg, w->pl[E[2]]);
+        rcb_v3_scale(nb, sg, w->pl[E[3]]);
+        rcb_v3_cross(A->g[i], nb, na);
     }
 }
 
-/* Do the arcs ab (edge i of a) and cd (edge j of b, normals negated) of the
- * Gauss map cross (the edges form a face of the Minkowski difference)?
- * Gregorius 2013. */
-static int minkowski_face(const arcs *A, int i, const arcs *B, int j)
+/* A->side: the normals of o (negated if negate) against A's arcs */
+static void arc_sides(arcs *A, int ne, const wpoly *o, int negate)
 {
-    const double cba = rcb_v3_dot(B->na[j], A->g[i]), dba = rcb_v3_dot(B->nb[j], A->g[i]);
-    if (!(cba * dba < 0.0)) return 0;
-    const double adc = rcb_v3_dot(A->na[i], B->g[j]), bdc = rcb_v3_dot(A->nb[i], B->g[j]);
-    return adc * bdc < 0.0 && cba * bdc > 0.0;
+    const double sg = negate ? -1.0 : 1.0;
+    const int nf = o->s->nf;
+    for (int f = 0; f < nf; f++) {
+        double n[3];
+        rcb_v3_scale(n, sg, o->pl[f]);
+        for (int i = 0; i < ne; i++) A->side[i * nf + f] = rcb_v3_dot(n, A->g[i]);
+    }
+}
+
+/* The edges j of b whose arcs cd (faces F[2], F[3], normals negated) cross
+ * the arc ab of edge i of a (faces E[2], E[3]): the edges form a face of the
+ * Minkowski difference (Gregorius 2013). Computed without branches (the
+ * outcome of each pair is a coin toss to the branch predictor) into the list
+ * js; returns its length. */
+static int minkowski_faces(const arcs *A, const int *E, int i, const wpoly *b, const arcs *B, int nfa, int *js)
+{
+    const int nfb = b->s->nf, ne = b->s->ne, *F = b->s->edge;
+    const double *sa = A->side + i * nfb;
+    int n = 0;
+    for (int j = 0; j < ne; j++) {
+        const double cba = sa[F[4 * j + 2]], dba = sa[F[4 * j + 3]];
+        const double adc = B->side[j * nfa + E[2]], bdc = B->side[j * nfa + E[3]];
+        js[n] = j;
+        n += (cba * dba < 0.0) & (adc * bdc < 0.0) & (cba * bdc > 0.0);
+    }
+    return n;
 }
 
 /* The edge pair of largest separation along ua x ub (oriented away from a's
  * centre) among the Minkowski faces; -HUGE_VAL and *ea = -1 if none. */
 static double edge_query(const wpoly *a, const wpoly *b, int *ea, int *eb, double axis[3])
 {
-    static _Thread_local arcs A, B;   /* 20 KB each: off the stack */
+    static _Thread_local arcs A, B;   /* 70 KB each: off the stack */
     double sep = -HUGE_VAL;
+    int js[EDGE_MAX];
     *ea = *eb = -1;
     if (a->s->ne > EDGE_MAX || b->s->ne > EDGE_MAX) return sep;   /* not reached: hulls are smaller */
     edge_arcs(a, 0, &A);
     edge_arcs(b, 1, &B);
+    arc_sides(&A, a->s->ne, b, 1);
+    arc_sides(&B, b->s->ne, a, 0);
     for (int i = 0; i < a->s->ne; i++) {
         const int *E = a->s->edge + 4 * i;
-        double d[3];
-        for (int j = 0; j < b->s->ne; j++) {
-            if (!minkowski_face(&A, i, &B, j)) continue;
-            const int *F = b->s->edge + 4 * j;
-            double x[3];
+        const int nj = minkowski_faces(&A, E, i, b, &B, a->s->nf, js);
+        for (int k = 0; k < nj; k++) {
+            const int j = js[k], *F = b->s->edge + 4 * j;
+            double x[3], d[3];
             rcb_v3_cross(x, A.u[i], B.u[j]);
-            const double L = rcb_v3_norm(x);
-            if (!(L > 1e-6 * A.un[i] * B.un[j])) continue;   /* parallel: the faces' case */
+            const double L2 = rcb_v3_dot(x, x), t = 1e-6 * A.un[i] * B.un[j];
+            if (L2 < 0.25 * t * t) continue;   /* surely parallel (below, the test itself) */
+            const double L = sqrt(L2);
+            if (!(L > t)) continue;   /* parallel: the faces' case */
             rcb_v3_scale(x, 1.0 / L, x);
             rcb_v3_sub(d, a->v[E[0]], a->c);
             if (rcb_v3_dot(x, d) < 0.0) rcb_v3_scale(x, -1.0, x);
