@@ -45,18 +45,24 @@ static int fcode(const rcc_poly3 *s, int f) { return s->code ? s->code[f] : f; }
  * taken (its separation returned): two blocks touching along an edge (a wall
  * of columns, diagonal neighbours) keep the same reference face whatever the
  * round-off of their resting motion, hence the same contact ids. */
+double rcc_p3_face_sep(const wpoly *a, int f, const wpoly *b)
+{
+    double s = HUGE_VAL;
+    for (int k = 0; k < b->s->nv; k++) {   /* fmin without the call (x is never NaN-compared true) */
+        const double x = rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3];
+        if (x < s) s = x;
+    }
+    return s;
+}
+
 static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
 {
     double s[RCC_POLY3_MAX_F], sep = -HUGE_VAL;
     *best = 0;
-    for (int f = 0; f < a->s->nf; f++) {
-        s[f] = HUGE_VAL;
-        for (int k = 0; k < b->s->nv; k++) {   /* fmin without the call (x is never NaN-compared true) */
-            const double x = rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3];
-            if (x < s[f]) s[f] = x;
-        }
+    if (a->bw) rcc_p3_box_face_seps(a, b, s);
+    else for (int f = 0; f < a->s->nf; f++) s[f] = rcc_p3_face_sep(a, f, b);
+    for (int f = 0; f < a->s->nf; f++)
         if (s[f] > sep) sep = s[f];
-    }
     for (int f = 0; f < a->s->nf; f++)
         if (s[f] >= sep - tie) { *best = f; return s[f]; }
     return sep;   /* not reached unless NaN */

@@ -87,17 +87,39 @@ void rcc_p3_box_world(wpoly *w, const rcc_poly3 *s, const double half[3], const 
     w->r = e->r;
 }
 
-/* ---------------------------------------------------------------- the edge query */
+/* ---------------------------------------------------------------- the queries */
+
+/* Face f = 2m + 1 of a box has the normal n = N_m, face 2m the normal -n
+ * (bit for bit but for the signs of zero components): with y_k = n.v_k, face
+ * 2m + 1 gives min_k (y_k - d) and face 2m min_k (-y_k - d') = -max_k (y_k +
+ * d') (negation is exact, rounding is monotone and odd): the general loop's
+ * numbers from half its dots, except the sign of an exact zero (x - x is +0
+ * either way round), so a zero is computed as the general loop does. */
+void rcc_p3_box_face_seps(const wpoly *a, const wpoly *b, double s[6])
+{
+    for (int m = 0; m < 3; m++) {
+        const double *pl = a->pl[2 * m + 1], d0 = a->pl[2 * m][3];
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int k = 0; k < b->s->nv; k++) {
+            const double y = rcb_v3_dot(pl, b->v[k]), x = y - pl[3], x0 = y + d0;
+            if (x < lo) lo = x;
+            if (x0 > hi) hi = x0;
+        }
+        s[2 * m + 1] = lo;
+        s[2 * m] = hi != 0.0 ? -hi : rcc_p3_face_sep(a, 2 * m, b);
+    }
+}
 
 /* Box-box: the same pairs as edge_query's, found by the boxes' structure.
  * A box's 12 edges are 3 groups of 4 parallel ones, whose arcs g are +-G (the
- * cross product of the same two normals up to order and signs, bit for bit:
- * rotation and cross product are linear, negation is exact), and its
- * opposite faces' normals are negatives bit for bit. So the first test,
- * cba dba < 0, has one outcome for the four edges i of a group (the same
- * product), and the second, adc bdc < 0, one for the four edges j of a
- * group: 6 dots per group each way, then the third test, cba bdc > 0, on the
- * pairs passing both (a quarter of the 144). */
+ * cross product of the same two normals up to order and signs: rotation and
+ * cross product are linear, negation is exact), and its opposite faces'
+ * normals are negatives, both bit for bit but for the signs of zeros, which
+ * the tests' strict comparisons do not see. So the first test, cba dba < 0,
+ * has one outcome for the four edges i of a group (the same product up to
+ * its sign pattern), and the second, adc bdc < 0, one for the four edges j
+ * of a group: 6 dots per group each way, then the third test, cba bdc > 0,
+ * computed as edge_query does on the pairs passing both. */
 static const int BOX_GROUP[12] = { 0, 1, 2, 1, 2, 0, 2, 2, 0, 1, 1, 0 };   /* the axis of edge i */
 static const unsigned BOX_GMASK[3] = { 0x921u, 0x60au, 0xd4u };           /* the edges of each axis */
 

@@ -47,11 +47,15 @@ void rcc_p3_to_world(wpoly *w, const rcc_poly3 *s, const rcc_pose3 *p);
 void rcc_p3_edge_arc(const wpoly *w, int i, double sg, double u[3], double *un, double g[3]);
 void rcc_p3_edge_arcs(const wpoly *w, int negate, arcs *A);
 void rcc_p3_edge_pair(const wpoly *a, const arcs *A, int i, const wpoly *b, const arcs *B, int j, edge_best *r);
+/* poly3.c: the separation of b from face f of a, min over b's vertices of n.v - d */
+double rcc_p3_face_sep(const wpoly *a, int f, const wpoly *b);
 
 /* poly3_box.c: the world copy of box s (half sizes half) at pose p, from the
  * thread's table (not evicting keep's entry); the edge query of two boxes so
- * copied (A, B: the arcs' storage) */
+ * copied (A, B: the arcs' storage); */
 void rcc_p3_box_world(wpoly *w, const rcc_poly3 *s, const double half[3], const rcc_pose3 *p, const box_world *keep);
 void rcc_p3_box_edge_query(const wpoly *a, arcs *A, const wpoly *b, arcs *B, edge_best *r);
+/* s[f]: the least n.v - d over b's vertices for each face f of box a (face_query's numbers) */
+void rcc_p3_box_face_seps(const wpoly *a, const wpoly *b, double s[6]);
 
 #endif /* RC_COLLIDE_POLY3_IMPL_H */
