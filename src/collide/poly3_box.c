@@ -123,15 +123,16 @@ void rcc_p3_box_face_seps(const wpoly *a, const wpoly *b, double s[6])
 static const int BOX_GROUP[12] = { 0, 1, 2, 1, 2, 0, 2, 2, 0, 1, 1, 0 };   /* the axis of edge i */
 static const unsigned BOX_GMASK[3] = { 0x921u, 0x60au, 0xd4u };           /* the edges of each axis */
 
-/* the edges of box o whose arcs cross the great circle of A's arc i (o's normals times sg) */
-static unsigned crossing(const arcs *A, int i, const wpoly *o, double sg)
+/* side[f]: box o's face normals (times sg) against the arc of A's edge k,
+ * the first of group k; returns the edges of o whose faces lie on either
+ * side (the first test: their arcs cross the group's great circle) */
+static unsigned crossing(const arcs *A, int k, const wpoly *o, double sg, double side[6])
 {
-    double side[6];
     unsigned m = 0;
     for (int f = 0; f < 6; f++) {
         double n[3];
         rcb_v3_scale(n, sg, o->pl[f]);
-        side[f] = rcb_v3_dot(n, A->g[i]);
+        side[f] = rcb_v3_dot(n, A->g[k]);
     }
     for (int j = 0; j < BOX_NE; j++) {
         const int *F = o->s->edge + 4 * j;
@@ -140,29 +141,44 @@ static unsigned crossing(const arcs *A, int i, const wpoly *o, double sg)
     return m;
 }
 
+/* sg[i]: +-1, arc i of A against its group's first (g_i = sg[i] g_k) */
+static void arc_signs(const arcs *A, double sg[BOX_NE])
+{
+    for (int i = 0; i < BOX_NE; i++) sg[i] = rcb_v3_dot(A->g[i], A->g[BOX_GROUP[i]]) > 0.0 ? 1.0 : -1.0;
+}
+
+/* The third test's cba bdc for the pair (i, j) is ga_i gb_j sa[k(i)][F2_j]
+ * sb[l(j)][E3_i] up to the signs of zeros; its sign is that of c[k(i)][j]
+ * e[i][l(j)] below (exact sign flips), evaluated for the 144 pairs without
+ * branches (each a coin toss to the branch predictor). */
 void rcc_p3_box_edge_query(const wpoly *a, arcs *A, const wpoly *b, arcs *B, edge_best *r)
 {
     unsigned f1[3], f2[3];
+    double sa[3][6], sb[3][6], ga[BOX_NE], gb[BOX_NE], c[3][BOX_NE], e[BOX_NE][3];
     *r = (edge_best){ -HUGE_VAL, { 0, 0, 0 }, -1, -1 };
     rcc_p3_edge_arcs(a, 0, A);
     rcc_p3_edge_arcs(b, 1, B);
     for (int k = 0; k < 3; k++) {   /* edge k is the first of group k */
-        f1[k] = crossing(A, k, b, -1.0);
-        f2[k] = crossing(B, k, a, 1.0);
+        f1[k] = crossing(A, k, b, -1.0, sa[k]);
+        f2[k] = crossing(B, k, a, 1.0, sb[k]);
     }
+    arc_signs(A, ga);
+    arc_signs(B, gb);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < BOX_NE; j++) {
+            c[k][j] = gb[j] * sa[k][b->s->edge[4 * j + 2]];
+            e[j][k] = ga[j] * sb[k][a->s->edge[4 * j + 3]];
+        }
     for (int i = 0; i < BOX_NE; i++) {
-        const int *E = a->s->edge + 4 * i;
-        unsigned cand = 0;
-        for (int l = 0; l < 3; l++) if (f2[l] >> i & 1u) cand |= BOX_GMASK[l];
-        cand &= f1[BOX_GROUP[i]];
+        const double *ck = c[BOX_GROUP[i]];
+        unsigned cand = 0, third = 0;
+        for (int l = 0; l < 3; l++) cand |= BOX_GMASK[l] & (0u - (f2[l] >> i & 1u));   /* the second test */
+        for (int j = 0; j < BOX_NE; j++) third |= (unsigned)(ck[j] * e[i][BOX_GROUP[j]] > 0.0) << j;
+        cand &= f1[BOX_GROUP[i]] & third;
         while (cand) {
-            const int j = __builtin_ctz(cand), *F = b->s->edge + 4 * j;
-            double n[3];
+            const int j = __builtin_ctz(cand);
             cand &= cand - 1u;
-            rcb_v3_scale(n, -1.0, b->pl[F[2]]);
-            const double cba = rcb_v3_dot(n, A->g[i]), bdc = rcb_v3_dot(a->pl[E[3]], B->g[j]);
-            if (cba * bdc > 0.0) rcc_p3_edge_pair(a, A, i, b, B, j, r);
+            rcc_p3_edge_pair(a, A, i, b, B, j, r);
         }
     }
 }
-
