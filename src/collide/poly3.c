@@ -89,10 +89,15 @@ void rcc_p3_edge_arc(const wpoly *w, int i, double sg, double u[3], double *un, 
     rcb_v3_cross(g, nb, na);
 }
 
-/* a box's arcs are kept with its world copy (the same bits either sign) */
+/* a box's arcs are kept with its world copy (the same bits either sign),
+ * computed when first needed */
 void rcc_p3_edge_arcs(const wpoly *w, int negate, arcs *A)
 {
     if (w->bw) {
+        box_world *e = w->bw;
+        if (!e->has_arcs)
+            for (int i = 0; i < BOX_NE; i++) rcc_p3_edge_arc(w, i, 1.0, e->u[i], &e->un[i], e->g[i]);
+        e->has_arcs = 1;
         memcpy(A->u, w->bw->u, sizeof w->bw->u);
         memcpy(A->un, w->bw->un, sizeof w->bw->un);
         memcpy(A->g, w->bw->g, sizeof w->bw->g);

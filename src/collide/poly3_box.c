@@ -56,35 +56,31 @@ static unsigned memo_slot(const double key[10])
     return (unsigned)(h >> 58) & (MEMO - 1);
 }
 
-/* the entry of box s (half sizes half) at pose p, not evicting keep */
-static const box_world *box_memo(const rcc_poly3 *s, const double half[3], const rcc_pose3 *p, const box_world *keep)
+/* the world copy of box s from the entry of its half sizes and pose, else
+ * computed into w and kept (not in keep's entry) */
+void rcc_p3_box_world(wpoly *w, const rcc_poly3 *s, const double half[3], const rcc_pose3 *p, const box_world *keep)
 {
     static _Thread_local box_world memo[MEMO + 1];   /* + 1: the entry when the slot is keep's */
     const double key[10] = { half[0], half[1], half[2], p->p[0], p->p[1], p->p[2], p->q[0], p->q[1], p->q[2], p->q[3] };
     box_world *e = &memo[memo_slot(key)];
     if (e == keep) e = &memo[MEMO];
-    if (e->full && memcmp(e->key, key, sizeof key) == 0) return e;
-    wpoly w;
-    rcc_p3_to_world(&w, s, p);
-    memcpy(e->key, key, sizeof key);
-    memcpy(e->v, w.v, sizeof e->v);
-    memcpy(e->pl, w.pl, sizeof e->pl);
-    rcb_v3_copy(e->c, w.c);
-    e->r = w.r;
-    for (int i = 0; i < BOX_NE; i++) rcc_p3_edge_arc(&w, i, 1.0, e->u[i], &e->un[i], e->g[i]);
-    e->full = 1;
-    return e;
-}
-
-void rcc_p3_box_world(wpoly *w, const rcc_poly3 *s, const double half[3], const rcc_pose3 *p, const box_world *keep)
-{
-    const box_world *e = box_memo(s, half, p, keep);
-    w->s = s;
+    if (e->full && memcmp(e->key, key, sizeof key) == 0) {
+        w->s = s;
+        memcpy(w->v, e->v, sizeof e->v);
+        memcpy(w->pl, e->pl, sizeof e->pl);
+        rcb_v3_copy(w->c, e->c);
+        w->r = e->r;
+    } else {
+        rcc_p3_to_world(w, s, p);
+        memcpy(e->key, key, sizeof key);
+        memcpy(e->v, w->v, sizeof e->v);
+        memcpy(e->pl, w->pl, sizeof e->pl);
+        rcb_v3_copy(e->c, w->c);
+        e->r = w->r;
+        e->full = 1;
+        e->has_arcs = 0;   /* rcc_p3_edge_arcs computes them when first needed */
+    }
     w->bw = e;
-    memcpy(w->v, e->v, sizeof e->v);
-    memcpy(w->pl, e->pl, sizeof e->pl);
-    rcb_v3_copy(w->c, e->c);
-    w->r = e->r;
 }
 
 /* ---------------------------------------------------------------- the queries */

@@ -16,7 +16,7 @@ typedef struct box_world box_world;
 struct box_world {
     double key[10];   /* half, p, q */
     double v[8][3], pl[6][4], c[3], r, u[BOX_NE][3], un[BOX_NE], g[BOX_NE][3];
-    int full;
+    int full, has_arcs;   /* the arcs are computed when first needed (not for a pair apart) */
 };
 
 /* a polyhedron in world coordinates */
@@ -24,7 +24,7 @@ typedef struct {
     const rcc_poly3 *s;
     double v[RCC_POLY3_MAX_V][3], pl[RCC_POLY3_MAX_F][4];
     double c[3], r;      /* the mean of the vertices, the largest distance to it */
-    const box_world *bw; /* a box's world copy with its edges' arcs (rcc_p3_box_world), else NULL */
+    box_world *bw;       /* a box's world copy with its edges' arcs (rcc_p3_box_world), else NULL */
 } wpoly;
 
 /* The Gauss-map arcs of the edges (poly3.c, edge_query) */
