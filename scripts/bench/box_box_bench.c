@@ -8,7 +8,14 @@
  *             turned about z and shifted, gap 1e-4 (4 points);
  *   random    random boxes (half-extents 0.1..0.6) in random poses, centres
  *             within 0.6 (mostly overlapping: faces and edge pairs);
- *   apart     the same moved 3 apart along x, margin 0.01 (the early exit).
+ *   apart     the same moved 3 apart along x, margin 0.01 (the early exit);
+ *   wall      the rockfall's wall (scripts/papers/acary2024_rockfall.lua): 20
+ *             columns x 10 layers of blocks 2 x 1 x 1 (half 1, 0.5, 0.5)
+ *             tilted by 1e-6 rad at random, 1e-6 into each other, each
+ *             block's pairs with its right, upper and diagonal neighbours in
+ *             turn (a block is met in several pairs close together, as in
+ *             the broad phase's order), margin 1e-3; every pass moves each
+ *             block by 1e-12 (new poses, as a time step).
  * Prints the CPU time per pair and the mean number of points.
  */
 #define _POSIX_C_SOURCE 199309L
@@ -42,12 +49,53 @@ static void rand_quat(double *q)
     for (int i = 0; i < 4; i++) q[i] /= sqrt(s);
 }
 
+enum { COLS = 20, LAYERS = 10, NB = COLS * LAYERS };
+
+static void wall(long calls)
+{
+    static rcc_shape3 s = { .kind = RCC_G3_BOX, .half = { 1.0, 0.5, 0.5 } };
+    static rcc_pose3 p[NB];
+    static int pairs[8 * NB][2];
+    int np = 0;
+    for (int l = 0; l < LAYERS; l++)
+        for (int c = 0; c < COLS; c++) {
+            rcc_pose3 *q = &p[l * COLS + c];
+            const double phi[3] = { urand(-1e-6, 1e-6), urand(-1e-6, 1e-6), urand(-1e-6, 1e-6) };
+            *q = (rcc_pose3){ { 0.0, c * (1.0 - 1e-6), 0.5 + l * (1.0 - 1e-6) }, { 1, 0, 0, 0 } };
+            rcb_quat_step(q->q, phi);
+        }
+    for (int l = 0; l < LAYERS; l++)
+        for (int c = 0; c < COLS; c++) {
+            const int i = l * COLS + c;
+            if (c + 1 < COLS) { pairs[np][0] = i; pairs[np++][1] = i + 1; }
+            if (l + 1 == LAYERS) continue;
+            pairs[np][0] = i; pairs[np++][1] = i + COLS;
+            if (c + 1 < COLS) { pairs[np][0] = i; pairs[np++][1] = i + COLS + 1; }
+            if (c > 0) { pairs[np][0] = i; pairs[np++][1] = i + COLS - 1; }
+        }
+    rcc_manifold3 m;
+    long points = 0, done = 0;
+    const double t0 = now();
+    while (done < calls) {
+        for (int k = 0; k < np; k++) {
+            rcc_collide3(&s, &p[pairs[k][0]], &s, &p[pairs[k][1]], 1e-3, &m);
+            points += m.n;
+        }
+        done += np;
+        for (int i = 0; i < NB; i++) p[i].p[0] += 1e-12;
+    }
+    const double dt = now() - t0;
+    printf("%-8s %ld pairs: %.0f ns per pair, %.2f points per pair\n", "wall", done, 1e9 * dt / done,
+           (double)points / done);
+}
+
 int main(int argc, char **argv)
 {
     const long calls = argc > 1 ? atol(argv[1]) : 2000000;
     static rcc_shape3 a[NPOSE], b[NPOSE];
     static rcc_pose3 pa[NPOSE], pb[NPOSE];
     const char *names[3] = { "resting", "random", "apart" };
+    wall(calls);
     for (int c = 0; c < 3; c++) {
         double margin = c == 0 ? 1e-3 : c == 1 ? HUGE_VAL : 0.01;
         for (int k = 0; k < NPOSE; k++) {

@@ -138,6 +138,12 @@ void rcc_poly3_box(const double half[3], rcc_box_poly3 *b);
  * RCC_POLY3_MAX_LOOP vertices, or clipped points are lost). */
 double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly3 *b, const rcc_pose3 *pb,
                          double margin, rcc_manifold3 *m);
+/* Boxes of half sizes ha, hb: rcc_collide_poly3 of their rcc_poly3_box
+ * polyhedra, bit for bit, with the world copies of the last boxes met kept
+ * (a thread's table keyed by half sizes and pose: a box in several pairs
+ * of a step is rotated once). docs/theory/polyhedra.md. */
+double rcc_collide_box_box(const double ha[3], const rcc_pose3 *pa, const double hb[3], const rcc_pose3 *pb,
+                           double margin, rcc_manifold3 *m);
 
 /* ---- broad3d.c: the 3D cell-grid broad phase ---------------------------- */
 

@@ -1,50 +1,21 @@
 /* poly3.c -- convex polyhedra in the spatial narrow phase (collide/geom3d.h):
- * a box as a polyhedron, polyhedron-polyhedron contact by the separating
+ * polyhedron-polyhedron contact by the separating
  * axis test over faces and Minkowski-face edge pairs (Gregorius, "The
  * Separating Axis Test between Convex Polyhedra", GDC 2013), face contacts by
  * clipping the incident face against the reference face's side planes
  * (Sutherland-Hodgman; Ericson 2005, Sec. 8.3.4) with feature-pair labels,
- * and box-box. docs/theory/spatial.md, "Box-box and convex polyhedra". */
-#include "collide/narrow3d_impl.h"
+ * and box-box (the box's own parts: poly3_box.c). docs/theory/spatial.md,
+ * "Box-box and convex polyhedra". */
+#include "collide/poly3_impl.h"
 
-/* ---------------------------------------------------------------- the box */
-
-/* vertex k: bit i set on the + side of axis i; faces -x, +x, -y, +y, -z, +z,
- * loops counter-clockwise seen from outside; edges (v0, v1, f0, f1) */
-static const int BOX_FSTART[7] = { 0, 4, 8, 12, 16, 20, 24 };
-static const int BOX_LOOP[24] = { 4, 6, 2, 0, 1, 3, 7, 5, 1, 5, 4, 0, 2, 6, 7, 3, 2, 3, 1, 0, 4, 5, 7, 6 };
-static const int BOX_LEDGE[24] = { 9, 6, 1, 2, 3, 7, 10, 4, 4, 8, 2, 0, 6, 11, 7, 5, 5, 3, 0, 1, 8, 10, 11, 9 };
-static const int BOX_EDGE[48] = { 0, 1, 2, 4, 0, 2, 0, 4, 0, 4, 0, 2, 1, 3, 1, 4, 1, 5, 1, 2, 2, 3, 3, 4,
-                                  2, 6, 0, 3, 3, 7, 1, 3, 4, 5, 2, 5, 4, 6, 0, 5, 5, 7, 1, 5, 6, 7, 3, 5 };
-/* rcc_box_feature of each feature: 8 vertices, 12 edges, 6 faces */
-static const unsigned char BOX_CODE[26] = { 0, 2, 6, 8, 18, 20, 24, 26,
-                                            1, 3, 9, 5, 11, 7, 15, 17, 19, 21, 23, 25,
-                                            12, 14, 10, 16, 4, 22 };
-
-void rcc_poly3_box(const double half[3], rcc_box_poly3 *b)
-{
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 3; i++) b->v[3 * k + i] = (k >> i) & 1 ? half[i] : -half[i];
-    for (int f = 0; f < 6; f++) {
-        double *pl = b->plane + 4 * f;
-        pl[0] = pl[1] = pl[2] = 0.0;
-        pl[f / 2] = f & 1 ? 1.0 : -1.0;
-        pl[3] = half[f / 2];
-    }
-    b->p = (rcc_poly3){ 8, 12, 6, b->v, b->plane, BOX_FSTART, BOX_LOOP, BOX_LEDGE, BOX_EDGE, BOX_CODE };
-}
+#include <string.h>
 
 /* ---------------------------------------------------------------- world copies */
 
-typedef struct {
-    const rcc_poly3 *s;
-    double v[RCC_POLY3_MAX_V][3], pl[RCC_POLY3_MAX_F][4];
-    double c[3], r;      /* the mean of the vertices, the largest distance to it */
-} wpoly;
-
-static void to_world(wpoly *w, const rcc_poly3 *s, const rcc_pose3 *p)
+void rcc_p3_to_world(wpoly *w, const rcc_poly3 *s, const rcc_pose3 *p)
 {
     w->s = s;
+    w->bw = NULL;
     rcb_v3_set(w->c, 0.0, 0.0, 0.0);
     for (int k = 0; k < s->nv; k++) {
         rcb_quat_rotate(w->v[k], p->q, s->v + 3 * k);
@@ -74,18 +45,24 @@ static int fcode(const rcc_poly3 *s, int f) { return s->code ? s->code[f] : f; }
  * taken (its separation returned): two blocks touching along an edge (a wall
  * of columns, diagonal neighbours) keep the same reference face whatever the
  * round-off of their resting motion, hence the same contact ids. */
+double rcc_p3_face_sep(const wpoly *a, int f, const wpoly *b)
+{
+    double s = HUGE_VAL;
+    for (int k = 0; k < b->s->nv; k++) {   /* fmin without the call (x is never NaN-compared true) */
+        const double x = rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3];
+        if (x < s) s = x;
+    }
+    return s;
+}
+
 static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
 {
     double s[RCC_POLY3_MAX_F], sep = -HUGE_VAL;
     *best = 0;
-    for (int f = 0; f < a->s->nf; f++) {
-        s[f] = HUGE_VAL;
-        for (int k = 0; k < b->s->nv; k++) {   /* fmin without the call (x is never NaN-compared true) */
-            const double x = rcb_v3_dot(a->pl[f], b->v[k]) - a->pl[f][3];
-            if (x < s[f]) s[f] = x;
-        }
+    if (a->bw) rcc_p3_box_face_seps(a, b, s);
+    else for (int f = 0; f < a->s->nf; f++) s[f] = rcc_p3_face_sep(a, f, b);
+    for (int f = 0; f < a->s->nf; f++)
         if (s[f] > sep) sep = s[f];
-    }
     for (int f = 0; f < a->s->nf; f++)
         if (s[f] >= sep - tie) { *best = f; return s[f]; }
     return sep;   /* not reached unless NaN */
@@ -94,66 +71,110 @@ static double face_query(const wpoly *a, const wpoly *b, double tie, int *best)
 /* The Gauss-map arcs of the edges, computed once per polyhedron and query
  * (not once per edge pair): for edge i of a its direction u, |u|, and
  * g = b x a of its face normals a = n(f0), b = n(f1); for b the normals taken
- * negated (the Minkowski difference's -B) and g = d x c. Negation is exact,
- * so the test below is the per-pair one bit for bit. */
-enum { EDGE_MAX = RCC_POLY3_MAX_V + RCC_POLY3_MAX_F - 2 };
-typedef struct {
-    double u[EDGE_MAX][3], un[EDGE_MAX], g[EDGE_MAX][3], na[EDGE_MAX][3], nb[EDGE_MAX][3];
-} arcs;
+ * negated (the Minkowski difference's -B) and g = d x c. The arc test of a
+ * pair (Gregorius 2013) needs only the signs of the other polyhedron's face
+ * normals against g: side[i nf + f] = n'(f).g(i), n' the other polyhedron's
+ * normals as the test takes them (b's negated). One dot per (edge, face)
+ * instead of two to four per edge pair, and the same products: negation is
+ * exact, so the test below is the per-pair one bit for bit. Edge i's arc
+ * (normals times sg): */
+void rcc_p3_edge_arc(const wpoly *w, int i, double sg, double u[3], double *un, double g[3])
+{
+    const int *E = w->s->edge + 4 * i;
+    double na[3], nb[3];
+    rcb_v3_sub(u, w->v[E[1]], w->v[E[0]]);
+    *un = rcb_v3_norm(u);
+    rcb_v3_scale(na, sg, w->pl[E[2]]);
+    rcb_v3_scale(nb, sg, w->pl[E[3]]);
+    rcb_v3_cross(g, nb, na);
+}
 
-static void edge_arcs(const wpoly *w, int negate, arcs *A)
+/* a box's arcs are kept with its world copy (the same bits either sign),
+ * computed when first needed */
+void rcc_p3_edge_arcs(const wpoly *w, int negate, arcs *A)
+{
+    if (w->bw) {
+        box_world *e = w->bw;
+        if (!e->has_arcs)
+            for (int i = 0; i < BOX_NE; i++) rcc_p3_edge_arc(w, i, 1.0, e->u[i], &e->un[i], e->g[i]);
+        e->has_arcs = 1;
+        memcpy(A->u, w->bw->u, sizeof w->bw->u);
+        memcpy(A->un, w->bw->un, sizeof w->bw->un);
+        memcpy(A->g, w->bw->g, sizeof w->bw->g);
+        return;
+    }
+    for (int i = 0; i < w->s->ne; i++) rcc_p3_edge_arc(w, i, negate ? -1.0 : 1.0, A->u[i], &A->un[i], A->g[i]);
+}
+
+/* A->side: the normals of o (negated if negate) against A's arcs */
+static void arc_sides(arcs *A, int ne, const wpoly *o, int negate)
 {
     const double sg = negate ? -1.0 : 1.0;
-    for (int i = 0; i < w->s->ne && i < EDGE_MAX; i++) {
-        const int *E = w->s->edge + 4 * i;
-        rcb_v3_sub(A->u[i], w->v[E[1]], w->v[E[0]]);
-        A->un[i] = rcb_v3_norm(A->u[i]);
-        rcb_v3_scale(A->na[i], sg, w->pl[E[2]]);
-        rcb_v3_scale(A->nb[i], sg, w->pl[E[3]]);
-        rcb_v3_cross(A->g[i], A->nb[i], A->na[i]);
+    const int nf = o->s->nf;
+    for (int f = 0; f < nf; f++) {
+        double n[3];
+        rcb_v3_scale(n, sg, o->pl[f]);
+        for (int i = 0; i < ne; i++) A->side[i * nf + f] = rcb_v3_dot(n, A->g[i]);
     }
 }
 
-/* Do the arcs ab (edge i of a) and cd (edge j of b, normals negated) of the
- * Gauss map cross (the edges form a face of the Minkowski difference)?
- * Gregorius 2013. */
-static int minkowski_face(const arcs *A, int i, const arcs *B, int j)
+/* The edges j of b whose arcs cd (faces F[2], F[3], normals negated) cross
+ * the arc ab of edge i of a (faces E[2], E[3]): the edges form a face of the
+ * Minkowski difference (Gregorius 2013). Computed without branches (the
+ * outcome of each pair is a coin toss to the branch predictor) into the list
+ * js; returns its length. */
+static int minkowski_faces(const arcs *A, const int *E, int i, const wpoly *b, const arcs *B, int nfa, int *js)
 {
-    const double cba = rcb_v3_dot(B->na[j], A->g[i]), dba = rcb_v3_dot(B->nb[j], A->g[i]);
-    if (!(cba * dba < 0.0)) return 0;
-    const double adc = rcb_v3_dot(A->na[i], B->g[j]), bdc = rcb_v3_dot(A->nb[i], B->g[j]);
-    return adc * bdc < 0.0 && cba * bdc > 0.0;
+    const int nfb = b->s->nf, ne = b->s->ne, *F = b->s->edge;
+    const double *sa = A->side + i * nfb;
+    int n = 0;
+    for (int j = 0; j < ne; j++) {
+        const double cba = sa[F[4 * j + 2]], dba = sa[F[4 * j + 3]];
+        const double adc = B->side[j * nfa + E[2]], bdc = B->side[j * nfa + E[3]];
+        js[n] = j;
+        n += (cba * dba < 0.0) & (adc * bdc < 0.0) & (cba * bdc > 0.0);
+    }
+    return n;
 }
+
+/* Edges i of a and j of b forming a Minkowski face: their axis ua x ub
+ * (oriented away from a's centre) and separation, kept if the largest so far
+ * (ties: the first pair in the order i, then j) */
+void rcc_p3_edge_pair(const wpoly *a, const arcs *A, int i, const wpoly *b, const arcs *B, int j, edge_best *r)
+{
+    const int *E = a->s->edge + 4 * i, *F = b->s->edge + 4 * j;
+    double x[3], d[3];
+    rcb_v3_cross(x, A->u[i], B->u[j]);
+    const double L2 = rcb_v3_dot(x, x), t = 1e-6 * A->un[i] * B->un[j];
+    if (L2 < 0.25 * t * t) return;   /* surely parallel (below, the test itself) */
+    const double L = sqrt(L2);
+    if (!(L > t)) return;   /* parallel: the faces' case */
+    rcb_v3_scale(x, 1.0 / L, x);
+    rcb_v3_sub(d, a->v[E[0]], a->c);
+    if (rcb_v3_dot(x, d) < 0.0) rcb_v3_scale(x, -1.0, x);
+    rcb_v3_sub(d, b->v[F[0]], a->v[E[0]]);
+    const double s = rcb_v3_dot(x, d);
+    if (s > r->sep) { r->sep = s; r->ea = i; r->eb = j; rcb_v3_copy(r->axis, x); }
+}
+
+static _Thread_local arcs ARC_A, ARC_B;   /* 70 KB each: off the stack */
 
 /* The edge pair of largest separation along ua x ub (oriented away from a's
- * centre) among the Minkowski faces; -HUGE_VAL and *ea = -1 if none. */
-static double edge_query(const wpoly *a, const wpoly *b, int *ea, int *eb, double axis[3])
+ * centre) among the Minkowski faces; -HUGE_VAL and ea = -1 if none. */
+static void edge_query(const wpoly *a, const wpoly *b, edge_best *r)
 {
-    static _Thread_local arcs A, B;   /* 20 KB each: off the stack */
-    double sep = -HUGE_VAL;
-    *ea = *eb = -1;
-    if (a->s->ne > EDGE_MAX || b->s->ne > EDGE_MAX) return sep;   /* not reached: hulls are smaller */
-    edge_arcs(a, 0, &A);
-    edge_arcs(b, 1, &B);
+    arcs *A = &ARC_A, *B = &ARC_B;
+    int js[EDGE_MAX];
+    *r = (edge_best){ -HUGE_VAL, { 0, 0, 0 }, -1, -1 };
+    if (a->s->ne > EDGE_MAX || b->s->ne > EDGE_MAX) return;   /* not reached: hulls are smaller */
+    rcc_p3_edge_arcs(a, 0, A);
+    rcc_p3_edge_arcs(b, 1, B);
+    arc_sides(A, a->s->ne, b, 1);
+    arc_sides(B, b->s->ne, a, 0);
     for (int i = 0; i < a->s->ne; i++) {
-        const int *E = a->s->edge + 4 * i;
-        double d[3];
-        for (int j = 0; j < b->s->ne; j++) {
-            if (!minkowski_face(&A, i, &B, j)) continue;
-            const int *F = b->s->edge + 4 * j;
-            double x[3];
-            rcb_v3_cross(x, A.u[i], B.u[j]);
-            const double L = rcb_v3_norm(x);
-            if (!(L > 1e-6 * A.un[i] * B.un[j])) continue;   /* parallel: the faces' case */
-            rcb_v3_scale(x, 1.0 / L, x);
-            rcb_v3_sub(d, a->v[E[0]], a->c);
-            if (rcb_v3_dot(x, d) < 0.0) rcb_v3_scale(x, -1.0, x);
-            rcb_v3_sub(d, b->v[F[0]], a->v[E[0]]);
-            const double s = rcb_v3_dot(x, d);
-            if (s > sep) { sep = s; *ea = i; *eb = j; rcb_v3_copy(axis, x); }
-        }
+        const int nj = minkowski_faces(A, a->s->edge + 4 * i, i, b, B, a->s->nf, js);
+        for (int k = 0; k < nj; k++) rcc_p3_edge_pair(a, A, i, b, B, js[k], r);
     }
-    return sep;
 }
 
 /* ---------------------------------------------------------------- edge pair */
@@ -324,7 +345,8 @@ static void face_contact(const wpoly *R, int f, const wpoly *I, int ref_a, doubl
         cur = 1 - cur;
     }
     /* the points under the margin */
-    cpoly *p = &buf[cur], q = { 0 };
+    cpoly *p = &buf[cur], q;
+    q.n = 0;
     double g[MAXP];
     for (int i = 0; i < p->n; i++) {
         const double gi = rcb_v3_dot(nr, p->x[i]) - R->pl[f][3];
@@ -456,23 +478,30 @@ static int better(double s, double s0, double rel, double L)
     return s > s0 + (1.0 - rel) * fmax(-s0, 0.0) + ABS_TOL * L;
 }
 
-double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly3 *b, const rcc_pose3 *pb,
-                         double margin, rcc_manifold3 *m)
+/* the pair; ha, hb: the half sizes if a, b are boxes of rcc_poly3_box (their world copies kept: rcc_p3_box_world), else NULL */
+static double collide(const rcc_poly3 *a, const rcc_pose3 *pa, const double *ha, const rcc_poly3 *b,
+                      const rcc_pose3 *pb, const double *hb, double margin, rcc_manifold3 *m)
 {
     wpoly A, B;
-    int fa, fb, ea, eb;
-    double axis[3];
+    int fa, fb;
     m->n = 0;
     if (a->nv > RCC_POLY3_MAX_V || a->nf > RCC_POLY3_MAX_F || b->nv > RCC_POLY3_MAX_V || b->nf > RCC_POLY3_MAX_F)
         return HUGE_VAL;   /* beyond the world copies (the builder of a polyhedron refuses it) */
-    to_world(&A, a, pa);
-    to_world(&B, b, pb);
+    if (ha) rcc_p3_box_world(&A, a, ha, pa, NULL);
+    else rcc_p3_to_world(&A, a, pa);
+    if (hb) rcc_p3_box_world(&B, b, hb, pb, A.bw);
+    else rcc_p3_to_world(&B, b, pb);
     const double tol = CLIP_TOL * (A.r + B.r);
     const double sa = face_query(&A, &B, tol, &fa);
     if (!(sa <= margin)) return sa;
     const double sb = face_query(&B, &A, tol, &fb);
     if (!(sb <= margin)) return sb;
-    const double se = edge_query(&A, &B, &ea, &eb, axis);
+    edge_best eq;
+    if (A.bw && B.bw) rcc_p3_box_edge_query(&A, &ARC_A, &B, &ARC_B, &eq);
+    else edge_query(&A, &B, &eq);
+    const double se = eq.sep;
+    const int ea = eq.ea, eb = eq.eb;
+    const double *axis = eq.axis;
     if (ea >= 0 && !(se <= margin)) return se;
     const double L = fmin(A.r, B.r);
     const int use_edge = ea >= 0 && better(se, fmax(sa, sb), REL_EDGE, L), ref_b = better(sb, sa, REL_FACE, L);
@@ -499,11 +528,23 @@ double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly
     return s;
 }
 
+double rcc_collide_poly3(const rcc_poly3 *a, const rcc_pose3 *pa, const rcc_poly3 *b, const rcc_pose3 *pb,
+                         double margin, rcc_manifold3 *m)
+{
+    return collide(a, pa, NULL, b, pb, NULL, margin, m);
+}
+
+double rcc_collide_box_box(const double ha[3], const rcc_pose3 *pa, const double hb[3], const rcc_pose3 *pb,
+                           double margin, rcc_manifold3 *m)
+{
+    rcc_box_poly3 A, B;
+    rcc_poly3_box(ha, &A);
+    rcc_poly3_box(hb, &B);
+    return collide(&A.p, pa, ha, &B.p, pb, hb, margin, m);
+}
+
 void rcc_g3_box_box(const rcc_shape3 *a, const rcc_pose3 *pa, const rcc_shape3 *b, const rcc_pose3 *pb,
                     double margin, rcc_manifold3 *m)
 {
-    rcc_box_poly3 A, B;
-    rcc_poly3_box(a->half, &A);
-    rcc_poly3_box(b->half, &B);
-    rcc_collide_poly3(&A.p, pa, &B.p, pb, margin, m);
+    rcc_collide_box_box(a->half, pa, b->half, pb, margin, m);
 }
