@@ -175,7 +175,7 @@ RC_TEST(fast_path_equals_general_path_on_edges_and_margins)
         compare(ha, &pa, hb, &pb, margin, &t);
     }
     for (int k = 0; k < 600; k++) {
-        double ha[3], hb[3], dir[3], lo = 0.0, hi = 3.0;
+        double ha[3], hb[3], dir[4], lo = 0.0, hi = 3.0;   /* dir: rand_quat writes 4 */
         rcc_pose3 pa, pb;
         rcc_box_poly3 A, B;
         rcc_manifold3 m;
