@@ -70,9 +70,7 @@ static void delassus(rcm_contact3 *c, double Ha[3][6], double Hb[3][6], double M
         }
     /* W^-1, for the stick case of every sweep's local solve (one elimination
      * for the three columns) */
-    double Wi[9];
-    c->winv_ok = rcn_inverse3(c->W, Wi);
-    if (c->winv_ok) memcpy(c->Winv, Wi, sizeof Wi);
+    c->winv_ok = rcn_inverse3(c->W, c->Winv);   /* not written when W is singular */
 }
 
 /* the built-in law's shift on (N, T1, T2) (eq. 96 / 101) and the closing term */

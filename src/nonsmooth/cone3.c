@@ -306,6 +306,19 @@ static inline void small_sincos(double x, double *s, double *c)
     }
 }
 
+/* p = p_N (1, -mu d) of the slide case at d = (c, s), p_N = -b_N / D;
+ * 0 (p not set) when D <= 0 */
+static inline int slide_point(const cone3_problem *cp, double c, double s, double *p)
+{
+    double D;
+    (void)slide_hcs(cp, c, s, &D);
+    if (!(D > 0.0)) return 0;
+    p[0] = -cp->b[0] / D;
+    p[1] = -cp->mu * p[0] * c;
+    p[2] = -cp->mu * p[0] * s;
+    return 1;
+}
+
 /* Newton's step -h / h' of the slide case at d = (c, s), D(phi) in *D;
  * NaN where it is not defined (D <= 0 or h' = 0) */
 static inline double newton_step(const cone3_problem *cp, double c, double s, double *D)
@@ -326,13 +339,12 @@ static inline double newton_step(const cone3_problem *cp, double c, double s, do
  * small rotation keeps it so: renormalised only after two or more). The zero is taken only when it is
  * a solution (D > 0 and a round-off residual: candidate's test); else the
  * grid search runs as without a guess. At most 8 steps. Returns 1 when a
- * solution was found (in cp->best). dphi0, D0: the first step and D at
- * d0 when the caller computed them (newton_step), dphi0 NaN if not. */
-static int slide_newton(cone3_problem *cp, double c, double s, double dphi0, double D0)
+ * solution was found (in cp->best). dphi0: the first step at d0 when the
+ * caller computed it (newton_step), NaN if not. */
+static int slide_newton(cone3_problem *cp, double c, double s, double dphi0)
 {
-    const double *b = cp->b, mu = cp->mu;
     for (int it = 0; it < 8; it++) {
-        double D = D0;
+        double D;
         double dphi = it == 0 && dphi0 == dphi0 ? dphi0 : newton_step(cp, c, s, &D);   /* the first step given */
         if (!(fabs(dphi) < 0.5)) return 0;   /* far from the guess (or undefined): the grid finds the zero */
         double sd, cd;
@@ -345,21 +357,15 @@ static int slide_newton(cone3_problem *cp, double c, double s, double dphi0, dou
         const double c2 = c * cd - s * sd;
         s = s * cd + c * sd;
         c = c2;
-        if (fabs(dphi) <= EARLY && fabs(dphi) > 1e-10) {   /* the next step would be ~dphi^2: try it as is */
-            (void)slide_hcs(cp, c, s, &D);
-            if (D > 0.0) {
-                const double pn = -b[0] / D, p[3] = { pn, -mu * pn * c, -mu * pn * s };
-                if (slide_is_solution(cp, p, c, s)) return 1;
-            }
-        }
+        double p[3];
+        if (fabs(dphi) <= EARLY && fabs(dphi) > 1e-10   /* the next step would be ~dphi^2: try it as is */
+            && slide_point(cp, c, s, p) && slide_is_solution(cp, p, c, s)) return 1;
         if (fabs(dphi) <= 1e-10) {   /* quadratic: the step just taken leaves ~1e-20 */
             if (it > 0) {   /* back to |d| = 1 after the rotations */
                 const double r = 1.0 / sqrt(c * c + s * s);
                 c *= r; s *= r;
             }
-            (void)slide_hcs(cp, c, s, &D);
-            if (!(D > 0.0)) return 0;
-            const double pn = -b[0] / D, p[3] = { pn, -mu * pn * c, -mu * pn * s };
+            if (!slide_point(cp, c, s, p)) return 0;
             if (slide_is_solution(cp, p, c, s)) return 1;
             candidate(cp, p, 2);
             return cp->best_res <= cp->exact;
@@ -375,26 +381,26 @@ static int slide_newton(cone3_problem *cp, double c, double s, double dphi0, dou
  * sweep. The stick start is taken when its first Newton step is below
  * NEAR, else the start whose first step is the smaller, then the other if
  * it does not end at a solution. Returns 1 when a solution is in cp->best. */
-enum { NEAR_SHIFT = 10 };   /* NEAR = 2^-10 rad */
+static const double NEAR = 0x1p-10;   /* rad */
 static int slide_from_starts(cone3_problem *cp, const double *ps, double pst, const double *g)
 {
-    double d[2][2], step[2], D[2];
+    double d[2][2], step[2], D;
     int n = 0;
     if (pst > 0.0) {
         d[n][0] = -ps[1] / pst; d[n][1] = -ps[2] / pst;
-        step[n] = newton_step(cp, d[n][0], d[n][1], &D[n]);
+        step[n] = newton_step(cp, d[n][0], d[n][1], &D);
         n++;
     }
     const double gt = g ? sqrt(g[1] * g[1] + g[2] * g[2]) : 0.0;
-    if (g && g[0] > 0.0 && gt > 0.5 * cp->mu * g[0] && !(n == 1 && fabs(step[0]) <= ldexp(1.0, -NEAR_SHIFT))) {
+    if (g && g[0] > 0.0 && gt > 0.5 * cp->mu * g[0] && !(n == 1 && fabs(step[0]) <= NEAR)) {
         d[n][0] = -g[1] / gt; d[n][1] = -g[2] / gt;
-        step[n] = newton_step(cp, d[n][0], d[n][1], &D[n]);
+        step[n] = newton_step(cp, d[n][0], d[n][1], &D);
         n++;
     }
     const int first = n == 2 && (fabs(step[1]) < fabs(step[0]) || (step[0] != step[0] && step[1] == step[1]));
     for (int k = 0; k < n; k++) {
         const int j = (first + k) % n;
-        if (slide_newton(cp, d[j][0], d[j][1], step[j], D[j])) return 1;
+        if (slide_newton(cp, d[j][0], d[j][1], step[j])) return 1;
     }
     return 0;
 }
