@@ -4,6 +4,9 @@
 #include "collide/collide_impl.h"
 
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---------------------------------------------------------------- sorting */
 
@@ -244,6 +247,46 @@ static long long grid_cells(grid *g, int ncand, double h, long long klim)
     return nent;
 }
 
+/* The pairs within buckets lo .. hi - 1 (st: the buckets' starts in
+ * g->ent), tested only in the first cell both cover (the cell of the corner
+ * (max x0, max y0)): there one of them starts its column and one (maybe the
+ * other) its row. A hashed bucket may hold several cells; entries of
+ * different cells are not told apart (it would take 2 ints per entry): such
+ * a pair is tested and, in the rare case that both shapes cover both cells,
+ * found twice, the copy dropped with the duplicates after the sort. buf:
+ * NULL, into w->pairs (a status returned); else into buf (at most cap ints,
+ * *nbuf of them), stopping before the first bucket that does not fit: that
+ * bucket's index returned (hi when all fit). */
+static long bucket_pairs(rc_world *w, const grid *g, int lo, int hi, int *buf, int *nbuf, int cap)
+{
+    const int *st = g->start, *body = g->body;
+    const double *box = g->box;
+    for (int b = lo; b < hi; b++) {
+        const int p1 = st[b + 1], n0 = buf ? *nbuf : 0;
+        for (int p = st[b]; p < p1; p++) {
+            int ep = g->ent[p], i = ep >> 2;
+            const double *bi = box + 4 * i;
+            for (int q = p + 1; q < p1; q++) {
+                int eq = g->ent[q];
+                if (((ep | eq) & 3) != 3) continue;
+                int j = eq >> 2;
+                if (!boxes_overlap_p(g, bi, box + 4 * j) || body[i] == body[j]) continue;
+                if (!buf) {
+                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+                    continue;
+                }
+                if (rcm_sleeping_pair(w, body[i], body[j])) continue;
+                if (*nbuf + 2 > cap) { *nbuf = n0; return b; }   /* the caller does this bucket on */
+                int a = i, c = j;
+                if (body[j] == RC_GROUND || (body[i] != RC_GROUND && j < i)) { a = j; c = i; }   /* push_candidate's (A, B) */
+                buf[(*nbuf)++] = a;
+                buf[(*nbuf)++] = 2 * c + 1;
+            }
+        }
+    }
+    return buf ? hi : RC_OK;
+}
+
 /* Candidate pairs: the shapes whose AABBs, each inflated by bm / 2, overlap
  * (a ground half-plane or circular wall: whose box reaches within the margin
  * of it). */
@@ -345,27 +388,31 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
 #undef BUCKET
 #undef WRAP
 
-    /* pairs within each cell, tested only in the first cell both cover (the
-     * cell of the corner (max x0, max y0)): there one of them starts its
-     * column and one (maybe the other) its row. A hashed bucket may hold
-     * several cells; entries of different cells are not told apart (it would
-     * take 2 ints per entry): such a pair is tested and, in the rare case
-     * that both shapes cover both cells, found twice, the copy dropped with
-     * the duplicates after the sort */
-    for (int b = 0; b < nb; b++) {
-        int p1 = st[b + 1];
-        for (int p = st[b]; p < p1; p++) {
-            int ep = g.ent[p], i = ep >> 2;
-            const double *bi = box + 4 * i;
-            for (int q = p + 1; q < p1; q++) {
-                int eq = g.ent[q];
-                if (((ep | eq) & 3) != 3) continue;
-                int j = eq >> 2;
-                if (!boxes_overlap_p(&g, bi, box + 4 * j) || body[i] == body[j]) continue;
-                RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
-            }
+    /* pairs within each bucket (bucket_pairs) */
+    int b_from = 0;
+#ifdef _OPENMP
+    if (w->sim.solver.threads > 1 && st[nb] >= 2 * rcc_team_min && !omp_in_parallel()) {
+        /* two threads: the buckets up to half the entries here, the others
+         * into a buffer (pairs are sorted after: the order does not matter);
+         * the buckets that do not fit in it are done after, on this thread */
+        int half = 0;
+        while (half < nb && st[half] < st[nb] / 2) half++;
+        int *buf, cap = rcc_team_cap > 0 ? 2 * rcc_team_cap : w->room_pairs / 2 + 64, nbuf = 0, stop = nb;
+        rc_status s0 = RC_OK;
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&buf, cap, sizeof(int), "broadphase pairs"));
+#pragma omp parallel num_threads(2)
+        {
+            if (omp_get_thread_num() == 0) s0 = bucket_pairs(w, &g, 0, half, NULL, NULL, 0);
+            else if (omp_get_thread_num() == 1) stop = (int)bucket_pairs(w, &g, half, nb, buf, &nbuf, cap);
         }
+        RC_CHECK(s0);
+        if (2 * (w->npairs + nbuf / 2) > w->cap_pairs) RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + nbuf / 2)));
+        memcpy(w->pairs + 2 * w->npairs, buf, (size_t)nbuf * sizeof(int));
+        w->npairs += nbuf / 2;
+        b_from = stop;
     }
+#endif
+    RC_CHECK(bucket_pairs(w, &g, b_from, nb, NULL, NULL, 0));
 
     /* big shapes against every other shape: the half-plane test when one is
      * a ground half-plane, else the box test */

@@ -65,62 +65,77 @@
 #include <limits.h>
 #include <stddef.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---------------------------------------------------------------- world-frame caches */
 
+static void update_shape(const rc_world *w, rc_shape *s)
+{
+    double x = 0.0, y = 0.0, c = 1.0, sn = 0.0;
+    if (s->body != RC_GROUND) {
+        const double *q = w->q + w->bodies[s->body].iq;
+        x = q[0]; y = q[1];
+        const int centred = (s->type == RC_SHAPE_DISK || s->type == RC_SHAPE_POINT) && s->offset[0] == 0.0
+                            && s->offset[1] == 0.0;
+        if (!centred) { c = cos(q[2]); sn = sin(q[2]); }   /* a centred disk's centre does not turn */
+    }
+    switch (s->type) {
+    case RC_SHAPE_DISK:
+    case RC_SHAPE_POINT: {   /* the AABB follows from wc and the radius (shape_aabb) */
+        double r = round_radius(s);
+        s->wc[0] = x + c * s->offset[0] - sn * s->offset[1];
+        s->wc[1] = y + sn * s->offset[0] + c * s->offset[1];
+        if (s->bound == 0.0) s->bound = hypot(s->offset[0], s->offset[1]) + r;
+        break;
+    }
+    case RC_SHAPE_POLYGON: {
+        int n = s->nvert;
+        double *bb = rcm_shape_poly_aabb(s);
+        bb[0] = bb[1] = INFINITY; bb[2] = bb[3] = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            double *v = s->wvert[i];
+            v[0] = x + c * s->vert[i][0] - sn * s->vert[i][1];
+            v[1] = y + sn * s->vert[i][0] + c * s->vert[i][1];
+            bb[0] = fmin(bb[0], v[0]); bb[1] = fmin(bb[1], v[1]);
+            bb[2] = fmax(bb[2], v[0]); bb[3] = fmax(bb[3], v[1]);
+        }
+        if (s->bound == 0.0)
+            for (int i = 0; i < n; i++) s->bound = fmax(s->bound, hypot(s->vert[i][0], s->vert[i][1]));
+        for (int i = 0; i < n; i++) {  /* CCW: outward normal of edge i -> i+1 is (e_y, -e_x)/|e| */
+            const double *a = s->wvert[i], *b = s->wvert[(i + 1) % n];
+            double ex = b[0] - a[0], ey = b[1] - a[1], L = hypot(ex, ey);
+            const double *va = s->vert[i], *vb = s->vert[(i + 1) % n];
+            const double fx = vb[0] - va[0], fy = vb[1] - va[1], Lb = hypot(fx, fy);
+            if (!(L > 1e-6 * Lb)) {   /* an edge lost to the world frame's rounding (a tiny polygon
+                                         far out): the body-frame edge turned (a unit normal) */
+                ex = c * fx - sn * fy;
+                ey = sn * fx + c * fy;
+                L = hypot(ex, ey);
+            }
+            s->wnorm[i][0] = L > 0.0 ? ey / L : 0.0;
+            s->wnorm[i][1] = L > 0.0 ? -ex / L : 0.0;
+        }
+        break;
+    }
+    case RC_SHAPE_HALFPLANE:
+    case RC_SHAPE_SEGMENT:   /* static: shape_aabb */
+    case RC_SHAPE_CIRCLE_INSIDE:
+        break;
+    }
+}
+
+int rcc_team_min = 4096, rcc_team_cap = 0;
+
 void rcc_update_shapes(rc_world *w)
 {
-    for (int k = 0; k < w->nshapes; k++) {
-        rc_shape *s = &w->shapes[k];
-        double x = 0.0, y = 0.0, c = 1.0, sn = 0.0;
-        if (s->body != RC_GROUND) {
-            const double *q = w->q + w->bodies[s->body].iq;
-            x = q[0]; y = q[1]; c = cos(q[2]); sn = sin(q[2]);
-        }
-        switch (s->type) {
-        case RC_SHAPE_DISK:
-        case RC_SHAPE_POINT: {   /* the AABB follows from wc and the radius (shape_aabb) */
-            double r = round_radius(s);
-            s->wc[0] = x + c * s->offset[0] - sn * s->offset[1];
-            s->wc[1] = y + sn * s->offset[0] + c * s->offset[1];
-            if (s->bound == 0.0) s->bound = hypot(s->offset[0], s->offset[1]) + r;
-            break;
-        }
-        case RC_SHAPE_POLYGON: {
-            int n = s->nvert;
-            double *bb = rcm_shape_poly_aabb(s);
-            bb[0] = bb[1] = INFINITY; bb[2] = bb[3] = -INFINITY;
-            for (int i = 0; i < n; i++) {
-                double *v = s->wvert[i];
-                v[0] = x + c * s->vert[i][0] - sn * s->vert[i][1];
-                v[1] = y + sn * s->vert[i][0] + c * s->vert[i][1];
-                bb[0] = fmin(bb[0], v[0]); bb[1] = fmin(bb[1], v[1]);
-                bb[2] = fmax(bb[2], v[0]); bb[3] = fmax(bb[3], v[1]);
-            }
-            if (s->bound == 0.0)
-                for (int i = 0; i < n; i++) s->bound = fmax(s->bound, hypot(s->vert[i][0], s->vert[i][1]));
-            for (int i = 0; i < n; i++) {  /* CCW: outward normal of edge i -> i+1 is (e_y, -e_x)/|e| */
-                const double *a = s->wvert[i], *b = s->wvert[(i + 1) % n];
-                double ex = b[0] - a[0], ey = b[1] - a[1], L = hypot(ex, ey);
-                const double *va = s->vert[i], *vb = s->vert[(i + 1) % n];
-                const double fx = vb[0] - va[0], fy = vb[1] - va[1], Lb = hypot(fx, fy);
-                if (!(L > 1e-6 * Lb)) {   /* an edge lost to the world frame's rounding (a tiny polygon
-                                             far out): the body-frame edge turned (a unit normal) */
-                    ex = c * fx - sn * fy;
-                    ey = sn * fx + c * fy;
-                    L = hypot(ex, ey);
-                }
-                s->wnorm[i][0] = L > 0.0 ? ey / L : 0.0;
-                s->wnorm[i][1] = L > 0.0 ? -ex / L : 0.0;
-            }
-            break;
-        }
-        case RC_SHAPE_HALFPLANE:
-        case RC_SHAPE_SEGMENT:   /* static: shape_aabb */
-        case RC_SHAPE_CIRCLE_INSIDE:
-            break;
-        }
-    }
+    const int n = w->nshapes;
+#ifdef _OPENMP
+    const int team = w->sim.solver.threads > 1 && n >= 2 * rcc_team_min && !omp_in_parallel();
+#pragma omp parallel for num_threads(2) schedule(static) if(team)
+#endif
+    for (int k = 0; k < n; k++) update_shape(w, &w->shapes[k]);
 }
 
 /* A shape's world-frame AABB (xmin ymin xmax ymax) at the caches' q_k. */

@@ -5,6 +5,10 @@
 #include "collide/collide_impl.h"
 
 #include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -53,7 +57,19 @@ typedef struct pair_ctx {
     double m;           /* contact margin                              */
     double dx;          /* periodic boundary: B is the image of shape sb moved by dx in x */
     rc_status st;
+    rc_contact *buf;    /* NULL: the contacts go to w->contacts; else to buf (a team's */
+    int nbuf, capbuf;   /* second thread, narrow_all), at most capbuf of them         */
+    int full;           /* buf ran out of room: the pair is done again by the caller   */
 } pair_ctx;
+
+/* the contacts written so far, and the i-th of them */
+static int out_count(const pair_ctx *p) { return p->buf ? p->nbuf : p->w->ncontacts; }
+static rc_contact *out_at(const pair_ctx *p, int i) { return p->buf ? &p->buf[i] : &p->w->contacts[i]; }
+static void out_truncate(pair_ctx *p, int n)
+{
+    if (p->buf) p->nbuf = n;
+    else p->w->ncontacts = n;
+}
 
 /* Jacobian rows of one side: sign * [n, r x n; t, r x t], r = point - x_body,
  * the body moved by dx in x (the periodic image B touches). */
@@ -71,11 +87,17 @@ static void jac_side(const rc_world *w, int body, const rc_contact *c, double si
 static void emit(pair_ctx *p, int feature, double gN, const double n[2], const double point[2])
 {
     static const rc_contact zero;
-    if (p->st != RC_OK || (!p->all && !(gN <= p->m))) return;
+    if (p->st != RC_OK || p->full || (!p->all && !(gN <= p->m))) return;
     rc_world *w = p->w;
-    p->st = rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + 1, sizeof(rc_contact));
-    if (p->st != RC_OK) return;
-    rc_contact *c = &w->contacts[w->ncontacts++];
+    rc_contact *c;
+    if (p->buf) {   /* a bounded buffer: no allocation off the calling thread */
+        if (p->nbuf == p->capbuf) { p->full = 1; return; }
+        c = &p->buf[p->nbuf++];
+    } else {
+        p->st = rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + 1, sizeof(rc_contact));
+        if (p->st != RC_OK) return;
+        c = &w->contacts[w->ncontacts++];
+    }
     *c = zero;
     c->gap = -1;
     c->key = rcm_contact_key(p->sa, p->sb, feature);
@@ -421,12 +443,12 @@ static void poly_poly(pair_ctx *p)
     if ((sa > sb ? sa : sb) > p->m) return;
     const int flip = sb > sa + 1e-3 * p->m, exact = (sb > sa) == flip;
     const int overlap = (sa > sb ? sa : sb) < -1e-9 * fmax(p->A->bound, p->B->bound);
-    const int n0 = p->w->ncontacts;
+    const int n0 = out_count(p);
     poly_poly_face(p, ea, eb, flip, overlap && exact);
-    if (!overlap || exact || p->st != RC_OK) return;
-    for (int i = n0; i < p->w->ncontacts; i++)
-        if (p->w->contacts[i].gN < 0.0) return;
-    p->w->ncontacts = n0;   /* none penetrates: the other face */
+    if (!overlap || exact || p->st != RC_OK || p->full) return;
+    for (int i = n0; i < out_count(p); i++)
+        if (out_at(p, i)->gN < 0.0) return;
+    out_truncate(p, n0);   /* none penetrates: the other face */
     poly_poly_face(p, ea, eb, !flip, 1);
 }
 
@@ -458,7 +480,52 @@ static const rc_shape *shift_shape(const rc_shape *s, double dx, rc_shape *image
 }
 
 
-/* The narrowphase of the sorted candidate pairs (duplicates dropped). */
+/* The narrowphase of pairs lo .. hi - 1 into the list of tpl (w->contacts,
+ * or a bounded buffer: then it stops before the first pair that does not fit
+ * and returns that pair's index, hi when all fit); *st: the status. */
+static int narrow_range(rc_world *w, double L, int lo, int hi, pair_ctx *tpl, rc_status *st)
+{
+    *st = RC_OK;
+    for (int k = lo; k < hi; k++) {
+        if (k + PREFETCH_AHEAD < hi) {   /* the shapes of a coming pair: kind and centre */
+            const char *a = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD)]];
+            const char *b = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD) + 1] >> 1];
+            PREFETCH(a); PREFETCH(a + offsetof(rc_shape, wc));
+            PREFETCH(b); PREFETCH(b + offsetof(rc_shape, wc));
+        }
+        int sa = w->pairs[2 * k], sb = w->pairs[2 * k + 1] >> 1;
+        pair_ctx p = *tpl;
+        p.sa = sa; p.sb = sb; p.A = &w->shapes[sa]; p.B = &w->shapes[sb];
+        p.all = !(w->pairs[2 * k + 1] & 1);
+        p.dx = 0.0;
+        rc_shape image;
+        double image_vert[RC_MAX_POLYGON_VERTICES][2];
+        if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE && p.A->type != RC_SHAPE_CIRCLE_INSIDE) {   /* periodic: B's nearest image */
+            double ba[4], bb[4];
+            rcc_shape_aabb(p.A, ba);
+            rcc_shape_aabb(p.B, bb);
+            p.dx = image_shift(L, 0.5 * (ba[0] + ba[2]), 0.5 * (bb[0] + bb[2]));
+            if (p.dx != 0.0) p.B = shift_shape(p.B, p.dx, &image, image_vert);
+        }
+        const int c0 = out_count(&p);
+        narrow(&p);
+        tpl->nbuf = p.nbuf;
+        if (p.st != RC_OK) { *st = p.st; return k; }
+        if (p.full) { tpl->nbuf = c0; return k; }   /* the caller does this pair and the rest */
+        if (out_count(&p) == c0) continue;
+        int law = rcm_world_law_for(w, sa, sb);
+        if (law == RC_NO_CONTACT) { out_truncate(&p, c0); tpl->nbuf = p.nbuf; continue; }
+        for (int c = c0; c < out_count(&p); c++) out_at(&p, c)->law = law;
+    }
+    return hi;
+}
+
+/* The narrowphase of the sorted candidate pairs (duplicates dropped). With
+ * solver.threads > 1 and enough pairs, two threads: the first half of the
+ * pairs into w->contacts, the second into a buffer from the step's work
+ * memory (sized from the contact list's capacity), appended after: the
+ * contacts in the one-thread order, bit for bit. Pairs that did not fit
+ * in the buffer are done after, on this thread. */
 static rc_status narrow_all(rc_world *w, double m)
 {
     const double L = rcm_periodic(w) ? w->def.periodic_x[1] - w->def.periodic_x[0] : 0.0;
@@ -475,34 +542,33 @@ static rc_status narrow_all(rc_world *w, double m)
         np++;
     }
     w->npairs = np;
-
-    for (int k = 0; k < np; k++) {
-        if (k + PREFETCH_AHEAD < np) {   /* the shapes of a coming pair: kind and centre */
-            const char *a = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD)]];
-            const char *b = (const char *)&w->shapes[w->pairs[2 * (k + PREFETCH_AHEAD) + 1] >> 1];
-            PREFETCH(a); PREFETCH(a + offsetof(rc_shape, wc));
-            PREFETCH(b); PREFETCH(b + offsetof(rc_shape, wc));
+    pair_ctx main_ctx = { w, 0, 0, NULL, NULL, 0, m, 0.0, RC_OK, NULL, 0, 0, 0 };
+    rc_status st = RC_OK;
+    int from = 0;
+#ifdef _OPENMP
+    const int team = w->sim.solver.threads > 1 && np >= rcc_team_min && !omp_in_parallel();
+    if (team) {
+        const int mid = np / 2;
+        pair_ctx second = main_ctx;
+        second.capbuf = rcc_team_cap > 0 ? rcc_team_cap : w->cap_contacts / 2 + w->cap_contacts / 8 + 64;
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&second.buf, second.capbuf, sizeof(rc_contact), "narrowphase"));
+        rc_status s0 = RC_OK, s1 = RC_OK;
+        int stop = np;
+#pragma omp parallel num_threads(2)
+        {
+            if (omp_get_thread_num() == 0) (void)narrow_range(w, L, 0, mid, &main_ctx, &s0);
+            else if (omp_get_thread_num() == 1) stop = narrow_range(w, L, mid, np, &second, &s1);
         }
-        int sa = w->pairs[2 * k], sb = w->pairs[2 * k + 1] >> 1;
-        pair_ctx p = { w, sa, sb, &w->shapes[sa], &w->shapes[sb], !(w->pairs[2 * k + 1] & 1), m, 0.0, RC_OK };
-        rc_shape image;
-        double image_vert[RC_MAX_POLYGON_VERTICES][2];
-        if (L > 0.0 && p.A->type != RC_SHAPE_HALFPLANE && p.A->type != RC_SHAPE_CIRCLE_INSIDE) {   /* periodic: B's nearest image */
-            double ba[4], bb[4];
-            rcc_shape_aabb(p.A, ba);
-            rcc_shape_aabb(p.B, bb);
-            p.dx = image_shift(L, 0.5 * (ba[0] + ba[2]), 0.5 * (bb[0] + bb[2]));
-            if (p.dx != 0.0) p.B = shift_shape(p.B, p.dx, &image, image_vert);
-        }
-        int c0 = w->ncontacts;
-        narrow(&p);
-        RC_CHECK(p.st);
-        if (w->ncontacts == c0) continue;
-        int law = rcm_world_law_for(w, sa, sb);
-        if (law == RC_NO_CONTACT) { w->ncontacts = c0; continue; }
-        for (int c = c0; c < w->ncontacts; c++) w->contacts[c].law = law;
+        RC_CHECK(s0);   /* s1 is RC_OK: a bounded buffer does not allocate */
+        (void)s1;
+        RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + second.nbuf, sizeof(rc_contact)));
+        memcpy(w->contacts + w->ncontacts, second.buf, (size_t)second.nbuf * sizeof(rc_contact));
+        w->ncontacts += second.nbuf;
+        from = stop;
     }
-    return RC_OK;
+#endif
+    (void)narrow_range(w, L, from, np, &main_ctx, &st);
+    return st;
 }
 
 rc_status rcc_narrow_pairs(rc_world *w)

@@ -156,15 +156,21 @@ rc_status rcn_colour_greedy(rc_world *w, const int *items, int n, rcn_colour_bod
 typedef long (*rcn_colour_range)(void *ctx, int lo, int hi);
 long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range range, void *ctx);
 /* slabs.c: the slabs order (RC_ORDER_SLABS) of the planar active contacts:
- * w->sweep slab by slab (RCN_SLABS slabs across gravity, key order within
- * each), then the contacts between two slabs; slab s at
- * sweep[colour_start[s] .. colour_start[s + 1]), the boundary (range
- * RCN_SLABS) last. pass: the slabs in a parallel region's threads (taken
- * dynamically, then a barrier) and, if boundary, the boundary on one thread
- * (omp single); outside a region all on this thread. */
-#define RCN_SLABS 16
+ * RCN_SLABS slabs across gravity of about equal contact counts, the leaves
+ * of a complete binary tree of RCN_SLAB_LEVELS levels; w->sweep node by
+ * node in post-order (a node's halves, then the contacts joining them; key
+ * order within a node): segment rcn_slab_segment(h, j) (node j of height h,
+ * leaves h = 0) at sweep[colour_start[s] .. colour_start[s + 1]), the
+ * root's (RCN_SLAB_SEGS - 1) last. pass: in a parallel region, the threads
+ * take whole subtrees, then the nodes above level by level, and, if root,
+ * the root on one thread (omp single); outside a region all in order on
+ * this thread. */
+#define RCN_SLAB_LEVELS 4
+#define RCN_SLABS (1 << RCN_SLAB_LEVELS)
+#define RCN_SLAB_SEGS (2 * RCN_SLABS - 1)
 rc_status rcn_slab_order(rc_world *w);
-void rcn_slab_pass(const int *start, int boundary, rcn_colour_range range, void *ctx);
+int rcn_slab_segment(int h, int j);
+void rcn_slab_pass(const int *start, int root, rcn_colour_range range, void *ctx);
 /* anderson_hist.c: Anderson's history for a fixed-point map x -> G(x) on N
  * unknowns, depth m <= RCN_AA_MAX (world.c checks). The solver writes x_0
  * into x; after each sweep it writes G(x) into g and calls rcn_aa_next,

@@ -388,7 +388,7 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
             if (check) closed_residuals(w, pk);
             RC_OMP(omp single)
             {
-                if (slabs && !check) (void)closed_range(&cx, start[RCN_SLABS], start[RCN_SLABS + 1]);
+                if (slabs && !check) (void)closed_range(&cx, start[RCN_SLAB_SEGS - 1], start[RCN_SLAB_SEGS]);
                 st->it++;
                 if (check) {
                     residual_sum(w, st->nb, &st->worst, &st->res, pk);

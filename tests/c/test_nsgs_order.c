@@ -4,6 +4,7 @@
  * world's sweep arrays through the internal headers to check the orders themselves. */
 #include "rc_test.h"
 #include "nonsmooth/nonsmooth_impl.h"
+#include "collide/collide_impl.h"
 
 typedef struct pile_opts {
     rc_order order;
@@ -140,35 +141,52 @@ static void step_both(int *failed, rc_world *a, rc_world *b, int i, rc_step_info
 }
 
 /* The slabs of the last step (slabs.c): a permutation of the active
- * contacts; no movable body in two slabs; key order within each range; a
- * boundary contact joins two bodies of different slabs. *interior: the
- * contacts in slabs. */
-static int slabs_ok(const rc_world *w, int *interior)
+ * contacts in RCN_SLAB_SEGS segments, key order within each; no movable body
+ * in two slabs (the leaves' segments); a contact of node (h, j) has its
+ * bodies in the node's slabs, and in both halves of it when h > 0.
+ * *interior: the contacts not in the root; *left: those of the root's left
+ * half. */
+static int slabs_ok(const rc_world *w, int *interior, int *left)
 {
     static int slab_of[4096];
-    if (w->nbodies > 4096 || w->ncolours != RCN_SLABS + 1) return 0;
-    if (w->colour_start[0] != 0 || w->colour_start[RCN_SLABS + 1] != w->nactive) return 0;
+    const int *st = w->colour_start;
+    if (w->nbodies > 4096 || w->ncolours != RCN_SLAB_SEGS) return 0;
+    if (st[0] != 0 || st[RCN_SLAB_SEGS] != w->nactive) return 0;
     long sum_sweep = 0, sum_active = 0;
     for (int k = 0; k < w->nactive; k++) { sum_sweep += w->sweep[k]; sum_active += w->active[k]; }
     if (sum_sweep != sum_active) return 0;
+    for (int s = 0; s < RCN_SLAB_SEGS; s++)
+        for (int k = st[s] + 1; k < st[s + 1]; k++)
+            if (w->contacts[w->sweep[k - 1]].key >= w->contacts[w->sweep[k]].key) return 0;
     for (int b = 0; b < w->nbodies; b++) slab_of[b] = -1;
-    for (int s = 0; s < RCN_SLABS; s++)
-        for (int k = w->colour_start[s]; k < w->colour_start[s + 1]; k++) {
+    for (int j = 0; j < RCN_SLABS; j++) {
+        const int s = rcn_slab_segment(0, j);
+        for (int k = st[s]; k < st[s + 1]; k++) {
             const rc_contact *c = &w->contacts[w->sweep[k]];
-            if (k > w->colour_start[s] && w->contacts[w->sweep[k - 1]].key >= c->key) return 0;
             const int ab[2] = { c->body_a, c->body_b };
             for (int i = 0; i < 2; i++) {
                 if (ab[i] == RC_GROUND) continue;
-                if (slab_of[ab[i]] >= 0 && slab_of[ab[i]] != s) return 0;   /* a body in two slabs */
-                slab_of[ab[i]] = s;
+                if (slab_of[ab[i]] >= 0 && slab_of[ab[i]] != j) return 0;   /* a body in two slabs */
+                slab_of[ab[i]] = j;
             }
         }
-    for (int k = w->colour_start[RCN_SLABS]; k < w->nactive; k++) {
-        const rc_contact *c = &w->contacts[w->sweep[k]];
-        if (k > w->colour_start[RCN_SLABS] && w->contacts[w->sweep[k - 1]].key >= c->key) return 0;
-        if (c->body_a == RC_GROUND) return 0;   /* a ground contact belongs to its body's slab */
     }
-    *interior = w->colour_start[RCN_SLABS];
+    for (int h = 1; h <= RCN_SLAB_LEVELS; h++)
+        for (int j = 0; j < RCN_SLABS >> h; j++) {
+            const int s = rcn_slab_segment(h, j);
+            for (int k = st[s]; k < st[s + 1]; k++) {
+                const rc_contact *c = &w->contacts[w->sweep[k]];
+                const int la = c->body_a == RC_GROUND ? -1 : slab_of[c->body_a], lb = slab_of[c->body_b];
+                for (int i = 0; i < 2; i++) {
+                    const int l = i ? lb : la;
+                    if (l >= 0 && (l >> h) != j) return 0;   /* a body outside the node's slabs */
+                }
+                if (c->body_a == RC_GROUND) return 0;   /* a ground contact belongs to its body's slab */
+                if (la >= 0 && lb >= 0 && (la >> (h - 1)) == (lb >> (h - 1))) return 0;   /* both in one half */
+            }
+        }
+    *interior = st[RCN_SLAB_SEGS - 1];
+    *left = st[rcn_slab_segment(RCN_SLAB_LEVELS - 1, 0) + 1];
     return 1;
 }
 
@@ -181,19 +199,21 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
     CHECK(a && b);
     if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); return; }
     int steps_with_contacts = 0, bad = 0, diverged_at = -1, maxit = 0;
-    long interior = 0, all = 0;
+    long interior = 0, all = 0, left = 0;
     for (int i = 0; i < 200; i++) {
         rc_step_info in;
         step_both(failed, a, b, i, &in, &steps_with_contacts, &maxit, &diverged_at);
-        int inner = 0;
-        if (in.nactive && !slabs_ok(b, &inner)) bad++;
+        int inner = 0, half = 0;
+        if (in.nactive && !slabs_ok(b, &inner, &half)) bad++;
         interior += inner;
+        left += half;
         all += in.nactive;
     }
     CHECK(diverged_at == -1);
     if (diverged_at >= 0) fprintf(stderr, "  slabs: threads 1 and 2 differ from step %d\n", diverged_at + 1);
     CHECK(bad == 0);
-    CHECK(interior > all / 4);   /* the slabs hold contacts, not only the boundary */
+    CHECK(interior > all * 3 / 4);   /* the root's segment, swept by one thread, is the fewest */
+    CHECK(left > all * 3 / 10 && left < all * 6 / 10);   /* the halves hold about as many contacts each */
     CHECK(steps_with_contacts > 150);
     CHECK(maxit > 5);
     rc_run_stats sa, sb;
@@ -203,6 +223,39 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
     if (rc_openmp()) CHECK(sb.parallel_steps == steps_with_contacts);
     rc_world_destroy(a);
     rc_world_destroy(b);
+    rcn_nsgs_parallel_min = 512;
+}
+
+/* Detection on two threads (collide.c: the shapes' caches, the broadphase's
+ * buckets, the narrowphase) gives the one-thread contacts bit for bit, also
+ * when the second thread's buffers run out of room (rcc_team_cap: 4 pairs or
+ * contacts, then this thread finishes). */
+RC_TEST(detection_on_two_threads_bit_identical_to_one)
+{
+    rcn_nsgs_parallel_min = 0;
+    rcc_team_min = 0;
+    const int caps[2] = { 0, 4 };
+    for (int t = 0; t < 2; t++) {
+        rcc_team_cap = caps[t];
+        pile_opts o1 = { RC_ORDER_SLABS, 1, 1e-6, 200, 0, 0, 0 }, o2 = o1;
+        o2.threads = 2;
+        rc_world *a = pile(96, &o1), *b = pile(96, &o2);
+        CHECK(a && b);
+        if (!a || !b) { rc_world_destroy(a); rc_world_destroy(b); break; }
+        int steps_with_contacts = 0, diverged_at = -1, maxit = 0;
+        for (int i = 0; i < 150; i++) {
+            rc_step_info in;
+            step_both(failed, a, b, i, &in, &steps_with_contacts, &maxit, &diverged_at);
+        }
+        CHECK(diverged_at == -1);
+        if (diverged_at >= 0) fprintf(stderr, "  detection (cap %d): threads 1 and 2 differ from step %d\n", caps[t], diverged_at + 1);
+        CHECK(steps_with_contacts > 100);
+        CHECK(rc_contact_count(a) > 50);   /* the narrowphase had pairs to share */
+        rc_world_destroy(a);
+        rc_world_destroy(b);
+    }
+    rcc_team_min = 4096;
+    rcc_team_cap = 0;
     rcn_nsgs_parallel_min = 512;
 }
 
@@ -466,7 +519,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(detection_on_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
              T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
