@@ -1036,11 +1036,12 @@ typedef enum rc_order {
                                a contact before it: the weight reaches the
                                supports within a sweep), ties by key        */
     RC_ORDER_SLABS = 6      /* planar contacts in 16 slabs across gravity
-                               (key order within each), then those between
-                               two slabs: the slabs in parallel on
-                               solver.threads threads with the same result
-                               bit for bit, two barriers a sweep; 3D contacts
-                               by index                                     */
+                               of about equal contact counts, nested by
+                               halves: a half, the other, then the contacts
+                               joining them (key order within each): halves
+                               in parallel on solver.threads threads with
+                               the same result bit for bit, two barriers a
+                               sweep; 3D contacts by index                  */
 } rc_order;
 
 typedef enum rc_residual_norm {

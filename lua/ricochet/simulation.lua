@@ -74,8 +74,10 @@ function World:simulation(t)
         if s.depth ~= nil then fail(sname, "'depth' is an option of accelerate = \"anderson\"") end
         def.accelerate = boolean(sname, "accelerate", s.accelerate, D.accelerate)
     end
-    -- threads > 1 sweeps colour by colour: that order is then the default
-    def.order = option(sname, "order", s.order, def.threads > 1 and "colour" or D.order,
+    -- threads > 1 needs a parallel order: the slabs for planar contacts (one
+    -- barrier-bound column a sweep), the colours for 3D ones (the slabs order
+    -- sweeps those by index on one thread)
+    def.order = option(sname, "order", s.order, def.threads > 1 and (self.dim == 3 and "colour" or "slabs") or D.order,
                        { "fixed", "random", "position", "top", "colour", "color", "slabs" })
     if def.order == "color" then def.order = "colour" end
     def.seed = integer(sname, "seed", s.seed, D.seed)

@@ -27,6 +27,9 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 const rci_scheme *rci_scheme_of(rc_scheme type)
 {
@@ -184,14 +187,75 @@ static rc_status reserve_hot(rc_world *w)
     return RC_OK;
 }
 
-/* index set (eq. 64) and the local problems; the warm-start impulses are the
- * last step's (the explorer replaces them afterwards) */
-rc_status rci_stage_index_set(rci_step *st)
+/* Contact i's index-set test and, when active, its local problem; *b2: its
+ * |b|^2 (0 when inactive), for the residual's scale. Touches contact i only
+ * (and its aux), so that contacts may be taken by several threads when the
+ * world has no gap contact (rcm_gap_assemble may fail) nor aux. */
+static rc_status index_one(rci_step *st, int i, int anticipate, double *b2)
 {
     rc_world *w = st->w;
     const rci_scheme *sc = st->scheme;
     const double h = st->h;
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->active, w->ncontacts, sizeof(int), "active contacts"));
+    rc_contact *c = &w->contacts[i];
+    *b2 = 0.0;
+    if (rcm_sleeping_pair(w, c->body_a, c->body_b)) { c->active = 0; return RC_OK; }   /* kept as it was (sleep.c) */
+    double uk[2];
+    rcm_contact_dot(w, c, st->vk, NULL, uk);
+    /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
+     * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
+     * ("anticipate": no sign condition, so that round-off in u_N,k does
+     * not drop an overlapping contact); a contact that carried a normal
+     * impulse in the last step (a resting or sliding contact) stays in
+     * it while the same trigger is <= band, even if u_N,k > 0 by
+     * the solver tolerance or g_N > 0 by round-off: resting contacts do
+     * not flicker. Maury's scheme: every detected pair (g_N(q_k) + h u_N >= 0). */
+    const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
+    const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
+    const int persisting = !in_rule && !sc->every_pair && c->p[0] != 0.0 && trigger <= st->band;
+    c->active = in_rule || persisting || sc->every_pair;
+    c->res = 0.0;
+    /* What a built-in impact law sees (the scheme's preimpact) and the
+     * closing term of a persisting contact: a persisting contact (in the
+     * index set only by the persistence rule) with g_N > 0 may also close
+     * its gap, and no more: its shift gets g_N / h (on u_{k+theta} under
+     * MJF: closed in one step; on u_{k+1} under MJ: in two at e = 0), so
+     * that resting contacts opened by the solver's tolerance close again
+     * instead of the openings accumulating; the extra work -g_N p_N / h
+     * is <= 0. */
+    double ul[2] = { uk[0], uk[1] }, extra = 0.0;
+    const rc_law *law = &w->laws[c->law];
+    if (c->active && !sc->every_pair && law->def.type != RC_LAW_CUSTOM) {
+        if (sc->preimpact) sc->preimpact(st, law, ul);
+        if (persisting && c->gN > 0.0) extra = c->gN / h;
+    }
+    if (c->aux) {
+        c->aux->uk[0] = ul[0]; c->aux->uk[1] = ul[1];
+        c->aux->jvalid = 0;
+    }
+    if (!c->active) { c->p[0] = c->p[1] = 0.0; return RC_OK; }
+    if (c->gap >= 0) RC_CHECK(rcm_gap_assemble(w, c, st->kappa));
+    else rigid_delassus(st, c);
+    sc->affine(st, c, law, ul, extra);
+    double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
+    rcm_contact_dot(w, c, w->V, NULL, u0);
+    const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
+    *b2 = b0 * b0 + b1 * b1;
+    if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = 0.0;
+    if (law->closed_form) rcm_fc2d_project(law->def.mu, c->p);
+    else if (law->ops.dim == 1) c->p[1] = 0.0;
+    return RC_OK;
+}
+
+int rci_team_min = 8192;
+
+/* index set (eq. 64) and the local problems; the warm-start impulses are the
+ * last step's (the explorer replaces them afterwards). The active list and
+ * the sum of |b|^2 in contact order, whatever the threads. */
+rc_status rci_stage_index_set(rci_step *st)
+{
+    rc_world *w = st->w;
+    const int n = w->ncontacts;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->active, n, sizeof(int), "active contacts"));
     w->nactive = 0;
     w->contact_b2 = 0.0;
     /* the persistence band: what a resting contact can open in one step at the
@@ -201,54 +265,26 @@ rc_status rci_stage_index_set(rci_step *st)
      * persist_tol (round-off) */
     st->band = fmax(w->sim.persist_tol, w->persist_band);
     const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
-    for (int i = 0; i < w->ncontacts; i++) {
-        rc_contact *c = &w->contacts[i];
-        if (rcm_sleeping_pair(w, c->body_a, c->body_b)) { c->active = 0; continue; }   /* kept as it was (sleep.c) */
-        double uk[2];
-        rcm_contact_dot(w, c, st->vk, NULL, uk);
-        /* the index set: eq. (64), g_N(q_k) <= 0 and u_N,k <= 0 ("gap"), or
-         * Siconos's MoreauJeanOSI, g_N(q_k) + gamma h u_N,k <= 0 alone
-         * ("anticipate": no sign condition, so that round-off in u_N,k does
-         * not drop an overlapping contact); a contact that carried a normal
-         * impulse in the last step (a resting or sliding contact) stays in
-         * it while the same trigger is <= band, even if u_N,k > 0 by
-         * the solver tolerance or g_N > 0 by round-off: resting contacts do
-         * not flicker. Maury's scheme: every detected pair (g_N(q_k) + h u_N >= 0). */
-        const double trigger = anticipate ? c->gN + w->sim.gamma * h * uk[0] : c->gN;
-        const int in_rule = trigger <= 0.0 && (anticipate || uk[0] <= 0.0);
-        const int persisting = !in_rule && !sc->every_pair && c->p[0] != 0.0 && trigger <= st->band;
-        c->active = in_rule || persisting || sc->every_pair;
-        c->res = 0.0;
-        /* What a built-in impact law sees (the scheme's preimpact) and the
-         * closing term of a persisting contact: a persisting contact (in the
-         * index set only by the persistence rule) with g_N > 0 may also close
-         * its gap, and no more: its shift gets g_N / h (on u_{k+theta} under
-         * MJF: closed in one step; on u_{k+1} under MJ: in two at e = 0), so
-         * that resting contacts opened by the solver's tolerance close again
-         * instead of the openings accumulating; the extra work -g_N p_N / h
-         * is <= 0. */
-        double ul[2] = { uk[0], uk[1] }, extra = 0.0;
-        const rc_law *law = &w->laws[c->law];
-        if (c->active && !sc->every_pair && law->def.type != RC_LAW_CUSTOM) {
-            if (sc->preimpact) sc->preimpact(st, law, ul);
-            if (persisting && c->gN > 0.0) extra = c->gN / h;
+#ifdef _OPENMP
+    if (w->sim.solver.threads > 1 && n >= rci_team_min && w->ngaps == 0 && !w->aux && !omp_in_parallel()) {
+        double *b2;
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&b2, n, sizeof(double), "index set"));
+#pragma omp parallel for num_threads(2) schedule(static)
+        for (int i = 0; i < n; i++) (void)index_one(st, i, anticipate, &b2[i]);   /* no gap contact: cannot fail */
+        for (int i = 0; i < n; i++) {
+            if (!w->contacts[i].active) continue;
+            w->active[w->nactive++] = i;
+            w->contact_b2 += b2[i];
         }
-        if (c->aux) {
-            c->aux->uk[0] = ul[0]; c->aux->uk[1] = ul[1];
-            c->aux->jvalid = 0;
-        }
-        if (!c->active) { c->p[0] = c->p[1] = 0.0; continue; }
+        return reserve_hot(w);
+    }
+#endif
+    for (int i = 0; i < n; i++) {
+        double b2;
+        RC_CHECK(index_one(st, i, anticipate, &b2));
+        if (!w->contacts[i].active) continue;
         w->active[w->nactive++] = i;
-        if (c->gap >= 0) RC_CHECK(rcm_gap_assemble(w, c, st->kappa));
-        else rigid_delassus(st, c);
-        sc->affine(st, c, law, ul, extra);
-        double u0[2];   /* b = u(p = 0) + shift: only |b| is kept, for the residual's scale */
-        rcm_contact_dot(w, c, w->V, NULL, u0);
-        const double b0 = u0[0] + c->shift[0], b1 = u0[1] + c->shift[1];
-        w->contact_b2 += b0 * b0 + b1 * b1;
-        if (!w->sim.solver.warm_start) c->p[0] = c->p[1] = 0.0;
-        if (law->closed_form) rcm_fc2d_project(law->def.mu, c->p);
-        else if (law->ops.dim == 1) c->p[1] = 0.0;
+        w->contact_b2 += b2;
     }
     return reserve_hot(w);
 }
