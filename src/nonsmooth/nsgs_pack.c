@@ -41,6 +41,8 @@ struct rcn_c2hot {
 
 _Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot record is two cache lines (model.h reserves them)");
 
+int rcn_pack_team_min = 8192;
+
 int rcn_nsgs_pack_usable(const rc_world *w)
 {
     for (int k = 0; k < w->nactive; k++) {
@@ -77,6 +79,9 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
         RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->at, w->ncontacts, sizeof(int), "planar contacts' hot records"));
         for (int k = 0; k < n; k++) pk->at[sweep[k]] = k;
     }
+    /* with the solver's threads, two of them (records and bodies apart) */
+    const int team = w->sim.solver.threads > 1 && n >= rcn_pack_team_min;
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(team))
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &w->contacts[sweep[k]];
         rcn_c2hot *r = &pk->h[k];
@@ -88,19 +93,20 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
         r->mu = w->laws[c->law].def.mu;
         r->ivb = w->bodies[c->body_b].iv;
-        body_factors(w, c->body_b, pk->mk);
-        r->iva = -1;
-        if (c->body_a != RC_GROUND) {
-            r->iva = w->bodies[c->body_a].iv;
-            body_factors(w, c->body_a, pk->mk);
-        }
+        r->iva = c->body_a != RC_GROUND ? w->bodies[c->body_a].iv : -1;
     }
+    /* every rigid body's factors (those of bodies without an active contact
+     * are not read) */
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(team))
+    for (int b = 0; b < w->nbodies; b++)
+        if (w->bodies[b].kind == RC_BODY_RIGID2D) body_factors(w, b, pk->mk);
     pk->n = n;
     return RC_OK;
 }
 
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
 {
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(w->sim.solver.threads > 1 && pk->n >= rcn_pack_team_min))
     for (int k = 0; k < pk->n; k++) {
         rc_contact *c = &w->contacts[sweep[k]];
         c->p[0] = pk->h[k].p[0];

@@ -228,7 +228,8 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
 }
 
 /* Detection on two threads (collide.c: the shapes' caches, the broadphase's
- * buckets, the narrowphase) and the index set (step.c) give the one-thread
+ * buckets, the narrowphase), the index set (step.c) and the hot records'
+ * packing (nsgs_pack.c) give the one-thread
  * contacts bit for bit, also when the second thread's buffers run out of
  * room (rcc_team_cap: 4 pairs or contacts, then this thread finishes). */
 RC_TEST(detection_on_two_threads_bit_identical_to_one)
@@ -236,6 +237,7 @@ RC_TEST(detection_on_two_threads_bit_identical_to_one)
     rcn_nsgs_parallel_min = 0;
     rcc_team_min = 0;
     rci_team_min = 0;
+    rcn_pack_team_min = 0;
     const int caps[2] = { 0, 4 };
     for (int t = 0; t < 2; t++) {
         rcc_team_cap = caps[t];
@@ -258,6 +260,7 @@ RC_TEST(detection_on_two_threads_bit_identical_to_one)
     }
     rcc_team_min = 4096;
     rci_team_min = 8192;
+    rcn_pack_team_min = 8192;
     rcc_team_cap = 0;
     rcn_nsgs_parallel_min = 512;
 }

@@ -94,12 +94,13 @@ describe("solver options order and threads", function()
             error_of(w.simulation, w, { solver = { threads = 2, adaptive_threads = 0 } }))
     end)
 
-    it("default to one thread and the fixed order; threads > 1 to the colour order", function()
+    it("default to one thread and the fixed order; threads > 1 to the slabs order (planar) or the colour order (3D)", function()
         local sim = w:simulation{}
         assert.are.equal(1, sim.threads)
         assert.are.equal("fixed", sim.order)
         sim = w:simulation{ solver = { threads = 2 } }
-        assert.are.equal("colour", sim.order)
+        assert.are.equal("slabs", sim.order)
+        assert.are.equal("colour", rc.world{ dim = 3 }:simulation{ solver = { threads = 2 } }.order)
         sim = w:simulation{ solver = { order = "color" } }
         assert.are.equal("colour", sim.order)
         sim = w:simulation{ solver = { order = "position" } }
