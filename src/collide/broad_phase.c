@@ -406,9 +406,11 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
             else if (omp_get_thread_num() == 1) stop = (int)bucket_pairs(w, &g, half, nb, buf, &nbuf, cap);
         }
         RC_CHECK(s0);
-        if (2 * (w->npairs + nbuf / 2) > w->cap_pairs) RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + nbuf / 2)));
-        memcpy(w->pairs + 2 * w->npairs, buf, (size_t)nbuf * sizeof(int));
-        w->npairs += nbuf / 2;
+        if (nbuf > 0) {
+            if (2 * (w->npairs + nbuf / 2) > w->cap_pairs) RC_CHECK(rcc_pairs_room(w, 2LL * (w->npairs + nbuf / 2)));
+            memcpy(w->pairs + 2 * w->npairs, buf, (size_t)nbuf * sizeof(int));
+            w->npairs += nbuf / 2;
+        }
         b_from = stop;
     }
 #endif

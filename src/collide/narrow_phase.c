@@ -561,9 +561,11 @@ static rc_status narrow_all(rc_world *w, double m)
         }
         RC_CHECK(s0);   /* s1 is RC_OK: a bounded buffer does not allocate */
         (void)s1;
-        RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + second.nbuf, sizeof(rc_contact)));
-        memcpy(w->contacts + w->ncontacts, second.buf, (size_t)second.nbuf * sizeof(rc_contact));
-        w->ncontacts += second.nbuf;
+        if (second.nbuf > 0) {
+            RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + second.nbuf, sizeof(rc_contact)));
+            memcpy(w->contacts + w->ncontacts, second.buf, (size_t)second.nbuf * sizeof(rc_contact));
+            w->ncontacts += second.nbuf;
+        }
         from = stop;
     }
 #endif
