@@ -18,6 +18,8 @@
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set cases=disks1k,packed10k --set reps=5
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set reps=3 --set base=/tmp/mainsrc/build/ricochet
 local rc = require "ricochet"
+local bench = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua")
+local median = bench.median
 
 local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
@@ -59,16 +61,7 @@ local function run(c, mode, bexe)
     r.mem = num(out, "kernel ([%d.]+) B/grain")
   end
   r.rate = num(out, "([%d.e+-]+) local solves per second of solver CPU")
-  for _, k in ipairs { "cpu", "sweeps", "cap", "res", "overlap", "rate", "mem" } do
-    assert(r[k], "could not parse " .. k .. " in the output of: " .. cmd .. "\n" .. out)
-  end
-  return r
-end
-
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
+  return bench.require_fields(r, { "cpu", "sweeps", "cap", "res", "overlap", "rate", "mem" }, cmd, out)
 end
 
 local modes = { "pass", "sweep" }

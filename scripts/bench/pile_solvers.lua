@@ -23,7 +23,8 @@ local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
 local only = rc.param("only", "nsgs,anderson,apgd,newton")
 
-local solvers = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua").pile_solvers(only)
+local bench = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua")
+local solvers = bench.pile_solvers(only)
 
 local function run(s)
   local cmd = string.format("%s run scripts/bench/disks_in_box.lua --set N=%d --set T=%g --set tol=%g --set max_iter=%d %s 2>/dev/null",
@@ -42,11 +43,7 @@ local function run(s)
   return r
 end
 
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
-end
+local median = bench.median
 
 local results = {}
 for _ = 1, reps do

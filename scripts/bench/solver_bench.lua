@@ -1,4 +1,5 @@
--- scripts/bench/solver_bench.lua -- what newton_vs_nsgs.lua and newton_vs_nsgs3.lua share (not a
+-- scripts/bench/solver_bench.lua -- what newton_vs_nsgs.lua and newton_vs_nsgs3.lua share, and the
+-- helpers of pile_solvers.lua, packed_solvers.lua, nsgs_residual.lua and threads_pile.lua (not a
 -- benchmark itself): each case runs once per solver variant, unchanged but for its solver's
 -- method and linear solve (world:simulation is wrapped; the NSGS-only options a script passes are
 -- dropped for the other solvers), and one table row per run: steps, iterations (total, mean and
@@ -13,6 +14,21 @@ local I = require "ricochet.private"
 local root = os.getenv("RICOCHET_ROOT") or "."
 
 local M = {}
+
+-- The median of the numbers in t (sorted in place); the benchmarks' summaries.
+function M.median(t)
+  table.sort(t)
+  local n = #t
+  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
+end
+
+-- Asserts that the fields keys of r were parsed from the output out of cmd.
+function M.require_fields(r, keys, cmd, out)
+  for _, k in ipairs(keys) do
+    assert(r[k], "could not parse " .. k .. " in the output of: " .. cmd .. "\n" .. out)
+  end
+  return r
+end
 
 -- The planar pile solvers (pile_solvers.lua, packed_solvers.lua): their keys, names and the
 -- --set arguments that select them in disks_in_box.lua and packed_pile.lua; only: keys, "a,b".

@@ -13,6 +13,7 @@
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5 --set base=/tmp/mainsrc/build/ricochet
 local rc = require "ricochet"
+local bench = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua")
 
 local reps = math.tointeger(rc.param("reps", 3))
 local N = math.tointeger(rc.param("N", 10000))
@@ -34,16 +35,7 @@ local function run(cfg, bexe)
     cap = tonumber(out:match("(%d+) steps at the cap")),
     shared = tonumber(out:match("(%d+) parallel steps")),
   }
-  for _, k in ipairs { "wall", "sweeps", "cap", "shared" } do
-    assert(r[k], "could not parse " .. k .. " in the output of: " .. cmd .. "\n" .. out)
-  end
-  return r
-end
-
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
+  return bench.require_fields(r, { "wall", "sweeps", "cap", "shared" }, cmd, out)
 end
 
 local results = {}
@@ -67,7 +59,7 @@ for _, b in ipairs(builds) do
     local rs = results[b.name .. "/" .. cfg.order]
     local walls = {}
     for _, r in ipairs(rs) do walls[#walls + 1] = r.wall end
-    local w = median(walls)
+    local w = bench.median(walls)
     one = one or w
     io.write(string.format("| %s | %s | %d | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %d | %d |\n", b.name, cfg.order, cfg.threads, w,
                            walls[1], walls[#walls], one / w, one / w / cfg.threads, rs[1].sweeps, rs[1].cap, rs[1].shared))
