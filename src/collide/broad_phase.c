@@ -97,8 +97,10 @@ static rc_status push_candidate(rc_world *w, int i, int j, int body_i, int body_
 
 /* The uniform grid (layout of w->order in collide.c). */
 
-enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF };  /* marks in cell[4 i] (CELL_HALF: ground
-                                                       half-planes and circular walls) */
+enum { CELL_SKIP = INT_MIN, CELL_BIG, CELL_HALF, CELL_CAND };  /* marks in cell[4 i] (CELL_HALF: ground
+                                                                  half-planes and circular walls;
+                                                                  CELL_CAND: a grid candidate, until
+                                                                  its cells are set) */
 
 /* cell = GRID_SCALE x the typical inflated extent of the body shapes (see
  * cell_size); a shape whose cell coordinates would exceed GRID_MAX_COORD
@@ -227,10 +229,14 @@ static double cell_size(const grid *g, int ncand)
 /* Cell ranges of the candidates for cell size h: the number of grid entries;
  * a candidate too far (or not finite) or covering more than klim cells is
  * marked big. */
-static long long grid_cells(grid *g, int ncand, double h, long long klim)
+static long long grid_cells(grid *g, int ncand, double h, long long klim, int team)
 {
+    (void)team;
     double inv = 1.0 / h;
     long long nent = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static) reduction(+ : nent) if(team)
+#endif
     for (int k = 0; k < ncand; k++) {
         int i = g->list[k], *c = g->cell + 4 * i;
         const double *b = g->box + 4 * i;
@@ -304,7 +310,13 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
     /* the one pass over the shapes: inflated boxes, bodies; marks for the
      * shapes that never touch anything (body half-planes and segments) and
      * for the ground half-planes; the others are the grid's candidates */
-    int ncand = 0;
+    /* (on two threads with the solver's: each shape's own entries; the first
+     * too-wide shape and the candidates' list in index order after) */
+    int ncand = 0, wide = ns, team = 0;
+#ifdef _OPENMP
+    team = w->sim.solver.threads > 1 && ns >= 2 * rcc_team_min && !omp_in_parallel();
+#pragma omp parallel for num_threads(2) schedule(static) reduction(min : wide) if(team)
+#endif
     for (int i = 0; i < ns; i++) {
         if (i + PREFETCH_AHEAD < ns) PREFETCH(&S[i + PREFETCH_AHEAD].wc);
         int k = rcm_shape_kind(&S[i]);
@@ -312,15 +324,18 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
         double *b = box + 4 * i, a[4];
         rcc_shape_aabb(&S[i], a);
         b[0] = a[0] - e; b[1] = a[1] - e; b[2] = a[2] + e; b[3] = a[3] + e;
-        if (k == RC_SK_NONE) cell[4 * i] = CELL_SKIP;
-        else if (k == RC_SK_HALF || k == RC_SK_CIN) cell[4 * i] = CELL_HALF;
-        else list[ncand++] = i;
-        if (g.L > 0.0 && cell[4 * i] != CELL_SKIP && cell[4 * i] != CELL_HALF && !(b[2] - b[0] < 0.5 * g.L))
-            return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
-                                "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
-                                i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",
-                                b[2] - b[0], g.L);
+        cell[4 * i] = k == RC_SK_NONE ? CELL_SKIP : k == RC_SK_HALF || k == RC_SK_CIN ? CELL_HALF : CELL_CAND;
+        if (g.L > 0.0 && cell[4 * i] == CELL_CAND && !(b[2] - b[0] < 0.5 * g.L) && i < wide) wide = i;
     }
+    if (wide < ns) {
+        const int i = wide;
+        return rc_set_error(RC_ERR_ARG, "periodic boundary: shape %d%s%s%s is %.6g wide with the contact margin, "
+                            "not less than half the cell length %.6g (use a half-plane, or a longer cell)",
+                            i, S[i].name ? " '" : "", S[i].name ? S[i].name : "", S[i].name ? "'" : "",
+                            box[4 * i + 2] - box[4 * i], g.L);
+    }
+    for (int i = 0; i < ns; i++)
+        if (cell[4 * i] == CELL_CAND) list[ncand++] = i;
 
     /* cells; a shape covering more than klim cells costs more in the grid
      * than against every shape (big list); double the cell size until the
@@ -332,7 +347,7 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
         g.nx = nxd < 1.0 ? 1 : nxd > 1e6 ? 1000000 : (int)nxd;
         h = g.L / g.nx;
     }
-    for (int tries = 0; grid_cells(&g, ncand, h, klim) > g.E && tries < 64; tries++) {
+    for (int tries = 0; grid_cells(&g, ncand, h, klim, team) > g.E && tries < 64; tries++) {
         h *= 2.0;
         if (g.L > 0.0) { g.nx = g.nx / 2 > 1 ? g.nx / 2 : 1; h = g.L / g.nx; }
     }
