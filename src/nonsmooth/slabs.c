@@ -22,7 +22,7 @@
  * threads each takes a subtree of height RCN_SLAB_LEVELS - d, then the
  * nodes above them level by level (those of a level in parallel), the
  * root last on one thread. On two threads the root's contacts -- a column
- * one slab-boundary wide, about 1 % of a pile's -- are the only ones swept
+ * one slab-boundary wide, 0.34 % of the 10 000-disk pile's -- are the only ones swept
  * by one thread while the other waits: two barriers a sweep. The order
  * depends on the active set and the positions only, not on the threads.
  * Contacts with a body that is not a planar rigid body (a gap function's
