@@ -1363,6 +1363,9 @@ typedef struct rc_run_stats {
     size_t memory_bytes;        /* heap held by the world now (model, names,
                                    state, work arrays; not the callbacks' Lua
                                    data nor the history output's buffers) */
+    size_t work_peak_bytes;     /* the step's work memory (part of memory_bytes):
+                                   the most a step of this world held at once,
+                                   measured when asked (not saved in checkpoints) */
     double max_joint_pos_violation, max_joint_vel_violation;
     long parallel_steps;        /* steps whose NSGS sweeps ran on more than
                                    one thread (solver.threads > 1)          */

@@ -121,7 +121,9 @@ io.write(string.format("disks_in_box: residual test %s, largest residual of a st
 if solver == "newton" then
   io.write(string.format("disks_in_box: Newton (linear %s): %d fallbacks to NSGS\n", linear, st.newton_fallbacks))
 end
-io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes)\n", st.memory_bytes / N, st.memory_bytes))
+-- the step's work memory (part of the kernel's): the most a step held at once (sim:stats().work_peak_bytes)
+io.write(string.format("disks_in_box: kernel memory %.0f bytes per grain (%d bytes), the step's work memory at its peak %d bytes\n",
+  st.memory_bytes / N, st.memory_bytes, st.work_peak_bytes))
 local overlap = 0   -- the largest overlap of two grains (or a grain and a wall) at the end
 for _, ct in ipairs(sim:contacts()) do overlap = math.max(overlap, -ct.gN) end
 io.write(string.format("disks_in_box: index set %s, largest overlap at the end %.3g, over the run %.3g (t = %.4g)\n", activation, overlap,

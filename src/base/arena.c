@@ -30,6 +30,7 @@ static void free_spills(rcb_arena *a, int from)
 rc_status rcb_arena_reset(rcb_arena *a)
 {
     free_spills(a, 0);
+    if (a->peak > a->top) a->top = a->peak;
     if (a->peak > a->cap) {
         size_t want = a->peak + a->peak / 4;
         rcb_free(a->base);   /* nothing in it outlives a reset: no copy */

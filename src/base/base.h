@@ -34,6 +34,7 @@ typedef struct rcb_arena {
     size_t cap, used;   /* bytes of base; handed out this step from base   */
     size_t level;       /* bytes held now (base and spills)                */
     size_t peak;        /* the most held at once this step (base and spills) */
+    size_t top;         /* the most held at once by an earlier step         */
     size_t spilled;     /* bytes of the spills held now                    */
     struct rcb_spill { void *p; size_t n; } *spill;
     int nspill, cap_spill;
@@ -47,6 +48,8 @@ rc_status rcb_arena_array(rcb_arena *a, void **out, long long count, size_t elem
 rcb_arena_mark rcb_arena_mark_now(const rcb_arena *a);
 void rcb_arena_release(rcb_arena *a, rcb_arena_mark m);
 size_t rcb_arena_memory(const rcb_arena *a);
+/* the most held at once by a step since the arena's creation (this step's included) */
+static inline size_t rcb_arena_top(const rcb_arena *a) { return a->peak > a->top ? a->peak : a->top; }
 void rcb_arena_free(rcb_arena *a);
 
 /* A helper the compiler must inline (so that a constant argument, e.g. a

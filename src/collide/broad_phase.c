@@ -203,6 +203,27 @@ static int wall_near(const rc_shape *s, const double *b, double m)
     return halfplane_near(s->normal, s->point, b, m);
 }
 
+/* The grid list's shapes list[l0..l1) near big shape i (of another body),
+ * in list order, into out; their count. */
+static int near_grid(const grid *g, const rc_shape *S, int i, int l0, int l1, double m, int *out)
+{
+    const int *list = g->list, *body = g->body;
+    const double *box = g->box;
+    int n = 0;
+    if (g->cell[4 * i] == CELL_HALF) {
+        for (int l = l0; l < l1; l++) {
+            const int j = list[l];
+            if (wall_near(&S[i], box + 4 * j, m) && body[j] != body[i]) out[n++] = j;
+        }
+    } else {
+        for (int l = l0; l < l1; l++) {
+            const int j = list[l];
+            if (boxes_overlap_p(g, box + 4 * i, box + 4 * j) && body[j] != body[i]) out[n++] = j;
+        }
+    }
+    return n;
+}
+
 /* Cell size: GRID_SCALE x the mean inflated extent of the body shapes among
  * the candidates, the mean taken again over the extents <= 4 x the first mean
  * (a few huge shapes must not coarsen the grid for all the others). */
@@ -314,7 +335,7 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
      * too-wide shape and the candidates' list in index order after) */
     int ncand = 0, wide = ns, team = 0;
 #ifdef _OPENMP
-    team = w->sim.solver.threads > 1 && ns >= 2 * rcc_team_min && !omp_in_parallel();
+    team = rcm_team2(w, ns);
 #pragma omp parallel for num_threads(2) schedule(static) reduction(min : wide) if(team)
 #endif
     for (int i = 0; i < ns; i++) {
@@ -383,22 +404,50 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
     const int pnx = g.nx;
 #define WRAP(cx) (pnx ? (((cx) % pnx) + pnx) % pnx : (cx))
 #define BUCKET(cx, cy) (hashed ? (int)(cell_hash(WRAP(cx), cy) & mask) : (WRAP(cx) - gx0) + nx * ((cy) - gy0))
-    memset(st, 0, (size_t)(nb + 1) * sizeof(int));
-    for (int k = 0; k < ng; k++) {
-        const int *c = cell + 4 * list[k];
-        for (int cy = c[1]; cy <= c[3]; cy++)
-            for (int cx = c[0]; cx <= c[2]; cx++) st[BUCKET(cx, cy)]++;
+    /* a counting sort of the entries into buckets, each bucket's in list
+     * order. On two threads (with the solver's) the second half of the list
+     * counts into st2 and takes the end of each bucket: the same entries in
+     * the same places. */
+    int kh = ng, *st2 = NULL;
+    if (team && used >= rcm_team_min) {
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&st2, nb + 1LL, sizeof(int), "broadphase buckets"));
+        memset(st2, 0, (size_t)(nb + 1) * sizeof(int));
+        kh = ng / 2;
     }
-    for (int b = 1; b < nb; b++) st[b] += st[b - 1];
-    st[nb] = nb ? st[nb - 1] : 0;
-    for (int k = ng - 1; k >= 0; k--) {
-        int i = list[k];
-        const int *c = cell + 4 * i;
-        for (int cy = c[1]; cy <= c[3]; cy++)
-            for (int cx = c[0]; cx <= c[2]; cx++) {
-                int p = --st[BUCKET(cx, cy)];
-                g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
-            }
+    memset(st, 0, (size_t)(nb + 1) * sizeof(int));
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static, 1) if(st2)
+#endif
+    for (int t = 0; t < 2; t++) {
+        int *cnt = t ? st2 : st;
+        for (int k = t ? kh : 0; k < (t ? ng : kh); k++) {
+            const int *c = cell + 4 * list[k];
+            for (int cy = c[1]; cy <= c[3]; cy++)
+                for (int cx = c[0]; cx <= c[2]; cx++) cnt[BUCKET(cx, cy)]++;
+        }
+    }
+    int run = 0;   /* st[b]: the end of the first half's part of bucket b, st2[b]: of the bucket */
+    for (int b = 0; b < nb; b++) {
+        const int n0 = st[b], n1 = st2 ? st2[b] : 0;
+        st[b] = run + n0;
+        run += n0 + n1;
+        if (st2) st2[b] = run;
+    }
+    st[nb] = run;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static, 1) if(st2)
+#endif
+    for (int t = 0; t < 2; t++) {
+        int *end = t ? st2 : st;
+        for (int k = (t ? ng : kh) - 1; k >= (t ? kh : 0); k--) {
+            int i = list[k];
+            const int *c = cell + 4 * i;
+            for (int cy = c[1]; cy <= c[3]; cy++)
+                for (int cx = c[0]; cx <= c[2]; cx++) {
+                    int p = --end[BUCKET(cx, cy)];
+                    g.ent[p] = i << 2 | (cx == c[0]) << 1 | (cy == c[1]);
+                }
+        }
     }
 #undef BUCKET
 #undef WRAP
@@ -406,7 +455,7 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
     /* pairs within each bucket (bucket_pairs) */
     int b_from = 0;
 #ifdef _OPENMP
-    if (w->sim.solver.threads > 1 && st[nb] >= 2 * rcc_team_min && !omp_in_parallel()) {
+    if (rcm_team2(w, st[nb])) {
         /* two threads: the buckets up to half the entries here, the others
          * into a buffer (pairs are sorted after: the order does not matter);
          * the buckets that do not fit in it are done after, on this thread */
@@ -432,35 +481,32 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
     RC_CHECK(bucket_pairs(w, &g, b_from, nb, NULL, NULL, 0));
 
     /* big shapes against every other shape: the half-plane test when one is
-     * a ground half-plane, else the box test */
+     * a ground half-plane, else the box test; against the grid list, the
+     * shapes near in list order (on two threads with the solver's: each
+     * takes half of the list) */
     const int *big = list + ns - nbig;
+    int *hit = NULL;
+    if (nbig > 0 && ng > 0) RC_CHECK(rcb_arena_array(&w->work, (void **)&hit, ng, sizeof(int), "broadphase big shapes"));
+    const int two = team && ng >= rcm_team_min, lh = two ? ng / 2 : ng;
     for (int k = 0; k < nbig; k++) {
-        int i = big[k];
-        if (cell[4 * i] == CELL_HALF) {
-            const rc_shape *H = &S[i];
-            for (int l = 0; l < ng; l++) {
-                int j = list[l];
-                if (wall_near(H, box + 4 * j, m) && body[j] != body[i])
-                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
+        const int i = big[k];
+        int nh[2] = { 0, 0 };
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static, 1) if(two)
+#endif
+        for (int t = 0; t < 2; t++) nh[t] = near_grid(&g, S, i, t ? lh : 0, t ? ng : lh, m, hit + (t ? lh : 0));
+        for (int t = 0; t < 2; t++)
+            for (int a = 0; a < nh[t]; a++) {
+                const int j = hit[(t ? lh : 0) + a];
+                RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
             }
-            for (int l = k + 1; l < nbig; l++) {
-                int j = big[l];
-                if (cell[4 * j] != CELL_HALF && wall_near(H, box + 4 * j, m) && body[j] != body[i])
-                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
-            }
-        } else {
-            const double *bi = box + 4 * i;
-            for (int l = 0; l < ng; l++) {
-                int j = list[l];
-                if (boxes_overlap_p(&g, bi, box + 4 * j) && body[j] != body[i])
-                    RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
-            }
-            for (int l = k + 1; l < nbig; l++) {
-                int j = big[l];
-                int near = cell[4 * j] == CELL_HALF ? wall_near(&S[j], bi, m)
-                                                    : boxes_overlap_p(&g, bi, box + 4 * j);
-                if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
-            }
+        const int half_i = cell[4 * i] == CELL_HALF;
+        for (int l = k + 1; l < nbig; l++) {
+            const int j = big[l];
+            int near;
+            if (half_i) near = cell[4 * j] != CELL_HALF && wall_near(&S[i], box + 4 * j, m);
+            else near = cell[4 * j] == CELL_HALF ? wall_near(&S[j], box + 4 * i, m) : boxes_overlap_p(&g, box + 4 * i, box + 4 * j);
+            if (near && body[j] != body[i]) RC_CHECK(push_candidate(w, i, j, body[i], body[j]));
         }
     }
 

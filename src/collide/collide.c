@@ -65,9 +65,6 @@
 #include <limits.h>
 #include <stddef.h>
 #include <math.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* ---------------------------------------------------------------- world-frame caches */
 
@@ -126,13 +123,13 @@ static void update_shape(const rc_world *w, rc_shape *s)
     }
 }
 
-int rcc_team_min = 4096, rcc_team_cap = 0;
+int rcc_team_cap = 0;
 
 void rcc_update_shapes(rc_world *w)
 {
     const int n = w->nshapes;
 #ifdef _OPENMP
-    const int team = w->sim.solver.threads > 1 && n >= 2 * rcc_team_min && !omp_in_parallel();
+    const int team = rcm_team2(w, n);
 #pragma omp parallel for num_threads(2) schedule(static) if(team)
 #endif
     for (int k = 0; k < n; k++) update_shape(w, &w->shapes[k]);

@@ -8,6 +8,7 @@
 #define RC_COLLIDE_IMPL_H
 
 #include "collide/collide.h"
+#include "model/team.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -46,11 +47,11 @@ rc_status rcc_pairs_room(rc_world *w, long long need);
  * into w->contacts (sorted by key). */
 rc_status rcc_narrow_pairs(rc_world *w);
 /* collide.c: detection on two threads when the solver has threads
- * (solver.threads > 1, OpenMP): the shapes' world-frame caches from
- * 2 rcc_team_min shapes, the broadphase's buckets from 2 rcc_team_min grid
- * entries, the narrowphase from rcc_team_min candidate pairs; the result the
- * one-thread one, bit for bit. rcc_team_cap > 0 (tests): the second thread's
- * buffers hold that many pairs or contacts, so that it runs out of room. */
-extern int rcc_team_min, rcc_team_cap;
+ * (solver.threads > 1, OpenMP): the shapes' world-frame caches, the
+ * broadphase's boxes and buckets, the narrowphase, each from model/team.h's
+ * rcm_team_min items (rcm_team2); the result the one-thread one, bit for
+ * bit. rcc_team_cap > 0 (tests): the second thread's buffers hold that many
+ * pairs or contacts, so that it runs out of room. */
+extern int rcc_team_cap;
 
 #endif /* RC_COLLIDE_IMPL_H */

@@ -546,7 +546,7 @@ static rc_status narrow_all(rc_world *w, double m)
     rc_status st = RC_OK;
     int from = 0;
 #ifdef _OPENMP
-    const int team = w->sim.solver.threads > 1 && np >= rcc_team_min && !omp_in_parallel();
+    const int team = rcm_team2(w, 2LL * np);   /* a pair weighs two shapes (model/team.h) */
     if (team) {
         const int mid = np / 2;
         pair_ctx second = main_ctx;

@@ -3,6 +3,7 @@
  * warm-start impulses, the laws' per-contact state (matched by key).
  */
 #include "integrate/integrate.h"
+#include "model/team.h"
 
 #include <string.h>
 
@@ -58,6 +59,7 @@ rc_status rci_reserve_state(rc_world *w)   /* room for save_contacts, reserved b
 void rci_save_contacts(rc_world *w)
 {
     const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(rcm_team2(w, n)))   /* each record its own */
     for (int i = 0; i < n; i++) {
         const rc_contact *c = &w->contacts[i];
         rc_contact_rec *r = &w->rec[i];

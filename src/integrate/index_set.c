@@ -8,10 +8,9 @@
  * same numbers bit for bit. */
 #include "integrate/integrate.h"
 
+#include "model/team.h"
+
 #include <math.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* W = H kappa M^-1 H^T (eq. 94 / 99) of a rigid pair, M diagonal */
 static void rigid_delassus(const rci_step *st, rc_contact *c)
@@ -115,8 +114,6 @@ static rc_status index_one(rci_step *st, int i, int anticipate, double *b2)
     return RC_OK;
 }
 
-int rci_team_min = 8192;
-
 /* index set (eq. 64) and the local problems; the warm-start impulses are the
  * last step's (the explorer replaces them afterwards). The active list and
  * the sum of |b|^2 in contact order, whatever the threads. */
@@ -135,7 +132,7 @@ rc_status rci_stage_index_set(rci_step *st)
     st->band = fmax(w->sim.persist_tol, w->persist_band);
     const int anticipate = w->sim.activation == RC_ACTIVATE_ANTICIPATE;
 #ifdef _OPENMP
-    if (w->sim.solver.threads > 1 && n >= rci_team_min && w->ngaps == 0 && !w->aux && !omp_in_parallel()) {
+    if (w->ngaps == 0 && !w->aux && rcm_team2(w, n)) {
         double *b2;
         RC_CHECK(rcb_arena_array(&w->work, (void **)&b2, n, sizeof(double), "index set"));
 #pragma omp parallel for num_threads(2) schedule(static)

@@ -135,11 +135,9 @@ rc_status rci_stage_begin(rci_step *st, rc_world *w);
 rc_status rci_stage_forces(rci_step *st);
 rc_status rci_stage_detect(rci_step *st);
 rc_status rci_stage_free_velocity(rci_step *st);
-/* step.c: the index set is taken by two threads from rci_team_min contacts
- * when the solver has threads (solver.threads > 1, OpenMP) and the world has
- * no gap contact nor law without closed form; the same numbers bit for bit
- * (tests set it lower) */
-extern int rci_team_min;
+/* index_set.c: the index set is taken by two threads from model/team.h's
+ * rcm_team_min contacts (rcm_team2) when the world has no gap contact nor
+ * law without closed form; the same numbers bit for bit */
 rc_status rci_stage_index_set(rci_step *st);
 rc_status rci_stage_joints(rci_step *st);
 void rci_stage_warm_start(rci_step *st);

@@ -74,7 +74,7 @@ static void get_info(ck_in *r, rc_step_info *in)
     in->WT_max_pos = get_f64(r); in->WT_min_neg = get_f64(r);
 }
 
-/* memory_bytes is measured when asked (rc_world_run_stats), not saved */
+/* memory_bytes, work_peak_bytes are measured when asked (rc_world_run_stats), not saved */
 static void put_stats(ck_out *o, const rc_run_stats *s)
 {
     put_i64(o, s->steps); put_i32(o, s->max_iterations); put_f64(o, s->max_residual); put_i64(o, s->failures);
@@ -109,6 +109,7 @@ static void get_stats(ck_in *r, rc_run_stats *s)
     for (int i = 0; i < 4; i++) *pc[i] = get_f64(r);
     s->max_WT_pos = get_f64(r); s->min_WT_neg = get_f64(r);
     s->memory_bytes = 0;
+    s->work_peak_bytes = 0;
 }
 
 /* The force a body's state carries: a linear body's f, a rigid body's

@@ -151,7 +151,7 @@ int lrc_run_stats(lua_State *L)
     rc_run_stats st;
     rc_status s = rc_world_run_stats(lw->w, &st);
     if (s != RC_OK) return lrc_push_fail(L, s);
-    lua_createtable(L, 0, 22);
+    lua_createtable(L, 0, 23);
     lrc_set_int(L, "steps", st.steps);
     lrc_set_int(L, "max_iterations", st.max_iterations);
     lrc_set_num(L, "max_residual", st.max_residual);
@@ -168,6 +168,7 @@ int lrc_run_stats(lua_State *L)
     lrc_set_int(L, "parallel_steps", st.parallel_steps);
     lrc_set_num(L, "solver_cpu_s", st.solver_cpu_s);
     lrc_set_int(L, "memory_bytes", (lua_Integer)st.memory_bytes);
+    lrc_set_int(L, "work_peak_bytes", (lua_Integer)st.work_peak_bytes);
     lrc_set_num(L, "max_joint_pos_violation", st.max_joint_pos_violation);
     lrc_set_num(L, "max_joint_vel_violation", st.max_joint_vel_violation);
     lrc_set_num(L, "max_overlap", st.max_overlap);

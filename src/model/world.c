@@ -3,6 +3,7 @@
  * Bodies (body.c), shapes (shape.c), laws, rules and named contacts
  * (rules.c), the queries of the contacts of the state (contacts.c). */
 #include "model/model.h"
+#include "model/team.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +14,8 @@
 #endif
 
 /* ---------------------------------------------------------------- defaults */
+
+int rcm_team_min = 8192;   /* team.h: the stages' two threads, from this many items */
 
 rc_world_def rc_default_world_def(void)
 {
@@ -504,6 +507,7 @@ rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats)
     if (!w || !stats) return rc_set_error(RC_ERR_ARG, "rc_world_run_stats: NULL argument");
     *stats = w->stats;
     stats->memory_bytes = memory(w);
+    stats->work_peak_bytes = rcb_arena_top(&w->work);
     return RC_OK;
 }
 

@@ -277,10 +277,6 @@ extern int rcn_nsgs_parallel_min;
 /* nsgs.c: the planar sweeps on the hot records when every active contact
  * can have one (nsgs_pack.c; default 1; tests clear it for the contacts' path). */
 extern int rcn_nsgs_pack_enabled;
-/* nsgs_pack.c: the records are packed and unpacked by two threads from this
- * many active contacts when the solver has threads (default 8192; tests
- * lower it) */
-extern int rcn_pack_team_min;
 /* nsgs_pack.c: every active contact can have a hot record (geometric, with a
  * closed-form law): the step reserves the records only then (integrate/step.c). */
 int rcn_nsgs_pack_usable(const rc_world *w);

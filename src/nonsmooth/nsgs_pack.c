@@ -26,6 +26,7 @@
  * closed-form law (rcn_nsgs_pack_usable); otherwise nsgs.c's path on the
  * contact records. */
 #include "nonsmooth/nonsmooth_impl.h"
+#include "model/team.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -40,8 +41,6 @@ struct rcn_c2hot {
 };
 
 _Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot record is two cache lines (model.h reserves them)");
-
-int rcn_pack_team_min = 8192;
 
 int rcn_nsgs_pack_usable(const rc_world *w)
 {
@@ -79,8 +78,9 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
         RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->at, w->ncontacts, sizeof(int), "planar contacts' hot records"));
         for (int k = 0; k < n; k++) pk->at[sweep[k]] = k;
     }
-    /* with the solver's threads, two of them (records and bodies apart) */
-    const int team = w->sim.solver.threads > 1 && n >= rcn_pack_team_min;
+    /* with the solver's threads, two of them (records and bodies apart;
+     * from model/team.h's rcm_team_min active contacts) */
+    const int team = rcm_team2(w, n);
     RC_OMP(omp parallel for num_threads(2) schedule(static) if(team))
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &w->contacts[sweep[k]];
@@ -106,7 +106,7 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
 
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
 {
-    RC_OMP(omp parallel for num_threads(2) schedule(static) if(w->sim.solver.threads > 1 && pk->n >= rcn_pack_team_min))
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(rcm_team2(w, pk->n)))
     for (int k = 0; k < pk->n; k++) {
         rc_contact *c = &w->contacts[sweep[k]];
         c->p[0] = pk->h[k].p[0];

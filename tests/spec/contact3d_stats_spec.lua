@@ -54,6 +54,17 @@ describe("3D contacts in sim:info() and sim:stats()", function()
         assert.is_true(grown >= n * (4 * 18 * 8 + 64), grown .. " bytes")
     end)
 
+    it("reports the step's work memory at its peak, part of memory_bytes", function()
+        local w = pile()
+        local sim = w:simulation{ scheme = "moreau-jean", theta = 0.5, h = 2e-3, solver = { "nsgs", tol = 1e-10, max_iter = 500 } }
+        sim:run{ T = 0.5 }
+        local st = sim:stats()
+        assert.is_true(st.work_peak_bytes > 0, st.work_peak_bytes .. " bytes")
+        assert.is_true(st.work_peak_bytes < st.memory_bytes, st.work_peak_bytes .. " of " .. st.memory_bytes)
+        sim:run{ T = 0.6 }
+        assert.is_true(sim:stats().work_peak_bytes >= st.work_peak_bytes)   -- the most held by any step so far
+    end)
+
     -- two spheres resting one on the other on the plane, one sweep allowed: the step is not
     -- converged and the solver names its worst 3D contact, as the planar one does
     local function stack(on_fail)
