@@ -494,7 +494,7 @@ rc_status rcc_grid_pairs(rc_world *w, double m, double bm)
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(2) schedule(static, 1) if(two)
 #endif
-        for (int t = 0; t < 2; t++) nh[t] = near_grid(&g, S, i, t ? lh : 0, t ? ng : lh, m, hit + (t ? lh : 0));
+        for (int t = 0; t < 2; t++) nh[t] = !hit ? 0 : near_grid(&g, S, i, t ? lh : 0, t ? ng : lh, m, hit + (t ? lh : 0));
         for (int t = 0; t < 2; t++)
             for (int a = 0; a < nh[t]; a++) {
                 const int j = hit[(t ? lh : 0) + a];
