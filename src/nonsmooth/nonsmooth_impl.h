@@ -8,12 +8,7 @@
 
 #include "nonsmooth/nonsmooth.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#define RC_OMP(...) _Pragma(#__VA_ARGS__)
-#else
-#define RC_OMP(...)
-#endif
+#include "model/team.h"   /* RC_OMP, omp.h, rcm_team2 */
 
 /* A prefetch of the line holding *p (the sweeps over scattered records). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
