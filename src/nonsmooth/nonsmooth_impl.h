@@ -29,7 +29,7 @@
  * pass's squared terms by record (r2), and (sweep other than w->active) the
  * record of each contact (at, by contact index). usable: every active
  * contact geometric with a closed-form law. pack: in the order sweep, from
- * the contacts' fields; unpack: p and the squared residual term (c->res)
+ * the contacts' fields; unpack: p and the residual term's root (c->res)
  * back to the contacts. swap: records a and b (the random order's shuffle,
  * in step with w->active). sweep: records [lo, hi) in turn at w->V (est:
  * sweep_estimate's sum and largest term, or NULL). terms: the residual
@@ -40,12 +40,23 @@ typedef struct rcn_pack2 {
     double *mk, *r2;
     int *at;
     int n;
+    /* the coloured solve's residual passes (nsgs.c): per block of
+     * RCN_PACK_BLOCK records, the sum of its squared terms, the largest and
+     * its record (-1: none above the last); NULL elsewhere */
+    double *bsum, *bmax;
+    int *barg;
 } rcn_pack2;
+#define RCN_PACK_BLOCK 256
 rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
 void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
 void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi);
+/* blocks: room for the block sums (the coloured solve's); block: the terms
+ * of records [RCN_PACK_BLOCK b, RCN_PACK_BLOCK (b + 1)) and their block's
+ * sum, largest and its record */
+rc_status rcn_nsgs_pack_blocks(rc_world *w, rcn_pack2 *pk);
+void rcn_nsgs_pack_block(const rc_world *w, rcn_pack2 *pk, int b);
 size_t rcn_nsgs_pack_record_size(void);
 void rcn_nsgs_pack_get(const rcn_pack2 *pk, int k, double p[2]);
 

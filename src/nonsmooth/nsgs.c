@@ -90,6 +90,15 @@ static void residual_sum(rc_world *w, double norm_b, int *worst, double *res, co
 {
     double sum, worst_res;
     joints_residual(w, &sum, &worst_res, worst);
+    if (pk && pk->bsum) {   /* the blocks' sums and largest terms, in record order */
+        const int *sweep = w->sweep;
+        for (int b = 0; b < (pk->n + RCN_PACK_BLOCK - 1) / RCN_PACK_BLOCK; b++) {
+            sum += pk->bsum[b];
+            if (pk->bmax[b] > worst_res) { worst_res = pk->bmax[b]; *worst = sweep[pk->barg[b]]; }
+        }
+        *res = residual_norm(w, sum, worst_res, norm_b);
+        return;
+    }
     for (int k = 0; k < w->nactive; k++) {
         const double r2 = !pk ? w->contacts[w->active[k]].res : pk->r2[pk->at ? pk->at[w->active[k]] : k];
         sum += r2;
@@ -318,9 +327,8 @@ static void closed_residuals(rc_world *w, rcn_pack2 *pk)
 {
     const int n = w->nactive, *active = w->active;
     if (pk) {
-        const int nblk = (n + 255) / 256;
         RC_OMP(omp for schedule(static))
-        for (int b = 0; b < nblk; b++) rcn_nsgs_pack_terms(w, pk, 256 * b, 256 * b + 256 < n ? 256 * b + 256 : n);
+        for (int b = 0; b < (n + RCN_PACK_BLOCK - 1) / RCN_PACK_BLOCK; b++) rcn_nsgs_pack_block(w, pk, b);   /* nsgs_pack.c */
         return;
     }
     RC_OMP(omp for schedule(static))
@@ -626,6 +634,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
         if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
             nt = 1;   /* backing off: the threads did not pay lately */
+        if (pk) RC_CHECK(rcn_nsgs_pack_blocks(w, pk));   /* the residual passes' block sums (closed_residuals) */
         rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst, pk);
         it = *iters;
         res = *res_out;
@@ -669,8 +678,8 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         }
     }
 done:
-    if (pk) rcn_nsgs_unpack(w, pk, sweep);   /* p and the residual terms back to the contacts */
-    for (int k = 0; k < w->nactive; k++) {   /* c->res held squares */
+    if (pk) rcn_nsgs_unpack(w, pk, sweep);   /* p and the residual terms (their roots) back to the contacts */
+    for (int k = 0; k < w->nactive && !pk; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
     }

@@ -44,6 +44,9 @@ _Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot recor
 
 int rcn_nsgs_pack_usable(const rc_world *w)
 {
+    int laws_closed = 1;   /* no gap function and every law closed: no contact to look at */
+    for (int i = 0; i < w->nlaws; i++) laws_closed &= w->laws[i].closed_form;
+    if (w->ngaps == 0 && laws_closed) return 1;
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->gap >= 0 || !w->laws[c->law].closed_form) return 0;
@@ -111,7 +114,7 @@ void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
         rc_contact *c = &w->contacts[sweep[k]];
         c->p[0] = pk->h[k].p[0];
         c->p[1] = pk->h[k].p[1];
-        c->res = pk->r2[k];
+        c->res = sqrt(pk->r2[k]);   /* the contact's own residual, no longer squared */
     }
 }
 
@@ -216,6 +219,30 @@ void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi)
         hot_velocity(r, V, u);
         pk->r2[k] = rcn_fc2d_residual2(u, r->p, r->mu);
     }
+}
+
+rc_status rcn_nsgs_pack_blocks(rc_world *w, rcn_pack2 *pk)
+{
+    const long long nblk = (pk->n + RCN_PACK_BLOCK - 1) / RCN_PACK_BLOCK;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->bsum, nblk, sizeof(double), "residual blocks"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->bmax, nblk, sizeof(double), "residual blocks"));
+    return rcb_arena_array(&w->work, (void **)&pk->barg, nblk, sizeof(int), "residual blocks");
+}
+
+void rcn_nsgs_pack_block(const rc_world *w, rcn_pack2 *pk, int b)
+{
+    const int lo = RCN_PACK_BLOCK * b, hi = lo + RCN_PACK_BLOCK < pk->n ? lo + RCN_PACK_BLOCK : pk->n;
+    rcn_nsgs_pack_terms(w, pk, lo, hi);
+    double sum = 0.0, big = -1.0;   /* nsgs.c residual_sum's scan, on this block */
+    int arg = -1;
+    for (int k = lo; k < hi; k++) {
+        const double r2 = pk->r2[k];
+        sum += r2;
+        if (r2 > big) { big = r2; arg = k; }
+    }
+    pk->bsum[b] = sum;
+    pk->bmax[b] = big;
+    pk->barg[b] = arg;
 }
 
 size_t rcn_nsgs_pack_record_size(void) { return sizeof(rcn_c2hot); }

@@ -16,6 +16,7 @@ typedef struct pile_opts {
     int resting;        /* start nearly touching, at rest: a gentle pile */
     int check_every;    /* 0: 1 */
 } pile_opts;
+static rc_residual_norm pile_norm;   /* 0: the default (RC_NORM_L2) */
 
 static void quiet(void *user, const char *msg) { (void)user; (void)msg; }
 
@@ -74,6 +75,7 @@ static rc_world *pile(int n, const pile_opts *o)
     sd.solver.check_every = o->check_every > 0 ? o->check_every : 1;
     sd.solver.tol = o->tol;
     sd.solver.max_iter = o->max_iter;
+    if (pile_norm) sd.solver.norm = pile_norm;
     if (rc_world_configure(w, &sd) != RC_OK) goto fail;
     return w;
 fail:
@@ -453,6 +455,58 @@ RC_TEST(colour_order_converges_to_an_admissible_solution) { check_admissible(fai
 RC_TEST(fixed_order_reference_is_admissible_too) { check_admissible(failed, RC_ORDER_FIXED, 1); }
 RC_TEST(slabs_order_converges_to_an_admissible_solution) { check_admissible(failed, RC_ORDER_SLABS, 2); }
 
+/* The coloured solve sums the residual's terms by blocks of records
+ * (nsgs.c closed_residuals, RCN_PACK_BLOCK) on the threads, then the blocks
+ * in order: the step's residual is still the contacts' own. With every
+ * active contact's local residual (c->res) read back: the L2 test's
+ * sqrt(sum) / (1 + |b|) to round-off and the max test's largest term exactly,
+ * its contact reported, on a pile of several blocks, by slabs and by colour,
+ * on one and two threads. */
+static void check_block_residual(int *failed, rc_order order, int threads, rc_residual_norm norm)
+{
+    pile_opts o = { order, threads, 1e-3, 60, 0, 1, 0 };   /* resting: settling rows (the steps stop at the cap) */
+    pile_norm = norm;
+    rc_world *w = pile(900, &o);
+    pile_norm = (rc_residual_norm)0;
+    CHECK(w != NULL);
+    if (!w) return;
+    rcn_nsgs_parallel_min = 0;   /* a team for every step, however small */
+    int many = 0;
+    for (int i = 0; i < 400; i++) {
+        CHECK_OK(rc_world_step(w));
+        rc_step_info in;
+        rc_world_step_info(w, &in);
+        if (w->nactive < 2 * RCN_PACK_BLOCK) continue;
+        many++;
+        double sum = 0.0, big = -1.0;
+        int worst = -1;
+        for (int k = 0; k < w->nactive; k++) {
+            const rc_contact *c = &w->contacts[w->active[k]];
+            sum += c->res * c->res;
+            if (c->res > big) { big = c->res; worst = c->id; }
+        }
+        if (norm == RC_NORM_MAX) {
+            CHECK(in.residual == big);
+            CHECK(in.worst_contact == worst);
+        } else {
+            const double r = sqrt(sum) / (1.0 + sqrt(w->contact_b2));
+            CHECK(fabs(in.residual - r) <= 1e-12 * r);
+        }
+    }
+    CHECK(many >= 50);
+    CHECK(threads == 1 || w->stats.parallel_steps > 100);
+    rcn_nsgs_parallel_min = 512;
+    rc_world_destroy(w);
+}
+
+RC_TEST(coloured_residual_by_blocks_is_the_contacts_own)
+{
+    check_block_residual(failed, RC_ORDER_SLABS, 1, RC_NORM_L2);
+    check_block_residual(failed, RC_ORDER_SLABS, 2, RC_NORM_L2);
+    check_block_residual(failed, RC_ORDER_SLABS, 2, RC_NORM_MAX);
+    check_block_residual(failed, RC_ORDER_COLOUR, 2, RC_NORM_MAX);
+}
+
 RC_TEST(orders_allocate_nothing_in_steady_state)
 {
     const rc_order orders[] = { RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_SLABS };
@@ -528,7 +582,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(detection_on_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
              T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
