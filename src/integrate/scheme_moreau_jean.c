@@ -98,6 +98,17 @@ rc_status rci_mj_update(rci_step *st)
     rcm_energy(w, w->q, w->v, &st->Ek0, &st->Ep0, NULL);
     const double *md = w->mass_diag;
     double W_theta = st->W_theta;
+    if (!team) {   /* one pass: the sum and the update */
+        for (int i = 0; i < nv; i++) {
+            const double V = w->V[i], v0 = w->v[i], dv = V - v0;
+            W_theta += md[i] * dv * dv;
+            vth[i] = (1.0 - theta) * v0 + theta * V;
+            w->v[i] = V;
+            w->q[i] = w->q[i] + h * vth[i];
+        }
+        st->W_theta = W_theta;
+        return RC_OK;
+    }
     for (int i = 0; i < nv; i++) {
         const double dv = w->V[i] - w->v[i];
         W_theta += md[i] * dv * dv;
