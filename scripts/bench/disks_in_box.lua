@@ -13,6 +13,10 @@
 -- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads.
+-- numbering=rows (default) creates the bodies row by row (bottom row first), numbering=columns
+-- the same disks (same radii, positions and velocities) column by column: the same scene with
+-- other body indices, for the memory locality of the stages split by index (docs/benchmarks.md,
+-- "Sweep orders and threads").
 local rc = require "ricochet"
 
 local N    = rc.param("N", 1000)
@@ -52,17 +56,23 @@ w:halfplane{ point = { 0, 0 }, normal = { 0, 1 }, name = "floor" }
 w:halfplane{ point = { 0, 0 }, normal = { 1, 0 }, name = "left" }
 w:halfplane{ point = { width, 0 }, normal = { -1, 0 }, name = "right" }
 
+local numbering = rc.param("numbering", "rows", { one_of = { "rows", "columns" } })
+local disks = {}   -- drawn row by row whatever the numbering (the same random numbers)
 for i = 0, N - 1 do
   local col, row = i % c, i // c
   local r = 0.1 * uniform(0.9, 1.1)
   local m = math.pi * r * r
-  w:body{
+  disks[#disks + 1] = { col = col, row = row, def = {
     mass = m, inertia = 0.5 * m * r * r,
     q = { 0.25 * (col + 0.5) + uniform(-0.01, 0.01), 0.25 * (row + 0.5) + 0.05 + uniform(-0.01, 0.01), 0 },
     v = { uniform(-0.5, 0.5), uniform(-0.5, 0.5), 0 },
     shape = rc.disk{ radius = r },
-  }
+  } }
 end
+if numbering == "columns" then
+  table.sort(disks, function(a, b) if a.col ~= b.col then return a.col < b.col end return a.row < b.row end)
+end
+for _, d in ipairs(disks) do w:body(d.def) end
 local law
 if law_kind == "c" then law = rc.newton{ e = 0, mu = 0.3 }
 elseif law_kind == "c-generic" then law = rc.newton{ e = 0, mu = 0.3, local_solver = "generic" }
