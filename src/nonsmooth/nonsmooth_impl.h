@@ -23,6 +23,15 @@
 #define RC_PREFETCH(p) ((void)(p))
 #endif
 
+/* Whether every law of the world has a closed form (nsgs.c: the in-sweep
+ * residual and the coloured solve; nsgs_pack.c: the hot records). */
+static inline int rcn_all_laws_closed(const rc_world *w)
+{
+    for (int i = 0; i < w->nlaws; i++)
+        if (!w->laws[i].closed_form) return 0;
+    return 1;
+}
+
 /* nsgs_pack.c: the hot records of the planar active contacts in sweep order
  * (one solve's; the twin of nsgs3_pack.c): h (opaque, 128 bytes each), the
  * bodies' kappa/m, kappa/m, kappa/I at their V offsets (mk), the residual
@@ -42,7 +51,7 @@ typedef struct rcn_pack2 {
     int n;
     /* the coloured solve's residual passes (nsgs.c): per block of
      * RCN_PACK_BLOCK records, the sum of its squared terms, the largest and
-     * its record (-1: none above the last); NULL elsewhere */
+     * its record (rcn_nsgs_pack_block); NULL outside the coloured solve */
     double *bsum, *bmax;
     int *barg;
 } rcn_pack2;

@@ -514,17 +514,6 @@ static void shuffle_active(rc_world *w, uint64_t *rng, rcn_pack2 *pk)
     }
 }
 
-/* Whether every law of the world has a closed form: the in-sweep residual is
- * then a few flops on the local velocity the sweep reads anyway. (A law with
- * callbacks keeps the passes: its in-sweep term would cost as many law calls
- * as a pass, and the estimate's lag one more sweep.) */
-static int all_laws_closed(const rc_world *w)
-{
-    for (int i = 0; i < w->nlaws; i++)
-        if (!w->laws[i].closed_form) return 0;
-    return 1;
-}
-
 /* One sweep of closed-form contacts in the order sweep; est (or NULL): the
  * sum and the largest of their squared natural-map residuals as visited. */
 static void sweep_estimate(rc_world *w, const int *sweep, double omega, double est[2], rcn_pack2 *pk)
@@ -615,7 +604,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         sweep = w->sweep;   /* (a law with callbacks: the same order on this thread) */
     } else if (order == RC_ORDER_SLABS && w->nactive > 0) {
         RC_CHECK(rcn_slab_order(w));   /* slabs.c */
-        closed = all_laws_closed(w);
+        closed = rcn_all_laws_closed(w);
         sweep = w->sweep;
     }
     /* the hot records in that order (nsgs_pack.c), when every active
@@ -640,7 +629,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         res = *res_out;
         goto done;
     }
-    if (opt->residual == RC_RESIDUAL_SWEEP && w->nactive > 0 && all_laws_closed(w)) {
+    if (opt->residual == RC_RESIDUAL_SWEEP && w->nactive > 0 && rcn_all_laws_closed(w)) {
         s = fused_solve(pb, sweep, nb, &it, worst, &res, pk);
         goto done;
     }

@@ -44,9 +44,7 @@ _Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot recor
 
 int rcn_nsgs_pack_usable(const rc_world *w)
 {
-    int laws_closed = 1;   /* no gap function and every law closed: no contact to look at */
-    for (int i = 0; i < w->nlaws; i++) laws_closed &= w->laws[i].closed_form;
-    if (w->ngaps == 0 && laws_closed) return 1;
+    if (w->ngaps == 0 && rcn_all_laws_closed(w)) return 1;   /* no gap function, every law closed: no contact to look at */
     for (int k = 0; k < w->nactive; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         if (c->gap >= 0 || !w->laws[c->law].closed_form) return 0;
