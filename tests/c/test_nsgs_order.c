@@ -262,12 +262,86 @@ RC_TEST(detection_on_two_threads_bit_identical_to_one)
         if (diverged_at >= 0) fprintf(stderr, "  detection (cap %d): threads 1 and 2 differ from step %d\n", caps[t], diverged_at + 1);
         CHECK(steps_with_contacts > 100);
         CHECK(rc_contact_count(a) > 50);   /* the narrowphase had pairs to share */
+        rc_run_stats sa, sb;   /* the largest overlap: the same contact and step (step.c's scan by halves) */
+        rc_world_run_stats(a, &sa);
+        rc_world_run_stats(b, &sb);
+        CHECK(sa.max_overlap > 0.0);
+        CHECK(!memcmp(&sa.max_overlap, &sb.max_overlap, sizeof sa.max_overlap));
+        CHECK(sa.contact_max_overlap == sb.contact_max_overlap && sa.step_max_overlap == sb.step_max_overlap);
         rc_world_destroy(a);
         rc_world_destroy(b);
     }
     rcm_team_min = 8192;
     rcc_team_cap = 0;
     rcn_nsgs_parallel_min = 512;
+}
+
+/* a row of n disks (radius 0.1, 0.25 apart) sunk into the ground by depth[i] */
+static rc_world *sunk_row(int n, const double *depth, int threads)
+{
+    rc_world_def wd = rc_default_world_def();
+    rc_world *w = NULL;
+    if (rc_world_create(&wd, &w) != RC_OK) return NULL;
+    rc_world_set_warning_fn(w, quiet, NULL);
+    rc_shape_def g = rc_default_shape_def();
+    g.type = RC_SHAPE_HALFPLANE;
+    g.normal[1] = 1.0;
+    if (rc_shape_create(w, RC_GROUND, &g, NULL) != RC_OK) goto fail;
+    for (int i = 0; i < n; i++) {
+        rc_body_def bd = rc_default_body_def();
+        bd.q[0] = 0.25 * i;
+        bd.q[1] = 0.1 - depth[i];
+        int b;
+        if (rc_body_create(w, &bd, &b) != RC_OK) goto fail;
+        rc_shape_def s = rc_default_shape_def();
+        s.type = RC_SHAPE_DISK;
+        s.radius = 0.1;
+        if (rc_shape_create(w, b, &s, NULL) != RC_OK) goto fail;
+    }
+    rc_sim_def sd = rc_default_sim_def();
+    sd.solver.order = RC_ORDER_SLABS;
+    sd.solver.threads = threads;
+    sd.solver.adaptive_threads = 0;
+    if (rc_world_configure(w, &sd) != RC_OK) goto fail;
+    return w;
+fail:
+    fprintf(stderr, "  sunk_row: %s\n", rc_last_error());
+    rc_world_destroy(w);
+    return NULL;
+}
+
+/* The run's largest overlap (step.c scans the contacts by halves on two
+ * threads): the one-thread answer -- the deepest contact, the first of
+ * equals -- whether it lies in the first half, the second, or both. */
+RC_TEST(largest_overlap_on_two_threads_is_the_first_deepest)
+{
+    rcm_team_min = 0;
+    enum { N = 40 };
+    for (int prof = 0; prof < 3; prof++) {
+        double depth[N];
+        for (int i = 0; i < N; i++)   /* deepest: the last, the first, or a tie of 7 and 30 */
+            depth[i] = prof == 0 ? 1e-5 * (i + 1) : prof == 1 ? 1e-5 * (N - i) : (i == 7 || i == 30) ? 1e-3 : 1e-5;
+        rc_world *a = sunk_row(N, depth, 1), *b = sunk_row(N, depth, 2);
+        CHECK(a && b);
+        if (a && b) {
+            CHECK_OK(rc_world_step(a));
+            CHECK_OK(rc_world_step(b));
+            rc_run_stats sa, sb;
+            rc_world_run_stats(a, &sa);
+            rc_world_run_stats(b, &sb);
+            const int deepest = prof == 0 ? N - 1 : prof == 1 ? 0 : 7;
+            CHECK(rc_contact_count(a) == N);
+            rc_contact_info ci;
+            rc_contact_get(a, deepest, &ci);
+            CHECK(fabs(sa.max_overlap - depth[deepest]) < 1e-12);
+            CHECK(sa.contact_max_overlap == ci.id);
+            CHECK(!memcmp(&sa.max_overlap, &sb.max_overlap, sizeof sa.max_overlap));
+            CHECK(sb.contact_max_overlap == sa.contact_max_overlap);
+        }
+        rc_world_destroy(a);
+        rc_world_destroy(b);
+    }
+    rcm_team_min = 8192;
 }
 
 RC_TEST(colour_order_two_threads_bit_identical_to_one)
@@ -582,7 +656,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(slabs_order_converges_to_an_admissible_solution),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(largest_overlap_on_two_threads_is_the_first_deepest), T(slabs_order_converges_to_an_admissible_solution),
              T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
