@@ -13,11 +13,7 @@
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
  * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
  * ints) is the broadphase grid's storage (done with once the pairs are
- * found), else the spare room of w->pairs. On two threads with the solver's
- * (from rcm_team_min pairs), each pass counts the two halves of the pairs
- * apart (the second half's counts in the step's work memory) and each
- * thread moves its half, the second's after the first's in each key: the
- * same stable order. */
+ * found), else the spare room of w->pairs. */
 rc_status rcc_sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
@@ -30,36 +26,17 @@ rc_status rcc_sort_pairs(rc_world *w)
         in = w->pairs;
         out = in + 2 * np;
     }
-    int *cnt = out + 2 * np, *cnt1 = NULL;
-    const int team = rcm_team2(w, np);
-    if (team) RC_CHECK(rcb_arena_array(&w->work, (void **)&cnt1, nk + 1LL, sizeof(int), "broadphase sort"));
+    int *cnt = out + 2 * np;
     for (int pass = 0; pass < 2; pass++) {
         const int *src = pass ? out : in, col = pass ? 0 : 1;
         int *dst = pass ? in : out;
-        RC_OMP(omp parallel num_threads(2) if(team))
-        {
-            int t = 0, nt = 1;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-            nt = omp_get_num_threads();
-#endif
-            int *c = t ? cnt1 : cnt;
-            const int k0 = (int)((long long)np * t / nt), k1 = (int)((long long)np * (t + 1) / nt);
-            for (int i = 0; i <= nk; i++) c[i] = 0;
-            for (int k = k0; k < k1; k++) c[src[2 * k + col]]++;
-            RC_OMP(omp barrier)
-            RC_OMP(omp single)
-            for (int i = 0, run = 0; i <= nk; i++) {   /* key i: the first half's, then the second's */
-                const int c0 = cnt[i], c1 = nt > 1 ? cnt1[i] : 0;
-                cnt[i] = run;
-                if (nt > 1) cnt1[i] = run + c0;
-                run += c0 + c1;
-            }
-            for (int k = k0; k < k1; k++) {
-                int d = c[src[2 * k + col]]++;
-                dst[2 * d] = src[2 * k];
-                dst[2 * d + 1] = src[2 * k + 1];
-            }
+        for (int i = 0; i <= nk; i++) cnt[i] = 0;
+        for (int k = 0; k < np; k++) cnt[src[2 * k + col] + 1]++;
+        for (int i = 1; i <= nk; i++) cnt[i] += cnt[i - 1];
+        for (int k = 0; k < np; k++) {
+            int d = cnt[src[2 * k + col]]++;
+            dst[2 * d] = src[2 * k];
+            dst[2 * d + 1] = src[2 * k + 1];
         }
     }
     return RC_OK;

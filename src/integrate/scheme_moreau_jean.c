@@ -14,7 +14,6 @@
  * q_{k+1} = q_k + h v_{k+theta} (eq. 61b).
  */
 #include "integrate/integrate.h"
-#include "model/team.h"
 
 #include <string.h>
 
@@ -57,87 +56,6 @@ void rci_update_positions(rci_step *st, const double *vth)
     rcm_energy(w, w->q0, w->v0, &st->Ek0, &st->Ep0, NULL);
 }
 
-/* the first non-finite v_{k+1} or q_{k+1} of the rigid bodies' update: the
- * step fails, q_k and v_k untouched */
-static rc_status nonfinite_update(rci_step *st)
-{
-    rc_world *w = st->w;
-    const double h = st->h, theta = st->theta;
-    for (int i = 0; i < w->nv; i++) {
-        const double V = w->V[i], v0 = w->v[i];
-        const double q1 = w->q[i] + h * ((1.0 - theta) * v0 + theta * V);
-        if (!rcb_finite(V)) return rci_nonfinite_state(w, i, 0, V);
-        if (!rcb_finite(q1)) return rci_nonfinite_state(w, i, 1, q1);
-    }
-    return RC_OK;
-}
-
-/* The rigid bodies' update on two threads, each the bodies of its side
- * (rcm_team_side: where the slabs' sweeps left their velocities). Each body's
- * terms of 2 E_kin and E_pot at t_k (rigid_energy's, body_kinds.c) and of
- * ||dv||_M^2 go to the step's work memory, summed after in body order: the
- * sums of the one-thread pass bit for bit. The check comes first: a
- * non-finite v_{k+1} or q_{k+1} fails the step with nothing updated. */
-static rc_status update_team(rci_step *st)
-{
-    rc_world *w = st->w;
-    const double h = st->h, theta = st->theta, *g = w->def.gravity, *md = w->mass_diag;
-    const int nb = w->nbodies;
-    double *terms, part[2] = { 0.0, 0.0 };   /* 5 per body: 2 E_kin, m g.x, the 3 of ||dv||_M^2 */
-    int *mine;                  /* 2 x nb: each thread's bodies (sides read before q moves) */
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&terms, 5LL * nb, sizeof(double), "rigid bodies' update"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&mine, 2LL * nb, sizeof(int), "rigid bodies' update"));
-    RC_OMP(omp parallel num_threads(2))
-    {
-        int t = 0, n = 0;
-        double acc = 0.0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
-        int *list = mine + (size_t)t * nb;
-        for (int b = 0; b < nb; b++) {
-            if (rcm_team_side(w, b, w->q + 3 * b) != t) continue;
-            list[n++] = b;
-            const double *q = w->q + 3 * b, *v = w->v + 3 * b, *V = w->V + 3 * b, *m = md + 3 * b;
-            double *e = terms + 5 * b;
-            e[0] = m[0] * (v[0] * v[0] + v[1] * v[1]) + m[2] * v[2] * v[2];
-            e[1] = m[0] * (g[0] * q[0] + g[1] * q[1]);
-            for (int j = 0; j < 3; j++) {
-                const double q1 = q[j] + h * ((1.0 - theta) * v[j] + theta * V[j]), dv = V[j] - v[j];
-                acc += (V[j] - V[j]) + (q1 - q1);   /* NaN if one is not finite, whatever the order */
-                e[2 + j] = m[j] * dv * dv;
-            }
-        }
-        part[t] = acc;
-        RC_OMP(omp barrier)
-        if (part[0] + part[1] == 0.0)   /* (each thread its own bodies: nothing updated unless all is finite) */
-            for (int k = 0; k < n; k++) {
-                const int b = list[k];
-                double *q = w->q + 3 * b, *v = w->v + 3 * b, *V = w->V + 3 * b;
-                for (int j = 0; j < 3; j++) {
-                    const double Vj = V[j], v0 = v[j];
-                    V[j] = (1.0 - theta) * v0 + theta * Vj;   /* v_{k+theta} */
-                    v[j] = Vj;
-                    q[j] = q[j] + h * V[j];
-                }
-            }
-    }
-    if (part[0] + part[1] != 0.0) return nonfinite_update(st);
-    double ek = 0.0, ep = 0.0, W_theta = st->W_theta;
-    for (int b = 0; b < nb; b++) {
-        const double *e = terms + 5 * b;
-        ek += e[0];
-        ep -= e[1];
-        W_theta += e[2];
-        W_theta += e[3];
-        W_theta += e[4];
-    }
-    st->Ek0 = 0.5 * ek;
-    st->Ep0 = ep + w->E_wrap;
-    st->W_theta = W_theta;
-    return RC_OK;
-}
-
 /* v_{k+1} = V, v_{k+theta} = (1 - theta) v_k + theta v_{k+1} (into w->V) */
 rc_status rci_mj_update(rci_step *st)
 {
@@ -156,17 +74,25 @@ rc_status rci_mj_update(rci_step *st)
     }
     /* rigid bodies only (iq = iv = 3 b): in place, with ||dv||_M^2 in the same
      * order (the fast path of the rigid kind's position map and step terms,
-     * body_kinds.c, over the flat arrays);
-     * order; first a pass that only checks: a non-finite v_{k+1} or q_{k+1}
-     * fails the step, q_k and v_k untouched */
-    if (rcm_team2(w, nv / 3)) return update_team(st);
+     * body_kinds.c, over the flat arrays); first a pass that only checks: a
+     * non-finite v_{k+1} or q_{k+1} fails the step, q_k and v_k untouched.
+     * On one thread even with the solver's: split between two threads (by
+     * index, or by the slabs' halves) these passes took longer on the
+     * 10 000-disk pile than on one (docs/benchmarks.md, "More of the step on
+     * the team"). */
     double acc = 0.0;
     for (int i = 0; i < nv; i++) {
         const double V = w->V[i], v0 = w->v[i];
         const double q1 = w->q[i] + h * ((1.0 - theta) * v0 + theta * V);
-        acc += (V - V) + (q1 - q1);   /* NaN if one is not finite, whatever the order */
+        acc += (V - V) + (q1 - q1);   /* NaN if one is not finite */
     }
-    if (acc != 0.0) return nonfinite_update(st);
+    if (acc != 0.0)
+        for (int i = 0; i < nv; i++) {
+            const double V = w->V[i], v0 = w->v[i];
+            const double q1 = w->q[i] + h * ((1.0 - theta) * v0 + theta * V);
+            if (!rcb_finite(V)) return rci_nonfinite_state(w, i, 0, V);
+            if (!rcb_finite(q1)) return rci_nonfinite_state(w, i, 1, q1);
+        }
     rcm_energy(w, w->q, w->v, &st->Ek0, &st->Ep0, NULL);
     const double *md = w->mass_diag;
     double W_theta = st->W_theta;

@@ -132,29 +132,18 @@ rc_status rci_stage_detect(rci_step *st)
 
 /* free velocity (per body kind, with the scheme's coefficients) and the
  * solver's starting velocity */
-static rc_status free_velocity_of(rci_step *st, const rcm_free_coef *fc, int b)
-{
-    static const double zero3[6];   /* no applied forces (linear bodies always have w->f; rigid3d: 6) */
-    rc_world *w = st->w;
-    const rc_body *bd = &w->bodies[b];
-    if (w->nasleep > 0 && w->asleep[b]) { memset(w->V + bd->iv, 0, 3 * sizeof(double)); return RC_OK; }   /* sleep.c */
-    const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
-    return rcm_body_ops_of(bd)->free_velocity(w, bd, fc, v, f, w->V + bd->iv);
-}
-
 rc_status rci_stage_free_velocity(rci_step *st)
 {
     rc_world *w = st->w;
     rcm_free_coef fc;
     st->scheme->free_coef(st, &fc);
-    if (!st->keep && rcm_team2(w, w->nbodies)) {
-        /* rigid planar bodies only (rcm_world_keeps_state), whose free velocity
-         * cannot fail: on two threads with the solver's, each body its own */
-        RC_OMP(omp parallel for num_threads(2) schedule(static))
-        for (int b = 0; b < w->nbodies; b++) (void)free_velocity_of(st, &fc, b);
-        return RC_OK;
+    for (int b = 0; b < w->nbodies; b++) {
+        static const double zero3[6];   /* no applied forces (linear bodies always have w->f; rigid3d: 6) */
+        const rc_body *bd = &w->bodies[b];
+        if (w->nasleep > 0 && w->asleep[b]) { memset(w->V + bd->iv, 0, 3 * sizeof(double)); continue; }   /* sleep.c */
+        const double *v = st->vk + bd->iv, *f = st->have_f ? w->f + bd->iv : zero3;
+        RC_CHECK(rcm_body_ops_of(bd)->free_velocity(w, bd, &fc, v, f, w->V + bd->iv));
     }
-    for (int b = 0; b < w->nbodies; b++) RC_CHECK(free_velocity_of(st, &fc, b));
     return RC_OK;
 }
 
@@ -428,28 +417,6 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->WT_min_neg = a->WT_min_neg;
 }
 
-/* The planar contact of the largest overlap -gN above `above`, the first of
- * equals (-1: none). On two threads with the solver's, each takes half the
- * contacts and the halves' answers are combined by the same rule: the
- * contact a one-thread scan finds. */
-static int deepest_contact(const rc_world *w, double above)
-{
-    const int n = w->ncontacts;
-    int at[2] = { -1, -1 };
-    double most[2] = { above, above };
-    RC_OMP(omp parallel num_threads(2) if(rcm_team2(w, n)))
-    {
-        int t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        for (int i = (int)((long long)n * t / nt), end = (int)((long long)n * (t + 1) / nt); i < end; i++)
-            if (-w->contacts[i].gN > most[t]) { most[t] = -w->contacts[i].gN; at[t] = i; }
-    }
-    return at[1] >= 0 && (at[0] < 0 || most[1] > most[0]) ? at[1] : at[0];
-}
-
 static void commit_stats(rci_step *st, const audit_terms *a)
 {
     rc_world *w = st->w;
@@ -476,12 +443,14 @@ static void commit_stats(rci_step *st, const audit_terms *a)
     if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
     if (w->sim.project_contacts) rci_project_contacts_stats(w, a);
     /* the largest overlap: this step's contacts were detected at q_k (t_k, step k) */
-    const int i = deepest_contact(w, s->max_overlap);
-    if (i >= 0) {
-        s->max_overlap = -w->contacts[i].gN;
-        s->t_max_overlap = rcm_time_at(w, -1.0);
-        s->step_max_overlap = w->step - 1;
-        s->contact_max_overlap = w->contacts[i].id;
+    for (int i = 0; i < w->ncontacts; i++) {
+        const rc_contact *c = &w->contacts[i];
+        if (-c->gN > s->max_overlap) {
+            s->max_overlap = -c->gN;
+            s->t_max_overlap = rcm_time_at(w, -1.0);
+            s->step_max_overlap = w->step - 1;
+            s->contact_max_overlap = c->id;
+        }
     }
     for (int i = 0; w->c3 && i < w->c3->n; i++) {   /* a dim = 3 world's contacts, also at q_k */
         const rcm_contact3 *c = &w->c3->c[i];

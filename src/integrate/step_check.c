@@ -3,7 +3,6 @@
  * fails and leaves the state at t_k), initial overlaps.
  */
 #include "integrate/integrate.h"
-#include "model/team.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -61,25 +60,7 @@ rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x)
  * and be lost in the statistics). */
 rc_status rci_check_solution(rc_world *w, int worst, double res, int iters)
 {
-    /* on two threads with the solver's: first a branch-free scan (x - x is 0
-     * or NaN, and so is their sum in any order); the loops below, which say
-     * what is not finite, only when it finds something */
-    int finite = 0;
-    if (rcm_team2(w, w->nactive)) {
-        double acc = 0.0;
-        RC_OMP(omp parallel num_threads(2) reduction(+ : acc))
-        {
-            RC_OMP(omp for schedule(static) nowait)
-            for (int k = 0; k < w->nactive; k++) {
-                const double *p = w->contacts[w->active[k]].p;
-                acc += (p[0] - p[0]) + (p[1] - p[1]);
-            }
-            RC_OMP(omp for schedule(static) nowait)
-            for (int i = 0; i < w->nv; i++) acc += w->V[i] - w->V[i];
-        }
-        finite = acc == 0.0;
-    }
-    for (int k = 0; !finite && k < w->nactive; k++) {
+    for (int k = 0; k < w->nactive; k++) {
         const int i = w->active[k];
         const rc_contact *c = &w->contacts[i];
         if (rcb_finite(c->p[0]) && rcb_finite(c->p[1])) continue;
@@ -96,7 +77,7 @@ rc_status rci_check_solution(rc_world *w, int worst, double res, int iters)
                 return rc_set_error(RC_ERR_NUMERIC, "step diverged at t = %.17g (step %ld): non-finite impulse at %s; the state is left at t = %.17g",
                                     w->t + w->sim.h, w->step + 1, cd, w->t);
             }
-    for (int i = 0; !finite && i < w->nv; i++)
+    for (int i = 0; i < w->nv; i++)
         if (!rcb_finite(w->V[i])) {
             char cd[256];
             rci_describe_contact(w, worst, cd, sizeof cd);

@@ -421,9 +421,9 @@ struct rc_world {
     uint64_t *body_colours;     /* per body: colours 0..63 in use      */
     int *body_top;              /* per body: largest colour in use + 1 */
     /* threads > 1: whether sharing the colours pays (timed; never changes a result) */
-    long par_off_until; int par_backoff;   /* one thread until this step; the next fallback's steps (doubles while threads do not pay) */
+    long par_off_until;    /* sweep on one thread until this step                           */
+    int par_backoff;       /* steps of the next fallback (doubles while threads do not pay)  */
     int team_used;         /* this world's steps ran an OpenMP team (counted in nsgs.c)      */
-    double team_cut[3];    /* slabs.c: axis across gravity, where the two halves meet (0 0 0: none) */
 
     /* audit */
     rc_step_info info;

@@ -32,16 +32,9 @@
  *                                                  from 4 096 pairs)
  *                the counting sort into buckets    grid entries
  *                big shapes against the grid list  grid shapes
- *                the pairs' counting sort          pairs
  *   index_set.c  the contacts' local problems      contacts (w->ncontacts)
  *   nsgs_pack.c  the hot records' (un)packing      active contacts
- *   slabs.c      the slabs order's loops           active contacts
- *   scheme_moreau_jean.c  the rigid bodies' update bodies (w->nv / 3; by
- *                         sides, rcm_team_side)
- *   step.c       the detection margin              shapes
- *                the free velocity (rigid only)    bodies
- *                the run's largest overlap         contacts
- *   step_check.c the solution's finiteness         active contacts
+ *   step.c       the detection margin's largest speed   shapes
  *   contacts_state.c      the state's records      contacts
  * Every stage gives the one-thread numbers bit for bit, whatever the knob. */
 extern int rcm_team_min;
@@ -59,19 +52,6 @@ static inline int rcm_team2(const rc_world *w, long long n)
     (void)n;
     return 0;
 #endif
-}
-
-/* The thread (0 or 1) of a two-thread stage that takes the rigid planar
- * body b at x (its q): its side of the slabs' cut (w->team_cut, slabs.c),
- * where the slabs order's sweeps leave its velocity, so that the stages
- * after the sweeps find it in their core's cache; before any slabs step (no
- * cut), the first or second half of the bodies. A body's result never
- * depends on its thread. */
-static inline int rcm_team_side(const rc_world *w, int b, const double *x)
-{
-    const double *c = w->team_cut;
-    if (c[0] == 0.0 && c[1] == 0.0) return 2LL * b >= w->nbodies;
-    return c[0] * x[0] + c[1] * x[1] >= c[2];
 }
 
 #endif /* RC_MODEL_TEAM_H */

@@ -28,10 +28,7 @@
  * Contacts with a body that is not a planar rigid body (a gap function's
  * deformable body) go to the root. The work arrays are the colour order's
  * (w->colour for each contact's segment, w->colour_start for the
- * segments' starts); the histogram comes from the step's work memory.
- * The cut between the root's two halves is kept (w->team_cut): the
- * two-thread stages after the sweeps give each thread the bodies of its
- * half (model/team.h, rcm_team_side). */
+ * segments' starts); the histogram comes from the step's work memory. */
 #include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
@@ -77,10 +74,6 @@ rc_status rcn_slab_order(rc_world *w)
     const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
     const double ax[2] = { gn > 0.0 ? -g[1] / gn : 1.0, gn > 0.0 ? g[0] / gn : 0.0 };   /* across gravity */
     double lo = INFINITY, hi = -INFINITY;
-    /* (the loops over the contacts on two threads with the solver's, each its
-     * half of them: the same order bit for bit) */
-    const int team = rcm_team2(w, n);
-    RC_OMP(omp parallel for num_threads(2) schedule(static) reduction(min : lo) reduction(max : hi) if(team))
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
         double *x = xs + 2 * k;
@@ -99,70 +92,42 @@ rc_status rcn_slab_order(rc_world *w)
         const double x = xs[2 * k + 1] == xs[2 * k + 1] ? xs[2 * k + 1] : xs[2 * k];
         if (x == x) { bins[BIN(x)]++; counted++; }
     }
-    int cut = NBINS;   /* the first bin of the root's second half */
     for (int b = 0, before = 0; b < NBINS; b++) {
         const int cnt = bins[b];
         const long long mid2 = 2LL * before + cnt;   /* twice the contacts before the bin's middle */
         const int s = counted > 0 ? (int)(mid2 * RCN_SLABS / (2LL * counted)) : 0;
         bins[b] = s < RCN_SLABS ? s : RCN_SLABS - 1;
-        if (cut == NBINS && bins[b] >= RCN_SLABS / 2) cut = b;
         before += cnt;
     }
-    /* the two-thread stages' sides (model/team.h): where the root's halves meet */
-    w->team_cut[0] = ax[0];
-    w->team_cut[1] = ax[1];
-    w->team_cut[2] = cut == NBINS ? INFINITY : scale > 0.0 ? lo + cut / scale : lo;
-    /* each contact's segment; counted per thread, then a stable counting sort
-     * with the second thread's contacts after the first's in each segment */
-    int *start = w->colour_start, *cnt2;   /* 2 x (segments + 1) counts */
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&cnt2, 2 * (RCN_SLAB_SEGS + 1), sizeof(int), "slabs"));
-    for (int s = 0; s < 2 * (RCN_SLAB_SEGS + 1); s++) cnt2[s] = 0;
-    RC_OMP(omp parallel num_threads(2) if(team))
-    {
-        int t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        int *cnt = cnt2 + t * (RCN_SLAB_SEGS + 1);
-        const int k0 = (int)((long long)n * t / nt), k1 = (int)((long long)n * (t + 1) / nt);
-        for (int k = k0; k < k1; k++) {
-            const rc_contact *c = &w->contacts[w->active[k]];
-            const int ab[2] = { c->body_a, c->body_b };
-            int slab[2] = { -1, -1 }, bad = 0;
-            for (int i = 0; i < 2; i++) {
-                if (ab[i] < 0) continue;   /* the ground: shared freely */
-                const double x = xs[2 * k + i];
-                if (!(x == x)) { bad = 1; continue; }
-                slab[i] = bins[BIN(x)];
-            }
-            int seg;
-            if (bad || (slab[0] < 0 && slab[1] < 0)) {
-                seg = RCN_SLAB_SEGS - 1;   /* the root */
-            } else {
-                const int la = slab[0] < 0 ? slab[1] : slab[0], lb = slab[1] < 0 ? slab[0] : slab[1];
-                int h = 0;
-                while ((la >> h) != (lb >> h)) h++;   /* the lowest common node's height */
-                seg = rcn_slab_segment(h, la >> h);
-            }
-            w->colour[k] = seg;
-            cnt[seg]++;
+    int *start = w->colour_start;
+    for (int s = 0; s <= RCN_SLAB_SEGS; s++) start[s] = 0;
+    for (int k = 0; k < n; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        const int ab[2] = { c->body_a, c->body_b };
+        int slab[2] = { -1, -1 }, bad = 0;
+        for (int i = 0; i < 2; i++) {
+            if (ab[i] < 0) continue;   /* the ground: shared freely */
+            const double x = xs[2 * k + i];
+            if (!(x == x)) { bad = 1; continue; }
+            slab[i] = bins[BIN(x)];
         }
-        RC_OMP(omp barrier)
-        RC_OMP(omp single)
-        {
-            for (int s = 0, run = 0; s < RCN_SLAB_SEGS; s++) {   /* segment s: the first thread's, then the second's */
-                const int c0 = cnt2[s], c1 = cnt2[RCN_SLAB_SEGS + 1 + s];
-                start[s] = run;
-                cnt2[s] = run;
-                cnt2[RCN_SLAB_SEGS + 1 + s] = run + c0;
-                run += c0 + c1;
-            }
-            start[RCN_SLAB_SEGS] = n;
+        int seg;
+        if (bad || (slab[0] < 0 && slab[1] < 0)) {
+            seg = RCN_SLAB_SEGS - 1;   /* the root */
+        } else {
+            const int la = slab[0] < 0 ? slab[1] : slab[0], lb = slab[1] < 0 ? slab[0] : slab[1];
+            int h = 0;
+            while ((la >> h) != (lb >> h)) h++;   /* the lowest common node's height */
+            seg = rcn_slab_segment(h, la >> h);
         }
-        for (int k = k0; k < k1; k++) w->sweep[cnt[w->colour[k]]++] = w->active[k];
+        w->colour[k] = seg;
+        start[seg + 1]++;
     }
 #undef BIN
+    for (int s = 0; s < RCN_SLAB_SEGS; s++) start[s + 1] += start[s];   /* counting sort, stable: key order kept */
+    for (int k = 0; k < n; k++) w->sweep[start[w->colour[k]]++] = w->active[k];
+    for (int s = RCN_SLAB_SEGS; s > 0; s--) start[s] = start[s - 1];
+    start[0] = 0;
     w->ncolours = RCN_SLAB_SEGS;
     return RC_OK;
 }

@@ -310,10 +310,11 @@ fail:
     return NULL;
 }
 
-/* The run's largest overlap (step.c scans the contacts by halves on two
- * threads): the one-thread answer -- the deepest contact, the first of
- * equals -- whether it lies in the first half, the second, or both. */
-RC_TEST(largest_overlap_on_two_threads_is_the_first_deepest)
+/* The run's largest overlap (step.c's scan of the contacts): the deepest
+ * contact, the first of equals, whether it lies in the first half of the
+ * contacts, the second, or both; the same on two threads (every stage on
+ * the team) as on one. */
+RC_TEST(largest_overlap_is_the_first_deepest)
 {
     rcm_team_min = 0;
     enum { N = 40 };
@@ -656,7 +657,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(largest_overlap_on_two_threads_is_the_first_deepest), T(slabs_order_converges_to_an_admissible_solution),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(largest_overlap_is_the_first_deepest), T(slabs_order_converges_to_an_admissible_solution),
              T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
