@@ -235,10 +235,10 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
     rcn_nsgs_parallel_min = 512;
 }
 
-/* The step's stages on two threads (model/team.h: the shapes' caches, the
- * broadphase's boxes, buckets, counting sort and big shapes, the
- * narrowphase, the index set, the hot records' packing, the rigid bodies'
- * update and the state's records) give the one-thread state and audit bit
+/* The step's stages on two threads (model/team.h: the detection margin, the
+ * shapes' caches, the broadphase's boxes, buckets, counting sort and big
+ * shapes, the narrowphase, the index set, the hot records' packing and the
+ * state's records) give the one-thread state and audit bit
  * for bit, also when the second thread's buffers run out of room
  * (rcc_team_cap: 4 pairs or contacts, then this thread finishes). */
 RC_TEST(detection_on_two_threads_bit_identical_to_one)
