@@ -1390,7 +1390,15 @@ typedef struct rc_run_stats {
     /* the largest positive and smallest negative tangential work of a
      * contact in a step (rc_step_info's WT_max_pos, WT_min_neg) over the run */
     double max_WT_pos, min_WT_neg;
+    /* wall-clock seconds of the step's stages over the run, in the order of
+     * RC_STAGE_*: detection (with the contacts' matching), free velocity,
+     * index set, warm start, solve (with its checks), update, audit, commit
+     * (a scheme with its own one-step problem, gen-alpha, in solve); not
+     * saved in checkpoints */
+    double stage_wall_s[8];
 } rc_run_stats;
+enum { RC_STAGE_DETECT, RC_STAGE_FREE_VELOCITY, RC_STAGE_INDEX_SET, RC_STAGE_WARM_START, RC_STAGE_SOLVE,
+       RC_STAGE_UPDATE, RC_STAGE_AUDIT, RC_STAGE_COMMIT, RC_STAGE_COUNT };
 RC_API rc_status rc_world_run_stats(const rc_world *w, rc_run_stats *stats);
 
 /* Progress of a run (docs/c-api.md#progress). rc_world_progress_begin(w, T)

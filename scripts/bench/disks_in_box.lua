@@ -12,7 +12,8 @@
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
 -- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
--- the geometric mean of their residual, and the steps that ran on several threads.
+-- the geometric mean of their residual, and the steps that ran on several threads; a later
+-- line the wall time per step of each stage of the step (sim:stats().stage_wall_s).
 -- numbering=rows (default) creates the bodies row by row (bottom row first), numbering=columns
 -- the same disks (same radii, positions and velocities) column by column: the same scene with
 -- other body indices, for the memory locality of the stages split by index (docs/benchmarks.md,
@@ -128,6 +129,13 @@ io.write(string.format(
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
 io.write(string.format("disks_in_box: residual test %s, largest residual of a step %.3g, %.4g local solves per second of solver CPU\n",
   residual, res_max, st.local_solves / st.solver_cpu_s))
+do   -- the step's stages, wall clock per step (sim:stats().stage_wall_s)
+  local sw, parts = st.stage_wall_s, {}
+  for _, k in ipairs { "detect", "free_velocity", "index_set", "warm_start", "solve", "update", "audit", "commit" } do
+    parts[#parts + 1] = string.format("%s %.3f", k, 1e3 * sw[k] / steps)
+  end
+  io.write("disks_in_box: stages, wall ms/step: " .. table.concat(parts, ", ") .. "\n")
+end
 if solver == "newton" then
   io.write(string.format("disks_in_box: Newton (linear %s): %d fallbacks to NSGS\n", linear, st.newton_fallbacks))
 end

@@ -479,31 +479,56 @@ static void stage_commit(rci_step *st, const audit_terms *a)
 
 /* ---------------------------------------------------------------- the step */
 
+/* the wall clock, for the stages' times (rc_run_stats.stage_wall_s) */
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* the time since *t0 to stage k; *t0 becomes now */
+static void stage_time(rc_world *w, int k, double *t0)
+{
+    const double t = wall_now();
+    w->stats.stage_wall_s[k] += t - *t0;
+    *t0 = t;
+}
+
 static rc_status world_step(rc_world *w)
 {
     rci_step st;
+    double t0 = wall_now();
     RC_CHECK(rci_stage_begin(&st, w));
     if (st.scheme->step) {   /* a scheme with its own one-step problem (scheme_gen_alpha.c) */
         audit_terms a;
         memset(&a, 0, sizeof a);
         RC_CHECK(st.scheme->step(&st, &a));
+        stage_time(w, RC_STAGE_SOLVE, &t0);
         stage_commit(&st, &a);
+        stage_time(w, RC_STAGE_COMMIT, &t0);
         return rcm_world_after_step(w);
     }
     RC_CHECK(rci_stage_forces(&st));
     RC_CHECK(rci_stage_detect(&st));
     if (w->step == 0) rci_warn_initial_overlaps(w);
     RC_CHECK(rci_sleep_wake_touched(&st));
+    stage_time(w, RC_STAGE_DETECT, &t0);
     RC_CHECK(rci_stage_free_velocity(&st));
+    stage_time(w, RC_STAGE_FREE_VELOCITY, &t0);
     RC_CHECK(rci_stage_index_set(&st));
     RC_CHECK(rci_stage_joints(&st));
+    stage_time(w, RC_STAGE_INDEX_SET, &t0);
     rci_stage_warm_start(&st);
+    stage_time(w, RC_STAGE_WARM_START, &t0);
     RC_CHECK(rci_stage_solve(&st));
     if (w->c3) RC_CHECK(rci_contacts3_solve(&st));   /* dim = 3 worlds' contacts (contacts3.c) */
     RC_CHECK(rci_stage_converged(&st));
     if (st.scheme->after_solve) st.scheme->after_solve(w);
     if (w->sim.project_contacts) RC_CHECK(rci_project_contacts_prepare(&st));
+    stage_time(w, RC_STAGE_SOLVE, &t0);
     RC_CHECK(st.scheme->update(&st));
+    stage_time(w, RC_STAGE_UPDATE, &t0);
     audit_terms a;
     memset(&a, 0, sizeof a);
     rc_status s = stage_audit(&st, &a);
@@ -517,7 +542,9 @@ static rc_status world_step(rc_world *w)
         }
         return s;
     }
+    stage_time(w, RC_STAGE_AUDIT, &t0);
     stage_commit(&st, &a);
+    stage_time(w, RC_STAGE_COMMIT, &t0);
     return rcm_world_after_step(w);   /* the observers: the history row (io/output.c) */
 }
 

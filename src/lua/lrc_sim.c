@@ -177,6 +177,11 @@ int lrc_run_stats(lua_State *L)
     lrc_set_int(L, "contact_max_overlap", st.contact_max_overlap);
     lrc_set_num(L, "max_WT_pos", st.max_WT_pos);
     lrc_set_num(L, "min_WT_neg", st.min_WT_neg);
+    static const char *const stage[RC_STAGE_COUNT] = { "detect", "free_velocity", "index_set", "warm_start",
+                                                       "solve", "update", "audit", "commit" };
+    lua_createtable(L, 0, RC_STAGE_COUNT);   /* the stages' wall-clock seconds */
+    for (int k = 0; k < RC_STAGE_COUNT; k++) lrc_set_num(L, stage[k], st.stage_wall_s[k]);
+    lua_setfield(L, -2, "stage_wall_s");
     rc_sim_def sd;
     if (rc_world_get_sim_def(lw->w, &sd) == RC_OK && sd.project_contacts) {   /* project_contacts only */
         lrc_set_num(L, "max_proj_overlap", st.max_proj_overlap);

@@ -1,0 +1,49 @@
+-- stage_times_spec.lua -- sim:stats().stage_wall_s: the wall-clock seconds of the step's
+-- stages over the run (integrate/step.c): each stage's own, inside the run's time, and a
+-- scheme with its own one-step problem (gen-alpha) counted in "solve".
+local rc = require "ricochet"
+
+local stages = { "detect", "free_velocity", "index_set", "warm_start", "solve", "update", "audit", "commit" }
+
+-- n disks falling into a box (e = 0, mu = 0.3)
+local function pile(scheme, n)
+    local w = rc.world{ gravity = { 0, -9.81 }, default_law = rc.newton{ e = 0, mu = 0.3 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 0, 1 } }
+    w:halfplane{ point = { 0, 0 }, normal = { 1, 0 } }
+    w:halfplane{ point = { 1.5, 0 }, normal = { -1, 0 } }
+    for i = 0, n - 1 do
+        w:body{ mass = 1, inertia = 0.005, q = { 0.25 * (i % 6) + 0.13, 0.25 * (i // 6) + 0.12, 0 }, shape = rc.disk{ radius = 0.1 } }
+    end
+    return w:simulation{ scheme = scheme, h = 1e-3 }
+end
+
+describe("sim:stats().stage_wall_s", function()
+    it("gives every stage of a Moreau-Jean step its time, within the run's", function()
+        local sim = pile("moreau-jean", 30)
+        local summary = sim:run{ T = 0.5 }
+        local sw, sum = sim:stats().stage_wall_s, 0
+        for _, k in ipairs(stages) do
+            assert.is_number(sw[k], k)
+            assert.is_true(sw[k] >= 0, k)
+            sum = sum + sw[k]
+        end
+        for _, k in ipairs { "detect", "index_set", "solve", "update", "commit" } do
+            assert.is_true(sw[k] > 0, k .. " took no time")
+        end
+        assert.is_true(sum <= summary.wall_s + 1e-3, sum .. " s of stages in a run of " .. summary.wall_s .. " s")
+        local n = 0
+        for _ in pairs(sw) do n = n + 1 end
+        assert.are.equal(#stages, n)
+    end)
+
+    it("counts gen-alpha's own one-step problem in solve", function()
+        local sim = pile("gen-alpha", 6)
+        sim:run{ T = 0.05 }
+        local sw = sim:stats().stage_wall_s
+        assert.is_true(sw.solve > 0)
+        assert.is_true(sw.commit > 0)
+        for _, k in ipairs { "detect", "free_velocity", "index_set", "warm_start", "update", "audit" } do
+            assert.are.equal(0, sw[k], k)
+        end
+    end)
+end)
