@@ -1,4 +1,5 @@
-/* base.c -- status and error messages, counted allocation, interrupts. */
+/* base.c -- status and error messages, counted allocation, interrupts, the wall clock. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "base/base.h"
 
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static _Thread_local char rc__error[1024];
 static volatile sig_atomic_t rc__interrupt = 0;
@@ -213,4 +215,11 @@ const char *rcb_show(char *buf, double x)
         if (strtod(buf, NULL) == x) break;
     }
     return buf;
+}
+
+double rcb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -64,6 +64,9 @@ void rcb_arena_free(rcb_arena *a);
 
 static inline int rcb_finite(double x) { return x - x == 0.0; }
 
+/* the monotonic wall clock, in seconds (progress, the stages' times) */
+double rcb_now_s(void);
+
 /* x as the definitions' checks show it in a message (the shortest of %.15g,
  * %.16g, %.17g that reads back as x; nan, inf, -inf), as the Lua front end's
  * check.show does: "got 0.30000000000000004". buf holds RCB_SHOW_SIZE chars. */

@@ -479,18 +479,10 @@ static void stage_commit(rci_step *st, const audit_terms *a)
 
 /* ---------------------------------------------------------------- the step */
 
-/* the wall clock, for the stages' times (rc_run_stats.stage_wall_s) */
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* the time since *t0 to stage k; *t0 becomes now */
+/* the time since *t0 to stage k (rc_run_stats.stage_wall_s); *t0 becomes now */
 static void stage_time(rc_world *w, int k, double *t0)
 {
-    const double t = wall_now();
+    const double t = rcb_now_s();
     w->stats.stage_wall_s[k] += t - *t0;
     *t0 = t;
 }
@@ -498,7 +490,7 @@ static void stage_time(rc_world *w, int k, double *t0)
 static rc_status world_step(rc_world *w)
 {
     rci_step st;
-    double t0 = wall_now();
+    double t0 = rcb_now_s();
     RC_CHECK(rci_stage_begin(&st, w));
     if (st.scheme->step) {   /* a scheme with its own one-step problem (scheme_gen_alpha.c) */
         audit_terms a;

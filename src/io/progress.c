@@ -7,12 +7,10 @@
  * Nothing here allocates inside a step: the state is made when a function or
  * a run is set.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "io/io.h"
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct rc_progress_state {
     rc_progress p;
@@ -22,13 +20,6 @@ typedef struct rc_progress_state {
     double t0;                      /* time at the run's start */
     int running, due;
 } rc_progress_state;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void progress_free(rc_world *w)
 {
@@ -65,7 +56,7 @@ static rc_status progress_after_step(rc_world *w)
         p->max_residual = in->residual;
         p->t_max_residual = w->t;
     }
-    const double now = now_s();
+    const double now = rcb_now_s();
     if (now - ps->last < ps->interval) return RC_OK;
     ps->last = now;
     refresh_rate(ps, now);
@@ -121,7 +112,7 @@ rc_status rc_world_progress_begin(rc_world *w, double T)
     p->steps_total = n > 0.0 ? (long)n : 0;
     p->t_max_residual = NAN;
     p->eta_s = -1.0;
-    ps->start = ps->last = now_s();
+    ps->start = ps->last = rcb_now_s();
     ps->running = 1;
     ps->due = 0;
     w->unconverged_warned = 0;
@@ -135,7 +126,7 @@ rc_status rc_world_progress_end(rc_world *w)
     if (!ps || !ps->running) return RC_OK;
     rc_progress *p = &ps->p;
     ps->running = 0;
-    refresh_rate(ps, now_s());
+    refresh_rate(ps, rcb_now_s());
     p->final = 1;
     ps->due = 1;
     if (ps->fn) ps->fn(ps->user, p);
@@ -159,7 +150,7 @@ rc_status rc_world_progress_get(rc_world *w, rc_progress *p, int *due)
         return RC_OK;
     }
     rc_progress_state *ps = w->progress;
-    if (ps->running) refresh_rate(ps, now_s());
+    if (ps->running) refresh_rate(ps, rcb_now_s());
     *p = ps->p;
     if (due) { *due = ps->due; ps->due = 0; }
     return RC_OK;
