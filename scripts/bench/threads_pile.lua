@@ -14,7 +14,16 @@
 -- numbering of disks_in_box.lua (the same disks numbered row by row or column by column);
 -- each numbering's speed-ups are against its own fixed order on one thread.
 --
+-- Each round's two-thread runs are also paired with that round's one-thread run (same build
+-- and numbering): the second table gives the efficiencies of those pairs, their median, range
+-- and how many rounds reached 0.8 -- a drifting machine moves both runs of a pair together.
+-- With ceiling = 1, every round also runs two one-thread processes at the same time: how much
+-- each slows down beside the other (one-thread wall alone / beside it) is the most a two-thread
+-- run can reach on the machine at that moment, printed per round with the pile's efficiency.
+-- orders = "slabs,colour" (default): the two-thread orders run.
+--
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5
+--   build/ricochet run scripts/bench/threads_pile.lua --set reps=9 --set orders=slabs --set ceiling=1
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5 --set numbering=rows,columns
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5 --set base=/tmp/mainsrc/build/ricochet
 local rc = require "ricochet"
@@ -31,20 +40,26 @@ for nb in rc.param("numbering", "rows"):gmatch("[^,]+") do
   if nb ~= "rows" and nb ~= "columns" then error("numbering: rows, columns or rows,columns (got " .. nb .. ")") end
   numberings[#numberings + 1] = nb
 end
+local ceiling = rc.param("ceiling", 0) ~= 0
+local orders = { { order = "fixed", threads = 1 } }
+for o in rc.param("orders", "slabs,colour"):gmatch("[^,]+") do
+  if o ~= "slabs" and o ~= "colour" then error("orders: slabs, colour or slabs,colour (got " .. o .. ")") end
+  orders[#orders + 1] = { order = o, threads = 2 }
+end
 local configs = {}
 for _, nb in ipairs(numberings) do
-  for _, c in ipairs { { order = "fixed", threads = 1 }, { order = "slabs", threads = 2 }, { order = "colour", threads = 2 } } do
+  for _, c in ipairs(orders) do
     configs[#configs + 1] = { order = c.order, threads = c.threads, numbering = nb, key = nb .. "/" .. c.order }
   end
 end
 
-local function run(cfg, bexe)
-  local cmd = string.format("%s run scripts/bench/disks_in_box.lua --quiet --set N=%d --set T=%s --set order=%s "
-                            .. "--set threads=%d --set adaptive=0 --set numbering=%s 2>/dev/null", bexe, N, T, cfg.order, cfg.threads,
-                            cfg.numbering)
-  local f = assert(io.popen(cmd))
-  local out = f:read("a")
-  f:close()
+local function command(cfg, bexe)
+  return string.format("%s run scripts/bench/disks_in_box.lua --quiet --set N=%d --set T=%s --set order=%s "
+                       .. "--set threads=%d --set adaptive=0 --set numbering=%s 2>/dev/null", bexe, N, T, cfg.order, cfg.threads,
+                       cfg.numbering)
+end
+
+local function parse(out, cmd)
   local r = {
     wall = tonumber(out:match("wall ([%d.]+) ms/step")),
     sweeps = tonumber(out:match("([%d.]+) sweeps/step")),
@@ -54,13 +69,39 @@ local function run(cfg, bexe)
   return bench.require_fields(r, { "wall", "sweeps", "cap", "shared" }, cmd, out)
 end
 
-local results = {}
-for _ = 1, reps do
+local function run(cfg, bexe)
+  local cmd = command(cfg, bexe)
+  local f = assert(io.popen(cmd))
+  local out = f:read("a")
+  f:close()
+  return parse(out, cmd)
+end
+
+-- two one-thread runs at the same time (the machine's two cores both busy): their walls
+local function run_beside(cfg, bexe)
+  local cmd, files = command(cfg, bexe), { os.tmpname(), os.tmpname() }
+  assert(os.execute(string.format("(%s > %s & %s > %s & wait)", cmd, files[1], cmd, files[2])))
+  local walls = {}
+  for i, name in ipairs(files) do
+    local f = assert(io.open(name))
+    walls[i] = parse(f:read("a"), cmd).wall
+    f:close()
+    os.remove(name)
+  end
+  return walls
+end
+
+local results, rounds = {}, {}
+for round = 1, reps do
+  rounds[round] = {}
   for _, cfg in ipairs(configs) do
     for _, b in ipairs(builds) do
       local key = b.name .. "/" .. cfg.key
       results[key] = results[key] or {}
-      table.insert(results[key], run(cfg, b.exe))
+      local r = run(cfg, b.exe)
+      table.insert(results[key], r)
+      rounds[round][key] = r
+      if ceiling and cfg.threads == 1 then rounds[round][key .. "/beside"] = run_beside(cfg, b.exe) end
     end
   end
 end
@@ -79,5 +120,35 @@ for _, b in ipairs(builds) do
     if cfg.order == "fixed" then one = w end
     io.write(string.format("| %s | %s | %s | %d | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %d | %d |\n", b.name, cfg.numbering, cfg.order,
                            cfg.threads, w, walls[1], walls[#walls], one / w, one / w / cfg.threads, rs[1].sweeps, rs[1].cap, rs[1].shared))
+  end
+end
+
+-- each round's two-thread runs against the same round's one-thread run
+io.write("\nthreads_pile: each round's efficiency, the two-thread run against the same round's one-thread run"
+         .. (ceiling and "; ceiling: one-thread wall alone / beside another one-thread run (two processes at once)" or "") .. "\n")
+io.write("| build | numbering | order | efficiency per round | median (min-max) | rounds >= 0.8 |" .. (ceiling and " ceiling per round | median ceiling |" or "") .. "\n")
+io.write("|---|---|---|---|---|---|" .. (ceiling and "---|---|" or "") .. "\n")
+for _, b in ipairs(builds) do
+  for _, cfg in ipairs(configs) do
+    if cfg.threads > 1 then
+      local one, effs, caps, sorted, csorted, hits = b.name .. "/" .. cfg.numbering .. "/fixed", {}, {}, {}, {}, 0
+      for round = 1, reps do
+        local e = rounds[round][one].wall / rounds[round][b.name .. "/" .. cfg.key].wall / cfg.threads
+        effs[#effs + 1] = string.format("%.2f", e)
+        sorted[#sorted + 1] = e
+        if e >= 0.8 then hits = hits + 1 end
+        local bs = rounds[round][one .. "/beside"]
+        if bs then
+          local c = rounds[round][one].wall / (0.5 * (bs[1] + bs[2]))
+          caps[#caps + 1] = string.format("%.2f", c)
+          csorted[#csorted + 1] = c
+        end
+      end
+      local m = bench.median(sorted)
+      io.write(string.format("| %s | %s | %s | %s | %.2f (%.2f-%.2f) | %d of %d |", b.name, cfg.numbering, cfg.order, table.concat(effs, " "),
+                             m, sorted[1], sorted[#sorted], hits, reps))
+      if ceiling then io.write(string.format(" %s | %.2f |", table.concat(caps, " "), bench.median(csorted))) end
+      io.write("\n")
+    end
   end
 end
