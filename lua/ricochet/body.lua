@@ -9,11 +9,10 @@ local type, tostring, fmt = type, tostring, string.format
 local check = require "ricochet.check"
 local fail, show, check_keys, check_table, vec = check.fail, check.show, check.check_keys, check.check_table, check.vec
 
-function Body.__tostring(b)
-    if b.kind == "linear" then
-        return fmt("ricochet.body %d%s (linear, n = %d)", b.id, b.name and (" '" .. b.name .. "'") or "", b.n)
-    end
-    return fmt("ricochet.body %d%s", b.id, b.name and (" '" .. b.name .. "'") or "")
+function Body.__tostring(b)   -- (tostring: fields a script replaced are shown as they are)
+    local name = b.name and (" '" .. tostring(b.name) .. "'") or ""
+    if b.kind == "linear" then return fmt("ricochet.body %s%s (linear, n = %s)", tostring(b.id), name, tostring(b.n)) end
+    return fmt("ricochet.body %s%s", tostring(b.id), name)
 end
 
 -- Sizes and descriptions of a body's vectors: nq, q, v, force (and nv when it differs from nq).
@@ -31,7 +30,12 @@ end
 local function body_core(fname, b, idle)
     check_self(fname, b, Body, "a body")
     if rawget(b, "_removed") then I.removed_error(fname, "body", b) end   -- (remove.lua)
-    return world_core(fname, b.world, idle)
+    local c = world_core(fname, rawget(b, "world"), idle)
+    local id = rawget(b, "id")   -- a script may have replaced the object's fields
+    if math.type(id) ~= "integer" or id < 0 or id >= core.body_count(c) then
+        fail(fname, "this body's 'id' field was replaced (got %s)", show(id))
+    end
+    return c
 end
 
 function Body:q()

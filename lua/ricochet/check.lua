@@ -219,7 +219,10 @@ end
 -- the user's script line like the checks above.
 local core = require "ricochet.core"
 local function c_check(kind, fname, t)
-    local msg = core.check_def(kind, fname, t)
+    local ok, msg = pcall(core.check_def, kind, fname, t)
+    if not ok then   -- a field the Lua checks passed but the C half cannot read (a replaced id)
+        raise(fmt("%s: %s", fname, tostring(msg):gsub("^[^:]*:%d+: ", "")))
+    end
     if msg then raise(msg) end
     return t
 end

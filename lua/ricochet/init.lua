@@ -341,9 +341,19 @@ local function check_self(fname, self, mt, what)
     end
 end
 
-local function world_core(fname, w, idle)
+-- the world's kernel handle; a world whose '_c' field a script replaced is
+-- refused by name (core.is_open raises on anything but a kernel world)
+local function world_handle(fname, w)
+    if type(w) ~= "table" then fail(fname, "this object's world was replaced (got %s)", show(w)) end
     local c = rawget(w, "_c")
-    if not core.is_open(c) then fail(fname, "the world has been closed") end
+    local ok, open = pcall(core.is_open, c)
+    if not ok then fail(fname, "this world's kernel handle '_c' was replaced (got %s)", show(c)) end
+    return c, open
+end
+
+local function world_core(fname, w, idle)
+    local c, open = world_handle(fname, w)
+    if not open then fail(fname, "the world has been closed") end
     if idle and core.is_stepping(c) then
         fail(fname, "not allowed inside a force function (the world is stepping)")
     end
@@ -404,8 +414,8 @@ end
 -- given) and free the kernel world. Further use raises an error.
 function World:close(err)
     check_self("world:close", self, World, "a world")
-    local c = rawget(self, "_c")
-    if core.is_open(c) and core.is_stepping(c) then
+    local c, open = world_handle("world:close", self)
+    if open and core.is_stepping(c) then
         fail("world:close", "not allowed inside a force function (the world is stepping)")
     end
     if err ~= nil then core.close(c, "error", tostring(err))
@@ -515,6 +525,7 @@ function World:body(t)
     end
     c_check("body", fname, def)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
+    c = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
     local id, msg = core.body_create(c, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
@@ -531,7 +542,7 @@ end
 function World:bodies()
     check_self("world:bodies", self, World, "a world")
     local r = {}
-    local c = rawget(self, "_c")
+    local c = world_core("world:bodies", self)
     for id = 0, core.body_count(c) - 1 do   -- live bodies (removed slots skipped)
         if not core.is_removed(c, "body", id) then r[#r + 1] = body_object(self, id) end
     end
@@ -609,60 +620,14 @@ function World:obstacle(t)
     return create_shape(fname, c, core.GROUND, def)
 end
 
-local function side_id(fname, self, key, x)
-    local mt = getmetatable(x)
-    if mt == Body and rawget(x, "_removed") then I.removed_error(fname, "body", x) end
-    if (mt == Body or mt == Ground) and rawget(x, "world") == self then return x.id end
-    if mt == Body or mt == Ground then fail(fname, "%s belongs to another world", key) end
-    fail(fname, "%s must be a body of this world or w.ground (got %s)", key, show(x))
-end
-
-function World:contact(t)
-    local fname = "world:contact"
-    check_self(fname, self, World, "a world")
-    local c = world_core(fname, self, true)
-    check_table(fname, t, "w:contact{ body, w.ground, law = rc.newton{ e = 0.5 } }")
-    check_keys(fname, t, { "groups", "law", "name" }, 2)
-    local law = t.law
-    local lid
-    if law == false then
-        lid = false
-    elseif law ~= nil then
-        check_law(fname, "law", law)
-        lid = law_id(self, c, fname, law)
-    end
-    local name = opt_name(fname, "name", t.name)
-    local ok, msg
-    if t.groups ~= nil then
-        if t[1] ~= nil or t[2] ~= nil then fail(fname, "give either two bodies or 'groups', not both") end
-        if name then fail(fname, "'name' is only allowed for a pair of bodies") end
-        local g = t.groups
-        if type(g) ~= "table" then fail(fname, "'groups' must be a table of 2 integers {g1, g2} (got %s)", show(g)) end
-        for k in pairs(g) do
-            if not (mtype(k) == "integer" and k >= 1 and k <= 2) then
-                fail(fname, "'groups' must be a table of 2 integers {g1, g2} (unexpected entry %s)", showkey(k))
-            end
-        end
-        local g1 = integer(fname, "groups[1]", g[1], REQUIRED)
-        local g2 = integer(fname, "groups[2]", g[2], REQUIRED)
-        ok, msg = core.contact_rule(c, "groups", g1, g2, lid, nil)
-    else
-        if t[1] == nil or t[2] == nil then
-            fail(fname, "give two bodies (w:contact{ A, B, ... }) or 'groups' (w:contact{ groups = {g1, g2}, ... })")
-        end
-        local a = side_id(fname, self, "argument [1]", t[1])
-        local b = side_id(fname, self, "argument [2]", t[2])
-        if a == b then fail(fname, "a body does not contact itself") end
-        ok, msg = core.contact_rule(c, "bodies", a, b, lid, name)
-    end
-    if not ok then fail(fname, "%s", msg) end
-    return self
-end
-
------------------------------------------------------------------- joints, springs, linear bodies, gaps (ricochet/mechanisms.lua)
+------------------------------------------------------------------ contact rules (ricochet/contact_rules.lua)
 
 I.check_law, I.World, I.Body, I.new_body, I.Ground, I.check_self = check_law, World, Body, new_body, Ground, check_self
 I.world_core, I.law_id = world_core, law_id
+part "ricochet.contact_rules"
+
+------------------------------------------------------------------ joints, springs, linear bodies, gaps (ricochet/mechanisms.lua)
+
 part "ricochet.mechanisms"
 part "ricochet.fem"        -- finite-element bodies (ricochet/fem.lua)
 part "ricochet.beam"       -- nonlinear beams (ricochet/beam.lua)

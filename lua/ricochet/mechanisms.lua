@@ -40,7 +40,8 @@ end
 
 local function describe_body(b)
     if getmetatable(b) == Ground then return "the ground" end
-    return fmt("%sbody %d%s", b.kind == "linear" and "linear " or "", b.id, b.name and (" '" .. b.name .. "'") or "")
+    return fmt("%sbody %s%s", b.kind == "linear" and "linear " or "", tostring(rawget(b, "id")),
+               b.name and (" '" .. tostring(b.name) .. "'") or "")
 end
 
 -- Side `which` ("A" or "B", argument [1] or [2]) of a joint or a spring: a
@@ -54,6 +55,9 @@ local function rigid_side(fname, self, which, x, ground_ok, usage, key)
     end
     if rawget(x, "world") ~= self then fail(fname, "%s belongs to another world", key) end
     if mt == Body and rawget(x, "_removed") then I.removed_error(fname, "body", x) end
+    if not I.valid_id(self, x) then   -- a script may have replaced the object's fields
+        fail(fname, "%s: this body's 'id' field was replaced (got %s)", key, show(rawget(x, "id")))
+    end
     if mt == Ground and not ground_ok then
         if which == "B" and usage then
             fail(fname, "%s must be a body, not the ground (give the ground as A: %s)", key, usage)
@@ -74,8 +78,10 @@ local function two_sides(fname, self, t, usage)
     return a, b
 end
 
--- Current q of a side ({0, 0, 0} for the ground).
-local function side_q(cw, side)
+-- Current q of a side ({0, 0, 0} for the ground); the world checked again
+-- (an argument's metamethod may have closed it since the call began).
+local function side_q(fname, cw, side)
+    if not core.is_open(cw) then fail(fname, "the world has been closed") end
     if side.id == core.GROUND then return { 0, 0, 0 } end
     local q = core.body_state(cw, side.id)
     return q
@@ -96,7 +102,7 @@ local function joint_points(fname, cw, t, a, b, required)
             fail(fname, "give either 'at' (a world point) or 'point_a'/'point_b' (points in A's and B's frames), not both")
         end
         local at = vec(fname, "at", t.at, 2, "{x, y}")
-        return to_local(side_q(cw, a), at), to_local(side_q(cw, b), at)
+        return to_local(side_q(fname, cw, a), at), to_local(side_q(fname, cw, b), at)
     end
     if required and (t.point_a == nil or t.point_b == nil) then
         fail(fname, "give 'at' (a world point) or both 'point_a' and 'point_b' (points in A's and B's frames)")
@@ -130,6 +136,7 @@ local function make_joint(fname, self, cw, jtype, a, b, rows, def)
     if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
     def.type, def.a, def.b, def.name = jtype, a.id, b.id, name
     c_check("joint", fname, def)   -- axis, length, rows, break_force, ...: the kernel's rc_joint_def_check
+    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
     local id, msg = core.joint_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     local j = setmetatable({ id = id, name = name, type = jtype, a = a, b = b, rows = rows, world = self }, Joint)
@@ -378,8 +385,8 @@ function World:constraint(t)
     local tnow = core.time(cw)
     local function qs()
         local qa = nil
-        if a.id ~= core.GROUND then qa = side_q(cw, a) end
-        return qa, side_q(cw, b)
+        if a.id ~= core.GROUND then qa = side_q(fname, cw, a) end
+        return qa, side_q(fname, cw, b)
     end
     local r = probe_call(fname, "g", t.g, tnow, qs())
     for i = 1, rows do probe_number(fname, "g", r[i + 1], i, tnow) end
@@ -421,6 +428,7 @@ local function make_spring(fname, self, cw, stype, a, b, def)
     def.type, def.a, def.b = stype, a.id, b.id
     def.name = opt_name(fname, "name", def.name)
     c_check("spring", fname, def)   -- k, c, ...: the kernel's rc_spring_def_check
+    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
     local id, msg = core.spring_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     for _, side in ipairs{ a, b } do   -- sim:force_set refuses bodies loaded by springs
@@ -514,6 +522,7 @@ function World:linear(t)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     c_check("linear", fname, def)   -- symmetric, positive (semi-)definite: the kernel's rc_linear_def_check
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
+    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
     local id, msg = core.linear_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
@@ -535,6 +544,9 @@ function World:gap(t)
     if mt == Ground then fail(fname, "argument [1] must be a body (a gap contact is between a body and the static world)") end
     if mt ~= Body then fail(fname, "argument [1] must be a body of this world (got %s)", show(b)) end
     if rawget(b, "world") ~= self then fail(fname, "argument [1] belongs to another world") end
+    if not I.valid_id(self, b) then   -- a script may have replaced the object's fields
+        fail(fname, "argument [1]: this body's 'id' field was replaced (got %s)", show(rawget(b, "id")))
+    end
     local nq = b.kind == "linear" and b.n or 3
     local def = { body = b.id, name = opt_name(fname, "name", t.name) }
     if t.law ~= nil then def.law = law_id(self, cw, fname, check_law(fname, "law", t.law)) end
@@ -544,7 +556,7 @@ function World:gap(t)
         end
         if type(t.gap) ~= "function" then fail(fname, "'gap' must be a function(t, q) (got %s)", show(t.gap)) end
         local tnow = core.time(cw)
-        local r = probe_call(fname, "gap", t.gap, tnow, side_q(cw, b))
+        local r = probe_call(fname, "gap", t.gap, tnow, side_q(fname, cw, b))
         probe_number(fname, "gap", r[2], 1, tnow)
         probe_vec(fname, "gap", "grad_n", r[3], nq, tnow)
         if r[4] ~= nil then probe_vec(fname, "gap", "grad_t", r[4], nq, tnow) end
@@ -581,6 +593,7 @@ function World:gap(t)
         if t.tangent ~= nil then def.tangent = vec(fname, "tangent", t.tangent, n, names) end
         def.g0 = number(fname, "g0", t.g0, core.defaults.gap.g0)   -- the kernel's (rc_default_gap_def)
     end
+    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
     local id, msg = core.gap_create(cw, def)
     if not id then fail(fname, "%s", msg) end
     return setmetatable({ id = id, name = def.name, body = b, world = self }, Gap)

@@ -102,15 +102,30 @@ end
 -- being written are marked with the status (unless "complete"; they are
 -- closed as complete when collected). Used by the ricochet program when the
 -- script ends, and by os.exit.
+-- A world that is stepping (the call comes from one of its force functions)
+-- keeps its output open, and the call then raises once the others are closed.
+local CLOSE_STATUS = { complete = true, error = true, interrupted = true, stopped = true, exited = true }
 function rc.close_outputs(status, message, exit_code)
-    local n = 0
+    if not CLOSE_STATUS[status] then
+        fail("rc.close_outputs", "'status' must be \"complete\", \"error\", \"interrupted\", \"stopped\" or \"exited\" (got %s)", show(status))
+    end
+    if message ~= nil and type(message) ~= "string" then fail("rc.close_outputs", "'message' must be a string or nil (got %s)", show(message)) end
+    if exit_code ~= nil and mtype(exit_code) ~= "integer" then
+        fail("rc.close_outputs", "'exit_code' must be an integer or nil (got %s)", show(exit_code))
+    end
+    local n, stepping = 0, false
     for w in pairs(open_outputs) do
         local c = rawget(w, "_c")
-        if core.is_open(c) and core.output_is_open(c) then
-            core.output_close(c, status, message, exit_code)
-            n = n + 1
+        local ok, open = pcall(core.is_open, c)
+        if ok and open and core.is_stepping(c) then
+            stepping = true
+        else
+            if ok and open and core.output_is_open(c) then
+                core.output_close(c, status, message, exit_code)
+                n = n + 1
+            end
+            open_outputs[w] = nil
         end
-        open_outputs[w] = nil
     end
     if status ~= "complete" then
         for _, v in pairs(open_vtk) do
@@ -119,6 +134,9 @@ function rc.close_outputs(status, message, exit_code)
                 v.ended = status
             end
         end
+    end
+    if stepping then
+        fail("rc.close_outputs", "not allowed inside a force function: the world is stepping (its output stays open)")
     end
     return n
 end

@@ -22,12 +22,12 @@ return function(t)
     name = p.name, dim = 2, params = { c = p.c, mu = p.mu, e = p.e, d_c = p.d_c },
     state = { damage = 0, broken = 0 },
     xi = function(law, uN, uT, uoN, uoT, ctx)
-      local sN = cone.shift(law.e, 0, uoN, uoT, ctx)
+      local sN = cone.unchecked.shift(law.e, 0, uoN, uoT, ctx)
       return uN + sN + law.mu * abs(uT), uT
     end,
     project = function(law, xN, xT, ctx)
       local sigma = ctx.state.broken == 0 and law.c * ctx.h or 0
-      local pN, pT = cone.project(law.mu, xN + sigma, xT)
+      local pN, pT = cone.unchecked.project(law.mu, xN + sigma, xT)
       return pN - sigma, pT
     end,
     update = function(law, ctx, uN, uT, uoN, uoT, pN, pT)

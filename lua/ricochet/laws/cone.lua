@@ -2,8 +2,14 @@
 -- impact-law shifts that the laws written in Lua share (docs/laws.md).
 local M = {}
 
+-- The helpers without argument checks (the library's own laws call these:
+-- their arguments are their checked parameters and the kernel's numbers);
+-- M.project, M.project_asym and M.shift below check theirs first.
+local unchecked = {}
+M.unchecked = unchecked
+
 -- Euclidean projection of (xN, xT) onto K (mu >= 0).
-function M.project(mu, xN, xT)
+function unchecked.project(mu, xN, xT)
   local at = xT < 0 and -xT or xT
   if xN >= 0 and at <= mu * xN then return xN, xT end      -- inside
   if mu * at + xN <= 0 then return 0, 0 end                  -- polar cone
@@ -13,9 +19,9 @@ end
 
 -- Projection onto the cone with different coefficients for positive and
 -- negative tangential impulse: { -mu_neg p_N <= p_T <= mu_pos p_N }.
-function M.project_asym(mu_pos, mu_neg, xN, xT)
-  if xT >= 0 then return M.project(mu_pos, xN, xT) end
-  local pN, pT = M.project(mu_neg, xN, -xT)
+function unchecked.project_asym(mu_pos, mu_neg, xN, xT)
+  if xT >= 0 then return unchecked.project(mu_pos, xN, xT) end
+  local pN, pT = unchecked.project(mu_neg, xN, -xT)
   return pN, -pT
 end
 
@@ -23,7 +29,7 @@ end
 -- for the scheme's unknown u (ctx.unknown): eq. (62)/(58) for "end",
 -- eq. (73)/(101) for "theta" (Acary & Collins-Craft 2024). Returns sN, sT
 -- so that the law acts on w = u + s.
-function M.shift(e, e_t, uoN, uoT, ctx)
+function unchecked.shift(e, e_t, uoN, uoT, ctx)
   if ctx.unknown == "theta" then
     local th = ctx.theta
     return ((th - 1) + th * e) * uoN, ((th - 1) + th * e_t) * uoT
@@ -31,8 +37,61 @@ function M.shift(e, e_t, uoN, uoT, ctx)
   return e * uoN, e_t * uoT
 end
 
+-- argument i of function f: a finite number (>= 0 when nonneg)
+local function num(f, name, x, nonneg)
+  if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then
+    error(string.format("ricochet.laws.cone.%s: '%s' must be a finite number (got %s)", f, name, tostring(x)), 3)
+  end
+  if nonneg and x < 0 then
+    error(string.format("ricochet.laws.cone.%s: '%s' must be >= 0 (got %s)", f, name, tostring(x)), 3)
+  end
+end
+
+function M.project(mu, xN, xT)
+  num("project", "mu", mu, true)
+  num("project", "xN", xN)
+  num("project", "xT", xT)
+  return unchecked.project(mu, xN, xT)
+end
+
+function M.project_asym(mu_pos, mu_neg, xN, xT)
+  num("project_asym", "mu_pos", mu_pos, true)
+  num("project_asym", "mu_neg", mu_neg, true)
+  num("project_asym", "xN", xN)
+  num("project_asym", "xT", xT)
+  return unchecked.project_asym(mu_pos, mu_neg, xN, xT)
+end
+
+function M.shift(e, e_t, uoN, uoT, ctx)
+  num("shift", "e", e)
+  num("shift", "e_t", e_t)
+  num("shift", "uoN", uoN)
+  num("shift", "uoT", uoT)
+  if type(ctx) ~= "table" and type(ctx) ~= "userdata" then
+    error(string.format("ricochet.laws.cone.shift: 'ctx' must be a law's context (got %s)", tostring(ctx)), 2)
+  end
+  local unknown = ctx.unknown
+  if unknown ~= "theta" and unknown ~= "end" then
+    error(string.format("ricochet.laws.cone.shift: 'ctx.unknown' must be \"theta\" or \"end\" (got %s)", tostring(unknown)), 2)
+  end
+  if unknown == "theta" then num("shift", "ctx.theta", ctx.theta) end
+  return unchecked.shift(e, e_t, uoN, uoT, ctx)
+end
+
 -- Parameter checks that name the law and the field.
 function M.check(lname, t, allowed)
+  if type(lname) ~= "string" then
+    error(string.format("ricochet.laws.cone.check: 'lname' must be a string (got %s)", tostring(lname)), 2)
+  end
+  if type(allowed) ~= "table" then
+    error(string.format("ricochet.laws.cone.check: 'allowed' must be a table of specs { default, type } (got %s)", tostring(allowed)), 2)
+  end
+  for k, spec in pairs(allowed) do
+    if type(spec) ~= "table" or type(spec[2]) ~= "string" then
+      error(string.format("ricochet.laws.cone.check: 'allowed.%s' must be a spec { default, type [, min =, max =] } (got %s)",
+                          tostring(k), tostring(spec)), 2)
+    end
+  end
   if t == nil then t = {} end
   if type(t) ~= "table" then error(string.format("%s: expected a table of parameters (got %s)", lname, type(t)), 3) end
   for k in pairs(t) do

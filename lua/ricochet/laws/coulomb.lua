@@ -7,7 +7,7 @@
 --   w:contact{ a, b, law = coulomb{ e = 0.5, mu = 0.3 } }
 local rc = require "ricochet"
 local cone = require "ricochet.laws.cone"
-local project = cone.project
+local project = cone.unchecked.project
 
 return function(t)
   local p = cone.check("ricochet.laws.coulomb", t, {

@@ -21,7 +21,28 @@ local function mu_of(law, tx, ty)
 end
 
 local M = {}
-M.mu = mu_of
+
+-- mu(t) for a law's params (law.params of an elliptic law) and a unit
+-- tangent (tx, ty), the arguments checked
+function M.mu(params, tx, ty)
+  if type(params) ~= "table" then
+    error(string.format("ricochet.laws.elliptic.mu: 'params' must be the params of an elliptic law (got %s)", tostring(params)), 2)
+  end
+  for _, k in ipairs { "a1x", "a1y", "a2x", "a2y", "mu_x", "mu_y" } do
+    local x = params[k]
+    if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then
+      error(string.format("ricochet.laws.elliptic.mu: 'params' must be the params of an elliptic law ('%s' is %s)", k, tostring(x)), 2)
+    end
+  end
+  local args = { tx, ty }
+  for i = 1, 2 do
+    local x = args[i]
+    if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then
+      error(string.format("ricochet.laws.elliptic.mu: '%s' must be a finite number (got %s)", i == 1 and "tx" or "ty", tostring(x)), 2)
+    end
+  end
+  return mu_of(params, tx, ty)
+end
 
 setmetatable(M, { __call = function(_, t)
   local p = cone.check("ricochet.laws.elliptic", t, {
@@ -32,10 +53,10 @@ setmetatable(M, { __call = function(_, t)
   return rc.law{
     name = p.name, dim = 2, params = law,
     xi = function(law, uN, uT, uoN, uoT, ctx)
-      local sN = cone.shift(law.e, 0, uoN, uoT, ctx)
+      local sN = cone.unchecked.shift(law.e, 0, uoN, uoT, ctx)
       return uN + sN + mu_of(law, ctx.tx, ctx.ty) * abs(uT), uT
     end,
-    project = function(law, xN, xT, ctx) return cone.project(mu_of(law, ctx.tx, ctx.ty), xN, xT) end,
+    project = function(law, xN, xT, ctx) return cone.unchecked.project(mu_of(law, ctx.tx, ctx.ty), xN, xT) end,
   }
 end })
 

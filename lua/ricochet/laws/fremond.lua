@@ -20,10 +20,10 @@ return function(t)
   return rc.law{
     name = p.name, dim = 2, params = { e = p.e, mu = p.mu },
     xi = function(law, uN, uT, uoN, uoT, ctx)
-      local sN, sT = cone.shift(law.e, 1, uoN, uoT, ctx)
+      local sN, sT = cone.unchecked.shift(law.e, 1, uoN, uoT, ctx)
       local wT = uT + sT
       return uN + sN + law.mu * abs(wT), wT
     end,
-    project = function(law, xN, xT) return cone.project(law.mu, xN, xT) end,
+    project = function(law, xN, xT) return cone.unchecked.project(law.mu, xN, xT) end,
   }
 end

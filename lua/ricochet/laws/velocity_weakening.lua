@@ -20,10 +20,10 @@ return function(t)
     name = p.name, dim = 2, params = { mu_s = p.mu_s, mu_d = p.mu_d, v_c = p.v_c, e = p.e },
     state = { v = 0 },
     xi = function(law, uN, uT, uoN, uoT, ctx)
-      local sN = cone.shift(law.e, 0, uoN, uoT, ctx)
+      local sN = cone.unchecked.shift(law.e, 0, uoN, uoT, ctx)
       return uN + sN + mu(law, ctx.state.v) * abs(uT), uT
     end,
-    project = function(law, xN, xT, ctx) return cone.project(mu(law, ctx.state.v), xN, xT) end,
+    project = function(law, xN, xT, ctx) return cone.unchecked.project(mu(law, ctx.state.v), xN, xT) end,
     update = function(law, ctx, uN, uT, uoN, uoT)
       -- sliding speed at the end of the step: u_{k+1} (recovered from u_{k+theta} under MJF)
       local v1 = uT
