@@ -295,8 +295,10 @@ rc.Body = Body
 -- when asked for (w:bodies(), ...); while the script holds a body, it gets that
 -- same object back.
 local function body_pin(b)
-    local w = rawget(b, "world")
-    rawget(w, "_body_pinned")[rawget(b, "id")] = b
+    local w, id = rawget(b, "world"), rawget(b, "id")
+    if type(w) ~= "table" or mtype(id) ~= "integer" then return end   -- fields a script replaced: its methods refuse it
+    local pinned = rawget(w, "_body_pinned")
+    if type(pinned) == "table" then pinned[id] = b end
 end
 
 function Body.__newindex(b, k, v)
@@ -454,8 +456,9 @@ function Law:set(t)
     local et = number(fname, "e_t", t.e_t, self.e_t or core.defaults.law.e_t)
     c_check("law", fname, { type = self.type, e = e, mu = mu, e_t = et })
     for w, id in pairs(rawget(self, "_worlds") or {}) do
-        local c = rawget(w, "_c")
-        if core.is_open(c) then
+        local c = type(w) == "table" and rawget(w, "_c")
+        local valid, open = pcall(core.is_open, c)   -- (a world whose handle a script replaced: skipped)
+        if valid and open then
             local ok, msg = core.law_set(c, id, e, mu, et)
             if not ok then fail(fname, "%s", msg) end
         end

@@ -83,7 +83,11 @@ rc_status rci_stage_begin(rci_step *st, rc_world *w)
         memcpy(w->v0, w->v, (size_t)w->nv * sizeof(double));
     }
     st->vk = st->keep ? w->v0 : w->v;
-    st->have_f = rcm_world_has_forces(w);
+    /* w->f exists when the step's work memory was reserved with forces in
+     * the world (rcm_world_work_begin); a body given its first force after
+     * that, by a callback of this step (the joints' start calls the
+     * prescribed motions), has it applied from the next step on */
+    st->have_f = rcm_world_has_forces(w) && w->f != NULL;
     return RC_OK;
 }
 

@@ -105,6 +105,22 @@ describe("objects whose fields a script replaced", function()
         assert.matches("^ricochet%.body table", tostring(b))   -- tostring shows the field as it is
         rawset(b, "id", 1)                                     -- its own id again: usable
         assert.are.same({ 1, 0, 0 }, b:q())
+        b.id = nil                                             -- then a new field (Body.__newindex pins the object)
+        b.tag = "x"
+        assert.are.equal("x", rawget(b, "tag"))
+        assert.are.equal("myscript:1: body:q: this body's 'id' field was replaced (got nil)", script_error("b:q()", env))
+    end)
+
+    it("law:set skips a world whose handle was replaced", function()
+        local law = rc.newton{ e = 0, mu = 0.3 }
+        local w1, w2 = rc.world{}, rc.world{}
+        local b1 = w1:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.1 } }
+        local b2 = w2:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 0.1 } }
+        w1:contact{ w1.ground, b1, law = law }
+        w2:contact{ w2.ground, b2, law = law }
+        rawset(w1, "_c", w1.ground)
+        law:set{ mu = 0.5 }
+        assert.are.equal(0.5, law.mu)
     end)
 end)
 
@@ -156,5 +172,34 @@ describe("rc.close_outputs", function()
         f:close()
         assert.matches('"status": "complete"', json, 1, true)
         os.execute("rm -rf '" .. dir .. "'")
+    end)
+end)
+
+-- The fuzzer's crash of 2026-11-28 (seeds 7103316, 7108291, 7122973): a
+-- prescribed motion's callback gave a body its first constant force during a
+-- step (body:set_force is allowed inside callbacks), in the joints' start
+-- (the state set from outside is first moved onto the joints). The step had
+-- reserved no force array (no body had a force when it began) but its forces
+-- stage found one and wrote into the missing array (a null store). Now a force
+-- that appears during a step acts from the next step on.
+describe("a first force set from inside a step's callback", function()
+    it("acts from the next step, with no crash", function()
+        local w = rc.world{ gravity = { 0, 0 } }
+        local a = w:body{ mass = 1, inertia = 1 }
+        local b = w:body{ mass = 2, inertia = 1, q = { 1, 0, 0 } }
+        local arm = false
+        w:prescribe{ a, coord = "y", f = function() return 0 end,
+                     df = function() if arm then arm = false; b:set_force{ 0, 4, 0 } end return 0 end }
+        local sim = w:simulation{ h = 1e-3 }
+        sim:step()
+        assert.are.same({ 0, 0, 0 }, b:force())
+        arm = true
+        a:set_state{ v = { 0, 0, 0 } }   -- the next step starts by moving the state onto the joint (df called)
+        sim:step()
+        assert.is_false(arm)
+        assert.are.same({ 0, 4, 0 }, b:force())
+        assert.are.equal(0, b:v()[2])                         -- not in the step that set it
+        for _ = 1, 9 do sim:step() end
+        assert.is_near(9 * 1e-3 * 4 / 2, b:v()[2], 1e-12)     -- in each of the 9 after: h F / m
     end)
 end)
