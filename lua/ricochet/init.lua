@@ -343,17 +343,26 @@ local function check_self(fname, self, mt, what)
     end
 end
 
--- the world's kernel handle; a world whose '_c' field a script replaced is
--- refused by name (core.is_open raises on anything but a kernel world)
+-- the world's kernel handle and whether it is open; a world whose '_c' field
+-- a script replaced is refused by name
 local function world_handle(fname, w)
     if type(w) ~= "table" then fail(fname, "this object's world was replaced (got %s)", show(w)) end
     local c = rawget(w, "_c")
-    local ok, open = pcall(core.is_open, c)
-    if not ok then fail(fname, "this world's kernel handle '_c' was replaced (got %s)", show(c)) end
-    return c, open
+    if not core.is_world(c) then fail(fname, "this world's kernel handle '_c' was replaced (got %s)", show(c)) end
+    return c, core.is_open(c)
 end
 
-local function world_core(fname, w, idle)
+local world_core
+
+-- core.<create>(c, def) for world w: the world checked again first (the
+-- arguments' metamethods may have closed it since the call began); the new id
+local function kernel_create(fname, w, create, def)
+    local id, msg = create(world_core(fname, w, true), def)
+    if not id then fail(fname, "%s", msg) end
+    return id
+end
+
+function world_core(fname, w, idle)
     local c, open = world_handle(fname, w)
     if not open then fail(fname, "the world has been closed") end
     if idle and core.is_stepping(c) then
@@ -457,8 +466,7 @@ function Law:set(t)
     c_check("law", fname, { type = self.type, e = e, mu = mu, e_t = et })
     for w, id in pairs(rawget(self, "_worlds") or {}) do
         local c = type(w) == "table" and rawget(w, "_c")
-        local valid, open = pcall(core.is_open, c)   -- (a world whose handle a script replaced: skipped)
-        if valid and open then
+        if core.is_world(c) and core.is_open(c) then   -- (a world whose handle a script replaced: skipped)
             local ok, msg = core.law_set(c, id, e, mu, et)
             if not ok then fail(fname, "%s", msg) end
         end
@@ -528,9 +536,7 @@ function World:body(t)
     end
     c_check("body", fname, def)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    c = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
-    local id, msg = core.body_create(c, def)
-    if not id then fail(fname, "%s", msg) end
+    local id = kernel_create(fname, self, core.body_create, def)
     local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
     if name then self._by_name[name] = body end
     for _, d in ipairs(shapes) do create_shape(fname, c, id, d) end
@@ -626,7 +632,7 @@ end
 ------------------------------------------------------------------ contact rules (ricochet/contact_rules.lua)
 
 I.check_law, I.World, I.Body, I.new_body, I.Ground, I.check_self = check_law, World, Body, new_body, Ground, check_self
-I.world_core, I.law_id = world_core, law_id
+I.world_core, I.kernel_create, I.law_id = world_core, kernel_create, law_id
 part "ricochet.contact_rules"
 
 ------------------------------------------------------------------ joints, springs, linear bodies, gaps (ricochet/mechanisms.lua)

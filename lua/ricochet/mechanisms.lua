@@ -5,7 +5,7 @@
 
 local I = require "ricochet.private"
 local core, rc, check_law, World, Body, new_body = I.core, I.rc, I.check_law, I.World, I.Body, I.new_body
-local Ground, check_self, world_core, law_id = I.Ground, I.check_self, I.world_core, I.law_id
+local Ground, check_self, world_core, kernel_create, law_id = I.Ground, I.check_self, I.world_core, I.kernel_create, I.law_id
 local type, tostring, pairs, ipairs, setmetatable, getmetatable = type, tostring, pairs, ipairs, setmetatable, getmetatable
 local rawget, mtype, fmt = rawget, math.type, string.format
 local check = require "ricochet.check"
@@ -136,9 +136,7 @@ local function make_joint(fname, self, cw, jtype, a, b, rows, def)
     if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
     def.type, def.a, def.b, def.name = jtype, a.id, b.id, name
     c_check("joint", fname, def)   -- axis, length, rows, break_force, ...: the kernel's rc_joint_def_check
-    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
-    local id, msg = core.joint_create(cw, def)
-    if not id then fail(fname, "%s", msg) end
+    local id = kernel_create(fname, self, core.joint_create, def)
     local j = setmetatable({ id = id, name = name, type = jtype, a = a, b = b, rows = rows, world = self }, Joint)
     local js = self._joints
     js[#js + 1] = j
@@ -428,9 +426,7 @@ local function make_spring(fname, self, cw, stype, a, b, def)
     def.type, def.a, def.b = stype, a.id, b.id
     def.name = opt_name(fname, "name", def.name)
     c_check("spring", fname, def)   -- k, c, ...: the kernel's rc_spring_def_check
-    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
-    local id, msg = core.spring_create(cw, def)
-    if not id then fail(fname, "%s", msg) end
+    local id = kernel_create(fname, self, core.spring_create, def)
     for _, side in ipairs{ a, b } do   -- sim:force_set refuses bodies loaded by springs
         if getmetatable(side) == Body then side._springs = true end   -- (pins the body)
     end
@@ -522,9 +518,7 @@ function World:linear(t)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     c_check("linear", fname, def)   -- symmetric, positive (semi-)definite: the kernel's rc_linear_def_check
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
-    local id, msg = core.linear_create(cw, def)
-    if not id then fail(fname, "%s", msg) end
+    local id = kernel_create(fname, self, core.linear_create, def)
     local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
     if name then self._by_name[name] = body end
     if force_fn then
@@ -593,8 +587,6 @@ function World:gap(t)
         if t.tangent ~= nil then def.tangent = vec(fname, "tangent", t.tangent, n, names) end
         def.g0 = number(fname, "g0", t.g0, core.defaults.gap.g0)   -- the kernel's (rc_default_gap_def)
     end
-    cw = world_core(fname, self, true)   -- again: the arguments' metamethods may have closed the world
-    local id, msg = core.gap_create(cw, def)
-    if not id then fail(fname, "%s", msg) end
+    local id = kernel_create(fname, self, core.gap_create, def)
     return setmetatable({ id = id, name = def.name, body = b, world = self }, Gap)
 end

@@ -116,11 +116,11 @@ function rc.close_outputs(status, message, exit_code)
     local n, stepping = 0, false
     for w in pairs(open_outputs) do
         local c = rawget(w, "_c")
-        local ok, open = pcall(core.is_open, c)
-        if ok and open and core.is_stepping(c) then
+        local open = core.is_world(c) and core.is_open(c)   -- (a handle a script replaced: nothing to close)
+        if open and core.is_stepping(c) then
             stepping = true
         else
-            if ok and open and core.output_is_open(c) then
+            if open and core.output_is_open(c) then
                 core.output_close(c, status, message, exit_code)
                 n = n + 1
             end
