@@ -1048,10 +1048,15 @@ typedef enum rc_residual_norm {
     RC_NORM_L2 = 1,     /* ||r||_2 / (1 + ||b||_2) <= tol over all contacts and
                            joint rows (r: the natural map, b: the free local
                            velocities with the law shifts)                  */
-    RC_NORM_MAX = 2     /* max over contacts and joints of |r_alpha| <= tol:
+    RC_NORM_MAX = 2,    /* max over contacts and joints of |r_alpha| <= tol:
                            every contact meets the tolerance (under Maury's
                            scheme a pair then overlaps by at most h tol at
                            the end of the step)                             */
+    RC_NORM_SICONOS = 3 /* ||r||_2 / max(||b||_2, ||p||_2, ||u||_2) <= tol
+                           over the 3D contacts (joint rows in ||r|| only):
+                           Siconos 4.4's fc3d_compute_error, the stopping
+                           test of the runs of Acary & Collins-Craft 2024;
+                           3D contacts' NSGS only (docs/theory/spatial.md) */
 } rc_residual_norm;
 
 /* How NSGS decides convergence (RC_SOLVER_NSGS; docs/granular.md). */

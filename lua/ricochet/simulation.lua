@@ -59,7 +59,7 @@ function World:simulation(t)
     def.relax = number(sname, "relax", s.relax, D.relax)
     def.threads = integer(sname, "threads", s.threads, D.threads)
     def.adaptive_threads = boolean(sname, "adaptive_threads", s.adaptive_threads, D.adaptive_threads)
-    def.norm = option(sname, "norm", s.norm, D.norm, { "l2", "max" })
+    def.norm = option(sname, "norm", s.norm, D.norm, { "l2", "max", "siconos" })
     if s.accelerate == "anderson" then   -- NSGS with Anderson acceleration of depth m (anderson.c)
         if def.solver ~= "nsgs" then
             fail(sname, "accelerate = \"anderson\" is an option of the \"nsgs\" solver (solver is %s)", show(def.solver))

@@ -24,7 +24,8 @@
 -- h (5e-4), T (4), solver ("nsgs" or "newton": the semismooth Newton, docs/theory/newton-solver.md),
 -- tol (1e-4), max_iter (NSGS sweeps or Newton iterations, 1000), order (NSGS: "fixed", "position",
 -- "top": the sweep order), relax (NSGS: 1), skip_quiet (2: NSGS skips the contacts whose bodies'
--- velocities are quiet, docs/theory/spatial.md; 0: off), layers (10), blocks (20:
+-- velocities are quiet, docs/theory/spatial.md; 0: off), norm (NSGS's stopping test: "l2",
+-- "siconos": Siconos 4.4's, which the paper's runs used, or "max"), layers (10), blocks (20:
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
 -- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none),
@@ -41,6 +42,7 @@ local solver = rc.param("solver", "nsgs", { one_of = { "nsgs", "newton" } })
 local order  = rc.param("order", "fixed", { one_of = { "fixed", "position", "top" } })
 local relax  = rc.param("relax", 1.0, { above = 0, below = 2 })
 local skip_quiet = rc.param("skip_quiet", 2.0, { min = 0 })
+local norm   = rc.param("norm", "l2", { one_of = { "l2", "siconos", "max" } })
 local layers = rc.param("layers", 10, { min = 1 })
 local blocks = rc.param("blocks", 20, { min = 1 })
 local buttresses = rc.param("buttresses", 6, { min = 0 })
@@ -136,7 +138,7 @@ if scene ~= "" then
 end
 
 local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = solver == "nsgs"
-    and { "nsgs", tol = tol, max_iter = max_iter, order = order, relax = relax, skip_quiet = skip_quiet }
+    and { "nsgs", tol = tol, max_iter = max_iter, order = order, relax = relax, skip_quiet = skip_quiet, norm = norm }
     or { "newton", tol = tol, max_iter = max_iter } }
 -- the wall's largest speed while the rock is still away from it (its hull's reach from the
 -- centre is at most rock_d / 2), and whether anything became NaN

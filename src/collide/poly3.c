@@ -417,13 +417,37 @@ static int seg_feature(const rcc_poly3 *s, int e, double t)
     return t <= 0.0 ? s->edge[4 * e] : t >= 1.0 ? s->edge[4 * e + 1] : s->nv + e;
 }
 
+/* edge e of P's midpoint and half length in mr[4 e .. 4 e + 3] */
+static void edge_balls(const wpoly *P, double (*mr)[4])
+{
+    for (int e = 0; e < P->s->ne; e++) {
+        const int *E = P->s->edge + 4 * e;
+        double d[3];
+        rcb_v3_sub(d, P->v[E[1]], P->v[E[0]]);
+        rcb_v3_axpy(mr[e], P->v[E[0]], 0.5, d);
+        mr[e][3] = 0.5 * rcb_v3_norm(d);
+    }
+}
+
+/* the closest pair of edges; a pair whose segments' enclosing balls are
+ * farther apart than the best distance so far (with a margin of 1e-9 of
+ * their lengths for the round-off) cannot be closer and is skipped: the
+ * same result as trying every pair */
 static void edge_pairs(const wpoly *A, const wpoly *B, closest *c)
 {
+    double ma[EDGE_MAX][4], mb[EDGE_MAX][4];
+    if (A->s->ne > EDGE_MAX || B->s->ne > EDGE_MAX) return;   /* not reached: hulls are smaller */
+    edge_balls(A, ma);
+    edge_balls(B, mb);
     for (int i = 0; i < A->s->ne; i++) {
         const int *E = A->s->edge + 4 * i;
         double u[3];
         rcb_v3_sub(u, A->v[E[1]], A->v[E[0]]);
         for (int j = 0; j < B->s->ne; j++) {
+            const double reach = ma[i][3] + mb[j][3], far = reach * (1.0 + 1e-9) + c->d;
+            double dm[3];
+            rcb_v3_sub(dm, mb[j], ma[i]);
+            if (far < HUGE_VAL && rcb_v3_dot(dm, dm) > far * far) continue;
             const int *F = B->s->edge + 4 * j;
             double w[3], xa[3], xb[3], d[3], s, t;
             rcb_v3_sub(w, B->v[F[1]], B->v[F[0]]);

@@ -65,6 +65,12 @@ rc_status rc_world_configure(rc_world *w, const rc_sim_def *def)
     if (def->solver.skip_quiet > 0.0 && def->solver.anderson > 0)
         return rc_set_error(RC_ERR_ARG, "simulation: solver 'skip_quiet' and accelerate = \"anderson\" do not go together "
                             "(Anderson's sweeps visit every contact)");
+    if (def->solver.norm == RC_NORM_SICONOS && (w->def.dim != 3 || def->solver.method != RC_SOLVER_NSGS || def->solver.anderson > 0))
+        return rc_set_error(RC_ERR_ARG, "simulation: solver 'norm' = \"siconos\" is a stopping test of the 3D contacts' NSGS "
+                            "(a dim = 3 world, solver \"nsgs\" without accelerate = \"anderson\")");
+    if (def->solver.norm == RC_NORM_MAX && w->def.dim == 3 && (def->solver.method != RC_SOLVER_NSGS || def->solver.anderson > 0))
+        return rc_set_error(RC_ERR_ARG, "simulation: solver 'norm' = \"max\" in a dim = 3 world is a stopping test of its NSGS "
+                            "(solver \"nsgs\" without accelerate = \"anderson\")");
     if (def->solver.skip_quiet > 0.0 && w->def.dim != 3)
         return rc_set_error(RC_ERR_ARG, "simulation: solver 'skip_quiet' is an option of the 3D contacts' NSGS (a dim = 3 world)");
     RC_CHECK(rcm_world_configure(w, def));

@@ -33,7 +33,8 @@ static const rc_newton_linear linear_codes[] = { RC_NEWTON_LINEAR_AUTO, RC_NEWTO
 static const char *const orders[] = { "fixed", "random", "position", "colour", "top", "slabs", NULL };
 static const rc_order order_codes[] = { RC_ORDER_FIXED, RC_ORDER_RANDOM, RC_ORDER_POSITION, RC_ORDER_COLOUR, RC_ORDER_TOP,
                                         RC_ORDER_SLABS };
-static const char *const norms[] = { "l2", "max", NULL };
+static const char *const norms[] = { "l2", "max", "siconos", NULL };
+static const rc_residual_norm norm_codes[] = { RC_NORM_L2, RC_NORM_MAX, RC_NORM_SICONOS };
 static const char *const residuals[] = { "pass", "sweep", NULL };
 static const char *const work_checks[] = { "record", "warn", "error", NULL };
 static const rc_work_check work_codes[] = { RC_WORK_RECORD, RC_WORK_WARN, RC_WORK_ERROR };
@@ -91,7 +92,7 @@ void lrc_sim_def_read(lua_State *L, int t, rc_sim_def *def)
     sd->accelerate = field_bool(L, t, "accelerate", sd->accelerate);
     sd->anderson = field_int(L, t, "anderson", sd->anderson);   /* NSGS: accelerate = "anderson", its depth */
     if (lua_getfield(L, t, "norm") != LUA_TNIL)
-        sd->norm = field_option(L, t, "norm", norms, 0) == 0 ? RC_NORM_L2 : RC_NORM_MAX;
+        sd->norm = norm_codes[field_option(L, t, "norm", norms, 0)];
     lua_pop(L, 1);
     sd->check_every = field_int(L, t, "check_every", sd->check_every);
     sd->skip_quiet = lrc_field_num(L, t, "skip_quiet", sd->skip_quiet);
@@ -185,7 +186,7 @@ void lrc_push_sim_defaults(lua_State *L)
     lrc_set_int(L, "local_max_iter", sd->local_max_iter);
     lrc_set_int(L, "threads", sd->threads);
     lrc_set_bool(L, "adaptive_threads", sd->adaptive_threads);
-    lua_pushstring(L, sd->norm == RC_NORM_MAX ? "max" : "l2");
+    lua_pushstring(L, sd->norm == RC_NORM_MAX ? "max" : sd->norm == RC_NORM_SICONOS ? "siconos" : "l2");
     lua_setfield(L, -2, "norm");
     lrc_set_bool(L, "accelerate", sd->accelerate);
     lua_pushstring(L, sd->formulation == RC_NEWTON_FISCHER_BURMEISTER ? "fischer-burmeister" : "alart-curnier");

@@ -324,7 +324,7 @@ static rc_status check_solver(const rc_solver_def *d, const char *sv)
     if (d->method == RC_SOLVER_UZAWA && d->accelerate && d->relax > 1.0)
         return rc_set_error(RC_ERR_ARG, "%s: 'relax' must be <= 1 for the accelerated Uzawa (got %s; accelerate = false for the plain one)",
                             sv, rcb_show(got, d->relax));
-    if (d->norm != RC_NORM_L2 && d->norm != RC_NORM_MAX)
+    if (d->norm != RC_NORM_L2 && d->norm != RC_NORM_MAX && d->norm != RC_NORM_SICONOS)
         return rc_set_error(RC_ERR_ARG, "%s: unknown 'norm' %d", sv, (int)d->norm);
     if (d->order != RC_ORDER_FIXED && d->order != RC_ORDER_RANDOM
         && d->order != RC_ORDER_POSITION && d->order != RC_ORDER_COLOUR && d->order != RC_ORDER_TOP

@@ -146,6 +146,11 @@ void rcn_nsgs3_pack_solve(rc_world *w, rcn_c3hot *h, int k, double *V, double *r
 void rcn_nsgs3_pack_terms(const rc_world *w, const rcn_c3hot *h, int m, const int *order, int lo, int hi,
                           const double *V, double *r2i);
 double rcn_nsgs3_terms_sum(rc_world *w, const double *r2i, double *snap, double loud2);
+/* sum over the active contacts of |p|^2 and |u + shift|^2 at V (nsgs3.c's
+ * norm "siconos"); h, m, order: the hot records of the first m places of
+ * the order (h NULL or m = 0: every contact on its record) */
+void rcn_nsgs3_norms2(const rc_world *w, const rcn_c3hot *h, int m, const int *order, int n, const double *V,
+                      double *p2, double *u2);
 void rcn_nsgs3_unpack(rc_world *w, const rcn_c3hot *h, int n);
 /* the records' impulses into p (3 per record); the records' impulses set to
  * p (project: each first projected onto its Coulomb cone, in place), V

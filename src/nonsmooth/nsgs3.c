@@ -6,7 +6,9 @@
  * the change of impulse applied to the velocity, V += kappa Mhat^-1 H^T dp
  * (factored per side: H^T dp, then 1/m and Ainv). The residual is the natural map's,
  * |p - proj_K(p - u~(u + shift))| summed over the contacts, relative to
- * 1 + |b| (docs/theory/spatial.md, "NSGS"): by a pass after every checked
+ * 1 + |b| (solver.norm "l2"), or to max(|b|, |p|, |u + shift|) as Siconos
+ * 4.4 ("siconos"), or the largest contact's ("max") (docs/theory/spatial.md,
+ * "NSGS"): by a pass after every checked
  * sweep, or (solver residual = "sweep") estimated in the sweep and confirmed
  * by a pass. The sweep order: by index (the default), by height along
  * gravity (order = "position": bottom first, "top": top first) or by colour
@@ -16,6 +18,7 @@
 #include "nonsmooth/nonsmooth_impl.h"
 #include "nonsmooth/nsgs3_hot.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -140,10 +143,10 @@ static inline void snapshot(quiet_ctx *q, int i, int bb, int ba)
     sn[3] = q->orr[bb];
 }
 
-/* sqrt(sum |p - proj_K(p - u~)|^2) over the active contacts (a law
- * without a closed form: its natural map, law3.c); the largest contact
- * term and 1 + its index in c3->worst1, c3->worst_res */
-static rc_status residual(rc_world *w, const double *V, double *res, quiet_ctx *q)
+/* sum |p - proj_K(p - u~)|^2 over the active contacts (a law without a
+ * closed form: its natural map, law3.c); the largest contact term and 1 +
+ * its index in c3->worst1, c3->worst_res */
+static rc_status residual2(rc_world *w, const double *V, double *sum, quiet_ctx *q)
 {
     rcm_c3 *c3 = w->c3;
     double r2 = 0.0, rmax = -1.0;
@@ -164,7 +167,7 @@ static rc_status residual(rc_world *w, const double *V, double *res, quiet_ctx *
         if (q->on && ri > q->loud2) q->snap[4 * i] = -1.0;   /* above its share of tol: solved in the next sweep */
     }
     c3->worst_res = rmax >= 0.0 ? sqrt(rmax) : 0.0;
-    *res = sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
+    *sum = r2;
     return RC_OK;
 }
 
@@ -199,14 +202,14 @@ static inline rc_status solve_one(rc_world *w, int i, double *V, double *r2)
 }
 
 /* the quiet-contact context of this solve (off: q->on = 0) in the work arena */
-static rc_status quiet_begin(rc_world *w, double bnorm, int n, quiet_ctx *q)
+static rc_status quiet_begin(rc_world *w, double share, int n, quiet_ctx *q)
 {
     rcm_c3 *c3 = w->c3;
     const double f = w->sim.solver.skip_quiet;
     q->on = f > 0.0 && c3->ndrill == 0 && rcn_joints3_count(w) == 0 && n > 0;
     if (!q->on) return RC_OK;
-    q->eps = f * w->sim.solver.tol * (1.0 + bnorm) / sqrt((double)n);
-    q->loud2 = 0.25 * w->sim.solver.tol * w->sim.solver.tol * (1.0 + bnorm) * (1.0 + bnorm) / n;
+    q->eps = f * share;
+    q->loud2 = 0.25 * share * share;
     RC_CHECK(rcb_arena_array(&w->work, (void **)&q->ot, 2LL * w->nbodies, sizeof(double), "3D quiet contacts"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&q->snap, 6LL * (c3->n > 0 ? c3->n : 1), sizeof(double), "3D quiet contacts"));
     q->orr = q->ot + w->nbodies;
@@ -469,6 +472,27 @@ static void team3_end(rc_world *w, const team3 *t)
     w->c3->shared = t->team_sweeps > 0;
 }
 
+/* The stopping test's divisor at V: 1 + |b| (norm "l2"); max(|b|, |p|,
+ * |u + shift|) over the contacts (norm "siconos": Siconos 4.4's
+ * fc3d_compute_error, docs/theory/spatial.md), 1 when that is 0 */
+static double scale_at(const rc_world *w, const hot_ctx *hot, const int *order, int n, const double *V, double bnorm)
+{
+    if (w->sim.solver.norm != RC_NORM_SICONOS) return 1.0 + bnorm;
+    double p2, u2;
+    rcn_nsgs3_norms2(w, hot->h, hot->m, order, n, V, &p2, &u2);   /* nsgs3_pack.c */
+    const double s = fmax(bnorm, sqrt(fmax(p2, u2)));
+    return s > DBL_EPSILON ? s : 1.0;
+}
+
+/* The stopping test's number from the contacts' squared terms' sum r2 (their
+ * largest in c3->worst_res) and the joints' j2: the largest term (norm
+ * "max"; the joints' rows together), else the L2 norm over the divisor */
+static double stop_number(const rc_world *w, double r2, double j2, double scale)
+{
+    if (w->sim.solver.norm == RC_NORM_MAX) return fmax(w->c3->worst_res, sqrt(j2));
+    return sqrt(r2 + j2) / scale;
+}
+
 rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iters)
 {
     rcm_c3 *c3 = w->c3;
@@ -487,12 +511,14 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
     RC_CHECK(rcn_nsgs3_order(w, &order, &n, &col));   /* nsgs3_order.c */
     /* colour sweeps (possibly shared) when nothing can fail; else the order on this thread */
     const int coloured = col.n > 0 && estimable(w);
-    const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w) && !coloured, adaptive = !fused && every == 1;
-    quiet_ctx q;
-    RC_CHECK(quiet_begin(w, bnorm, n, &q));
+    const int fused = opt->residual == RC_RESIDUAL_SWEEP && estimable(w) && !coloured && opt->norm != RC_NORM_MAX,
+              adaptive = !fused && every == 1;
     hot_ctx hot = { 0 };
     const int joints = rcn_joints3_count(w) > 0;
     RC_CHECK(hot_begin(w, order, n, opt->anderson > 0 && !joints, &hot));
+    double scale = scale_at(w, &hot, order, n, V, bnorm);   /* the warm start's (norm "siconos") */
+    quiet_ctx q;   /* a contact's share of the tolerance, absolute */
+    RC_CHECK(quiet_begin(w, opt->norm == RC_NORM_MAX ? tol : tol * scale / sqrt((double)(n > 0 ? n : 1)), n, &q));
     if (opt->anderson > 0) {
         if (hot.h && !joints) {   /* anderson3.c: every contact packed */
             const rc_status st = rcn_anderson3(w, hot.h, n, hot.slot, V, bnorm, res, iters);
@@ -523,17 +549,16 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
         *iters = it;
         if (!check) continue;
         if (fused && it < max_iter) {   /* the estimate lags the iterate by up to a sweep: a pass decides */
-            est = sqrt(est + rcn_joints3_residual2(w, V)) / (1.0 + bnorm);
+            est = sqrt(est + rcn_joints3_residual2(w, V)) / scale;   /* norm "siconos": the last pass's divisor */
             if (!rcb_finite(est)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
             if (est > tol) continue;
         }
-        if (coloured)
-            *res = sqrt(colour_residual(w, &team, &hot, order, n, V, &q, r2i) + rcn_joints3_residual2(w, V));
-        else if (hot.h)
-            *res = sqrt(rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V, q.on ? q.snap : NULL, q.loud2)
-                        + rcn_joints3_residual2(w, V));
-        else RC_CHECK(residual(w, V, res, &q));
-        *res /= 1.0 + bnorm;
+        double r2 = 0.0;
+        if (coloured) r2 = colour_residual(w, &team, &hot, order, n, V, &q, r2i);
+        else if (hot.h) r2 = rcn_nsgs3_pack_residual(w, hot.h, hot.m, hot.slot, V, q.on ? q.snap : NULL, q.loud2);
+        else if ((st = residual2(w, V, &r2, &q)) != RC_OK) break;
+        if (opt->norm == RC_NORM_SICONOS) scale = scale_at(w, &hot, order, n, V, bnorm);
+        *res = stop_number(w, r2, rcn_joints3_residual2(w, V), scale);
         if (!rcb_finite(*res)) { st = rc_set_error(RC_ERR_NUMERIC, "nsgs (3D contacts): non-finite residual after %d sweeps", it); break; }
         if (*res <= tol) break;
         if (adaptive) {
@@ -552,5 +577,8 @@ rc_status rcn_nsgs3(rc_world *w, double *V, double bnorm, double *res, int *iter
 rc_status rcn_nsgs3_residual(rc_world *w, const double *V, double *res)
 {
     quiet_ctx off = { 0 };
-    return residual(w, V, res, &off);
+    double r2;
+    RC_CHECK(residual2(w, V, &r2, &off));
+    *res = sqrt(r2 + rcn_joints3_residual2(w, V));   /* 3D joints (joint3_block.c) */
+    return RC_OK;
 }

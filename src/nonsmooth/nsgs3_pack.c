@@ -268,6 +268,28 @@ void rcn_nsgs3_pack_terms(const rc_world *w, const rcn_c3hot *h, int m, const in
     for (int k = lo; k < hi; k++) r2i[order[k]] = term(w, k < m ? &h[k] : NULL, order[k], V);
 }
 
+void rcn_nsgs3_norms2(const rc_world *w, const rcn_c3hot *h, int m, const int *order, int n, const double *V,
+                      double *p2, double *u2)
+{
+    double sp = 0.0, su = 0.0;
+    for (int k = 0; k < n; k++) {
+        double u[3];
+        const double *p;
+        if (h && k < m) {
+            hot_velocity(&h[k], V, u);
+            p = h[k].p;
+        } else {
+            const rcm_contact3 *c = &w->c3->c[order[k]];
+            rcn_contact3_velocity(w, c, V, u);
+            p = c->p;
+        }
+        sp += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+        su += u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    }
+    *p2 = sp;
+    *u2 = su;
+}
+
 double rcn_nsgs3_terms_sum(rc_world *w, const double *r2i, double *snap, double loud2)
 {
     rcm_c3 *c3 = w->c3;

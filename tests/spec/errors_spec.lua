@@ -211,7 +211,7 @@ describe("ranges", function()
             error_of(w.simulation, w, { solver = { order = "shuffle" } }))
         has("'theta' must be 1 for maury",
             error_of(w.simulation, w, { scheme = "maury", theta = 0.5 }))
-        has("world:simulation: solver: 'norm' must be one of \"l2\", \"max\" (got 'inf')",
+        has("world:simulation: solver: 'norm' must be one of \"l2\", \"max\", \"siconos\" (got 'inf')",
             error_of(w.simulation, w, { solver = { norm = "inf" } }))
         has("world:simulation: solver: 'accelerate' must be true or false (got 1)",
             error_of(w.simulation, w, { solver = { "uzawa", accelerate = 1 } }))
