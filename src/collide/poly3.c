@@ -394,17 +394,26 @@ static int in_face(const wpoly *F, int f, const double x[3])
     return 1;
 }
 
-/* the vertices of V above the faces of F (F is A if f_is_a) */
-static void vertex_face(const wpoly *F, const wpoly *V, int f_is_a, closest *c)
+/* h[f nv + k]: the height of V's vertex k over F's face plane f (nv: V's vertices) */
+static void heights(const wpoly *F, const wpoly *V, double *h)
+{
+    const int nv = V->s->nv;
+    for (int f = 0; f < F->s->nf; f++)
+        for (int k = 0; k < nv; k++) h[f * nv + k] = rcb_v3_dot(F->pl[f], V->v[k]) - F->pl[f][3];
+}
+
+/* the vertices of V above the faces of F (F is A if f_is_a); h: heights(F, V) */
+static void vertex_face(const wpoly *F, const wpoly *V, const double *h, int f_is_a, closest *c)
 {
     const rcc_poly3 *s = F->s;
+    const int nv = V->s->nv;
     for (int f = 0; f < s->nf; f++)
-        for (int k = 0; k < V->s->nv; k++) {
-            const double h = rcb_v3_dot(F->pl[f], V->v[k]) - F->pl[f][3];
-            if (h < 0.0 || h >= c->d || !in_face(F, f, V->v[k])) continue;
+        for (int k = 0; k < nv; k++) {
+            const double hk = h[f * nv + k];
+            if (hk < 0.0 || hk >= c->d || !in_face(F, f, V->v[k])) continue;
             double y[3];
-            rcb_v3_axpy(y, V->v[k], -h, F->pl[f]);
-            c->d = h;
+            rcb_v3_axpy(y, V->v[k], -hk, F->pl[f]);
+            c->d = hk;
             rcb_v3_copy(f_is_a ? c->pa : c->pb, y);
             rcb_v3_copy(f_is_a ? c->pb : c->pa, V->v[k]);
             c->fa = f_is_a ? s->nv + s->ne + f : k;
@@ -417,37 +426,43 @@ static int seg_feature(const rcc_poly3 *s, int e, double t)
     return t <= 0.0 ? s->edge[4 * e] : t >= 1.0 ? s->edge[4 * e + 1] : s->nv + e;
 }
 
-/* edge e of P's midpoint and half length in mr[4 e .. 4 e + 3] */
-static void edge_balls(const wpoly *P, double (*mr)[4])
+/* lb[e]: a lower bound of the distance from P's edge e to the convex Q:
+ * the largest over Q's face planes of the smaller height of the edge's ends
+ * (a height is linear along the edge, and Q lies below every plane); h:
+ * heights(Q, P) */
+static void edge_bounds(const wpoly *P, const wpoly *Q, const double *h, double *lb)
 {
-    for (int e = 0; e < P->s->ne; e++) {
-        const int *E = P->s->edge + 4 * e;
-        double d[3];
-        rcb_v3_sub(d, P->v[E[1]], P->v[E[0]]);
-        rcb_v3_axpy(mr[e], P->v[E[0]], 0.5, d);
-        mr[e][3] = 0.5 * rcb_v3_norm(d);
+    const rcc_poly3 *s = P->s;
+    const int nv = s->nv;
+    for (int e = 0; e < s->ne; e++) {
+        const int v0 = s->edge[4 * e], v1 = s->edge[4 * e + 1];
+        double b = -HUGE_VAL;
+        for (int f = 0; f < Q->s->nf; f++) {
+            const double h0 = h[f * nv + v0], h1 = h[f * nv + v1], m = h0 < h1 ? h0 : h1;
+            if (m > b) b = m;
+        }
+        lb[e] = b;
     }
 }
 
-/* the closest pair of edges; a pair whose segments' enclosing balls are
- * farther apart than the best distance so far (with a margin of 1e-9 of
- * their lengths for the round-off) cannot be closer and is skipped: the
- * same result as trying every pair */
-static void edge_pairs(const wpoly *A, const wpoly *B, closest *c)
+/* the closest pair of edges; an edge farther from the other polyhedron
+ * than the best distance so far (edge_bounds, with 1e-9 of the sizes for
+ * the round-off) cannot be in a closer pair and is skipped: the same
+ * result as trying every pair */
+static void edge_pairs(const wpoly *A, const wpoly *B, const double *hab, const double *hba, closest *c)
 {
-    double ma[EDGE_MAX][4], mb[EDGE_MAX][4];
+    double la[EDGE_MAX], lb[EDGE_MAX];
     if (A->s->ne > EDGE_MAX || B->s->ne > EDGE_MAX) return;   /* not reached: hulls are smaller */
-    edge_balls(A, ma);
-    edge_balls(B, mb);
+    edge_bounds(A, B, hab, la);
+    edge_bounds(B, A, hba, lb);
+    const double slack = 1e-9 * (A->r + B->r);
     for (int i = 0; i < A->s->ne; i++) {
+        if (la[i] > c->d + slack) continue;
         const int *E = A->s->edge + 4 * i;
         double u[3];
         rcb_v3_sub(u, A->v[E[1]], A->v[E[0]]);
         for (int j = 0; j < B->s->ne; j++) {
-            const double reach = ma[i][3] + mb[j][3], far = reach * (1.0 + 1e-9) + c->d;
-            double dm[3];
-            rcb_v3_sub(dm, mb[j], ma[i]);
-            if (far < HUGE_VAL && rcb_v3_dot(dm, dm) > far * far) continue;
+            if (lb[j] > c->d + slack) continue;
             const int *F = B->s->edge + 4 * j;
             double w[3], xa[3], xb[3], d[3], s, t;
             rcb_v3_sub(w, B->v[F[1]], B->v[F[0]]);
@@ -464,6 +479,17 @@ static void edge_pairs(const wpoly *A, const wpoly *B, closest *c)
             c->fb = seg_feature(B->s, j, t);
         }
     }
+}
+
+/* the closest features of A and B, apart: vertex--face, then edge--edge */
+static void closest_features(const wpoly *A, const wpoly *B, closest *c)
+{
+    double hab[RCC_POLY3_MAX_F * RCC_POLY3_MAX_V], hba[RCC_POLY3_MAX_F * RCC_POLY3_MAX_V];   /* A's vertices over B's faces, B's over A's */
+    heights(B, A, hab);
+    heights(A, B, hba);
+    vertex_face(A, B, hba, 1, c);
+    vertex_face(B, A, hab, 0, c);
+    edge_pairs(A, B, hab, hba, c);
 }
 
 static double min_gap(const rcc_manifold3 *m)
@@ -537,9 +563,7 @@ static double collide(const rcc_poly3 *a, const rcc_pose3 *pa, const double *ha,
          * pair), and no point at the axis's separation (which the distance is then), or an edge
          * pair's closest points at an end: the closest features are not those of the axis, their point */
         closest c = { HUGE_VAL, { 0, 0, 0 }, { 0, 0, 0 }, 0, 0 };
-        vertex_face(&A, &B, 1, &c);
-        vertex_face(&B, &A, 0, &c);
-        edge_pairs(&A, &B, &c);
+        closest_features(&A, &B, &c);
         m->n = 0;
         if (!(c.d <= margin)) return c.d;
         double n[3];
