@@ -3,6 +3,7 @@
 -- is the largest overlap -g_N of a 3D contact over the run (at q_k, as the
 -- planar one), and sim:stats().memory_bytes holds the 3D contact store.
 local rc = require "ricochet"
+local helper = require "spec_helper"
 
 -- three spheres falling on a plane and on each other (e = 0, mu = 0.3)
 local function pile()
@@ -77,20 +78,8 @@ describe("3D contacts in sim:info() and sim:stats()", function()
                                   solver = { "nsgs", tol = 1e-14, max_iter = 1, on_fail = on_fail } }
         return w, sim
     end
-    -- |p - proj_K(p - xi)|, xi = u + mu |u_T| e_N (Newton's law, e = 0: no shift)
-    local function natural_map(c, mu)
-        local u, p = c.u, c.p
-        local x = { p[1] - (u[1] + mu * math.sqrt(u[2] ^ 2 + u[3] ^ 2)), p[2] - u[2], p[3] - u[3] }
-        local t = math.sqrt(x[2] ^ 2 + x[3] ^ 2)
-        local q
-        if t <= mu * x[1] then q = x
-        elseif mu * t <= -x[1] then q = { 0, 0, 0 }
-        else
-            local s = (x[1] + mu * t) / (1 + mu * mu)
-            q = { s, mu * s * x[2] / t, mu * s * x[3] / t }
-        end
-        return math.sqrt((p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2 + (p[3] - q[3]) ^ 2)
-    end
+    -- Newton's law, e = 0: no shift
+    local function natural_map(c, mu) return helper.natural_map3(c.p, c.u, mu) end
 
     it("names the worst 3D contact (id, bodies, residual) of a step that did not converge", function()
         local w, sim = stack("warn")

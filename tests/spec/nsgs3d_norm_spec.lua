@@ -4,23 +4,12 @@
 -- fc3d_compute_error, the stopping test of Acary & Collins-Craft 2024's runs), recomputed here
 -- from the contacts the step reports; and where each may be used.
 local rc = require "ricochet"
+local helper = require "spec_helper"
 
 local g, mu = 9.81, 0.6
 
--- |p - proj_K(p - u~)|^2, u~ = (uN + mu |uT|, uT): a contact's natural-map term
-local function term2(p, u)
-    local uT = math.sqrt(u[2] ^ 2 + u[3] ^ 2)
-    local x = { p[1] - (u[1] + mu * uT), p[2] - u[2], p[3] - u[3] }
-    local xt = math.sqrt(x[2] ^ 2 + x[3] ^ 2)
-    local q
-    if xt <= mu * x[1] then q = x
-    elseif mu * xt <= -x[1] then q = { 0, 0, 0 }
-    else
-        local a = (x[1] + mu * xt) / (1 + mu * mu)
-        q = { a, mu * a * x[2] / xt, mu * a * x[3] / xt }
-    end
-    return (p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2 + (p[3] - q[3]) ^ 2
-end
+-- a contact's squared natural-map term
+local function term2(p, u) return helper.natural_map3(p, u, mu) ^ 2 end
 
 -- a column-stacked wall of 1 x 2 x 1 m blocks (2 300 kg/m^3, the rockfall's), each layer
 -- 2 cm further along x than the one below, all moving down at vz (m/s) onto the ground:

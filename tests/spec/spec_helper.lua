@@ -1,8 +1,9 @@
 -- spec_helper.lua -- small helpers the specs share (required as "spec_helper"):
 -- error_of (the message a call raises; fails the test if it raises none),
 -- has (a message contains a text, verbatim), and for spatial bodies rotate
--- (R(q) b for a unit quaternion q = (qw, qx, qy, qz)), norm (Euclidean) and sphere_pile
--- (a dim = 3 world of spheres about to fall into a box).
+-- (R(q) b for a unit quaternion q = (qw, qx, qy, qz)), norm (Euclidean), sphere_pile
+-- (a dim = 3 world of spheres about to fall into a box) and natural_map3 (a 3D contact's
+-- natural-map residual).
 local S = {}
 
 -- (busted's assert lives in the specs' environment, not in a required module's: plain errors here)
@@ -10,6 +11,21 @@ function S.error_of(fn, ...)
     local ok, err = pcall(fn, ...)
     if ok then error("no error raised", 2) end
     return err
+end
+
+-- |p - proj_K(p - xi)| of a 3D contact, xi = (u_N + mu |u_T|, u_T): its natural-map residual
+-- (u with the law's shift, if any)
+function S.natural_map3(p, u, mu)
+    local x = { p[1] - (u[1] + mu * math.sqrt(u[2] ^ 2 + u[3] ^ 2)), p[2] - u[2], p[3] - u[3] }
+    local t = math.sqrt(x[2] ^ 2 + x[3] ^ 2)
+    local q
+    if t <= mu * x[1] then q = x
+    elseif mu * t <= -x[1] then q = { 0, 0, 0 }
+    else
+        local s = (x[1] + mu * t) / (1 + mu * mu)
+        q = { s, mu * s * x[2] / t, mu * s * x[3] / t }
+    end
+    return math.sqrt((p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2 + (p[3] - q[3]) ^ 2)
 end
 
 function S.has(expected, msg)
