@@ -24,6 +24,8 @@ describe("NSGS on 3D contacts", function()
         { accelerate = "anderson", depth = 5 }, { accelerate = "anderson", depth = 3, order = "top" },
         { order = "colour" }, { order = "colour", threads = 2 }, { order = "colour", skip_quiet = 5 },
         { order = "colour", relax = 1.3, residual = "sweep" }, { accelerate = "anderson", order = "colour" },
+        { norm = "max" }, { norm = "max", skip_quiet = 5 }, { norm = "max", order = "colour", threads = 2 },
+        { norm = "siconos" }, { norm = "siconos", skip_quiet = 5, residual = "sweep" },
     }
     for _, solver in ipairs(cases) do
         local name = {}
