@@ -577,7 +577,8 @@ function A.sim()
         { "on_fail", opt(0.4, choice{ "warn", "error" }) }, { "warm_start", opt(0.3, bool()) },
         { "local_tol", opt(0.2, num(0, 1e-8)) }, { "local_max_iter", opt(0.2, inum(1, 30)) },
         { "relax", opt(0.3, num(0.5, 1.9)) }, { "order", order }, { "seed", opt(0.3, inum(0, 100)) },
-        { "check_every", opt(0.2, inum(1, 5)) }, { "threads", threads }, { "adaptive_threads", opt(0.3, bool()) } },
+        { "check_every", opt(0.2, inum(1, 5)) }, { "threads", threads }, { "adaptive_threads", opt(0.3, bool()) },
+        { "norm", opt(0.15, choice{ "l2", "max", "siconos" }) }, { "skip_quiet", opt(0.1, num(0, 5)) } },
         chance(0.8) and { choice{ "nsgs", "nsgs", "uzawa" } } or {}))
     local scheme = opt(0.7, choice{ "moreau-jean", "moreau-jean-fremond", "maury" })
     local t = tbl{ { "scheme", scheme }, { "theta", opt(0.5, num(0, 1)) }, { "h", opt(0.8, num(1e-4, 2e-2)) },
