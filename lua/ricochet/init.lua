@@ -355,11 +355,13 @@ end
 local world_core
 
 -- core.<create>(c, def) for world w: the world checked again first (the
--- arguments' metamethods may have closed it since the call began); the new id
+-- arguments' metamethods may have closed it since the call began); the new
+-- id and the handle it was created in
 local function kernel_create(fname, w, create, def)
-    local id, msg = create(world_core(fname, w, true), def)
+    local c = world_core(fname, w, true)
+    local id, msg = create(c, def)
     if not id then fail(fname, "%s", msg) end
-    return id
+    return id, c
 end
 
 function world_core(fname, w, idle)
@@ -536,7 +538,8 @@ function World:body(t)
     end
     c_check("body", fname, def)
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    local id = kernel_create(fname, self, core.body_create, def)
+    local id
+    id, c = kernel_create(fname, self, core.body_create, def)   -- the shapes go where the body went
     local body = new_body(self, id, { name = name, kind = "rigid2d" }, name ~= nil)
     if name then self._by_name[name] = body end
     for _, d in ipairs(shapes) do create_shape(fname, c, id, d) end

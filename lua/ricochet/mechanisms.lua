@@ -130,7 +130,7 @@ local BREAKABLE = { ["world:revolute"] = true, ["world:weld"] = true, ["world:pr
                     ["world:line"] = true, ["world:distance"] = true, ["world:prescribe"] = true }
 local pending_break
 
-local function make_joint(fname, self, cw, jtype, a, b, rows, def)
+local function make_joint(fname, self, jtype, a, b, rows, def)
     if pending_break then def.break_force, def.break_torque, pending_break = pending_break[1], pending_break[2], nil end
     local name = opt_name(fname, "name", def.name)
     if name and self._joint_names[name] then fail(fname, "a joint named '%s' already exists", name) end
@@ -212,7 +212,10 @@ local function motor_keys(fname, t, maxkey)
     return m, l
 end
 
-local function with_motor(fname, j, cw, m, l)
+-- j's motor and limits (or nil) set on its world's handle as it is now
+local function with_motor(fname, j, m, l)
+    if not m and not l then return j end
+    local cw = world_core(fname, j.world, true)
     if m then apply_motor(fname, j, cw, m) end
     if l then apply_limits(fname, j, cw, l) end
     return j
@@ -250,8 +253,8 @@ function World:revolute(t)
     local a, b = two_sides(fname, self, t, usage)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
     local m, l = motor_keys(fname, t, "max_torque")
-    return with_motor(fname, make_joint(fname, self, cw, "revolute", a, b, 2, { point_a = pa, point_b = pb, name = t.name }),
-                      cw, m, l)
+    return with_motor(fname, make_joint(fname, self, "revolute", a, b, 2, { point_a = pa, point_b = pb, name = t.name }),
+                      m, l)
 end
 
 function World:weld(t)
@@ -261,7 +264,7 @@ function World:weld(t)
                            { "at", "point_a", "point_b", "angle", "name" }, 2)
     local a, b = two_sides(fname, self, t, usage)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
-    return make_joint(fname, self, cw, "weld", a, b, 3, {
+    return make_joint(fname, self, "weld", a, b, 3, {
         point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name })
 end
 
@@ -274,8 +277,8 @@ function World:prismatic(t)
     local axis = unit_axis(fname, t.axis)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
     local m, l = motor_keys(fname, t, "max_force")
-    return with_motor(fname, make_joint(fname, self, cw, "prismatic", a, b, 2, {
-        axis = axis, point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name }), cw, m, l)
+    return with_motor(fname, make_joint(fname, self, "prismatic", a, b, 2, {
+        axis = axis, point_a = pa, point_b = pb, angle = opt_number(fname, "angle", t.angle), name = t.name }), m, l)
 end
 
 function World:line(t)
@@ -286,7 +289,7 @@ function World:line(t)
     local a, b = two_sides(fname, self, t, usage)
     local axis = unit_axis(fname, t.axis)
     local pa, pb = joint_points(fname, cw, t, a, b, true)
-    return make_joint(fname, self, cw, "line", a, b, 1, { axis = axis, point_a = pa, point_b = pb, name = t.name })
+    return make_joint(fname, self, "line", a, b, 1, { axis = axis, point_a = pa, point_b = pb, name = t.name })
 end
 
 function World:distance(t)
@@ -300,7 +303,7 @@ function World:distance(t)
     -- (0 is refused by the kernel's check; a negative length means "the initial length"
     -- to the kernel (rc_joint_def.length < 0), so only the front end can refuse a given one)
     if len ~= nil and len < 0 then positive(fname, "length", len) end
-    return make_joint(fname, self, cw, "distance", a, b, 1, { point_a = pa, point_b = pb, length = len, name = t.name })
+    return make_joint(fname, self, "distance", a, b, 1, { point_a = pa, point_b = pb, length = len, name = t.name })
 end
 
 -- Call a user function once at creation with pcall, so that mistakes are
@@ -358,7 +361,7 @@ function World:prescribe(t)
     local tnow = core.time(cw)
     probe_number(fname, "f", probe_call(fname, "f", t.f, tnow)[2], 1, tnow)
     if t.df then probe_number(fname, "df", probe_call(fname, "df", t.df, tnow)[2], 1, tnow) end
-    return make_joint(fname, self, cw, "prescribed", a, b, 1, { coord = coord, f = t.f, df = t.df, name = t.name })
+    return make_joint(fname, self, "prescribed", a, b, 1, { coord = coord, f = t.f, df = t.df, name = t.name })
 end
 
 local function probe_matrix(fname, key, G, rows, tnow)
@@ -394,7 +397,7 @@ function World:constraint(t)
         if a.id ~= core.GROUND then probe_matrix(fname, "Ga", r[2], rows, tnow) end
         probe_matrix(fname, "Gb", r[3], rows, tnow)
     end
-    return make_joint(fname, self, cw, "custom", a, b, rows, { rows = rows, g = t.g, grad = t.grad, name = t.name })
+    return make_joint(fname, self, "custom", a, b, rows, { rows = rows, g = t.g, grad = t.grad, name = t.name })
 end
 
 function World:joints()
@@ -422,7 +425,7 @@ function Joint:info() return joint_info("joint:info", self) end
 
 function Joint:force() return joint_info("joint:force", self).force end
 
-local function make_spring(fname, self, cw, stype, a, b, def)
+local function make_spring(fname, self, stype, a, b, def)
     def.type, def.a, def.b = stype, a.id, b.id
     def.name = opt_name(fname, "name", def.name)
     c_check("spring", fname, def)   -- k, c, ...: the kernel's rc_spring_def_check
@@ -447,7 +450,7 @@ function World:spring(t)
     local rest = opt_number(fname, "rest_length", t.rest_length)
     -- (a negative rest length means "the initial length" to the kernel: that is no rest_length here)
     if rest ~= nil then nonneg(fname, "rest_length", rest) end
-    return make_spring(fname, self, cw, "linear", a, b,
+    return make_spring(fname, self, "linear", a, b,
                        { point_a = pa, point_b = pb, k = k, c = c, rest_length = rest, name = t.name })
 end
 
@@ -459,7 +462,7 @@ function World:torsion_spring(t)
     local a, b = two_sides(fname, self, t, usage)
     local k = number(fname, "k", t.k, REQUIRED)
     local c = number(fname, "c", t.c, core.defaults.spring.c)
-    return make_spring(fname, self, cw, "torsional", a, b,
+    return make_spring(fname, self, "torsional", a, b,
                        { k = k, c = c, rest_angle = opt_number(fname, "rest_angle", t.rest_angle), name = t.name })
 end
 
@@ -518,7 +521,8 @@ function World:linear(t)
     local force_fn = check_fn(fname, "force_fn", t.force_fn)
     c_check("linear", fname, def)   -- symmetric, positive (semi-)definite: the kernel's rc_linear_def_check
     if name and self._by_name[name] then fail(fname, "a body named '%s' already exists", name) end
-    local id = kernel_create(fname, self, core.linear_create, def)
+    local id
+    id, cw = kernel_create(fname, self, core.linear_create, def)   -- its force function goes where it went
     local body = new_body(self, id, { name = name, kind = "linear", n = n }, true)
     if name then self._by_name[name] = body end
     if force_fn then
