@@ -17,6 +17,7 @@
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set reps=3
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set cases=disks1k,packed10k --set reps=5
 --   build/ricochet run scripts/bench/nsgs_residual.lua --set reps=3 --set base=/tmp/mainsrc/build/ricochet
+--   ... --set residuals=pass   (one setting only: "pass,sweep" (the default), "pass" or "sweep")
 local rc = require "ricochet"
 local bench = dofile((os.getenv("RICOCHET_ROOT") or ".") .. "/scripts/bench/solver_bench.lua")
 local median = bench.median
@@ -25,6 +26,8 @@ local reps = math.tointeger(rc.param("reps", 3))
 local exe = rc.param("exe", "build/ricochet")
 local want = rc.param("cases", "disks1k,disks10k,packed10k,packed100k")
 local base = rc.param("base", "")
+local modes = {}   -- the residual settings run: "pass,sweep" (both) or one of them
+for m in rc.param("residuals", "pass,sweep", { one_of = { "pass,sweep", "pass", "sweep" } }):gmatch("[^,]+") do modes[#modes + 1] = m end
 local builds = base ~= "" and { { name = "base", exe = base }, { name = "new", exe = exe } } or { { name = "", exe = exe } }
 
 local all = {
@@ -64,7 +67,6 @@ local function run(c, mode, bexe)
   return bench.require_fields(r, { "cpu", "sweeps", "cap", "res", "overlap", "rate", "mem" }, cmd, out)
 end
 
-local modes = { "pass", "sweep" }
 local results = {}
 for _ = 1, reps do
   for _, c in ipairs(cases) do
@@ -96,5 +98,7 @@ for _, c in ipairs(cases) do
     end
   end
   local b = builds[#builds].name
-  io.write(string.format("| %s | sweep / pass | %s | %.2f | | | | | | |\n", c.name, b, cpu["sweep" .. b] / cpu["pass" .. b]))
+  if #modes == 2 then
+    io.write(string.format("| %s | sweep / pass | %s | %.2f | | | | | | |\n", c.name, b, cpu["sweep" .. b] / cpu["pass" .. b]))
+  end
 end

@@ -13,8 +13,9 @@
 -- The rate W (kg/s) is the slope of the discharged mass M(t) fitted by least squares over
 -- the steady window [t_open + transient, t_open + T]; the rates of its two halves are
 -- printed beside it (steady when they differ by less than 15 %). The areal packing fraction
--- phi of the grains in the silo (a box away from the walls, the outlet and the surface) gives
--- the bulk density rho_s = phi rho of Beverloo's law. A run in which no grain leaves for
+-- phi of the grains in the silo (a box away from the walls, the outlet and the surface),
+-- averaged over the samples of the steady window (every `sample` s), gives the bulk density
+-- rho_s = phi rho of Beverloo's law. A run in which no grain leaves for
 -- `clog_time` s after the opening has clogged: it stops there (result `clogged`, `t_clog`).
 --
 --   build/ricochet run scripts/examples/silo_discharge.lua --out out/silo
@@ -114,6 +115,8 @@ local rows = { { 0.0, 0, 0.0 } }
 local next_sample = sample
 local clogged, t_clog = false, nil
 local removed_ids = {}    -- every removal: { id, generation-free check by the spec }
+local packing_fraction    -- (below) the areal packing fraction of the silo's bulk
+local phi_sum, phi_n = 0.0, 0   -- its samples in the steady window
 
 sim:before_step(pour)
 sim:after_step(function(s)
@@ -128,6 +131,10 @@ sim:after_step(function(s)
   end
   while s.t - t_open >= next_sample - 1e-9 do
     rows[#rows + 1] = { next_sample, out_n, out_mass }
+    if next_sample >= transient - 1e-9 then
+      local f = packing_fraction()
+      if f == f then phi_sum, phi_n = phi_sum + f, phi_n + 1 end
+    end
     next_sample = next_sample + sample
   end
   if s.t - (t_last_out or t_open) > clog_time then clogged, t_clog = true, t_last_out or t_open; s:stop() end
@@ -135,7 +142,7 @@ end)
 
 -- the areal packing fraction of the grains whose centres lie in a box away from the walls
 -- (2 d), the floor (outlet height + 2 d) and the surface (6 d below the fill height)
-local function packing_fraction()
+function packing_fraction()
   local lo, hi = { 2 * d, math.max(D, 2) * d + 2 * d }, { Wm - 2 * d, H_fill - 6 * d }
   if hi[2] <= lo[2] + 2 * d then return 0 / 0 end
   local area = 0.0
@@ -171,7 +178,7 @@ local summary = sim:run{ T = t_open + T }
 local cpu_dis = os.clock() - c0
 local t_end = sim.t
 if not clogged then rows[#rows + 1] = { t_end - t_open, out_n, out_mass } end
-local phi = packing_fraction()
+local phi = phi_n > 0 and phi_sum / phi_n or packing_fraction()   -- the window's mean (else, clogged before it: now)
 
 -- least-squares slope of the mass over [a, b] (times after the opening)
 local function slope(a, b)

@@ -595,7 +595,7 @@ rc_status rcm_world_configure(rc_world *w, const rc_sim_def *def);
  * vfree, qstar, qpre, vpre, ebody, comp); rc_world_step and the explorer call
  * it first. RCM_HOT2_BYTES: a planar NSGS hot record (nsgs_pack.c, step.c). */
 rc_status rcm_world_work_begin(rc_world *w);
-#define RCM_HOT2_BYTES 128
+#define RCM_HOT2_BYTES 152
 rc_status rcm_world_grow_dofs(rc_world *w, int nq, int nv);
 int rcm_world_keeps_state(const rc_world *w);
 /* Whether some body may have a nonzero applied force: a constant force or a

@@ -33,7 +33,7 @@ static inline int rcn_all_laws_closed(const rc_world *w)
 }
 
 /* nsgs_pack.c: the hot records of the planar active contacts in sweep order
- * (one solve's; the twin of nsgs3_pack.c): h (opaque, 128 bytes each), the
+ * (one solve's; the twin of nsgs3_pack.c): h (opaque, 152 bytes each), the
  * bodies' kappa/m, kappa/m, kappa/I at their V offsets (mk), the residual
  * pass's squared terms by record (r2), and (sweep other than w->active) the
  * record of each contact (at, by contact index). usable: every active

@@ -1,16 +1,16 @@
 /* nsgs_pack.c -- the hot record of planar NSGS (nsgs.c), the twin of
  * nsgs3_pack.c: what a sweep reads of an active contact -- the normal, the
  * rotational entries of both sides' rows (rc_contact's Hr), W, the law's
- * shift and mu, the impulse p and the bodies' V offsets -- packed in two
- * 64-byte lines, contiguous in sweep order, once per solve, instead of the
+ * shift and mu, the impulse p and the bodies' V offsets -- packed in 152
+ * bytes, contiguous in sweep order, once per solve, instead of the
  * 216-byte contact record (detection's, the audit's and the custom laws'
  * fields too, scattered among the inactive contacts) and the 96-byte body
  * (kappa/m and kappa/I, read by index). The bodies' kappa/m, kappa/m,
  * kappa/I sit in one array indexed like V (the diagonal of kappa Mhat^-1 of
  * the rigid kind), so a body's velocity and its factors are found from one
  * offset. The sweep, the residual pass and the impulses' write-back read
- * only the pack and V; the local solve is nonsmooth.h's rcn_fc2d_solve,
- * inlined. The arithmetic is that of nsgs.c's solve_contact on the contact
+ * only the pack and V; the local solve is nonsmooth.h's rcn_fc2d_solve_r,
+ * inlined, on the record's reciprocals. The arithmetic is that of nsgs.c's solve_contact on the contact
  * record (rcm_contact_dot, rcn_fc2d_local_solve, rcm_contact_apply_rigid),
  * operation for operation: the same impulses bit for bit
  * (tests/c/test_nsgs_pack.c, scripts/compare-builds).
@@ -19,8 +19,9 @@
  * numbers that change from contact to contact (n 2, the rows' rotational
  * entries 4, W 4 -- not symmetric to the bit, rigid_delassus sums H_r m H_k
  * and H_k m H_r --, the shift 2, mu, p 2) and two offsets: 124 bytes in
- * doubles. Reciprocals of det W and of the slide denominators would change
- * the quotients' rounding (x / d is not x * (1 / d)): the divisions stay.
+ * doubles. With the reciprocals of det W and of the two slide denominators
+ * (rcn_fc2d_recip, computed here once per solve instead of divided by in
+ * every sweep) the record is 152 bytes.
  *
  * Used when every active contact is geometric (rigid bodies) and has a
  * closed-form law (rcn_nsgs_pack_usable); otherwise nsgs.c's path on the
@@ -35,12 +36,13 @@ struct rcn_c2hot {
     double n[2];            /* the unit normal: B's translational rows (n, t = (n_y, -n_x)); A's: minus */
     double rb[2], ra[2];    /* Hr[1][.] (B) and Hr[0][.] (A): the rows' rotational entries */
     double W[4];            /* the Delassus block, by rows                   */
+    double inv[3];          /* its reciprocals (nonsmooth.h rcn_fc2d_recip)   */
     double shift[2], p[2];
     double mu;
     int ivb, iva;           /* offsets in V; iva < 0: the ground              */
 };
 
-_Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot record is two cache lines (model.h reserves them)");
+_Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot record's size (model.h reserves them)");
 
 int rcn_nsgs_pack_usable(const rc_world *w)
 {
@@ -95,6 +97,7 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
         r->mu = w->laws[c->law].def.mu;
         r->ivb = w->bodies[c->body_b].iv;
         r->iva = c->body_a != RC_GROUND ? w->bodies[c->body_a].iv : -1;
+        rcn_fc2d_recip(r->W, r->mu, r->inv);
     }
     /* every rigid body's factors (those of bodies without an active contact
      * are not read) */
@@ -150,7 +153,7 @@ static RCB_INLINE void hot_solve(rcn_c2hot *restrict r, double *restrict V, cons
     if (r2) *r2 = rcn_fc2d_residual2(u, r->p, mu);
     bl[0] = u[0] - (W[0] * p0 + W[1] * p1);   /* b_alpha = u - W_aa p_alpha */
     bl[1] = u[1] - (W[2] * p0 + W[3] * p1);
-    (void)rcn_fc2d_solve(W, bl, mu, p);   /* nonsmooth.h */
+    (void)rcn_fc2d_solve_r(W, r->inv, bl, mu, p);   /* nonsmooth.h */
     if (omega != 1.0) {
         p[0] = omega * p[0] + (1.0 - omega) * p0;
         p[1] = omega * p[1] + (1.0 - omega) * p1;
