@@ -19,34 +19,44 @@ int rcn_fc2d_best(const double *W, const double *b, double mu, double *p);
  * rcn_fc2d_local_solve calls it): take-off (p = 0 iff b_N >= 0), stick
  * (u = 0, p = -W^-1 b, accepted in K), slide in direction s = +1, -1
  * (u_N = 0, p_T = -s mu p_N, accepted when p_N >= 0 and s u_T >= 0).
- * Its three divisions are by numbers of W alone, so they are reciprocals
- * (rcn_fc2d_recip) that a solver computes once per contact and solve:
- * rcn_fc2d_solve_r takes them, rcn_fc2d_solve computes them first -- the
- * same products, so the same impulses bit for bit either way (issue 18:
- * the planar hot records keep them, nsgs_pack.c). */
-/* the reciprocals: 1/det W (0 unless mu > 0 and det > 0), 1/(W_NN - s mu
- * W_NT) for s = +1, -1 (0 unless the denominator is positive) */
-static RCB_INLINE void rcn_fc2d_recip(const double *W, double mu, double inv[3])
+ * Its three divisions are by numbers of W and mu alone, so they are
+ * reciprocals that a solver may compute once per contact and solve
+ * (rcn_fc2d_recip; issue 18: the planar hot records keep them, nsgs_pack.c)
+ * and pass to rcn_fc2d_solve_r; rcn_fc2d_solve computes each one when its
+ * case is tried. The same expressions either way: the same impulses bit for
+ * bit. */
+/* 1/det W (0 unless mu > 0 and det > 0): the stick case's */
+static RCB_INLINE double rcn_fc2d_inv_det(const double *W, double mu)
 {
     const double det = W[0] * W[3] - W[1] * W[2];
-    inv[0] = mu > 0.0 && det > 0.0 ? 1.0 / det : 0.0;
-    for (int k = 0; k < 2; k++) {
-        const double s = k == 0 ? 1.0 : -1.0, den = W[0] - s * mu * W[1];
-        inv[1 + k] = den > 0.0 ? 1.0 / den : 0.0;
-    }
+    return mu > 0.0 && det > 0.0 ? 1.0 / det : 0.0;
+}
+/* 1/(W_NN - s mu W_NT) (0 unless the denominator is positive): the slide in direction s's */
+static RCB_INLINE double rcn_fc2d_inv_den(const double *W, double mu, double s)
+{
+    const double den = W[0] - s * mu * W[1];
+    return den > 0.0 ? 1.0 / den : 0.0;
+}
+static RCB_INLINE void rcn_fc2d_recip(const double *W, double mu, double inv[3])
+{
+    inv[0] = rcn_fc2d_inv_det(W, mu);
+    inv[1] = rcn_fc2d_inv_den(W, mu, 1.0);
+    inv[2] = rcn_fc2d_inv_den(W, mu, -1.0);
 }
 
+/* inv: rcn_fc2d_recip's three, or NULL (each computed when its case is tried) */
 static RCB_INLINE int rcn_fc2d_solve_r(const double *W, const double *inv, const double *b, double mu, double *p)
 {
     if (b[0] >= 0.0) { p[0] = p[1] = 0.0; return 0; }
-    if (inv[0] > 0.0) {
-        const double ps0 = -(W[3] * b[0] - W[1] * b[1]) * inv[0], ps1 = -(-W[2] * b[0] + W[0] * b[1]) * inv[0];
+    const double idet = inv ? inv[0] : rcn_fc2d_inv_det(W, mu);
+    if (idet > 0.0) {
+        const double ps0 = -(W[3] * b[0] - W[1] * b[1]) * idet, ps1 = -(-W[2] * b[0] + W[0] * b[1]) * idet;
         if (ps0 >= 0.0 && (ps1 < 0.0 ? -ps1 : ps1) <= mu * ps0) { p[0] = ps0; p[1] = ps1; return 1; }
     }
     for (int k = 0; k < 2; k++) {
-        if (!(inv[1 + k] > 0.0)) continue;
-        const double s = k == 0 ? 1.0 : -1.0;
-        const double pn = -b[0] * inv[1 + k], pt = -s * mu * pn;
+        const double s = k == 0 ? 1.0 : -1.0, iden = inv ? inv[1 + k] : rcn_fc2d_inv_den(W, mu, s);
+        if (!(iden > 0.0)) continue;
+        const double pn = -b[0] * iden, pt = -s * mu * pn;
         const double wt = W[2] * pn + W[3] * pt + b[1];
         if (pn >= 0.0 && s * wt >= 0.0) { p[0] = pn; p[1] = pt; return 2; }
     }
@@ -55,10 +65,7 @@ static RCB_INLINE int rcn_fc2d_solve_r(const double *W, const double *inv, const
 
 static RCB_INLINE int rcn_fc2d_solve(const double *W, const double *b, double mu, double *p)
 {
-    if (b[0] >= 0.0) { p[0] = p[1] = 0.0; return 0; }
-    double inv[3];
-    rcn_fc2d_recip(W, mu, inv);
-    return rcn_fc2d_solve_r(W, inv, b, mu, p);
+    return rcn_fc2d_solve_r(W, NULL, b, mu, p);
 }
 
 /* Squared natural-map residual ||p - proj_K(p - (u + mu|u_T| e_N))||^2 of one
