@@ -10,8 +10,9 @@
  * the rigid kind), so a body's velocity and its factors are found from one
  * offset. The sweep, the residual pass and the impulses' write-back read
  * only the pack and V; the local solve is nonsmooth.h's rcn_fc2d_solve_r,
- * inlined, on the record's reciprocals. The arithmetic is that of nsgs.c's solve_contact on the contact
- * record (rcm_contact_dot, rcn_fc2d_local_solve, rcm_contact_apply_rigid),
+ * inlined, on the record's reciprocals. The arithmetic is that of nsgs.c's
+ * solve_contact on the contact record (rcm_contact_dot, rcn_fc2d_local_solve
+ * with the same reciprocals computed there, rcm_contact_apply_rigid),
  * operation for operation: the same impulses bit for bit
  * (tests/c/test_nsgs_pack.c, scripts/compare-builds).
  *
