@@ -1401,6 +1401,14 @@ typedef struct rc_run_stats {
      * (a scheme with its own one-step problem, gen-alpha, in solve); not
      * saved in checkpoints */
     double stage_wall_s[8];
+    /* planar NSGS's sweeps alone, on one thread (order "fixed", "random",
+     * "position" or "top", residual "pass", no acceleration, on the hot
+     * records), in steps of at least 256 active contacts: their wall-clock seconds and their one-contact solves,
+     * without the residual passes, the records' packing and the set-up
+     * (local_solves / solver_cpu_s is the whole solver's rate); not saved in
+     * checkpoints */
+    double sweep_wall_s;
+    long sweep_solves;
 } rc_run_stats;
 enum { RC_STAGE_DETECT, RC_STAGE_FREE_VELOCITY, RC_STAGE_INDEX_SET, RC_STAGE_WARM_START, RC_STAGE_SOLVE,
        RC_STAGE_UPDATE, RC_STAGE_AUDIT, RC_STAGE_COMMIT, RC_STAGE_COUNT };

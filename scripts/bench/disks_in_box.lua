@@ -129,6 +129,10 @@ io.write(string.format(
   1e9 * st.solver_cpu_s / st.local_solves, st.max_iterations, st.failures, allocs1 - (allocs0 or allocs1)))
 io.write(string.format("disks_in_box: residual test %s, largest residual of a step %.3g, %.4g local solves per second of solver CPU\n",
   residual, res_max, st.local_solves / st.solver_cpu_s))
+if st.sweep_solves > 0 then   -- the sweeps alone (one thread, steps of >= 256 active contacts)
+  io.write(string.format("disks_in_box: sweeps alone %.4g local solves per second (%.4g solves in %.3f s of sweeps)\n",
+    st.sweep_solves / st.sweep_wall_s, st.sweep_solves, st.sweep_wall_s))
+end
 do   -- the step's stages, wall clock per step (sim:stats().stage_wall_s)
   local sw, parts = st.stage_wall_s, {}
   for _, k in ipairs { "detect", "free_velocity", "index_set", "warm_start", "solve", "update", "audit", "commit" } do

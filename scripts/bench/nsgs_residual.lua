@@ -8,7 +8,9 @@
 -- prints per case the medians of the process CPU per step, the sweeps per step, the steps
 -- at the cap, the residual reached (the true one with both settings: disks, the largest
 -- of a step; packed, the geometric mean), the largest overlap (disks: over the run;
--- packed: at the end) and the local solves per second of solver CPU.
+-- packed: at the end), the local solves per second of solver CPU and of the sweeps alone
+-- (sim:stats().sweep_solves / sweep_wall_s: the one-thread sweeps without the residual
+-- passes, the packing and the set-up; "pass" only).
 --
 -- With base = another build's ricochet, every run is made with that build and then with
 -- exe (base, exe, base, exe, ...), rows per build (docs/benchmarks.md, "NSGS: the hot
@@ -64,6 +66,7 @@ local function run(c, mode, bexe)
     r.mem = num(out, "kernel ([%d.]+) B/grain")
   end
   r.rate = num(out, "([%d.e+-]+) local solves per second of solver CPU")
+  r.sweep_rate = num(out, "sweeps alone ([%d.e+-]+) local solves per second") or 0   -- 0: no step timed (residual = "sweep")
   return bench.require_fields(r, { "cpu", "sweeps", "cap", "res", "overlap", "rate", "mem" }, cmd, out)
 end
 
@@ -81,8 +84,8 @@ for _ = 1, reps do
 end
 io.write(string.format("nsgs_residual: tol 1e-4, cap 100 sweeps, one thread, %d interleaved runs each, medians (process CPU)\n", reps))
 if base ~= "" then io.write(string.format("base: %s, new: %s\n", base, exe)) end
-io.write("| case | residual | build | CPU ms/step | sweeps/step | steps at the cap | residual reached | largest overlap | local solves/s (solver CPU) | kernel B/grain |\n")
-io.write("|---|---|---|---|---|---|---|---|---|---|\n")
+io.write("| case | residual | build | CPU ms/step | sweeps/step | steps at the cap | residual reached | largest overlap | local solves/s (solver CPU) | local solves/s (the sweeps alone, wall) | kernel B/grain |\n")
+io.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
 for _, c in ipairs(cases) do
   local cpu = {}
   for _, m in ipairs(modes) do
@@ -90,15 +93,16 @@ for _, c in ipairs(cases) do
       local rs = results[c.key .. "/" .. m .. "/" .. b.name]
       local col = function(k) local t = {} for _, r in ipairs(rs) do t[#t + 1] = r[k] end return median(t) end
       cpu[m .. b.name] = col("cpu")
-      io.write(string.format("| %s | %s | %s | %.3f | %.2f | %d | %.3g | %.3g | %.3g | %.0f |\n", c.name, m, b.name, col("cpu"),
-                             col("sweeps"), math.floor(col("cap")), col("res"), col("overlap"), col("rate"), col("mem")))
+      io.write(string.format("| %s | %s | %s | %.3f | %.2f | %d | %.3g | %.3g | %.3g | %.3g | %.0f |\n", c.name, m, b.name, col("cpu"),
+                             col("sweeps"), math.floor(col("cap")), col("res"), col("overlap"), col("rate"), col("sweep_rate"),
+                             col("mem")))
     end
     if base ~= "" then
-      io.write(string.format("| %s | %s | new / base | %.2f | | | | | | |\n", c.name, m, cpu[m .. "new"] / cpu[m .. "base"]))
+      io.write(string.format("| %s | %s | new / base | %.2f | | | | | | | |\n", c.name, m, cpu[m .. "new"] / cpu[m .. "base"]))
     end
   end
   local b = builds[#builds].name
   if #modes == 2 then
-    io.write(string.format("| %s | sweep / pass | %s | %.2f | | | | | | |\n", c.name, b, cpu["sweep" .. b] / cpu["pass" .. b]))
+    io.write(string.format("| %s | sweep / pass | %s | %.2f | | | | | | | |\n", c.name, b, cpu["sweep" .. b] / cpu["pass" .. b]))
   end
 end

@@ -52,6 +52,7 @@ io.write(string.format("packed_pile: first step: solver %s, tol %g, %d iteration
 local c0 = os.clock()
 local sweeps, capped, log_res, solver0 = 0, 0, 0.0, sim:stats().solver_cpu_s
 local solves0 = sim:stats().local_solves
+local sweep_solves0, sweep_wall0 = sim:stats().sweep_solves, sim:stats().sweep_wall_s
 for _ = 2, steps do
   sim:step()
   local info = sim:info()
@@ -80,3 +81,8 @@ io.write(string.format(
 io.write(string.format("packed_pile: residual test %s, %d steps at the cap, residual %.3g (geometric mean), "
   .. "%.4g local solves per second of solver CPU\n", residual, capped, 10 ^ (log_res / (steps - 1)),
   (st.local_solves - solves0) / (st.solver_cpu_s - solver0)))
+if st.sweep_solves > sweep_solves0 then   -- the sweeps alone (one thread, steps of >= 256 active contacts)
+  io.write(string.format("packed_pile: sweeps alone %.4g local solves per second (%.4g solves in %.3f s of sweeps)\n",
+    (st.sweep_solves - sweep_solves0) / (st.sweep_wall_s - sweep_wall0), st.sweep_solves - sweep_solves0,
+    st.sweep_wall_s - sweep_wall0))
+end

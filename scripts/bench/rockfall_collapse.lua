@@ -3,14 +3,14 @@
 --
 --   build/ricochet run scripts/bench/rockfall_collapse.lua --quiet [--set n=300] [--set ck=out/rockfall_collapse.rcc]
 --       [--set cap=N] [--set sweep_order=fixed|position|top|colour] [--set omega=1.3] [--set warm_start=false]
---       [--set depth=m] [--set method=newton]
+--       [--set depth=m] [--set method=newton] [--set skip=f]
 --
 -- The first run (no checkpoint at ck) runs the paper script from t = 0 until its first step
 -- after t_from (1.66 s: the rock reaches the wall at 1.665 s) that stops at the sweep cap,
 -- and saves the state before that step to ck (~20 s); every run then restores it and makes n
 -- steps, printing one "rockfall_collapse:" line: process CPU (os.clock) of the n steps and per
 -- step, sweeps per step, steps at the cap, one-contact solves, the largest residual and the
--- last step's. cap (max_iter), sweep_order (order), omega (relax), warm_start, depth (Anderson
+-- last step's. cap (max_iter), sweep_order (order), omega (relax), warm_start, skip (skip_quiet), depth (Anderson
 -- acceleration, skip_quiet off), method (the solver): the solver's settings for the n steps (the world reconfigured after the
 -- restore; the checkpoint is always the script's own settings). Any other --set of the paper
 -- script applies to both phases (sim:restore refuses a checkpoint of another model; hence
@@ -24,6 +24,7 @@ local over = {   -- the solver's settings for the measured steps (nil: the scrip
   cap = rc.param("cap", 0, { min = 0 }), sweep_order = rc.param("sweep_order", ""), omega = rc.param("omega", 0.0, { min = 0 }),
   warm_start = rc.param("warm_start", "", { one_of = { "", "true", "false" } }), depth = rc.param("depth", 0, { min = 0 }),
   method = rc.param("method", "", { one_of = { "", "nsgs", "newton" } }),
+  skip = rc.param("skip", -1.0),   -- skip_quiet for the measured steps (< 0: the script's)
 }
 local World = getmetatable(rc.world{ dim = 3 }).__index
 local make = World.simulation
@@ -35,6 +36,7 @@ local function reconfigured(def)
   if over.sweep_order ~= "" then sv.order = over.sweep_order end
   if over.omega > 0 then sv.relax = over.omega end
   if over.warm_start ~= "" then sv.warm_start = over.warm_start == "true" end
+  if over.skip >= 0 then sv.skip_quiet = over.skip end
   if over.depth > 0 then sv.accelerate, sv.depth, sv.skip_quiet = "anderson", math.tointeger(over.depth), nil end
   if over.method == "newton" then sv[1], sv.order, sv.relax, sv.skip_quiet = "newton", nil, nil, nil end
   return def

@@ -187,7 +187,7 @@ rc_status rci_stage_solve(rci_step *st)
     if (w->nactive || w->njoints) {
         const rcn_solver *solver = rcn_solver_of(st->solver->method);
         const rcn_problem pb = { w, st->solver, st->cyclic };
-        rcn_report rep = { 0, 0.0, -1, 0, 0 };
+        rcn_report rep = { 0, 0.0, -1, 0, 0, 0.0, 0 };
         struct timespec c0, c1;
         const long fb0 = w->stats.newton_fallbacks;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
@@ -198,6 +198,8 @@ rc_status rci_stage_solve(rci_step *st)
             w->stats.solver_cpu_s += (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
             w->stats.local_solves += rep.local_solves;
             w->stats.parallel_steps += rep.parallel;
+            w->stats.sweep_wall_s += rep.sweep_wall_s;
+            w->stats.sweep_solves += rep.sweep_solves;
         }
         if (s != RC_OK) return s;
         st->res = rep.residual;

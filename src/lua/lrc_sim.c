@@ -167,6 +167,8 @@ int lrc_run_stats(lua_State *L)
     lrc_set_int(L, "local_solves", st.local_solves);
     lrc_set_int(L, "parallel_steps", st.parallel_steps);
     lrc_set_num(L, "solver_cpu_s", st.solver_cpu_s);
+    lrc_set_num(L, "sweep_wall_s", st.sweep_wall_s);
+    lrc_set_int(L, "sweep_solves", st.sweep_solves);
     lrc_set_int(L, "memory_bytes", (lua_Integer)st.memory_bytes);
     lrc_set_int(L, "work_peak_bytes", (lua_Integer)st.work_peak_bytes);
     lrc_set_num(L, "max_joint_pos_violation", st.max_joint_pos_violation);

@@ -279,7 +279,13 @@ typedef struct rcn_report {
     int worst;              /* contact index, -2 - joint, or -1 */
     long local_solves;      /* sweeps x active contacts */
     int parallel;           /* the sweeps ran on more than one thread */
+    /* planar NSGS's one-thread sweeps on the hot records, in a step of at
+     * least RCN_TIMED_SWEEPS_MIN active contacts: their wall clock and their
+     * one-contact solves (rc_run_stats.sweep_wall_s, sweep_solves) */
+    double sweep_wall_s;
+    long sweep_solves;
 } rcn_report;
+#define RCN_TIMED_SWEEPS_MIN 256
 typedef struct rcn_solver {
     const char *name;       /* as in run.json and solver = { "..." } */
     rc_status (*solve)(const rcn_problem *pb, rcn_report *report);

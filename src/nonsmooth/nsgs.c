@@ -641,14 +641,21 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
      * then spaced by the predicted convergence (solver.c rcn_pass_due,
      * rcn_pass_gap); else every check_every sweeps. The step stops only on a
      * pass <= tol, and the cap's sweep has one. */
-    const int adaptive = opt->check_every == 1;
+    const int adaptive = opt->check_every == 1, timed = pk && pk->n >= RCN_TIMED_SWEEPS_MIN;
     int next = 1, prev_it = 0;
     double prev = 0.0;
     while (s == RC_OK && res > tol && it < opt->max_iter && !rc_interrupt_requested()) {
         if (order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic))
             shuffle_active(w, &rng, pk);   /* an exploration's cyclic order: the first sweep's, kept */
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
-        if (pk) rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
+        if (pk && timed) {   /* the sweep's own rate (rc_run_stats.sweep_wall_s) */
+            const double t0 = rcb_now_s();
+            rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);
+            rep->sweep_wall_s += rcb_now_s() - t0;
+            rep->sweep_solves += pk->n;
+        } else if (pk) {
+            rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
+        }
         for (int k = 0; k < w->nactive && !pk; k++) {
             if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
             s = solve_contact(w, &w->contacts[sweep[k]], omega, NULL);

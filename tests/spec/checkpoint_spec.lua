@@ -43,7 +43,8 @@ local function state(w, sim)
     end
     for _, c in ipairs(sim:contacts()) do dump(c, nil, s) end
     if sim.steps > 0 then dump(sim:info(), nil, s) end
-    dump(sim:stats(), { solver_cpu_s = true, memory_bytes = true, work_peak_bytes = true, stage_wall_s = true }, s)
+    dump(sim:stats(), { solver_cpu_s = true, memory_bytes = true, work_peak_bytes = true, stage_wall_s = true,
+                        sweep_wall_s = true, sweep_solves = true }, s)
     return table.concat(s, " ")
 end
 
