@@ -284,4 +284,40 @@ describe("changing laws", function()
     assert.are.same(b:v(), a:v())
     assert.is_true(c:q()[1] > 0)
   end)
+
+  it("a shipped Lua law's params: changed by assignment during a run, bad values refused at the assigning line", function()
+    -- the box decelerates at mu g from t = 0.5 (coulomb.lua's mu read at every call)
+    local coulomb = rc.laws.coulomb{ e = 0, mu = 0 }
+    local t_stop = sliding_box({ gravity = { 0, -10 } }, coulomb, function(s)
+      if s.t >= 0.5 - 1e-9 and coulomb.params.mu == 0 then coulomb.params.mu = 0.5 end
+    end)
+    assert.is_true(math.abs(t_stop - (0.5 + 2 / 5)) <= 1e-3 + 1e-9, tostring(t_stop))
+    local seen = {}
+    for k, v in pairs(coulomb.params) do seen[k] = v end
+    assert.are.same({ e = 0, mu = 0.5 }, seen)
+    -- regression (fuzz_lua seed 7802366: law.params.e = "x" from a callback made velocity_weakening's xi fail inside
+    -- cone.lua in the middle of a solve): each bad assignment is refused where it is made, naming the law and field
+    local laws = { coulomb = rc.laws.coulomb{}, fremond = require "ricochet.laws.fremond" {}, cohesive = rc.laws.cohesive{},
+                   elliptic = rc.laws.elliptic{}, velocity_weakening = rc.laws.velocity_weakening{},
+                   coulomb3 = require "ricochet.laws.coulomb3" {} }
+    for name, law in pairs(laws) do
+      for _, bad in ipairs { { "e", "x", "must be a number" }, { "e", 0 / 0, "must be finite" }, { "e", 2, "must be in [0, 1]" },
+                             { "zeta", 1, "is not a parameter of this law" } } do
+        local ok, err = pcall(function() law.params[bad[1]] = bad[2] end)
+        assert.is_false(ok, name .. "." .. bad[1])
+        assert.is_truthy(err:find("ricochet.laws." .. name .. ": params." .. bad[1] .. " " .. bad[3], 1, true), err)
+        assert.is_truthy(err:find("laws_spec.lua:%d+:"), err)   -- at this line, not inside the law
+      end
+      assert.are.equal(0, law.params.e)
+    end
+    local ok, err = pcall(function() laws.elliptic.params.a1x = 0 end)   -- derived from the angle: read-only
+    assert.is_false(ok)
+    assert.is_truthy(err:find("params.a1x is not a parameter of this law (it has mu_x, mu_y, e)", 1, true), err)
+    -- set from an after_step callback during a run: the run stops with the callback's error, not the law's
+    local vw = rc.laws.velocity_weakening{ mu_s = 0.5, mu_d = 0.3 }
+    local ok2, err2 = pcall(sliding_box, { gravity = { 0, -10 } }, vw, function(s) if s.t > 0.1 then vw.params.e = "x" end end)
+    assert.is_false(ok2)
+    assert.is_truthy(err2:find("params.e must be a number (got x)", 1, true), err2)
+    assert.is_nil(err2:find("cone.lua", 1, true), err2)
+  end)
 end)

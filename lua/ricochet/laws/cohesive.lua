@@ -15,11 +15,12 @@ local cone = require "ricochet.laws.cone"
 local abs = math.abs
 
 return function(t)
-  local p = cone.check("ricochet.laws.cohesive", t, {
+  local spec = {
     c = { 0, "number", min = 0 }, mu = { 0, "number", min = 0 }, e = { 0, "number", min = 0, max = 1 },
-    d_c = { 1, "number", min = 0, max = 1 }, name = { "cohesive", "string" } })
+    d_c = { 1, "number", min = 0, max = 1 }, name = { "cohesive", "string" } }
+  local p = cone.check("ricochet.laws.cohesive", t, spec)
   return rc.law{
-    name = p.name, dim = 2, params = { c = p.c, mu = p.mu, e = p.e, d_c = p.d_c },
+    name = p.name, dim = 2, params = cone.params("ricochet.laws.cohesive", p, spec, { "c", "mu", "e", "d_c" }),
     state = { damage = 0, broken = 0 },
     xi = function(law, uN, uT, uoN, uoT, ctx)
       local sN = cone.unchecked.shift(law.e, 0, uoN, uoT, ctx)

@@ -120,4 +120,41 @@ function M.check(lname, t, allowed)
   return r
 end
 
+-- A shipped law's params table (rc.law{ params = ... }): the values p (checked by M.check
+-- against allowed) behind a table whose assignments are checked the same way, so that
+-- law.params.mu = "x" (or nan, or -1, or an unknown name) is an error at the assigning line
+-- instead of a failure inside the law's xi or project in the middle of a solve. Reads go to
+-- the values (law.params.mu, pairs(law.params)); keys of allowed not in keep (e.g. the
+-- name, or what a constructor turns into other values) cannot be set. fixed (or nil): more
+-- values the law reads (derived by its constructor), readable, not settable.
+function M.params(lname, p, allowed, keep, fixed)
+  local values = {}
+  for k, v in pairs(fixed or {}) do values[k] = v end
+  for _, k in ipairs(keep) do values[k] = p[k] end
+  local settable = {}
+  for _, k in ipairs(keep) do settable[k] = allowed[k] end
+  return setmetatable({}, {
+    __index = values,
+    __newindex = function(_, k, v)
+      local spec = settable[k]
+      if spec == nil then
+        error(string.format("%s: params.%s is not a parameter of this law (it has %s)", lname, tostring(k),
+                            table.concat(keep, ", ")), 2)
+      end
+      if type(v) ~= spec[2] then
+        error(string.format("%s: params.%s must be a %s (got %s)", lname, k, spec[2], tostring(v)), 2)
+      end
+      if v ~= v or v == math.huge or v == -math.huge then
+        error(string.format("%s: params.%s must be finite (got %s)", lname, k, tostring(v)), 2)
+      end
+      if (spec.min and v < spec.min) or (spec.max and v > spec.max) then
+        error(string.format("%s: params.%s must be in [%s, %s] (got %s)", lname, k, tostring(spec.min or "-inf"),
+                            tostring(spec.max or "inf"), tostring(v)), 2)
+      end
+      values[k] = v
+    end,
+    __pairs = function() return next, values, nil end,
+  })
+end
+
 return M

@@ -10,10 +10,11 @@ local cone = require "ricochet.laws.cone"
 local project = cone.unchecked.project
 
 return function(t)
-  local p = cone.check("ricochet.laws.coulomb", t, {
-    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "coulomb (Lua)", "string" } })
+  local spec = {
+    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "coulomb (Lua)", "string" } }
+  local p = cone.check("ricochet.laws.coulomb", t, spec)
   return rc.law{
-    name = p.name, dim = 2, params = { e = p.e, mu = p.mu },
+    name = p.name, dim = 2, params = cone.params("ricochet.laws.coulomb", p, spec, { "e", "mu" }),
     xi = function(law, uN, uT, uoN, uoT, ctx)
       -- eq. (62): u_N + e u_N,k; eq. (73): u_N + (theta (1 + e) - 1) u_N,k
       local e, th = law.e, ctx.theta

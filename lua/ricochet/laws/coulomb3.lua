@@ -26,10 +26,11 @@ end
 local project = M.project
 
 function M.new(t)
-  local p = cone.check("ricochet.laws.coulomb3", t, {
-    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "coulomb3 (Lua)", "string" } })
+  local spec = {
+    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "coulomb3 (Lua)", "string" } }
+  local p = cone.check("ricochet.laws.coulomb3", t, spec)
   return rc.law{
-    name = p.name, dim = 3, params = { e = p.e, mu = p.mu },
+    name = p.name, dim = 3, params = cone.params("ricochet.laws.coulomb3", p, spec, { "e", "mu" }),
     xi = function(law, uN, uT, uS, uoN, uoT, uoS, ctx)
       -- eq. (62): u_N + e u_N,k; eq. (73): u_N + (theta (1 + e) - 1) u_N,k
       local e, th = law.e, ctx.theta

@@ -45,11 +45,12 @@ function M.mu(params, tx, ty)
 end
 
 setmetatable(M, { __call = function(_, t)
-  local p = cone.check("ricochet.laws.elliptic", t, {
+  local spec = {
     mu_x = { 0.1, "number", min = 1e-12 }, mu_y = { 0.1, "number", min = 1e-12 }, angle = { 0, "number" },
-    e = { 0, "number", min = 0, max = 1 }, name = { "elliptic", "string" } })
-  local law = { mu_x = p.mu_x, mu_y = p.mu_y, e = p.e,
-                a1x = cos(p.angle), a1y = sin(p.angle), a2x = -sin(p.angle), a2y = cos(p.angle) }
+    e = { 0, "number", min = 0, max = 1 }, name = { "elliptic", "string" } }
+  local p = cone.check("ricochet.laws.elliptic", t, spec)
+  local law = cone.params("ricochet.laws.elliptic", p, spec, { "mu_x", "mu_y", "e" },
+                          { a1x = cos(p.angle), a1y = sin(p.angle), a2x = -sin(p.angle), a2y = cos(p.angle) })
   return rc.law{
     name = p.name, dim = 2, params = law,
     xi = function(law, uN, uT, uoN, uoT, ctx)

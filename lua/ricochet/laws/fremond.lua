@@ -15,10 +15,11 @@ local cone = require "ricochet.laws.cone"
 local abs = math.abs
 
 return function(t)
-  local p = cone.check("ricochet.laws.fremond", t, {
-    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "fremond (Lua)", "string" } })
+  local spec = {
+    e = { 0, "number", min = 0, max = 1 }, mu = { 0, "number", min = 0 }, name = { "fremond (Lua)", "string" } }
+  local p = cone.check("ricochet.laws.fremond", t, spec)
   return rc.law{
-    name = p.name, dim = 2, params = { e = p.e, mu = p.mu },
+    name = p.name, dim = 2, params = cone.params("ricochet.laws.fremond", p, spec, { "e", "mu" }),
     xi = function(law, uN, uT, uoN, uoT, ctx)
       local sN, sT = cone.unchecked.shift(law.e, 1, uoN, uoT, ctx)
       local wT = uT + sT

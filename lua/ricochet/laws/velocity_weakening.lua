@@ -12,12 +12,13 @@ local cone = require "ricochet.laws.cone"
 local abs, exp = math.abs, math.exp
 
 return function(t)
-  local p = cone.check("ricochet.laws.velocity_weakening", t, {
+  local spec = {
     mu_s = { 0.5, "number", min = 0 }, mu_d = { 0.3, "number", min = 0 }, v_c = { 1e-3, "number", min = 1e-300 },
-    e = { 0, "number", min = 0, max = 1 }, name = { "velocity-weakening", "string" } })
+    e = { 0, "number", min = 0, max = 1 }, name = { "velocity-weakening", "string" } }
+  local p = cone.check("ricochet.laws.velocity_weakening", t, spec)
   local function mu(law, v) return law.mu_d + (law.mu_s - law.mu_d) * exp(-v / law.v_c) end
   return rc.law{
-    name = p.name, dim = 2, params = { mu_s = p.mu_s, mu_d = p.mu_d, v_c = p.v_c, e = p.e },
+    name = p.name, dim = 2, params = cone.params("ricochet.laws.velocity_weakening", p, spec, { "mu_s", "mu_d", "v_c", "e" }),
     state = { v = 0 },
     xi = function(law, uN, uT, uoN, uoT, ctx)
       local sN = cone.unchecked.shift(law.e, 0, uoN, uoT, ctx)
