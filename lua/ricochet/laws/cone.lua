@@ -78,6 +78,23 @@ function M.shift(e, e_t, uoN, uoT, ctx)
   return unchecked.shift(e, e_t, uoN, uoT, ctx)
 end
 
+-- value v of a parameter against its spec { default, type [, min =, max =] }: an error
+-- naming the law and the parameter (label) at the caller's level-th frame
+local function check_value(lname, label, spec, v, level)
+  if type(v) ~= spec[2] then
+    error(string.format("%s: %s must be a %s (got %s)", lname, label, spec[2], tostring(v)), level + 1)
+  end
+  if spec[2] == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      error(string.format("%s: %s must be finite (got %s)", lname, label, tostring(v)), level + 1)
+    end
+    if (spec.min and v < spec.min) or (spec.max and v > spec.max) then
+      error(string.format("%s: %s must be in [%s, %s] (got %s)", lname, label, tostring(spec.min or "-inf"),
+                          tostring(spec.max or "inf"), tostring(v)), level + 1)
+    end
+  end
+end
+
 -- Parameter checks that name the law and the field.
 function M.check(lname, t, allowed)
   if type(lname) ~= "string" then
@@ -103,18 +120,7 @@ function M.check(lname, t, allowed)
   for k, spec in pairs(allowed) do
     local v = t[k]
     if v == nil then v = spec[1] end
-    if type(v) ~= spec[2] then
-      error(string.format("%s: '%s' must be a %s (got %s)", lname, k, spec[2], tostring(v)), 3)
-    end
-    if spec[2] == "number" then
-      if v ~= v or v == math.huge or v == -math.huge then
-        error(string.format("%s: '%s' must be finite (got %s)", lname, k, tostring(v)), 3)
-      end
-      if (spec.min and v < spec.min) or (spec.max and v > spec.max) then
-        error(string.format("%s: '%s' must be in [%s, %s] (got %s)", lname, k, tostring(spec.min or "-inf"),
-                            tostring(spec.max or "inf"), tostring(v)), 3)
-      end
-    end
+    check_value(lname, "'" .. k .. "'", spec, v, 3)
     r[k] = v
   end
   return r
@@ -141,16 +147,7 @@ function M.params(lname, p, allowed, keep, fixed)
         error(string.format("%s: params.%s is not a parameter of this law (it has %s)", lname, tostring(k),
                             table.concat(keep, ", ")), 2)
       end
-      if type(v) ~= spec[2] then
-        error(string.format("%s: params.%s must be a %s (got %s)", lname, k, spec[2], tostring(v)), 2)
-      end
-      if v ~= v or v == math.huge or v == -math.huge then
-        error(string.format("%s: params.%s must be finite (got %s)", lname, k, tostring(v)), 2)
-      end
-      if (spec.min and v < spec.min) or (spec.max and v > spec.max) then
-        error(string.format("%s: params.%s must be in [%s, %s] (got %s)", lname, k, tostring(spec.min or "-inf"),
-                            tostring(spec.max or "inf"), tostring(v)), 2)
-      end
+      check_value(lname, "params." .. k, spec, v, 2)
       values[k] = v
     end,
     __pairs = function() return next, values, nil end,
