@@ -310,6 +310,9 @@ describe("changing laws", function()
       end
       assert.are.equal(0, law.params.e)
     end
+    local cone = require "ricochet.laws.cone"
+    assert.is_truthy(select(2, pcall(cone.params, 1, {}, {}, {})):find("'lname' must be a string", 1, true))
+    assert.is_truthy(select(2, pcall(cone.params, "x", {}, { a = { 0, "number" } }, { "b" })):find("'keep[1]' must be", 1, true))
     local ok, err = pcall(function() laws.elliptic.params.a1x = 0 end)   -- derived from the angle: read-only
     assert.is_false(ok)
     assert.is_truthy(err:find("params.a1x is not a parameter of this law (it has mu_x, mu_y, e)", 1, true), err)

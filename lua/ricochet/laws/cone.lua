@@ -134,6 +134,18 @@ end
 -- name, or what a constructor turns into other values) cannot be set. fixed (or nil): more
 -- values the law reads (derived by its constructor), readable, not settable.
 function M.params(lname, p, allowed, keep, fixed)
+  local function arg(name, ok, what, x)
+    if not ok then error(string.format("ricochet.laws.cone.params: '%s' must be %s (got %s)", name, what, tostring(x)), 3) end
+  end
+  arg("lname", type(lname) == "string", "a string", lname)
+  arg("p", type(p) == "table", "a table of values", p)
+  arg("allowed", type(allowed) == "table", "a table of specs", allowed)
+  arg("keep", type(keep) == "table", "a list of parameter names", keep)
+  arg("fixed", fixed == nil or type(fixed) == "table", "nil or a table of values", fixed)
+  for i, k in ipairs(keep) do
+    local spec = allowed[k]
+    arg("keep[" .. i .. "]", type(spec) == "table" and spec[2] == "number", "the name of a number in 'allowed'", k)
+  end
   local values = {}
   for k, v in pairs(fixed or {}) do values[k] = v end
   for _, k in ipairs(keep) do values[k] = p[k] end
