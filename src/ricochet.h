@@ -1403,10 +1403,10 @@ typedef struct rc_run_stats {
     double stage_wall_s[8];
     /* planar NSGS's sweeps alone, on one thread (order "fixed", "random",
      * "position" or "top", residual "pass", no acceleration, on the hot
-     * records), in steps of at least 256 active contacts: their wall-clock seconds and their one-contact solves,
-     * without the residual passes, the records' packing and the set-up
-     * (local_solves / solver_cpu_s is the whole solver's rate); not saved in
-     * checkpoints */
+     * records), in steps of at least 256 active contacts: their wall-clock
+     * seconds and their one-contact solves, without the residual passes, the
+     * records' packing and the set-up (local_solves / solver_cpu_s is the
+     * whole solver's rate); not saved in checkpoints */
     double sweep_wall_s;
     long sweep_solves;
 } rc_run_stats;
