@@ -951,7 +951,16 @@ function FZ.rows(qb, m, eps)
 end
 function FZ.grad(m) local G = {} for i = 1, m do G[i] = { i == 1 and 1 or 0, i == 2 and 1 or 0, i == 3 and 1 or 0 } end return G end
 function FZ.ngon(n, r) local v = {} for i = 1, n do local a = 2 * math.pi * (i - 1) / n; v[i] = { r * math.cos(a), r * math.sin(a) } end return v end
-function FZ.setp(l, x) if type(l) == "table" and type(rawget(l, "params")) == "table" then l.params.mu = x; l.params.e = x end end
+-- a law's params set to x: every parameter it has (pairs: the shipped laws' checked table too;
+-- sorted, so that the case does not depend on the hash order), then mu and e
+function FZ.setp(l, x)
+  if type(l) ~= "table" or type(rawget(l, "params")) ~= "table" then return end
+  local keys = {}
+  for k in pairs(l.params) do if type(k) == "string" then keys[#keys + 1] = k end end
+  table.sort(keys)
+  for _, k in ipairs(keys) do l.params[k] = x end
+  l.params.mu = x; l.params.e = x
+end
 -- a stack overflow, quickly: recursion through a C function ("C stack overflow")
 function FZ.deep() local function f() return (string.gsub("x", "x", f)) end return f() end
 function FZ.gcerr() return setmetatable({}, { __gc = function() error("fuzz: __gc") end }) end
