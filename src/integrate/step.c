@@ -187,7 +187,7 @@ rc_status rci_stage_solve(rci_step *st)
     if (w->nactive || w->njoints) {
         const rcn_solver *solver = rcn_solver_of(st->solver->method);
         const rcn_problem pb = { w, st->solver, st->cyclic };
-        rcn_report rep = { 0, 0.0, -1, 0, 0, 0.0, 0 };
+        rcn_report rep = { .worst = -1 };
         struct timespec c0, c1;
         const long fb0 = w->stats.newton_fallbacks;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);

@@ -648,13 +648,13 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         if (order == RC_ORDER_RANDOM && (it == 0 || !pb->cyclic))
             shuffle_active(w, &rng, pk);   /* an exploration's cyclic order: the first sweep's, kept */
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
-        if (pk && timed) {   /* the sweep's own rate (rc_run_stats.sweep_wall_s) */
-            const double t0 = rcb_now_s();
-            rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);
-            rep->sweep_wall_s += rcb_now_s() - t0;
-            rep->sweep_solves += pk->n;
-        } else if (pk) {
+        if (pk) {
+            const double t0 = timed ? rcb_now_s() : 0.0;   /* the sweep's own rate (rc_run_stats.sweep_wall_s) */
             rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
+            if (timed) {
+                rep->sweep_wall_s += rcb_now_s() - t0;
+                rep->sweep_solves += pk->n;
+            }
         }
         for (int k = 0; k < w->nactive && !pk; k++) {
             if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
