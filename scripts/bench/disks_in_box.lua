@@ -10,7 +10,7 @@
 --
 -- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
--- check_every=n, residual=pass|sweep, tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
+-- check_every=n, residual=pass|sweep, relax=omega, mu=0.3 (every contact's), tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads; a later
 -- line the wall time per step of each stage of the step (sim:stats().stage_wall_s).
@@ -46,6 +46,8 @@ local solver = rc.param("solver", "nsgs")   -- "nsgs" (default), "apgd" (apgd.c)
 local linear = rc.param("linear", "sparse")   -- solver=newton: its linear solve (auto, dense, iterative, sparse)
 local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with Anderson acceleration (anderson.c)
 local depth = rc.param("depth", 5)                  -- its depth m
+local relax = rc.param("relax", 1.0, { min = 0 })   -- NSGS over-relaxation omega (solver relax)
+local mu = rc.param("mu", 0.3, { min = 0 })         -- the friction coefficient of every contact
 
 math.randomseed(seed)
 local function uniform(a, b) return a + (b - a) * math.random() end
@@ -75,9 +77,9 @@ if numbering == "columns" then
 end
 for _, d in ipairs(disks) do w:body(d.def) end
 local law
-if law_kind == "c" then law = rc.newton{ e = 0, mu = 0.3 }
-elseif law_kind == "c-generic" then law = rc.newton{ e = 0, mu = 0.3, local_solver = "generic" }
-elseif law_kind == "lua" then law = require("ricochet.laws.coulomb"){ e = 0, mu = 0.3 }
+if law_kind == "c" then law = rc.newton{ e = 0, mu = mu }
+elseif law_kind == "c-generic" then law = rc.newton{ e = 0, mu = mu, local_solver = "generic" }
+elseif law_kind == "lua" then law = require("ricochet.laws.coulomb"){ e = 0, mu = mu }
 else error("law must be c, c-generic or lua (got " .. tostring(law_kind) .. ")") end
 w:contact{ groups = { 0, 0 }, law = law }
 
@@ -85,6 +87,7 @@ local sim = w:simulation{
   scheme = "moreau-jean", theta = 0.5, h = h, activation = activation,
   project_contacts = project, project_tol = ptol, project_max_iter = piter,
   solver = { solver, tol = tol, max_iter = max_iter, on_fail = "warn", order = order, threads = threads,
+             relax = relax ~= 1.0 and relax or nil,
              adaptive_threads = adaptive, check_every = check_every,
              residual = solver == "nsgs" and residual or nil,
              linear = solver == "newton" and linear or nil,
