@@ -10,7 +10,8 @@
 --
 -- Solver parameters (docs/granular.md, "Performance"): --set order=fixed|random|position|colour,
 -- threads=n (> 1: order colour), adaptive=0 (always share the colours between the threads),
--- check_every=n, residual=pass|sweep, relax=omega, mu=0.3 (every contact's), tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
+-- check_every=n, residual=pass|sweep, relax=omega, mu=0.3 (every contact's), window=0.25 (a line of the sweeps and
+-- capped steps per window of that many seconds), tol=1e-4, max_iter=100, solver=nsgs|apgd, accelerate=anderson (NSGS), depth=5, solver=newton linear=sparse|iterative|dense|auto. The first line printed gives the wall time per step
 -- (CPU time adds up the threads), the sweeps per step, the steps that hit the sweep cap with
 -- the geometric mean of their residual, and the steps that ran on several threads; a later
 -- line the wall time per step of each stage of the step (sim:stats().stage_wall_s).
@@ -48,6 +49,7 @@ local accelerate = rc.param("accelerate", "none")   -- "anderson": NSGS with And
 local depth = rc.param("depth", 5)                  -- its depth m
 local relax = rc.param("relax", 1.0, { min = 0 })   -- NSGS over-relaxation omega (solver relax)
 local mu = rc.param("mu", 0.3, { min = 0 })         -- the friction coefficient of every contact
+local window = rc.param("window", 0.0, { min = 0 })   -- > 0: the sweeps and capped steps per window of this length (s)
 
 math.randomseed(seed)
 local function uniform(a, b) return a + (b - a) * math.random() end
@@ -118,6 +120,18 @@ sim:after_step(function(s)
     solved = solved + 1
   end
 end)
+-- per window of `window` seconds: sweeps and steps, steps at the cap (the pile's phases: the
+-- rain of grains, the heap settling, the heap at rest)
+local win = {}
+if window > 0 then
+  sim:after_step(function(s)
+    local k = math.floor(s.t / window - 1e-9)
+    local wk = win[k] or { sweeps = 0, steps = 0, capped = 0 }
+    win[k] = wk
+    wk.sweeps, wk.steps = wk.sweeps + s:info().iterations, wk.steps + 1
+    if not s:info().converged then wk.capped = wk.capped + 1 end
+  end)
+end
 local summary = sim:run{ T = T }
 local cpu = os.clock() - c0
 local st = sim:stats()
@@ -168,5 +182,17 @@ for _, m in ipairs(mem) do
   parts[#parts + 1] = string.format("step %d: %.0f B/grain, %.2f contacts/grain", m.steps, m.bytes / N, m.contacts / N)
 end
 io.write("disks_in_box: kernel memory per grain, " .. table.concat(parts, "; ") .. "\n")
+if window > 0 then
+  local parts = {}
+  for k = 0, math.ceil(T / window - 1e-9) - 1 do
+    local wk = win[k]
+    if wk then
+      parts[#parts + 1] = string.format("%g-%g s: %.1f sweeps/step, %d of %d at the cap", k * window, (k + 1) * window,
+                                        wk.sweeps / wk.steps, wk.capped, wk.steps)
+    end
+  end
+  io.write("disks_in_box: windows: " .. table.concat(parts, "; ") .. "\n")
+  summary.windows = win
+end
 summary.ns_per_local_solve = 1e9 * st.solver_cpu_s / st.local_solves
 return summary

@@ -2,7 +2,8 @@
 -- step of the falling pile re-solved with exactly K sweeps against a reference. On a
 -- 200-disk pile at t = 0.5 s: without friction NSGS converges linearly and over-relaxation
 -- speeds it up as on a linear system; with friction the sweeps end in the reference's
--- stick/slide/open pattern when given enough of them.
+-- stick/slide/open pattern when given enough of them. And which steps stop at the cap: those
+-- of grains in motion (disks_in_box.lua's windows), none once the pile is at rest.
 local helper = require "scenario_helper"
 
 local function tail(set)
@@ -37,5 +38,20 @@ describe("nsgs_tail: a step of the 200-disk pile re-solved with K sweeps", funct
     assert.are.equal(0, by["1:300"].differs)
     assert.are.equal(0, by["1:300"].flips)
     assert.is_true(by["1:300"].residual < by["1:100"].residual and by["1:100"].residual < by["1:10"].residual)
+  end)
+end)
+
+describe("disks_in_box: the steps at the sweep cap are those of grains in motion", function()
+  it("the 200-disk pile: most steps of 0.5-1 s at the cap, none at rest (1.5-2.5 s)", function()
+    -- measured: 413 of 500 steps at the cap in 0.5-1 s (88.5 sweeps a step), 0 of 1 000 in
+    -- 1.5-2.5 s (0.5 sweeps a step)
+    local r = helper.run("scripts/bench/disks_in_box.lua", { N = "200", T = "2.5", window = "0.5" }, false, true)
+    local w = r.windows
+    assert.are.equal(500, w[1].steps)
+    assert.is_true(w[1].capped > 250, "0.5-1 s: " .. w[1].capped .. " steps at the cap")
+    for k = 3, 4 do
+      assert.are.equal(0, w[k].capped, "window " .. k)
+      assert.is_true(w[k].sweeps / w[k].steps < 5, "window " .. k .. ": " .. w[k].sweeps / w[k].steps .. " sweeps a step")
+    end
   end)
 end)
