@@ -128,8 +128,9 @@ if window > 0 then
     local k = math.floor(s.t / window - 1e-9)
     local wk = win[k] or { sweeps = 0, steps = 0, capped = 0 }
     win[k] = wk
-    wk.sweeps, wk.steps = wk.sweeps + s:info().iterations, wk.steps + 1
-    if not s:info().converged then wk.capped = wk.capped + 1 end
+    local info = s:info()
+    wk.sweeps, wk.steps = wk.sweeps + info.iterations, wk.steps + 1
+    if not info.converged then wk.capped = wk.capped + 1 end
   end)
 end
 local summary = sim:run{ T = T }
