@@ -12,7 +12,7 @@
 -- disk against the wall. With the max-norm stopping test (norm = "max") each
 -- pair's linearised end-of-step gap is >= -h tol, and the true gap is at
 -- least that (the gap of two disks is convex in q, the wall's is linear).
---   build/ricochet run scripts/papers/maury2006_many_body.lua --set relax=1.6
+--   build/ricochet run scripts/papers/maury2006_many_body.lua --set relax=1.85
 --   build/ricochet run scripts/papers/maury2006_many_body.lua --set N=300 --set solver=uzawa
 -- Parameters: N (2000, >= 1), r0 (0.015, > 0), h (0.1, > 0), steps (10,
 -- >= 1), seed (11), solver ("nsgs" or "uzawa"), norm ("max": every contact
