@@ -12,8 +12,9 @@
 -- (the solver's l2 test, ||r|| / (1 + ||b||)), and per class of the reference's active contacts
 -- -- stick (|p_T| < mu p_N), slide (|p_T| = mu p_N), open (p_N = 0) -- how many there are and the
 -- 2-norms of p - p_ref and u - u_ref over them, the contacts whose class differs from the
--- reference's, and those whose class changes in the next 10 sweeps. Returns { ref_residual,
--- counts = { stick, slide, open }, rows = { { relax, sweeps, residual, differs, flips }, ... } }
+-- reference's, and those whose class changes in the next 10 sweeps. Returns { ref_residual, max_pT
+-- (the reference's largest |p_T|), counts = { stick, slide, open }, rows = { { relax, sweeps,
+-- residual, differs, flips }, ... } }
 -- (tests/spec/nsgs_tail_spec.lua).
 local rc = require "ricochet"
 
@@ -69,7 +70,12 @@ end
 local ref, ref_res = solve(ref_sweeps, 1.0)
 local result = { ref_residual = ref_res, rows = {} }
 local counts = { stick = 0, slide = 0, open = 0 }
-for _, c in pairs(ref) do counts[class(c)] = counts[class(c)] + 1 end
+local max_pT = 0   -- the reference's largest |p_T| (0 without friction)
+for _, c in pairs(ref) do
+  counts[class(c)] = counts[class(c)] + 1
+  max_pT = math.max(max_pT, math.abs(c.pT))
+end
+result.max_pT = max_pT
 io.write(string.format("nsgs_tail: N = %d, t = %g, mu = %g: reference %d sweeps, residual %.3g; active contacts: %d stick, %d slide, %d open\n",
                        math.tointeger(rc.param("N", 1000)), rc.param("T", 1.0), mu, ref_sweeps, ref_res,
                        counts.stick, counts.slide, counts.open))

@@ -20,7 +20,8 @@ describe("nsgs_tail: a step of the 200-disk pile re-solved with K sweeps", funct
     -- measured: residual 1.15e-2, 2.6e-4, 2.4e-7 after 10, 100, 300 sweeps; 5.8e-10 after 100 at 1.8
     local r, by = tail({ mu = "0", relaxes = "1,1.8" })
     assert.is_true(r.ref_residual <= 1e-12, "reference " .. r.ref_residual)
-    assert.are.equal(0, r.counts.stick)   -- without friction no contact sticks
+    assert.are.equal(0, r.max_pT)         -- without friction no tangential impulse at all
+    assert.are.equal(0, r.counts.stick)
     assert.is_true(r.counts.slide > 100, "closed contacts " .. r.counts.slide)
     assert.is_true(by["1:300"].residual <= 1e-3 * by["1:10"].residual,
                    string.format("%.3g after 300 against %.3g after 10", by["1:300"].residual, by["1:10"].residual))
@@ -34,6 +35,7 @@ describe("nsgs_tail: a step of the 200-disk pile re-solved with K sweeps", funct
     local r, by = tail({ mu = "0.3" })
     assert.is_true(r.ref_residual <= 1e-12, "reference " .. r.ref_residual)
     assert.is_true(r.counts.stick > 0 and r.counts.slide > 0, "stick " .. r.counts.stick .. ", slide " .. r.counts.slide)
+    assert.is_true(r.max_pT > 0)
     assert.is_true(by["1:10"].differs > 0)
     assert.are.equal(0, by["1:300"].differs)
     assert.are.equal(0, by["1:300"].flips)
