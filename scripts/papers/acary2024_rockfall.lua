@@ -29,7 +29,9 @@
 -- per layer), buttresses (6), rock_d (5: m), n_points (30), seed (1), x0 (30), z0 (35), vx
 -- (-10), vz (-35), wx, wy, wz (0.5, 10, 0.1), slope_foot (3), slope_top (40), e (0.2),
 -- mu (0.6), rho (2300), scene (a file for the peer scripts/bench/siconos_wall.py: "" none),
--- view_azimuth, view_elevation (215, 35: degrees, final.svg's view from behind the wall).
+-- view_azimuth, view_elevation (215, 35: degrees, final.svg's view from behind the wall), window
+-- (0: > 0 prints, per window of that many seconds, the sweeps, capped steps, active contacts,
+-- one-contact solves and solver CPU: where the solver's time goes).
 local rc = require "ricochet"
 
 local scheme = rc.param("scheme", "moreau-jean", { one_of = { "moreau-jean", "moreau-jean-fremond" } })
@@ -43,6 +45,7 @@ local order  = rc.param("order", "fixed", { one_of = { "fixed", "position", "top
 local relax  = rc.param("relax", 1.0, { above = 0, below = 2 })
 local skip_quiet = rc.param("skip_quiet", 2.0, { min = 0 })
 local norm   = rc.param("norm", "l2", { one_of = { "l2", "siconos", "max" } })
+local window = rc.param("window", 0.0, { min = 0 })
 local layers = rc.param("layers", 10, { min = 1 })
 local blocks = rc.param("blocks", 20, { min = 1 })
 local buttresses = rc.param("buttresses", 6, { min = 0 })
@@ -145,8 +148,21 @@ local sim = w:simulation{ scheme = scheme, theta = theta, h = h, solver = solver
 local reach = 0
 for _, p in ipairs(pts) do reach = math.max(reach, math.sqrt(p[1] ^ 2 + p[2] ^ 2 + p[3] ^ 2)) end
 local wall_speed, wall_speed_001, t_near, nan, max_contacts = 0, 0, nil, false, 0
+-- window > 0: per window of that many seconds, the steps, sweeps, steps at the cap, one-contact
+-- solves, the solver's CPU and the active contacts (where the solver's time goes)
+local windows, solves_last, cpu_last = {}, 0, 0
 sim:after_step(function(s)
   local info = s:info()   -- once a step: it is a table of ~30 fields
+  if window > 0 then
+    local st = s:stats()
+    local k = math.floor(info.t / window - 1e-9)
+    local e = windows[k] or { steps = 0, sweeps = 0, capped = 0, solves = 0, cpu = 0, active = 0 }
+    windows[k] = e
+    e.steps, e.sweeps, e.active = e.steps + 1, e.sweeps + info.iterations, e.active + info.nactive
+    if info.iterations >= max_iter then e.capped = e.capped + 1 end
+    e.solves, e.cpu = e.solves + st.local_solves - solves_last, e.cpu + st.solver_cpu_s - cpu_last
+    solves_last, cpu_last = st.local_solves, st.solver_cpu_s
+  end
   local rq = rock:q()
   if rq[1] ~= rq[1] then nan = true end
   if not t_near and rq[1] - reach > 0.05 then
@@ -183,6 +199,20 @@ summary.max_overlap = st.max_overlap
 print(string.format("rockfall_run: steps=%d cpu_ms_per_step=%.3f max_overlap=%.4g wall_max_speed=%.4g max_sweeps=%d unconverged=%d local_solves=%d solver_cpu_s=%.2f",
                     sim:info().step, 1e3 * cpu_run / sim:info().step, st.max_overlap, wall_speed, st.max_iterations, st.failures,
                     st.local_solves, st.solver_cpu_s))
+summary.local_solves, summary.solver_cpu_s = st.local_solves, st.solver_cpu_s
+if window > 0 then
+  summary.windows = {}
+  print("rockfall windows: t [s] | steps | sweeps/step | steps at the cap | active contacts/step | one-contact solves | solver CPU s")
+  for k = 0, math.ceil(T / window - 1e-9) - 1 do
+    local e = windows[k]
+    if e then
+      summary.windows[#summary.windows + 1] = { t0 = k * window, t1 = (k + 1) * window, steps = e.steps, sweeps = e.sweeps,
+                                                capped = e.capped, active = e.active, solves = e.solves, cpu = e.cpu }
+      print(string.format("rockfall window %6.3f-%6.3f | %5d | %7.1f | %4d | %6.0f | %9.3e | %7.2f", k * window, (k + 1) * window,
+                          e.steps, e.sweeps / e.steps, e.capped, e.active / e.steps, e.solves, e.cpu))
+    end
+  end
+end
 -- the figures beside the history (with --out): Figs 12-13 (a)-(b) and (c)-(d)
 if summary.out then
   local plot = require "ricochet.plot"

@@ -91,4 +91,28 @@ describe("the rockfall on a masonry wall (small version)", function()
       assert.is_true(gyr > 1e-3)
     end
   end)
+
+  it("accounts for the solver's work per window of time: the standing wall costs a sweep a step", function()
+    -- window = 0.1: per window the steps, sweeps, capped steps, one-contact solves, solver CPU
+    local set = {}
+    for k, v in pairs(small) do set[k] = v end
+    set.max_iter, set.window = "5000", "0.1"
+    local r = helper.run("scripts/papers/acary2024_rockfall.lua", set)
+    assert.equal(5, #r.windows)
+    local steps, solves = 0, 0
+    for _, e in ipairs(r.windows) do
+      steps, solves = steps + e.steps, solves + e.solves
+      print(("  %.1f-%.1f s: %.1f sweeps/step, %d capped, %.0f active contacts/step, %d solves")
+            :format(e.t0, e.t1, e.sweeps / e.steps, e.capped, e.active / e.steps, e.solves))
+    end
+    assert.equal(500, steps)
+    assert.equal(r.local_solves, solves)   -- every step's solves in one window, none twice
+    -- the same trajectory as the MJ run above (same parameters): its solves
+    assert.equal(mj.local_solves, r.local_solves)
+    -- the wall stands from 0.1 s until the rock reaches it (t_near > 0.3 s): the warm start
+    -- solves each step in one sweep; the strike (0.4-0.5 s) takes tens
+    for i = 2, 3 do assert.is_true(r.windows[i].sweeps / r.windows[i].steps <= 1.5) end
+    assert.is_true(r.windows[5].sweeps / r.windows[5].steps >= 10)
+    assert.is_true(r.windows[5].solves > 10 * r.windows[2].solves)
+  end)
 end)
