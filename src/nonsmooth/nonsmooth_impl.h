@@ -60,6 +60,7 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
 void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
+void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);
 void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi);
 /* blocks: room for the block sums (the coloured solve's); block: the terms
  * of records [RCN_PACK_BLOCK b, RCN_PACK_BLOCK (b + 1)) and their block's
@@ -179,13 +180,18 @@ long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range rang
  * root's (RCN_SLAB_SEGS - 1) last. pass: in a parallel region, the threads
  * take whole subtrees, then the nodes above level by level, and, if root,
  * the root on one thread (omp single); outside a region all in order on
- * this thread. */
+ * this thread. range2 (or NULL) sweeps two runs that share no movable body
+ * side by side (the two halves of each thread's subtree, then its own
+ * contacts: the numbers of the order, bit for bit) unless
+ * rcn_slab_interleave is 0 (tests compare the two). */
 #define RCN_SLAB_LEVELS 4
 #define RCN_SLABS (1 << RCN_SLAB_LEVELS)
 #define RCN_SLAB_SEGS (2 * RCN_SLABS - 1)
 rc_status rcn_slab_order(rc_world *w);
 int rcn_slab_segment(int h, int j);
-void rcn_slab_pass(const int *start, int root, rcn_colour_range range, void *ctx);
+typedef long (*rcn_slab_range2)(void *ctx, int lo1, int hi1, int lo2, int hi2);
+void rcn_slab_pass(const int *start, int root, rcn_colour_range range, rcn_slab_range2 range2, void *ctx);
+extern int rcn_slab_interleave;
 /* anderson_hist.c: Anderson's history for a fixed-point map x -> G(x) on N
  * unknowns, depth m <= RCN_AA_MAX (world.c checks). The solver writes x_0
  * into x; after each sweep it writes G(x) into g and calls rcn_aa_next,

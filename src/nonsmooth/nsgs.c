@@ -212,6 +212,15 @@ static long closed_range(void *ctx, int lo, int hi)
     return hi - lo;
 }
 
+/* two runs that share no movable body (the slabs' halves), alternately */
+static long closed_range2(void *ctx, int lo1, int hi1, int lo2, int hi2)
+{
+    const closed_ctx *cx = ctx;
+    if (!cx->pk) return closed_range(ctx, lo1, hi1) + closed_range(ctx, lo2, hi2);
+    rcn_nsgs_pack_sweep2(cx->w, cx->pk, lo1, hi1, lo2, hi2, cx->omega);   /* nsgs_pack.c */
+    return (hi1 - lo1) + (hi2 - lo2);
+}
+
 /* The sweep orders live in the world's work arena; the part leaves the team. */
 static void nsgs_free(rc_world *w) { team_leave(w); }
 
@@ -317,6 +326,8 @@ typedef struct coloured_state {
     int it_limit;           /* stop after this many sweeps                      */
     int next, prev_it;      /* check_every = 1: the sweep of the next pass, that of the last */
     double prev;            /* the last pass's residual (rcn_pass_gap)           */
+    double sweep_s;         /* one thread, hot records: the sweeps' wall time   */
+    long sweep_solves;      /* and their one-contact solves (rcn_report)         */
 } coloured_state;
 
 /* The squared local residuals of the active contacts (closed-form laws), in
@@ -391,8 +402,13 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
             closed_ctx cx = { w, sweep, omega, pk };
             /* slabs: the boundary after the slabs' barrier, by the single
              * below when no residual pass follows (one barrier less) */
-            if (slabs) rcn_slab_pass(start, check, closed_range, &cx);        /* slabs.c */
+            const double t0 = nt == 1 && pk && n >= RCN_TIMED_SWEEPS_MIN ? rcb_now_s() : 0.0;
+            if (slabs) rcn_slab_pass(start, check, closed_range, closed_range2, &cx);   /* slabs.c */
             else (void)rcn_colour_pass(ncol, start, pmin, closed_range, &cx);   /* colour.c */
+            if (t0 > 0.0) {   /* the sweep's own rate on one thread (rc_run_stats.sweep_wall_s) */
+                st->sweep_s += rcb_now_s() - t0;
+                st->sweep_solves += slabs && !check ? start[RCN_SLAB_SEGS - 1] : n;
+            }
             if (check) closed_residuals(w, pk);
             RC_OMP(omp single)
             {
@@ -438,7 +454,7 @@ void rcn_nsgs_team_backoff(rc_world *w)
  * next (the cost of a sweep drifts during a solve); two team sweeps in a
  * row slower than that hand the rest of the step to this thread. */
 static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int nt, int *iters, double *res_out, int *worst,
-                          rcn_pack2 *pk)
+                          rcn_pack2 *pk, rcn_report *rep)
 {
     if (nt > 1) team_join(w);
     const int max_iter = opt->max_iter;
@@ -468,6 +484,8 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
     *iters = st.it;
     *res_out = st.res;
     *worst = st.worst;
+    rep->sweep_wall_s += st.sweep_s;
+    rep->sweep_solves += st.sweep_solves;
     return nt > 1 && (st.team_sweeps > 0 || !opt->adaptive_threads);
 }
 
@@ -624,7 +642,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
             nt = 1;   /* backing off: the threads did not pay lately */
         if (pk) RC_CHECK(rcn_nsgs_pack_blocks(w, pk));   /* the residual passes' block sums (closed_residuals) */
-        rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst, pk);
+        rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst, pk, rep);
         it = *iters;
         res = *res_out;
         goto done;

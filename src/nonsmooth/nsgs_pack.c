@@ -212,6 +212,29 @@ void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omeg
     }
 }
 
+/* Two runs of records that share no movable body, [lo1, hi1) and [lo2,
+ * hi2) (the slabs order's two halves of a subtree, slabs.c), swept in one
+ * pass that alternates between them: each record sees the velocities it
+ * would see were the runs swept one after the other (the other run touches
+ * none of its bodies), so the impulses are the same bit for bit, and the
+ * core has two independent chains of updates in flight (a Gauss--Seidel
+ * sweep is otherwise one chain: an update reads the velocities the one
+ * before it may just have written, and waits for them). */
+void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega)
+{
+    double *V = w->V;
+    const double *mk = pk->mk;
+    const int n = hi1 - lo1 < hi2 - lo2 ? hi1 - lo1 : hi2 - lo2;
+    for (int k = 0; k < n; k++) {
+        prefetch_bodies(pk, V, lo1 + k, hi1);
+        prefetch_bodies(pk, V, lo2 + k, hi2);
+        hot_solve(&pk->h[lo1 + k], V, mk, omega, NULL);
+        hot_solve(&pk->h[lo2 + k], V, mk, omega, NULL);
+    }
+    for (int k = lo1 + n; k < hi1; k++) hot_solve(&pk->h[k], V, mk, omega, NULL);
+    for (int k = lo2 + n; k < hi2; k++) hot_solve(&pk->h[k], V, mk, omega, NULL);
+}
+
 void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi)
 {
     const double *V = w->V;

@@ -132,21 +132,43 @@ rc_status rcn_slab_order(rc_world *w)
     return RC_OK;
 }
 
-void rcn_slab_pass(const int *start, int root, rcn_colour_range range, void *ctx)
+int rcn_slab_interleave = 1;
+
+/* the subtree of (h, j) in sweep: its two halves side by side (range2),
+ * then its own node; or its segments in order */
+static void subtree(const int *start, int h, int j, rcn_colour_range range, rcn_slab_range2 range2, void *ctx)
+{
+    const int last = rcn_slab_segment(h, j);
+    if (h == 0 || !range2 || !rcn_slab_interleave) {
+        (void)range(ctx, start[subtree_first(h, j)], start[last + 1]);
+        return;
+    }
+    const int left = rcn_slab_segment(h - 1, 2 * j), right = rcn_slab_segment(h - 1, 2 * j + 1);
+    (void)range2(ctx, start[subtree_first(h - 1, 2 * j)], start[left + 1], start[subtree_first(h - 1, 2 * j + 1)],
+                 start[right + 1]);
+    (void)range(ctx, start[last], start[last + 1]);
+}
+
+void rcn_slab_pass(const int *start, int root, rcn_colour_range range, rcn_slab_range2 range2, void *ctx)
 {
     int nth = 1;
 #ifdef _OPENMP
     nth = omp_get_num_threads();
 #endif
-    if (nth == 1) {   /* this thread alone: the segments in order */
-        (void)range(ctx, 0, start[root ? RCN_SLAB_SEGS : RCN_SLAB_SEGS - 1]);
+    if (nth == 1) {   /* this thread alone: the root's halves, then (root) its own contacts */
+        const int L = RCN_SLAB_LEVELS, end = RCN_SLAB_SEGS - 1;
+        if (range2 && rcn_slab_interleave)
+            (void)range2(ctx, start[0], start[rcn_slab_segment(L - 1, 0) + 1], start[subtree_first(L - 1, 1)],
+                         start[rcn_slab_segment(L - 1, 1) + 1]);
+        else (void)range(ctx, 0, start[end]);
+        if (root) (void)range(ctx, start[end], start[RCN_SLAB_SEGS]);
         return;
     }
     int d = 0;   /* 2^d subtrees, at most one per thread */
     while (d < RCN_SLAB_LEVELS && 2 << d <= nth) d++;
     const int h0 = RCN_SLAB_LEVELS - d;
     RC_OMP(omp for schedule(static, 1))
-    for (int j = 0; j < 1 << d; j++) (void)range(ctx, start[subtree_first(h0, j)], start[rcn_slab_segment(h0, j) + 1]);
+    for (int j = 0; j < 1 << d; j++) subtree(start, h0, j, range, range2, ctx);
     for (int h = h0 + 1; h < RCN_SLAB_LEVELS; h++) {   /* the nodes between the subtrees and the root */
         RC_OMP(omp for schedule(static, 1))
         for (int j = 0; j < 1 << (RCN_SLAB_LEVELS - h); j++) {

@@ -235,6 +235,45 @@ RC_TEST(slabs_order_two_threads_bit_identical_to_one)
     rcn_nsgs_parallel_min = 512;
 }
 
+/* The slabs' halves swept side by side (rcn_nsgs_pack_sweep2: two chains
+ * of updates in flight) give the numbers of the halves swept one after the
+ * other, bit for bit, on one thread and on two (each thread its subtree's
+ * halves side by side). */
+RC_TEST(slabs_halves_side_by_side_bit_identical_to_in_turn)
+{
+    rcn_nsgs_parallel_min = 0;
+    pile_opts o1 = { RC_ORDER_SLABS, 1, 1e-6, 200, 0, 0, 0 }, o2 = o1;
+    o2.threads = 2;
+    rc_world *a = pile(96, &o1), *b = pile(96, &o1), *c = pile(96, &o2);
+    CHECK(a && b && c);
+    if (!a || !b || !c) { rc_world_destroy(a); rc_world_destroy(b); rc_world_destroy(c); rcn_nsgs_parallel_min = 512; return; }
+    int diverged_b = -1, diverged_c = -1, with_contacts = 0;
+    long sweeps = 0;
+    for (int i = 0; i < 200; i++) {
+        rcn_slab_interleave = 0;   /* a: the segments in turn */
+        CHECK_OK(rc_world_step(a));
+        rcn_slab_interleave = 1;   /* b (one thread), c (two): the halves side by side */
+        CHECK_OK(rc_world_step(b));
+        CHECK_OK(rc_world_step(c));
+        rc_step_info in;
+        rc_world_step_info(a, &in);
+        if (in.nactive) with_contacts++;
+        sweeps += in.iterations;
+        if (diverged_b < 0 && !same_state(a, b)) diverged_b = i;
+        if (diverged_c < 0 && !same_state(a, c)) diverged_c = i;
+    }
+    CHECK(diverged_b == -1);
+    CHECK(diverged_c == -1);
+    if (diverged_b >= 0 || diverged_c >= 0)
+        fprintf(stderr, "  slabs side by side: one thread differs from step %d, two from %d\n", diverged_b + 1, diverged_c + 1);
+    CHECK(with_contacts > 150);
+    CHECK(sweeps > 1000);   /* the sweeps did run, through both paths */
+    rc_world_destroy(a);
+    rc_world_destroy(b);
+    rc_world_destroy(c);
+    rcn_nsgs_parallel_min = 512;
+}
+
 /* The step's stages on two threads (model/team.h: the detection margin, the
  * shapes' caches, the broadphase's boxes, buckets, counting sort and big
  * shapes, the narrowphase, the index set, the hot records' packing and the
@@ -657,7 +696,7 @@ RC_TEST(bad_order_and_threads_are_refused_with_their_name)
     rc_world_destroy(w);
 }
 
-RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(largest_overlap_is_the_first_deepest), T(slabs_order_converges_to_an_admissible_solution),
+RC_TEST_MAIN(T(slabs_order_two_threads_bit_identical_to_one), T(slabs_halves_side_by_side_bit_identical_to_in_turn), T(coloured_residual_by_blocks_is_the_contacts_own), T(detection_on_two_threads_bit_identical_to_one), T(largest_overlap_is_the_first_deepest), T(slabs_order_converges_to_an_admissible_solution),
              T(colour_order_two_threads_bit_identical_to_one),
              T(colour_order_team_stopping_mid_step_gives_the_same_numbers),
              T(colour_order_without_closed_form_runs_on_one_thread_same_numbers),
