@@ -1401,9 +1401,9 @@ typedef struct rc_run_stats {
      * (a scheme with its own one-step problem, gen-alpha, in solve); not
      * saved in checkpoints */
     double stage_wall_s[8];
-    /* planar NSGS's sweeps alone, on one thread (order "fixed", "random",
-     * "position" or "top", residual "pass", no acceleration, on the hot
-     * records), in steps of at least 256 active contacts: their wall-clock
+    /* planar NSGS's sweeps alone, on one thread (any order, residual "pass",
+     * no acceleration, on the hot records; "colour" and "slabs" while their
+     * step runs on one thread), in steps of at least 256 active contacts: their wall-clock
      * seconds and their one-contact solves, without the residual passes, the
      * records' packing and the set-up (local_solves / solver_cpu_s is the
      * whole solver's rate); not saved in checkpoints */

@@ -20,7 +20,8 @@
 -- With ceiling = 1, every round also runs two one-thread processes at the same time: how much
 -- each slows down beside the other (one-thread wall alone / beside it) is the most a two-thread
 -- run can reach on the machine at that moment, printed per round with the pile's efficiency.
--- orders = "slabs,colour" (default): the two-thread orders run.
+-- orders = "slabs,colour" (default): the two-thread orders run; "slabs1" adds the slabs order on
+-- one thread.
 --
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=9 --set orders=slabs --set ceiling=1
@@ -43,13 +44,14 @@ end
 local ceiling = rc.param("ceiling", 0) ~= 0
 local orders = { { order = "fixed", threads = 1 } }
 for o in rc.param("orders", "slabs,colour"):gmatch("[^,]+") do
-  if o ~= "slabs" and o ~= "colour" then error("orders: slabs, colour or slabs,colour (got " .. o .. ")") end
-  orders[#orders + 1] = { order = o, threads = 2 }
+  if o == "slabs1" then orders[#orders + 1] = { order = "slabs", threads = 1 }   -- the slabs order on one thread
+  elseif o == "slabs" or o == "colour" then orders[#orders + 1] = { order = o, threads = 2 }
+  else error("orders: slabs, colour, slabs1 (the slabs on one thread), comma-separated (got " .. o .. ")") end
 end
 local configs = {}
 for _, nb in ipairs(numberings) do
   for _, c in ipairs(orders) do
-    configs[#configs + 1] = { order = c.order, threads = c.threads, numbering = nb, key = nb .. "/" .. c.order }
+    configs[#configs + 1] = { order = c.order, threads = c.threads, numbering = nb, key = nb .. "/" .. c.order .. "/" .. c.threads }
   end
 end
 
@@ -131,7 +133,7 @@ io.write("|---|---|---|---|---|---|" .. (ceiling and "---|---|" or "") .. "\n")
 for _, b in ipairs(builds) do
   for _, cfg in ipairs(configs) do
     if cfg.threads > 1 then
-      local one, effs, caps, sorted, csorted, hits = b.name .. "/" .. cfg.numbering .. "/fixed", {}, {}, {}, {}, 0
+      local one, effs, caps, sorted, csorted, hits = b.name .. "/" .. cfg.numbering .. "/fixed/1", {}, {}, {}, {}, 0
       for round = 1, reps do
         local e = rounds[round][one].wall / rounds[round][b.name .. "/" .. cfg.key].wall / cfg.threads
         effs[#effs + 1] = string.format("%.2f", e)

@@ -17,8 +17,11 @@
  * those joining the two halves --, key order within a node: RCN_SLAB_SEGS
  * segments, the root's last.
  *
- * Two subtrees share no movable body, so threads may sweep them at the same
- * time with the result of the one-thread order bit for bit: with 2^d
+ * Two subtrees share no movable body, so a thread may sweep two of them side
+ * by side (rcn_nsgs_pack_sweep2: a record of one, a record of the other,
+ * ...; two independent chains of updates in flight instead of one) and
+ * threads may sweep them at the same time, with the result of the
+ * one-thread order bit for bit: with 2^d
  * threads each takes a subtree of height RCN_SLAB_LEVELS - d, then the
  * nodes above them level by level (those of a level in parallel), the
  * root last on one thread. On two threads the root's contacts -- a column
