@@ -188,6 +188,11 @@ long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range rang
 #define RCN_SLABS (1 << RCN_SLAB_LEVELS)
 #define RCN_SLAB_SEGS (2 * RCN_SLABS - 1)
 rc_status rcn_slab_order(rc_world *w);
+/* nsgs_order.c: w->sweep by the height of the contacts' points along
+ * -gravity (top: top first), ties by key; or colour by colour (colour.c),
+ * *closed: whether every active law has a closed form */
+rc_status rcn_position_order(rc_world *w, int top);
+rc_status rcn_colour_order(rc_world *w, int *closed);
 int rcn_slab_segment(int h, int j);
 typedef long (*rcn_slab_range2)(void *ctx, int lo1, int hi1, int lo2, int hi2);
 void rcn_slab_pass(const int *start, int root, rcn_colour_range range, rcn_slab_range2 range2, void *ctx);

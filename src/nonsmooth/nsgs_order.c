@@ -1,0 +1,75 @@
+/* nsgs_order.c -- the orders in which planar NSGS (nsgs.c) visits the
+ * active contacts, besides key order ("fixed", w->active itself), the
+ * random shuffle (nsgs.c) and the slabs (slabs.c), once per step in the
+ * world's work arena (no allocation once it has grown): "position" and
+ * "top" by the height of the contact point along gravity, "colour" by the
+ * greedy colouring of colour.c. The planar twin of nsgs3_order.c. */
+#include "nonsmooth/nonsmooth_impl.h"
+
+#include <math.h>
+
+static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc_sort_item *y, int top)
+{
+    if (x->height != y->height) return top ? x->height > y->height : x->height < y->height;
+    return w->contacts[x->contact].key <= w->contacts[y->contact].key;
+}
+
+/* RC_ORDER_POSITION: w->sweep = the active contacts by the height of their
+ * point along -gravity (bottom first; RC_ORDER_TOP, top: top first), ties by key; a stable bottom-up merge
+ * sort in the world's work array (no allocation once it has grown). Gap
+ * contacts carry the point collide/linear gave them. Without gravity every
+ * height is 0: key order. */
+rc_status rcn_position_order(rc_world *w, int top)
+{
+    const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sort_items, 2LL * cap, sizeof(rc_sort_item), "sweep order"));
+    if (n == 0) return RC_OK;   /* (no arithmetic on the arrays, NULL while no contact was ever detected) */
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
+    const double up[2] = { gn > 0.0 ? -g[0] / gn : 0.0, gn > 0.0 ? -g[1] / gn : 0.0 };
+    rc_sort_item *a = w->sort_items, *b = a + n;
+    for (int k = 0; k < n; k++) {
+        const rc_contact *c = &w->contacts[w->active[k]];
+        a[k].height = up[0] * c->point[0] + up[1] * c->point[1];
+        a[k].contact = w->active[k];
+    }
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) b[o++] = item_before(w, &a[i], &a[j], top) ? a[i++] : a[j++];
+            while (i < mid) b[o++] = a[i++];
+            while (j < hi) b[o++] = a[j++];
+        }
+        rc_sort_item *t = a; a = b; b = t;
+    }
+    for (int k = 0; k < n; k++) w->sweep[k] = a[k].contact;
+    return RC_OK;
+}
+
+static void contact_bodies(const rc_world *w, int item, int ab[2])
+{
+    ab[0] = w->contacts[item].body_a;   /* RC_GROUND (< 0): shared freely */
+    ab[1] = w->contacts[item].body_b;
+}
+
+/* RC_ORDER_COLOUR: the greedy colouring (colour.c) of the active contacts in
+ * key order: w->sweep holds the contacts colour by colour, key order within
+ * a colour, colour k in sweep[colour_start[k] .. colour_start[k + 1]).
+ * Deterministic: depends on the active set only. Returns in *closed whether
+ * every active contact's law has a closed form (then a colour may be swept
+ * in parallel). */
+rc_status rcn_colour_order(rc_world *w, int *closed)
+{
+    const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
+    if (n == 0) return RC_OK;   /* (and no arithmetic on the arrays, NULL when nothing was ever detected) */
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "colours"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, cap + 1LL, sizeof(int), "colours"));
+    int all_closed = 1;
+    for (int k = 0; k < n; k++) all_closed &= w->laws[w->contacts[w->active[k]].law].closed_form;
+    RC_CHECK(rcn_colour_greedy(w, w->active, n, contact_bodies, w->colour, w->sweep, w->colour_start, &w->ncolours));
+    *closed = all_closed;
+    return RC_OK;
+}
