@@ -1402,8 +1402,8 @@ typedef struct rc_run_stats {
      * saved in checkpoints */
     double stage_wall_s[8];
     /* planar NSGS's sweeps alone, on one thread (any order, residual "pass",
-     * no acceleration, on the hot records; "colour" and "slabs" while their
-     * step runs on one thread), in steps of at least 256 active contacts: their wall-clock
+     * no acceleration, on the hot records; "colour" and "slabs": their
+     * sweeps that run on one thread), in steps of at least 256 active contacts: their wall-clock
      * seconds and their one-contact solves, without the residual passes, the
      * records' packing and the set-up (local_solves / solver_cpu_s is the
      * whole solver's rate); not saved in checkpoints */
