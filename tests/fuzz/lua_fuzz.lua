@@ -572,7 +572,8 @@ function A.sim()
     C.nS = C.nS + 1
     C.Sw[C.nS] = wi
     local threads = chance(0.12) and mut(lit(int(2, 3))) or opt(0.1, inum(1, 1))
-    local order = threads and pick{ "'colour'", "'color'", choice{ "colour", "fixed" } } or opt(0.3, choice{ "fixed", "random", "position", "colour", "color" })
+    local order = threads and pick{ "'colour'", "'color'", "'slabs'", choice{ "colour", "slabs", "fixed" } }
+                  or opt(0.3, choice{ "fixed", "random", "position", "top", "colour", "color", "slabs" })
     local solver = opt(0.7, tbl({ { "tol", opt(0.5, num(1e-12, 1e-6)) }, { "max_iter", opt(0.5, inum(1, 100)) },
         { "on_fail", opt(0.4, choice{ "warn", "error" }) }, { "warm_start", opt(0.3, bool()) },
         { "local_tol", opt(0.2, num(0, 1e-8)) }, { "local_max_iter", opt(0.2, inum(1, 30)) },
