@@ -81,7 +81,7 @@ rc_status rcn_anderson_solve(const rcn_problem *pb, rcn_report *rep)
         for (int r = 0; r < w->joints[i].rows; r++) nb += w->joints[i].b[r] * w->joints[i].b[r];
     nb = sqrt(nb);
     const int *sweep;
-    RC_CHECK(rcn_nsgs_order(w, opt, &sweep));
+    RC_CHECK(rcn_nsgs_order(w, opt, &sweep, NULL));
     double res;
     int it = 0, worst;
     rc_status s = rcn_nsgs_residual(w, nb, &worst, &res);

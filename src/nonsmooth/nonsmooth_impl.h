@@ -144,8 +144,15 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 /* nsgs.c: the world frees and measures the sweep orders (and leaves the
  * OpenMP team) through the solver's part. */
 void rcn_nsgs_attach(rc_world *w);
-/* nsgs.c: the step's sweep order and one sweep on this thread (anderson.c). */
-rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep);
+/* nsgs_order.c: the step's sweep order (*sweep: w->active or w->sweep;
+ * closed, or NULL: whether a colour or slabs order may be swept by the
+ * coloured path, every active law having a closed form), and its parts:
+ * w->sweep by the height of the contacts' points along -gravity (top: top
+ * first), ties by key; or colour by colour (colour.c) */
+rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep, int *closed);
+rc_status rcn_position_order(rc_world *w, int top);
+rc_status rcn_colour_order(rc_world *w, int *closed);
+/* nsgs.c: one sweep on this thread (anderson.c) */
 rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega);
 /* nsgs.c: a world that runs an OpenMP team (planar coloured sweeps, the 3D
  * contacts' ones in nsgs3.c) joins the count of such worlds (the team is
@@ -188,11 +195,6 @@ long rcn_colour_pass(int ncol, const int *start, int pmin, rcn_colour_range rang
 #define RCN_SLABS (1 << RCN_SLAB_LEVELS)
 #define RCN_SLAB_SEGS (2 * RCN_SLABS - 1)
 rc_status rcn_slab_order(rc_world *w);
-/* nsgs_order.c: w->sweep by the height of the contacts' points along
- * -gravity (top: top first), ties by key; or colour by colour (colour.c),
- * *closed: whether every active law has a closed form */
-rc_status rcn_position_order(rc_world *w, int top);
-rc_status rcn_colour_order(rc_world *w, int *closed);
 int rcn_slab_segment(int h, int j);
 typedef long (*rcn_slab_range2)(void *ctx, int lo1, int hi1, int lo2, int hi2);
 void rcn_slab_pass(const int *start, int root, rcn_colour_range range, rcn_slab_range2 range2, void *ctx);

@@ -423,25 +423,6 @@ static int coloured_solve(rc_world *w, const rc_solver_def *opt, double nb, int 
     return nt > 1 && (st.team_sweeps > 0 || !opt->adaptive_threads);
 }
 
-/* The sweep order of opt for this step (anderson.c): w->active (fixed;
- * random is refused with Anderson), or w->sweep (position, colour). */
-rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep)
-{
-    *sweep = w->active;
-    if (opt->order == RC_ORDER_POSITION || opt->order == RC_ORDER_TOP) {
-        RC_CHECK(rcn_position_order(w, opt->order == RC_ORDER_TOP));
-        *sweep = w->sweep;
-    } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
-        int closed;
-        RC_CHECK(rcn_colour_order(w, &closed));
-        *sweep = w->sweep;
-    } else if (opt->order == RC_ORDER_SLABS && w->nactive > 0) {
-        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
-        *sweep = w->sweep;
-    }
-    return RC_OK;
-}
-
 /* One sweep on this thread (anderson.c): the joints, then the contacts in the order sweep. */
 rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega)
 {
@@ -544,21 +525,12 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     double res;
     int it = 0;
     rc_status s = RC_OK;
-    /* the sweep order, once per step: key order (w->active), shuffled per
-     * sweep (random), by height (position) or by colour */
-    const int *sweep = w->active;
-    int closed = 0;
-    if (order == RC_ORDER_POSITION || order == RC_ORDER_TOP) {
-        RC_CHECK(rcn_position_order(w, order == RC_ORDER_TOP));
-        sweep = w->sweep;
-    } else if (order == RC_ORDER_COLOUR) {
-        RC_CHECK(rcn_colour_order(w, &closed));
-        sweep = w->sweep;   /* (a law with callbacks: the same order on this thread) */
-    } else if (order == RC_ORDER_SLABS && w->nactive > 0) {
-        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
-        closed = rcn_all_laws_closed(w);
-        sweep = w->sweep;
-    }
+    /* the sweep order, once per step (nsgs_order.c; random: shuffled per sweep
+     * below); colour or slabs with a law that has callbacks: the same order on
+     * this thread */
+    const int *sweep;
+    int closed;
+    RC_CHECK(rcn_nsgs_order(w, opt, &sweep, &closed));
     /* the hot records in that order (nsgs_pack.c), when every active
      * contact can have one: the sweeps and the residual passes read them,
      * the impulses go back to the contacts at the end */

@@ -1,9 +1,10 @@
-/* nsgs_order.c -- the orders in which planar NSGS (nsgs.c) visits the
- * active contacts, besides key order ("fixed", w->active itself), the
- * random shuffle (nsgs.c) and the slabs (slabs.c), once per step in the
- * world's work arena (no allocation once it has grown): "position" and
- * "top" by the height of the contact point along gravity, "colour" by the
- * greedy colouring of colour.c. The planar twin of nsgs3_order.c. */
+/* nsgs_order.c -- the order in which planar NSGS (nsgs.c, anderson.c)
+ * visits the active contacts, once per step in the world's work arena (no
+ * allocation once it has grown): "fixed", key order (w->active itself);
+ * "random", key order here, shuffled per sweep by nsgs.c; "position" and
+ * "top" by the height of the contact point along gravity; "colour" by the
+ * greedy colouring of colour.c; "slabs" by slabs.c. The planar twin of
+ * nsgs3_order.c. */
 #include "nonsmooth/nonsmooth_impl.h"
 
 #include <math.h>
@@ -71,5 +72,24 @@ rc_status rcn_colour_order(rc_world *w, int *closed)
     for (int k = 0; k < n; k++) all_closed &= w->laws[w->contacts[w->active[k]].law].closed_form;
     RC_CHECK(rcn_colour_greedy(w, w->active, n, contact_bodies, w->colour, w->sweep, w->colour_start, &w->ncolours));
     *closed = all_closed;
+    return RC_OK;
+}
+
+rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep, int *closed)
+{
+    int all_closed = 0;
+    *sweep = w->active;
+    if (opt->order == RC_ORDER_POSITION || opt->order == RC_ORDER_TOP) {
+        RC_CHECK(rcn_position_order(w, opt->order == RC_ORDER_TOP));
+        *sweep = w->sweep;
+    } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
+        RC_CHECK(rcn_colour_order(w, &all_closed));
+        *sweep = w->sweep;
+    } else if (opt->order == RC_ORDER_SLABS && w->nactive > 0) {
+        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
+        all_closed = rcn_all_laws_closed(w);
+        *sweep = w->sweep;
+    }
+    if (closed) *closed = all_closed;
     return RC_OK;
 }
