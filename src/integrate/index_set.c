@@ -36,7 +36,7 @@ static void rigid_delassus(const rci_step *st, rc_contact *c)
 }
 
 /* NSGS's hot records of this step's active contacts (nonsmooth/nsgs_pack.c),
- * their residual terms and their bodies' velocities and kappa/m, kappa/I, taken
+ * their residual terms and the bodies' kappa/m, kappa/I by V offset, taken
  * here in every step of a world that has had contacts, for at least 16
  * contacts: the step's work memory then follows the active contacts without
  * appearing and vanishing with them (a world between impacts allocates
@@ -50,7 +50,7 @@ static rc_status reserve_hot(rc_world *w)
     const int cap = w->nactive > 16 ? w->nactive : 16;
     RC_CHECK(rcb_arena_array(&w->work, &w->hot, (long long)cap * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->hot_r2, cap, sizeof(double), "planar contacts' hot records"));
-    RC_CHECK(rcn_nsgs_pack_bodies(w, &w->hot_mk, &w->hot_slot, &w->hot_body));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->hot_mk, w->nv > 0 ? w->nv : 1, sizeof(double), "planar contacts' hot records"));
     w->cap_hot = cap;
     return RC_OK;
 }

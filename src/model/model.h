@@ -385,7 +385,7 @@ struct rc_world {
     double *f;                 /* applied forces (rcm_world_has_forces)    */
     double *vfree;             /* the Uzawa solver's scratch velocity       */
     double *uz_y;              /* accelerated Uzawa: the extrapolated impulses, 2 per active contact */
-    void *hot; double *hot_r2, *hot_mk; int *hot_slot, *hot_body, cap_hot;   /* planar NSGS's hot records and their bodies' slots (nsgs_pack.c) */
+    void *hot; double *hot_r2, *hot_mk; int cap_hot;   /* planar NSGS's hot records, by the contacts (nsgs_pack.c) */
     double *qstar;             /* the joints' q* (worlds with joints only)  */
     double *qpre, *vpre;       /* the state before a start's assembly (joints) */
     int joints_fresh;       /* the state was set from outside (a joint created,

@@ -274,7 +274,7 @@ rc_status rcm_world_work_begin(rc_world *w)
     w->comp = NULL; w->active = NULL; w->aux = NULL;
     w->sweep = w->colour = w->colour_start = w->body_top = NULL;
     w->sort_items = NULL; w->body_colours = NULL;
-    w->hot = NULL; w->hot_r2 = w->hot_mk = NULL; w->hot_slot = w->hot_body = NULL; w->cap_hot = 0;
+    w->hot = NULL; w->hot_r2 = w->hot_mk = NULL; w->cap_hot = 0;
     if (!w->configured) return RC_OK;
     RC_CHECK(rcm_world_reserve_dofs(w));
     const int n = w->nq > w->nv ? w->nq : w->nv;

@@ -319,12 +319,6 @@ extern int rcn_nsgs_parallel_min;
 /* nsgs.c: the planar sweeps on the hot records when every active contact
  * can have one (nsgs_pack.c; default 1; tests clear it for the contacts' path). */
 extern int rcn_nsgs_pack_enabled;
-/* the bodies' part of the pack, in the step's work memory: mk (the factors
- * or the slots), slot and body (integrate/index_set.c reserves them) */
-rc_status rcn_nsgs_pack_bodies(rc_world *w, double **mk, int **slot, int **body);
-/* 1 (default): the bodies' slots side by side when the world has no joint;
- * 0: the records index w->V (tests compare the two) */
-extern int rcn_nsgs_pack_side;
 /* nsgs_pack.c: every active contact can have a hot record (geometric, with a
  * closed-form law): the step reserves the records only then (integrate/step.c). */
 int rcn_nsgs_pack_usable(const rc_world *w);

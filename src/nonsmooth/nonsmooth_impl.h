@@ -46,9 +46,7 @@ static inline int rcn_all_laws_closed(const rc_world *w)
 typedef struct rcn_c2hot rcn_c2hot;
 typedef struct rcn_pack2 {
     rcn_c2hot *h;
-    double *V;              /* the velocities the records' offsets index: w->V, or the bodies' slots */
-    double *mk, *r2;        /* kappa/m, kappa/m, kappa/I at those offsets; the residual terms */
-    int *body, nl;          /* side by side: the body of each of the nl slots (NULL: V is w->V) */
+    double *mk, *r2;
     int *at;
     int n;
     /* the coloured solve's residual passes (nsgs.c): per block of
@@ -61,14 +59,14 @@ typedef struct rcn_pack2 {
 rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
-void rcn_nsgs_pack_sweep(rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
-void rcn_nsgs_pack_sweep2(rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);
-void rcn_nsgs_pack_terms(rcn_pack2 *pk, int lo, int hi);
+void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
+void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);
+void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi);
 /* blocks: room for the block sums (the coloured solve's); block: the terms
  * of records [RCN_PACK_BLOCK b, RCN_PACK_BLOCK (b + 1)) and their block's
  * sum, largest and its record */
 rc_status rcn_nsgs_pack_blocks(rc_world *w, rcn_pack2 *pk);
-void rcn_nsgs_pack_block(rcn_pack2 *pk, int b);
+void rcn_nsgs_pack_block(const rc_world *w, rcn_pack2 *pk, int b);
 size_t rcn_nsgs_pack_record_size(void);
 void rcn_nsgs_pack_get(const rcn_pack2 *pk, int k, double p[2]);
 

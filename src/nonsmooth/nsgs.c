@@ -129,7 +129,7 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 static void pack_residual(rc_world *w, rcn_pack2 *pk, double norm_b, int *worst, double *res)
 {
     count_pass();
-    rcn_nsgs_pack_terms(pk, 0, pk->n);   /* nsgs_pack.c */
+    rcn_nsgs_pack_terms(w, pk, 0, pk->n);   /* nsgs_pack.c */
     residual_sum(w, norm_b, worst, res, pk);
 }
 
@@ -207,7 +207,7 @@ typedef struct closed_ctx {
 static long closed_range(void *ctx, int lo, int hi)
 {
     const closed_ctx *cx = ctx;
-    if (cx->pk) rcn_nsgs_pack_sweep(cx->pk, lo, hi, cx->omega, NULL);   /* nsgs_pack.c */
+    if (cx->pk) rcn_nsgs_pack_sweep(cx->w, cx->pk, lo, hi, cx->omega, NULL);   /* nsgs_pack.c */
     else sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
     return hi - lo;
 }
@@ -217,7 +217,7 @@ static long closed_range2(void *ctx, int lo1, int hi1, int lo2, int hi2)
 {
     const closed_ctx *cx = ctx;
     if (!cx->pk) return closed_range(ctx, lo1, hi1) + closed_range(ctx, lo2, hi2);
-    rcn_nsgs_pack_sweep2(cx->pk, lo1, hi1, lo2, hi2, cx->omega);   /* nsgs_pack.c */
+    rcn_nsgs_pack_sweep2(cx->w, cx->pk, lo1, hi1, lo2, hi2, cx->omega);   /* nsgs_pack.c */
     return (hi1 - lo1) + (hi2 - lo2);
 }
 
@@ -273,7 +273,7 @@ static void closed_residuals(rc_world *w, rcn_pack2 *pk)
     const int n = w->nactive, *active = w->active;
     if (pk) {
         RC_OMP(omp for schedule(static))
-        for (int b = 0; b < (n + RCN_PACK_BLOCK - 1) / RCN_PACK_BLOCK; b++) rcn_nsgs_pack_block(pk, b);   /* nsgs_pack.c */
+        for (int b = 0; b < (n + RCN_PACK_BLOCK - 1) / RCN_PACK_BLOCK; b++) rcn_nsgs_pack_block(w, pk, b);   /* nsgs_pack.c */
         return;
     }
     RC_OMP(omp for schedule(static))
@@ -451,7 +451,7 @@ static void shuffle_active(rc_world *w, uint64_t *rng, rcn_pack2 *pk)
  * sum and the largest of their squared natural-map residuals as visited. */
 static void sweep_estimate(rc_world *w, const int *sweep, double omega, double est[2], rcn_pack2 *pk)
 {
-    if (pk) { rcn_nsgs_pack_sweep(pk, 0, pk->n, omega, est); return; }   /* nsgs_pack.c */
+    if (pk) { rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, est); return; }   /* nsgs_pack.c */
     for (int k = 0; k < w->nactive; k++) {
         if (sweep != w->active) prefetch_ahead(w, sweep, k, w->nactive);
         double r2;
@@ -547,7 +547,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         if (!shared_colour) nt = 1;   /* nothing worth sharing: no thread team this step */
         if (nt > 1 && opt->adaptive_threads && w->step < w->par_off_until)
             nt = 1;   /* backing off: the threads did not pay lately */
-        if (pk && (s = rcn_nsgs_pack_blocks(w, pk)) != RC_OK) goto done;   /* the residual passes' block sums (closed_residuals); the velocities go back */
+        if (pk) RC_CHECK(rcn_nsgs_pack_blocks(w, pk));   /* the residual passes' block sums (closed_residuals) */
         rep->parallel = coloured_solve(w, opt, nb, nt, iters, res_out, worst, pk, rep);
         it = *iters;
         res = *res_out;
@@ -574,7 +574,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
         for (int i = 0; i < w->njoints; i++) joint_solve(w, &w->joints[i]);
         if (pk) {
             const double t0 = timed ? rcb_now_s() : 0.0;   /* the sweep's own rate (rc_run_stats.sweep_wall_s) */
-            rcn_nsgs_pack_sweep(pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
+            rcn_nsgs_pack_sweep(w, pk, 0, pk->n, omega, NULL);   /* nsgs_pack.c */
             if (timed) {
                 rep->sweep_wall_s += rcb_now_s() - t0;
                 rep->sweep_solves += pk->n;

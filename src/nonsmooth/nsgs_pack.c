@@ -5,13 +5,11 @@
  * bytes, contiguous in sweep order, once per solve, instead of the
  * 216-byte contact record (detection's, the audit's and the custom laws'
  * fields too, scattered among the inactive contacts) and the 96-byte body
- * (kappa/m and kappa/I, read by index). The bodies of the active contacts
- * get slots side by side (side_by_side below: velocity and kappa/m, kappa/m,
- * kappa/I, 6 doubles, in the order the sweep first meets them; in a world
- * with joints, whose rows are swept on V, the factors sit in one array
- * indexed like V instead), so a body's velocity and its factors are found
- * from one offset. The sweep, the residual pass and the impulses'
- * write-back read only the pack; the local solve is nonsmooth.h's rcn_fc2d_solve_r,
+ * (kappa/m and kappa/I, read by index). The bodies' kappa/m, kappa/m,
+ * kappa/I sit in one array indexed like V (the diagonal of kappa Mhat^-1 of
+ * the rigid kind), so a body's velocity and its factors are found from one
+ * offset. The sweep, the residual pass and the impulses' write-back read
+ * only the pack and V; the local solve is nonsmooth.h's rcn_fc2d_solve_r,
  * inlined, on the record's reciprocals. The arithmetic is that of nsgs.c's
  * solve_contact on the contact record (rcm_contact_dot, rcn_fc2d_local_solve
  * with the same reciprocals computed there, rcm_contact_apply_rigid),
@@ -67,70 +65,17 @@ static void body_factors(const rc_world *w, int b, double *mk)
     mk[bd->iv + 2] = k * bd->inv_inertia;
 }
 
-int rcn_nsgs_pack_side = 1;
-
-rc_status rcn_nsgs_pack_bodies(rc_world *w, double **mk, int **slot, int **body)
-{
-    const long long nd = 6LL * w->nbodies > w->nv ? 6LL * w->nbodies : w->nv;   /* the slots, or the factors by V offset */
-    const int nb = w->nbodies > 0 ? w->nbodies : 1;
-    RC_CHECK(rcb_arena_array(&w->work, (void **)mk, nd + 8, sizeof(double), "planar contacts' hot records"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)slot, nb, sizeof(int), "planar contacts' hot records"));
-    return rcb_arena_array(&w->work, (void **)body, nb, sizeof(int), "planar contacts' hot records");
-}
-
-/* The bodies side by side: each body of an active contact gets a slot of 6
- * doubles, its velocity (copied from V) and its factors kappa/m, kappa/m,
- * kappa/I, the slots in the order the sweep first meets the bodies; the
- * records' offsets index the slots. A one-contact solve then reads one
- * short run of memory per body instead of two lines of two arrays indexed
- * by body number, and the bodies a sweep meets in turn sit near each other
- * whatever their numbering (the slabs order's columns cross the rows of
- * the numbering). Only where nothing else reads V during the solve (no
- * joint: their rows are swept on V); the velocities go back at the unpack. */
-static int side_by_side(const rc_world *w, const int *sweep, int n, double *mk, int *slot, rcn_pack2 *pk)
-{
-    if (!rcn_nsgs_pack_side || w->njoints > 0) return 0;
-    double *L = mk + (8 - (uintptr_t)mk / sizeof(double) % 8) % 8;   /* from a line's start */
-    for (int b = 0; b < w->nbodies; b++) slot[b] = -1;
-    int nl = 0;
-    for (int k = 0; k < n; k++) {
-        const rc_contact *c = &w->contacts[sweep[k]];
-        if (slot[c->body_b] < 0) { pk->body[nl] = c->body_b; slot[c->body_b] = nl++; }
-        if (c->body_a != RC_GROUND && slot[c->body_a] < 0) { pk->body[nl] = c->body_a; slot[c->body_a] = nl++; }
-    }
-    const double k = w->kappa;
-    for (int l = 0; l < nl; l++) {
-        const rc_body *bd = &w->bodies[pk->body[l]];
-        const double *v = w->V + bd->iv;
-        double *x = L + 6 * l;
-        x[0] = v[0]; x[1] = v[1]; x[2] = v[2];
-        x[3] = k * bd->inv_mass; x[4] = k * bd->inv_mass; x[5] = k * bd->inv_inertia;   /* body_factors' */
-    }
-    pk->V = L;
-    pk->mk = L + 3;
-    pk->nl = nl;
-    return 1;
-}
-
 rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
 {
     const int n = w->nactive;
     memset(pk, 0, sizeof *pk);
     char *raw = w->hot;   /* reserved by the step's index set (integrate/step.c), if it has room */
-    double *mk = w->hot_mk;
-    int *slot = w->hot_slot;
     pk->r2 = w->hot_r2;
-    pk->body = w->hot_body;
+    pk->mk = w->hot_mk;
     if (!raw || w->cap_hot < n) {   /* another solver's fallback to NSGS, an exploration */
         RC_CHECK(rcb_arena_array(&w->work, (void **)&raw, (long long)n * RCM_HOT2_BYTES + 64, 1, "planar contacts' hot records"));
         RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->r2, n, sizeof(double), "planar contacts' hot records"));
-        RC_CHECK(rcn_nsgs_pack_bodies(w, &mk, &slot, &pk->body));
-    }
-    pk->V = w->V;
-    pk->mk = mk;
-    if (!side_by_side(w, sweep, n, mk, slot, pk)) {
-        pk->body = NULL;
-        slot = NULL;
+        RC_CHECK(rcb_arena_array(&w->work, (void **)&pk->mk, w->nv, sizeof(double), "planar contacts' hot records"));
     }
     pk->h = (rcn_c2hot *)(void *)(raw + ((64 - (uintptr_t)raw % 64) % 64));   /* on line boundaries (the arena aligns to 16) */
     if (sweep != w->active) {   /* the residual sums in key order: the record of each contact */
@@ -151,31 +96,21 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
         r->shift[0] = c->shift[0]; r->shift[1] = c->shift[1];
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
         r->mu = w->laws[c->law].def.mu;
-        if (slot) {
-            r->ivb = 6 * slot[c->body_b];
-            r->iva = c->body_a != RC_GROUND ? 6 * slot[c->body_a] : -1;
-        } else {
-            r->ivb = w->bodies[c->body_b].iv;
-            r->iva = c->body_a != RC_GROUND ? w->bodies[c->body_a].iv : -1;
-        }
+        r->ivb = w->bodies[c->body_b].iv;
+        r->iva = c->body_a != RC_GROUND ? w->bodies[c->body_a].iv : -1;
         rcn_fc2d_recip(r->W, r->mu, r->inv);
     }
-    /* not side by side: every rigid body's factors by V offset (those of
-     * bodies without an active contact are not read) */
-    RC_OMP(omp parallel for num_threads(2) schedule(static) if(team && !pk->body))
+    /* every rigid body's factors (those of bodies without an active contact
+     * are not read) */
+    RC_OMP(omp parallel for num_threads(2) schedule(static) if(team))
     for (int b = 0; b < w->nbodies; b++)
-        if (!pk->body && w->bodies[b].kind == RC_BODY_RIGID2D) body_factors(w, b, pk->mk);
+        if (w->bodies[b].kind == RC_BODY_RIGID2D) body_factors(w, b, pk->mk);
     pk->n = n;
     return RC_OK;
 }
 
 void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
 {
-    for (int l = 0; pk->body && l < pk->nl; l++) {   /* the velocities of the slots back to V */
-        double *v = w->V + w->bodies[pk->body[l]].iv;
-        const double *x = pk->V + 6 * l;
-        v[0] = x[0]; v[1] = x[1]; v[2] = x[2];
-    }
     RC_OMP(omp parallel for num_threads(2) schedule(static) if(rcm_team2(w, pk->n)))
     for (int k = 0; k < pk->n; k++) {
         rc_contact *c = &w->contacts[sweep[k]];
@@ -260,9 +195,9 @@ static inline void prefetch_bodies(const rcn_pack2 *pk, const double *V, int k, 
     }
 }
 
-void rcn_nsgs_pack_sweep(rcn_pack2 *pk, int lo, int hi, double omega, double est[2])
+void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2])
 {
-    double *V = pk->V;
+    double *V = w->V;
     const double *mk = pk->mk;
     for (int k = lo; k < hi; k++) {
         prefetch_bodies(pk, V, k, hi);
@@ -285,9 +220,9 @@ void rcn_nsgs_pack_sweep(rcn_pack2 *pk, int lo, int hi, double omega, double est
  * core has two independent chains of updates in flight (a Gauss--Seidel
  * sweep is otherwise one chain: an update reads the velocities the one
  * before it may just have written, and waits for them). */
-void rcn_nsgs_pack_sweep2(rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega)
+void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega)
 {
-    double *V = pk->V;
+    double *V = w->V;
     const double *mk = pk->mk;
     const int n = hi1 - lo1 < hi2 - lo2 ? hi1 - lo1 : hi2 - lo2;
     for (int k = 0; k < n; k++) {
@@ -300,9 +235,9 @@ void rcn_nsgs_pack_sweep2(rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, dou
     for (int k = lo2 + n; k < hi2; k++) hot_solve(&pk->h[k], V, mk, omega, NULL);
 }
 
-void rcn_nsgs_pack_terms(rcn_pack2 *pk, int lo, int hi)
+void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi)
 {
-    const double *V = pk->V;
+    const double *V = w->V;
     for (int k = lo; k < hi; k++) {
         const rcn_c2hot *r = &pk->h[k];
         double u[2];
@@ -319,10 +254,10 @@ rc_status rcn_nsgs_pack_blocks(rc_world *w, rcn_pack2 *pk)
     return rcb_arena_array(&w->work, (void **)&pk->barg, nblk, sizeof(int), "residual blocks");
 }
 
-void rcn_nsgs_pack_block(rcn_pack2 *pk, int b)
+void rcn_nsgs_pack_block(const rc_world *w, rcn_pack2 *pk, int b)
 {
     const int lo = RCN_PACK_BLOCK * b, hi = lo + RCN_PACK_BLOCK < pk->n ? lo + RCN_PACK_BLOCK : pk->n;
-    rcn_nsgs_pack_terms(pk, lo, hi);
+    rcn_nsgs_pack_terms(w, pk, lo, hi);
     double sum = 0.0, big = -1.0;   /* nsgs.c residual_sum's scan, on this block */
     int arg = -1;
     for (int k = lo; k < hi; k++) {

@@ -119,9 +119,8 @@ static rc_world *pile(rc_order order, int threads, rc_residual_mode residual, do
 
 /* from the same V and impulses, `sweeps` sweeps on the records and on the
  * pack in the order (reversed: the active contacts by decreasing key),
- * compared bit for bit: V, the impulses, the residual terms; side: the
- * pack's bodies side by side in slots (1, the default) or read from V (0) */
-static void compare(int *failed, rc_world *w, double relax, int reversed, int sweeps, int side)
+ * compared bit for bit: V, the impulses, the residual terms */
+static void compare(int *failed, rc_world *w, double relax, int reversed, int sweeps)
 {
     const int nv = w->nv, n = w->nactive;
     double *V0 = malloc(sizeof(double) * nv), *Vr = malloc(sizeof(double) * nv);
@@ -152,14 +151,10 @@ static void compare(int *failed, rc_world *w, double relax, int reversed, int sw
     /* the pack */
     memcpy(w->V, V0, sizeof(double) * nv);
     rcn_pack2 pk;
-    const int side0 = rcn_nsgs_pack_side;
-    rcn_nsgs_pack_side = side;
     CHECK_OK(rcn_nsgs_pack(w, order, &pk));
-    rcn_nsgs_pack_side = side0;
     CHECK(pk.n == n && pk.at != NULL);   /* order is not w->active: the residual finds each contact's record */
-    CHECK(side ? pk.body != NULL && pk.V != w->V && pk.nl > n / 4 : pk.body == NULL && pk.V == w->V);
-    for (int s = 0; s < sweeps; s++) rcn_nsgs_pack_sweep(&pk, 0, n, relax, NULL);
-    rcn_nsgs_pack_terms(&pk, 0, n);
+    for (int s = 0; s < sweeps; s++) rcn_nsgs_pack_sweep(w, &pk, 0, n, relax, NULL);
+    rcn_nsgs_pack_terms(w, &pk, 0, n);
     rcn_nsgs_unpack(w, &pk, order);
     int same_p = 1, same_r = 1;
     for (int k = 0; k < n; k++) {
@@ -167,8 +162,8 @@ static void compare(int *failed, rc_world *w, double relax, int reversed, int sw
         same_p &= c->p[0] == pr[2 * k] && c->p[1] == pr[2 * k + 1];
         same_r &= c->res == sqrt(rr[k]);   /* unpack gives back the contacts' own residuals */
     }
-    printf("  relax %g, %s order, bodies %s: %d active contacts, %d sweeps, residual %.17g\n", relax,
-           reversed ? "reversed" : "key", side ? "side by side" : "in V", n, sweeps, res);
+    printf("  relax %g, %s order: %d active contacts, %d sweeps, residual %.17g\n", relax, reversed ? "reversed" : "key",
+           n, sweeps, res);
     CHECK(n >= 20);
     CHECK(moved);
     CHECK(same_p);
@@ -191,11 +186,9 @@ RC_TEST(packed_sweeps_are_the_records_sweeps)
         pairs += c->body_a != RC_GROUND;
     }
     CHECK(boxes > 0 && pairs > 0 && pairs < w->nactive);
-    for (int side = 1; side >= 0; side--) {
-        compare(failed, w, 1.0, 0, 5, side);
-        compare(failed, w, 1.0, 1, 5, side);
-        compare(failed, w, 1.3, 0, 3, side);
-    }
+    compare(failed, w, 1.0, 0, 5);
+    compare(failed, w, 1.0, 1, 5);
+    compare(failed, w, 1.3, 0, 3);
     rc_world_destroy(w);
 }
 
