@@ -146,12 +146,8 @@ rc_status rcn_nsgs_residual(rc_world *w, double norm_b, int *worst, double *res)
 void rcn_nsgs_attach(rc_world *w);
 /* nsgs_order.c: the step's sweep order (*sweep: w->active or w->sweep;
  * closed, or NULL: whether a colour or slabs order may be swept by the
- * coloured path, every active law having a closed form), and its parts:
- * w->sweep by the height of the contacts' points along -gravity (top: top
- * first), ties by key; or colour by colour (colour.c) */
+ * coloured path, every active contact's law having a closed form) */
 rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep, int *closed);
-rc_status rcn_position_order(rc_world *w, int top);
-rc_status rcn_colour_order(rc_world *w, int *closed);
 /* nsgs.c: one sweep on this thread (anderson.c) */
 rc_status rcn_nsgs_sweep(rc_world *w, const int *sweep, double omega);
 /* nsgs.c: a world that runs an OpenMP team (planar coloured sweeps, the 3D

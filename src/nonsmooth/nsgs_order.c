@@ -20,7 +20,7 @@ static inline int item_before(const rc_world *w, const rc_sort_item *x, const rc
  * sort in the world's work array (no allocation once it has grown). Gap
  * contacts carry the point collide/linear gave them. Without gravity every
  * height is 0: key order. */
-rc_status rcn_position_order(rc_world *w, int top)
+static rc_status position_order(rc_world *w, int top)
 {
     const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
@@ -58,38 +58,37 @@ static void contact_bodies(const rc_world *w, int item, int ab[2])
 /* RC_ORDER_COLOUR: the greedy colouring (colour.c) of the active contacts in
  * key order: w->sweep holds the contacts colour by colour, key order within
  * a colour, colour k in sweep[colour_start[k] .. colour_start[k + 1]).
- * Deterministic: depends on the active set only. Returns in *closed whether
- * every active contact's law has a closed form (then a colour may be swept
- * in parallel). */
-rc_status rcn_colour_order(rc_world *w, int *closed)
+ * Deterministic: depends on the active set only (n > 0). */
+static rc_status colour_order(rc_world *w)
 {
-    const int n = w->nactive, cap = w->ncontacts;   /* sized like w->active: by the contacts */
-    if (n == 0) return RC_OK;   /* (and no arithmetic on the arrays, NULL when nothing was ever detected) */
+    const int cap = w->ncontacts;   /* sized like w->active: by the contacts */
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "colours"));
     RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, cap + 1LL, sizeof(int), "colours"));
-    int all_closed = 1;
-    for (int k = 0; k < n; k++) all_closed &= w->laws[w->contacts[w->active[k]].law].closed_form;
-    RC_CHECK(rcn_colour_greedy(w, w->active, n, contact_bodies, w->colour, w->sweep, w->colour_start, &w->ncolours));
-    *closed = all_closed;
-    return RC_OK;
+    return rcn_colour_greedy(w, w->active, w->nactive, contact_bodies, w->colour, w->sweep, w->colour_start,
+                             &w->ncolours);
+}
+
+/* every active contact's law has a closed form (then the colour and slabs
+ * orders' sweeps may be shared by threads: no callback runs in them) */
+static int active_laws_closed(const rc_world *w)
+{
+    for (int k = 0; k < w->nactive; k++)
+        if (!w->laws[w->contacts[w->active[k]].law].closed_form) return 0;
+    return 1;
 }
 
 rc_status rcn_nsgs_order(rc_world *w, const rc_solver_def *opt, const int **sweep, int *closed)
 {
-    int all_closed = 0;
+    const int grouped = (opt->order == RC_ORDER_COLOUR || opt->order == RC_ORDER_SLABS) && w->nactive > 0;
     *sweep = w->active;
     if (opt->order == RC_ORDER_POSITION || opt->order == RC_ORDER_TOP) {
-        RC_CHECK(rcn_position_order(w, opt->order == RC_ORDER_TOP));
+        RC_CHECK(position_order(w, opt->order == RC_ORDER_TOP));
         *sweep = w->sweep;
-    } else if (opt->order == RC_ORDER_COLOUR && w->nactive > 0) {
-        RC_CHECK(rcn_colour_order(w, &all_closed));
-        *sweep = w->sweep;
-    } else if (opt->order == RC_ORDER_SLABS && w->nactive > 0) {
-        RC_CHECK(rcn_slab_order(w));   /* slabs.c */
-        all_closed = rcn_all_laws_closed(w);
+    } else if (grouped) {
+        RC_CHECK(opt->order == RC_ORDER_COLOUR ? colour_order(w) : rcn_slab_order(w));   /* slabs.c */
         *sweep = w->sweep;
     }
-    if (closed) *closed = all_closed;
+    if (closed) *closed = grouped && active_laws_closed(w);
     return RC_OK;
 }
