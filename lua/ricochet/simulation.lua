@@ -227,16 +227,25 @@ end
 
 -- One step with callbacks. Returns false when a before_step callback asked
 -- to stop (and `honour_stop` is set): the step is then not done.
+-- A callback may close the world: the callbacks after it (the library's own
+-- too, e.g. a VTK series' frames) are not run on the closed world.
+local function run_callbacks(list, self, c, fname, which)
+    for _, fn in ipairs(list) do
+        fn(self)
+        if not core.is_open(c) then fail(fname, "the world has been closed (by %s callback)", which) end
+    end
+end
+
 local function step_once(self, c, fname, honour_stop)
-    for _, fn in ipairs(self._before) do fn(self) end
-    if honour_stop and self._stop then return false end
     if not core.is_open(c) then fail(fname, "the world has been closed") end
+    run_callbacks(self._before, self, c, fname, "a before_step")
+    if honour_stop and self._stop then return false end
     local ok, msg, status = core.step(c)
     if not ok then
         rawset(self, "_last_status", status)
         fail(fname, "%s", msg)
     end
-    for _, fn in ipairs(self._after) do fn(self) end
+    run_callbacks(self._after, self, c, fname, "an after_step")
     return true
 end
 

@@ -323,6 +323,28 @@ describe("force functions", function()
 end)
 
 describe("runs and simulations", function()
+    it("a world closed by an after_step callback stops the step's own callbacks (fuzz seed 8902499)", function()
+        -- the VTK series' frame callback ran on the closed world and raised from inside
+        -- lua/ricochet/simulation.lua; now sim:step names itself and what happened
+        local p = os.tmpname()
+        os.remove(p)
+        assert(os.execute("mkdir -p '" .. p .. "'"))
+        for _, order in ipairs { "callback first", "series first" } do
+            local w = rc.world{ gravity = { 0, -10 } }
+            w:body{ mass = 1, inertia = 0.1, q = { 0, 1, 0 }, shape = rc.disk{ radius = 0.5 } }
+            local sim = w:simulation{}
+            local function closer() w:close() end
+            if order == "callback first" then sim:after_step(closer) end
+            sim:vtk{ dir = p .. "/" .. order:gsub(" ", "_"), every = 1 }
+            if order == "series first" then sim:after_step(closer) end
+            local err = error_of(sim.step, sim)
+            has("sim:step: the world has been closed (by an after_step callback)", err)
+            assert.is_nil(err:find("ricochet/simulation.lua", 1, true), err)
+            has("sim:step: the world has been closed", error_of(sim.step, sim))
+        end
+        os.execute("rm -rf '" .. p .. "'")
+    end)
+
     it("require T and a known contact name", function()
         local w = rc.world{}
         local b = w:body{ mass = 1, inertia = 1, shape = rc.disk{ radius = 1 } }
