@@ -13,7 +13,10 @@
 /* Sort the candidate pairs (A, 2B + f) lexicographically: two stable counting
  * sorts (LSD radix, O(npairs + nshapes)). The scratch (2 npairs + 2 nshapes + 3
  * ints) is the broadphase grid's storage (done with once the pairs are
- * found), else the spare room of w->pairs. */
+ * found), else the spare room of w->pairs. On two threads with the solver's
+ * (rcm_team2), each pass counts and scatters by halves of the pairs, the
+ * second half's of a key after the first's: the one-thread order exactly
+ * (the second half's counts, nshapes ints more, from the work memory). */
 rc_status rcc_sort_pairs(rc_world *w)
 {
     int np = w->npairs, nk = 2 * w->nshapes + 2;
@@ -26,17 +29,35 @@ rc_status rcc_sort_pairs(rc_world *w)
         in = w->pairs;
         out = in + 2 * np;
     }
-    int *cnt = out + 2 * np;
+    int *cnt = out + 2 * np, *cnt2 = NULL;
+    const int team = rcm_team2(w, np), kh = team ? np / 2 : np;
+    if (team) RC_CHECK(rcb_arena_array(&w->work, (void **)&cnt2, nk + 1LL, sizeof(int), "broadphase pairs' sort"));
+    const int k0[2] = { 0, kh }, k1[2] = { kh, np };
     for (int pass = 0; pass < 2; pass++) {
         const int *src = pass ? out : in, col = pass ? 0 : 1;
         int *dst = pass ? in : out;
-        for (int i = 0; i <= nk; i++) cnt[i] = 0;
-        for (int k = 0; k < np; k++) cnt[src[2 * k + col] + 1]++;
-        for (int i = 1; i <= nk; i++) cnt[i] += cnt[i - 1];
-        for (int k = 0; k < np; k++) {
-            int d = cnt[src[2 * k + col]]++;
-            dst[2 * d] = src[2 * k];
-            dst[2 * d + 1] = src[2 * k + 1];
+        RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+        for (int t = 0; t < 2; t++) {   /* each half's count of each key */
+            int *c = t ? cnt2 : cnt;
+            if (!c) continue;
+            for (int i = 0; i <= nk; i++) c[i] = 0;
+            for (int k = k0[t]; k < k1[t]; k++) c[src[2 * k + col]]++;
+        }
+        for (int i = 0, run = 0; i <= nk; i++) {   /* where each half's keys start */
+            const int n0 = cnt[i], n1 = cnt2 ? cnt2[i] : 0;
+            cnt[i] = run;
+            if (cnt2) cnt2[i] = run + n0;
+            run += n0 + n1;
+        }
+        RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+        for (int t = 0; t < 2; t++) {
+            int *c = t ? cnt2 : cnt;
+            if (!c) continue;
+            for (int k = k0[t]; k < k1[t]; k++) {
+                int d = c[src[2 * k + col]]++;
+                dst[2 * d] = src[2 * k];
+                dst[2 * d + 1] = src[2 * k + 1];
+            }
         }
     }
     return RC_OK;

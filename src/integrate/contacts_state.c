@@ -16,14 +16,14 @@ static int has_custom_law(const rc_world *w)
     return 0;
 }
 
-/* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
- * persistent ids, warm-start impulses, law state. */
-rc_status rci_match_contacts(rc_world *w)
+/* Contacts i0 .. i1 - 1 matched with the state's records from j on (both
+ * sorted by key): persistent ids, warm-start impulses, law state. A new
+ * contact gets the next id, or, with fresh, its index in fresh[] (the
+ * count returned) for the caller to number in index order. */
+static int match_range(rc_world *w, int i0, int i1, int j, int custom, int *fresh)
 {
-    const int custom = has_custom_law(w);
-    if (custom) RC_CHECK(rcb_arena_array(&w->work, (void **)&w->aux, w->ncontacts, sizeof(rc_contact_aux), "contacts' law data"));
-    int j = 0;
-    for (int i = 0; i < w->ncontacts; i++) {
+    int nfresh = 0;
+    for (int i = i0; i < i1; i++) {
         rc_contact *c = &w->contacts[i];
         c->aux = custom ? &w->aux[i] : NULL;
         while (j < w->nrec && w->rec[j].key < c->key) j++;
@@ -37,11 +37,50 @@ rc_status rci_match_contacts(rc_world *w)
             else   /* the state was left when every law had a closed form: theirs is zero */
                 memset(c->aux->state, 0, sizeof c->aux->state);
         } else {
-            c->id = w->next_contact_id++;
+            if (fresh) fresh[nfresh++] = i;
+            else c->id = w->next_contact_id++;
             c->p[0] = c->p[1] = 0.0;
             if (custom) memcpy(c->aux->state, w->laws[c->law].ops.state0, sizeof c->aux->state);
         }
     }
+    return nfresh;
+}
+
+/* the first of the state's records with a key >= key */
+static int first_rec_from(const rc_world *w, uint64_t key)
+{
+    int lo = 0, hi = w->nrec;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (w->rec[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Match the new contacts (sorted by key) with the state's (w->rec, sorted):
+ * persistent ids, warm-start impulses, law state. On two threads with the
+ * solver's (rcm_team2, laws with a closed form): each matches half of the
+ * contacts, the second from its first key's place in the state; the new
+ * contacts are numbered after, in index order -- the ids of one thread. */
+rc_status rci_match_contacts(rc_world *w)
+{
+    const int custom = has_custom_law(w), n = w->ncontacts;
+    if (custom) RC_CHECK(rcb_arena_array(&w->work, (void **)&w->aux, n, sizeof(rc_contact_aux), "contacts' law data"));
+    if (custom || n < 2 || !rcm_team2(w, n)) {
+        (void)match_range(w, 0, n, 0, custom, NULL);
+        return RC_OK;
+    }
+    int *fresh, nfresh[2] = { 0, 0 };
+    const int half = n / 2, i0[2] = { 0, half }, i1[2] = { half, n };
+    const rcb_arena_mark mark = rcb_arena_mark_now(&w->work);   /* fresh: given back below */
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&fresh, n, sizeof(int), "contacts' match"));
+    const int j1 = first_rec_from(w, w->contacts[half].key);
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1))
+    for (int t = 0; t < 2; t++) nfresh[t] = match_range(w, i0[t], i1[t], t ? j1 : 0, 0, fresh + i0[t]);
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < nfresh[t]; k++) w->contacts[fresh[i0[t] + k]].id = w->next_contact_id++;
+    rcb_arena_release(&w->work, mark);
     return RC_OK;
 }
 

@@ -35,6 +35,7 @@ typedef struct rci_step {
     int cyclic, exploring;
     double res;
     int iters, worst, converged;
+    int p_finite;             /* the solver saw every active impulse finite (rci_check_solution) */
     int fallback;             /* a Newton method failed and another finished the solve */
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;
@@ -236,7 +237,7 @@ void rci_describe_contact(const rc_world *w, int ci, char *buf, size_t n);
 /* the same for 3D contact i of a dim = 3 world (contacts3.c) */
 void rci_describe_contact3(const rc_world *w, int i, char *buf, size_t n);
 rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x);
-rc_status rci_check_solution(rc_world *w, int worst, double res, int iters);
+rc_status rci_check_solution(rc_world *w, int worst, double res, int iters, int p_finite);
 int rci_first_nonfinite(const double *x, int n);
 void rci_warn_initial_overlaps(rc_world *w);
 /* once per world: a Newton law with friction sticking under MJF at theta <= 1/2 */

@@ -184,6 +184,7 @@ rc_status rci_stage_solve(rci_step *st)
     st->res = 0.0;
     st->worst = -1;
     st->iters = 0;
+    st->p_finite = 0;
     if (w->nactive || w->njoints) {
         const rcn_solver *solver = rcn_solver_of(st->solver->method);
         const rcn_problem pb = { w, st->solver, st->cyclic };
@@ -204,6 +205,7 @@ rc_status rci_stage_solve(rci_step *st)
         if (s != RC_OK) return s;
         st->res = rep.residual;
         st->worst = rep.worst;
+        st->p_finite = rep.p_finite;
         st->iters = rep.iterations;
         /* the solvers stop sweeping on an interrupt (a long solve is not
          * waited for): the step fails as on a solver failure, before the update */
@@ -211,7 +213,7 @@ rc_status rci_stage_solve(rci_step *st)
             return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the solver after %d sweeps)",
                                 w->t, w->step + 1, st->iters);
     }
-    RC_CHECK(rci_check_solution(w, st->worst, st->res, st->iters));
+    RC_CHECK(rci_check_solution(w, st->worst, st->res, st->iters, st->p_finite));
     st->converged = st->res <= w->sim.solver.tol;
     return RC_OK;
 }
@@ -283,12 +285,77 @@ static rc_status joints_drift(rci_step *st, audit_terms *a)
     return rcm_joints_report(w, st->t_next, &a->pos_viol, &a->vel_viol);
 }
 
-/* eq. (68) per contact, the laws' state after the accepted step, the
+/* The products of contacts_work on two threads (with the solver's,
+ * rcm_team2): each contact's u = H v and its W_N, W_T (eq. 68) computed in
+ * parallel into wk (2 per contact; act: whether active), summed after by one
+ * thread in index order -- the one-thread sums bit for bit. wk lives in the
+ * planar hot records' bytes, dead once the solve has unpacked them (152
+ * bytes per active contact, 17 needed per contact): no memory of its own.
+ * Only where no law has a per-contact update and no contact is a gap
+ * function's (!st->keep, no gaps); else NULL: one thread. */
+static double *contacts_work_team(rci_step *st, const double *vth, unsigned char **act)
+{
+    rc_world *w = st->w;
+    const int n = w->ncontacts;
+    const size_t need = (size_t)n * (2 * sizeof(double) + 1);
+    if (st->keep || w->ngaps || !w->hot || !rcm_team2(w, n) || (size_t)w->cap_hot * RCM_HOT2_BYTES < need) return NULL;
+    double *wk = w->hot;   /* 16-byte aligned (the arena's) */
+    unsigned char *on = (unsigned char *)(wk + 2 * (size_t)n);
+    RC_OMP(omp parallel for num_threads(2) schedule(static))
+    for (int i = 0; i < n; i++) {
+        rc_contact *c = &w->contacts[i];
+        double uth[2];
+        rcm_contact_dot(w, c, w->v, NULL, c->u);
+        rcm_contact_dot(w, c, vth, NULL, uth);
+        on[i] = c->active != 0;
+        wk[2 * i] = uth[0] * c->p[0];
+        wk[2 * i + 1] = uth[1] * c->p[1];
+    }
+    *act = on;
+    return wk;
+}
+
+/* contact i's work W_N + W_T (eq. 68) into the step's sums, and the
  * thermodynamic admissibility check (eqs. 51, 86-89) */
+static rc_status add_contact_work(rci_step *st, audit_terms *a, int i, double WN, double WT, double work_tol)
+{
+    rc_world *w = st->w;
+    const rc_contact *c = &w->contacts[i];
+    a->W_N += WN;
+    a->W_T += WT;
+    if (WT > a->WT_max_pos) a->WT_max_pos = WT;   /* the paper's Figs 9-10 (c), (d) */
+    if (WT < a->WT_min_neg) a->WT_min_neg = WT;
+    const double cw = WN + WT;
+    if (!a->have_cw || cw > a->max_cw) { a->max_cw = cw; a->have_cw = 1; a->max_cw_id = c->id; }
+    if (cw > work_tol) {
+        a->positive++;
+        if (w->sim.work_check != RC_WORK_RECORD) {
+            const rc_law *law = &w->laws[c->law];
+            char cd[256];
+            rci_describe_contact(w, i, cd, sizeof cd);
+            if (w->sim.work_check == RC_WORK_ERROR)
+                return rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                                    cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+            rcm_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
+                          cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
+        }
+    }
+    return RC_OK;
+}
+
+/* eq. (68) per contact, the laws' state after the accepted step, the
+ * thermodynamic admissibility check */
 static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
 {
     rc_world *w = st->w;
     const double work_tol = w->sim.work_tol * (1.0 + fabs(a->E0));
+    unsigned char *act = NULL;
+    const double *wk = contacts_work_team(st, vth, &act);
+    if (wk) {   /* the products done on two threads: the sums in index order */
+        for (int i = 0; i < w->ncontacts; i++)
+            if (act[i]) RC_CHECK(add_contact_work(st, a, i, wk[2 * i], wk[2 * i + 1], work_tol));
+        return RC_OK;
+    }
     for (int i = 0; i < w->ncontacts; i++) {
         rc_contact *c = &w->contacts[i];
         double uth[2];
@@ -307,26 +374,8 @@ static rc_status contacts_work(rci_step *st, const double *vth, audit_terms *a)
             if (s != RC_OK) return s;
         }
         if (!c->active) continue;
-        const double WN = uth[0] * c->p[0];   /* eq. (68), normal part (rci_save_contacts keeps it) */
-        const double WT = uth[1] * c->p[1];   /* eq. (68), tangential part */
-        a->W_N += WN;
-        a->W_T += WT;
-        if (WT > a->WT_max_pos) a->WT_max_pos = WT;   /* the paper's Figs 9-10 (c), (d) */
-        if (WT < a->WT_min_neg) a->WT_min_neg = WT;
-        double cw = WN + WT;
-        if (!a->have_cw || cw > a->max_cw) { a->max_cw = cw; a->have_cw = 1; a->max_cw_id = c->id; }
-        if (cw > work_tol) {         /* thermodynamic admissibility (eqs. 51, 86-89) */
-            a->positive++;
-            if (w->sim.work_check != RC_WORK_RECORD) {
-                char cd[256];
-                rci_describe_contact(w, i, cd, sizeof cd);
-                if (w->sim.work_check == RC_WORK_ERROR)
-                    return rc_set_error(RC_ERR_NUMERIC, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                                        cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
-                rcm_world_warn(w, "positive contact work %.6e (W_N = %.6e, W_T = %.6e) at t = %.17g (step %ld), %s, law '%s'",
-                              cw, WN, WT, st->t_next, w->step + 1, cd, law->name ? law->name : "(unnamed)");
-            }
-        }
+        /* eq. (68), normal and tangential parts (rci_save_contacts keeps them) */
+        RC_CHECK(add_contact_work(st, a, i, uth[0] * c->p[0], uth[1] * c->p[1], work_tol));
     }
     return RC_OK;
 }

@@ -57,10 +57,11 @@ rc_status rci_nonfinite_state(const rc_world *w, int i, int position, double x)
 
 /* The solution of step 5: every impulse, joint multiplier and velocity finite,
  * and the residual a number (a NaN residual would pass for converged nowhere
- * and be lost in the statistics). */
-rc_status rci_check_solution(rc_world *w, int worst, double res, int iters)
+ * and be lost in the statistics). p_finite: the solver saw every active
+ * contact's impulse finite as it wrote it back (planar NSGS's hot records). */
+rc_status rci_check_solution(rc_world *w, int worst, double res, int iters, int p_finite)
 {
-    for (int k = 0; k < w->nactive; k++) {
+    for (int k = 0; k < w->nactive && !p_finite; k++) {   /* p_finite: the solver saw them all finite */
         const int i = w->active[k];
         const rc_contact *c = &w->contacts[i];
         if (rcb_finite(c->p[0]) && rcb_finite(c->p[1])) continue;

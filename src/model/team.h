@@ -34,8 +34,12 @@
  *                big shapes against the grid list  grid shapes
  *   index_set.c  the contacts' local problems      contacts (w->ncontacts)
  *   nsgs_pack.c  the hot records' (un)packing      active contacts
+ *                the candidate pairs' counting sort      candidate pairs
  *   step.c       the detection margin's largest speed   shapes
- *   contacts_state.c      the state's records      contacts
+ *                the audit's contact works (eq. 68)     contacts
+ *   slabs.c      the slabs order's passes          active contacts
+ *   contacts_state.c      the match with the state  contacts
+ *                         the state's records      contacts
  * Every stage gives the one-thread numbers bit for bit, whatever the knob. */
 extern int rcm_team_min;
 

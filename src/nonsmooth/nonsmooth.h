@@ -284,6 +284,9 @@ typedef struct rcn_report {
      * one-contact solves (rc_run_stats.sweep_wall_s, sweep_solves) */
     double sweep_wall_s;
     long sweep_solves;
+    /* 1: every active contact's impulse was seen finite as the solver wrote
+     * it back (planar NSGS's unpack), so the step's check need not visit them */
+    int p_finite;
 } rcn_report;
 #define RCN_TIMED_SWEEPS_MIN 256
 typedef struct rcn_solver {

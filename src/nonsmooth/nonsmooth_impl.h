@@ -57,7 +57,8 @@ typedef struct rcn_pack2 {
 } rcn_pack2;
 #define RCN_PACK_BLOCK 256
 rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
-void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
+/* p and the residual terms back to the contacts; 1 if every p is finite */
+int rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
 void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
 void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);

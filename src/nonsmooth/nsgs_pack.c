@@ -109,15 +109,19 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk)
     return RC_OK;
 }
 
-void rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
+int rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep)
 {
-    RC_OMP(omp parallel for num_threads(2) schedule(static) if(rcm_team2(w, pk->n)))
+    double acc = 0.0;   /* NaN if an impulse is not finite (x - x), whatever the order of the sum */
+    RC_OMP(omp parallel for num_threads(2) schedule(static) reduction(+ : acc) if(rcm_team2(w, pk->n)))
     for (int k = 0; k < pk->n; k++) {
         rc_contact *c = &w->contacts[sweep[k]];
-        c->p[0] = pk->h[k].p[0];
-        c->p[1] = pk->h[k].p[1];
+        const double p0 = pk->h[k].p[0], p1 = pk->h[k].p[1];
+        c->p[0] = p0;
+        c->p[1] = p1;
+        acc += (p0 - p0) + (p1 - p1);
         c->res = sqrt(pk->r2[k]);   /* the contact's own residual, no longer squared */
     }
+    return acc == 0.0;
 }
 
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b)

@@ -38,10 +38,11 @@
 
 enum { NBINS = 4096 };
 
-/* the coordinate of body b across gravity (its centre), or NAN */
+/* the coordinate of body b across gravity (its centre): INFINITY for the
+ * ground (shared freely), NAN for a body that is not planar rigid */
 static double across(const rc_world *w, int b, const double ax[2])
 {
-    if (b < 0) return NAN;
+    if (b < 0) return INFINITY;
     const rc_body *bd = &w->bodies[b];
     if (bd->kind != RC_BODY_RIGID2D) return NAN;
     return ax[0] * w->q[bd->iq] + ax[1] * w->q[bd->iq + 1];
@@ -62,57 +63,61 @@ int rcn_slab_segment(int h, int j)
 /* the first segment of the subtree of (h, j) */
 static int subtree_first(int h, int j) { return rcn_slab_segment(h, j) - ((1 << (h + 1)) - 2); }
 
-rc_status rcn_slab_order(rc_world *w)
+/* The order's passes over the active contacts k0 .. k1 (one thread's half,
+ * or all): each pass's results are the same whatever the cut, so that the
+ * order is that of one thread bit for bit (integer counts; the range's
+ * largest and smallest coordinate). */
+typedef struct slab_scan {
+    double *xs;                       /* the coordinates of the bodies A, B of each contact */
+    const int *slab_of_bin;           /* NBINS */
+    double ax[2], lo, scale;
+} slab_scan;
+
+static int bin_of(const slab_scan *sc, double x)
 {
-    const int n = w->nactive, cap = w->ncontacts;
-    if (n == 0) return RC_OK;
-    int *bins;
-    double *xs;   /* the contacts' bodies' coordinates across gravity, A then B (NAN: the ground or not rigid) */
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "slabs"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, RCN_SLAB_SEGS + 1, sizeof(int), "slabs"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&bins, NBINS, sizeof(int), "slabs"));
-    RC_CHECK(rcb_arena_array(&w->work, (void **)&xs, 2LL * n, sizeof(double), "slabs"));
-    const double *g = w->def.gravity;
-    const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
-    const double ax[2] = { gn > 0.0 ? -g[1] / gn : 1.0, gn > 0.0 ? g[0] / gn : 0.0 };   /* across gravity */
-    double lo = INFINITY, hi = -INFINITY;
-    for (int k = 0; k < n; k++) {
+    const double f = (x - sc->lo) * sc->scale;
+    return (int)(f < NBINS - 1.0 ? f : NBINS - 1.0);
+}
+
+/* the bodies' coordinates; [lo, hi] of the finite ones */
+static void scan_coordinates(const rc_world *w, slab_scan *sc, int k0, int k1, double *lo, double *hi)
+{
+    double l = INFINITY, u = -INFINITY;
+    for (int k = k0; k < k1; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
-        double *x = xs + 2 * k;
-        x[0] = across(w, c->body_a, ax);
-        x[1] = across(w, c->body_b, ax);
+        double *x = sc->xs + 2 * k;
+        x[0] = across(w, c->body_a, sc->ax);
+        x[1] = across(w, c->body_b, sc->ax);
         for (int i = 0; i < 2; i++)
-            if (x[i] == x[i]) { lo = x[i] < lo ? x[i] : lo; hi = x[i] > hi ? x[i] : hi; }
+            if (isfinite(x[i])) { l = x[i] < l ? x[i] : l; u = x[i] > u ? x[i] : u; }
     }
-    const double scale = hi > lo ? NBINS / (hi - lo) : 0.0;
-#define BIN(x) ((int)(((x) - lo) * scale < NBINS - 1.0 ? ((x) - lo) * scale : NBINS - 1.0))
-    /* the slab of each bin: the contacts counted at their body B (or A),
-     * bin b's slab from the contacts before its middle */
-    for (int b = 0; b < NBINS; b++) bins[b] = 0;
+    *lo = l;
+    *hi = u;
+}
+
+/* the contacts counted at their body B (or A) in the bins; their number */
+static int scan_histogram(const slab_scan *sc, int k0, int k1, int *bins)
+{
     int counted = 0;
-    for (int k = 0; k < n; k++) {
-        const double x = xs[2 * k + 1] == xs[2 * k + 1] ? xs[2 * k + 1] : xs[2 * k];
-        if (x == x) { bins[BIN(x)]++; counted++; }
+    for (int b = 0; b < NBINS; b++) bins[b] = 0;
+    for (int k = k0; k < k1; k++) {
+        const double x = isfinite(sc->xs[2 * k + 1]) ? sc->xs[2 * k + 1] : sc->xs[2 * k];
+        if (isfinite(x)) { bins[bin_of(sc, x)]++; counted++; }
     }
-    for (int b = 0, before = 0; b < NBINS; b++) {
-        const int cnt = bins[b];
-        const long long mid2 = 2LL * before + cnt;   /* twice the contacts before the bin's middle */
-        const int s = counted > 0 ? (int)(mid2 * RCN_SLABS / (2LL * counted)) : 0;
-        bins[b] = s < RCN_SLABS ? s : RCN_SLABS - 1;
-        before += cnt;
-    }
-    int *start = w->colour_start;
-    for (int s = 0; s <= RCN_SLAB_SEGS; s++) start[s] = 0;
-    for (int k = 0; k < n; k++) {
-        const rc_contact *c = &w->contacts[w->active[k]];
-        const int ab[2] = { c->body_a, c->body_b };
+    return counted;
+}
+
+/* each contact's segment (w->colour), counted per segment in cnt */
+static void scan_segments(rc_world *w, const slab_scan *sc, int k0, int k1, int *cnt)
+{
+    for (int s = 0; s < RCN_SLAB_SEGS; s++) cnt[s] = 0;
+    for (int k = k0; k < k1; k++) {
         int slab[2] = { -1, -1 }, bad = 0;
         for (int i = 0; i < 2; i++) {
-            if (ab[i] < 0) continue;   /* the ground: shared freely */
-            const double x = xs[2 * k + i];
+            const double x = sc->xs[2 * k + i];
+            if (x == INFINITY) continue;   /* the ground: shared freely */
             if (!(x == x)) { bad = 1; continue; }
-            slab[i] = bins[BIN(x)];
+            slab[i] = sc->slab_of_bin[bin_of(sc, x)];
         }
         int seg;
         if (bad || (slab[0] < 0 && slab[1] < 0)) {
@@ -124,13 +129,67 @@ rc_status rcn_slab_order(rc_world *w)
             seg = rcn_slab_segment(h, la >> h);
         }
         w->colour[k] = seg;
-        start[seg + 1]++;
+        cnt[seg]++;
     }
-#undef BIN
-    for (int s = 0; s < RCN_SLAB_SEGS; s++) start[s + 1] += start[s];   /* counting sort, stable: key order kept */
-    for (int k = 0; k < n; k++) w->sweep[start[w->colour[k]]++] = w->active[k];
-    for (int s = RCN_SLAB_SEGS; s > 0; s--) start[s] = start[s - 1];
+}
+
+/* The order's four passes over the active contacts run on two threads with
+ * the solver's (each thread a fixed half, rcm_team2): the histogram and the
+ * segment counts per half, added; the counting sort's scatter per half from
+ * offsets that put the first half's contacts of a segment before the
+ * second's -- the one-thread order exactly. */
+rc_status rcn_slab_order(rc_world *w)
+{
+    const int n = w->nactive, cap = w->ncontacts;
+    if (n == 0) return RC_OK;
+    int *bins, *cnt;   /* bins: 2 x NBINS (a half's histogram each); cnt: 2 x RCN_SLAB_SEGS */
+    slab_scan sc;
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->sweep, cap, sizeof(int), "sweep order"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour, cap, sizeof(int), "slabs"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&w->colour_start, RCN_SLAB_SEGS + 1, sizeof(int), "slabs"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&bins, 2 * NBINS, sizeof(int), "slabs"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&cnt, 2 * RCN_SLAB_SEGS, sizeof(int), "slabs"));
+    RC_CHECK(rcb_arena_array(&w->work, (void **)&sc.xs, 2LL * n, sizeof(double), "slabs"));
+    const double *g = w->def.gravity;
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1]);
+    sc.ax[0] = gn > 0.0 ? -g[1] / gn : 1.0;   /* across gravity */
+    sc.ax[1] = gn > 0.0 ? g[0] / gn : 0.0;
+    const int team = rcm_team2(w, n), half = team ? n / 2 : n;
+    const int k0[2] = { 0, half }, k1[2] = { half, n };
+    double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    int counted[2] = { 0, 0 };
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+    for (int t = 0; t < 2; t++) scan_coordinates(w, &sc, k0[t], k1[t], &lo[t], &hi[t]);
+    const double l = lo[0] < lo[1] ? lo[0] : lo[1], u = hi[0] > hi[1] ? hi[0] : hi[1];
+    sc.lo = l;
+    sc.scale = u > l ? NBINS / (u - l) : 0.0;
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+    for (int t = 0; t < 2; t++) counted[t] = scan_histogram(&sc, k0[t], k1[t], bins + t * NBINS);
+    /* the slab of each bin: bin b's slab from the contacts before its middle */
+    const int total = counted[0] + counted[1];
+    for (int b = 0, before = 0; b < NBINS; b++) {
+        const int c = bins[b] + bins[NBINS + b];
+        const long long mid2 = 2LL * before + c;   /* twice the contacts before the bin's middle */
+        const int s = total > 0 ? (int)(mid2 * RCN_SLABS / (2LL * total)) : 0;
+        bins[b] = s < RCN_SLABS ? s : RCN_SLABS - 1;
+        before += c;
+    }
+    sc.slab_of_bin = bins;
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+    for (int t = 0; t < 2; t++) scan_segments(w, &sc, k0[t], k1[t], cnt + t * RCN_SLAB_SEGS);
+    /* counting sort, stable (key order kept): a segment's first half, then its second */
+    int *start = w->colour_start, *off0 = bins, *off1 = bins + RCN_SLAB_SEGS;   /* the bins are done with */
     start[0] = 0;
+    for (int s = 0; s < RCN_SLAB_SEGS; s++) {
+        off0[s] = start[s];
+        off1[s] = start[s] + cnt[s];
+        start[s + 1] = start[s] + cnt[s] + cnt[RCN_SLAB_SEGS + s];
+    }
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+    for (int t = 0; t < 2; t++) {
+        int *off = t ? off1 : off0;
+        for (int k = k0[t]; k < k1[t]; k++) w->sweep[off[w->colour[k]]++] = w->active[k];
+    }
     w->ncolours = RCN_SLAB_SEGS;
     return RC_OK;
 }

@@ -276,8 +276,9 @@ RC_TEST(slabs_halves_side_by_side_bit_identical_to_in_turn)
 
 /* The step's stages on two threads (model/team.h: the detection margin, the
  * shapes' caches, the broadphase's boxes, buckets, counting sort and big
- * shapes, the narrowphase, the index set, the hot records' packing and the
- * state's records) give the one-thread state and audit bit
+ * shapes, the pairs' sort, the narrowphase, the match with the last state,
+ * the index set, the slabs order, the hot records' packing, the audit's
+ * contact works and the state's records) give the one-thread state and audit bit
  * for bit, also when the second thread's buffers run out of room
  * (rcc_team_cap: 4 pairs or contacts, then this thread finishes). */
 RC_TEST(detection_on_two_threads_bit_identical_to_one)

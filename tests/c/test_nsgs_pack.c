@@ -155,7 +155,7 @@ static void compare(int *failed, rc_world *w, double relax, int reversed, int sw
     CHECK(pk.n == n && pk.at != NULL);   /* order is not w->active: the residual finds each contact's record */
     for (int s = 0; s < sweeps; s++) rcn_nsgs_pack_sweep(w, &pk, 0, n, relax, NULL);
     rcn_nsgs_pack_terms(w, &pk, 0, n);
-    rcn_nsgs_unpack(w, &pk, order);
+    (void)rcn_nsgs_unpack(w, &pk, order);
     int same_p = 1, same_r = 1;
     for (int k = 0; k < n; k++) {
         const rc_contact *c = &w->contacts[w->active[k]];
