@@ -563,7 +563,11 @@ static rc_status narrow_all(rc_world *w, double m)
         (void)s1;
         if (second.nbuf > 0) {
             RC_CHECK(rcb_reserve((void **)&w->contacts, &w->cap_contacts, w->ncontacts + second.nbuf, sizeof(rc_contact)));
-            memcpy(w->contacts + w->ncontacts, second.buf, (size_t)second.nbuf * sizeof(rc_contact));
+            rc_contact *dst = w->contacts + w->ncontacts;
+            const int nb = second.nbuf, h = nb / 2;   /* the copy by halves, one per thread */
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+            for (int t = 0; t < 2; t++)
+                memcpy(dst + (t ? h : 0), second.buf + (t ? h : 0), (size_t)(t ? nb - h : h) * sizeof(rc_contact));
             w->ncontacts += second.nbuf;
         }
         from = stop;

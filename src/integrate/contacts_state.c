@@ -5,6 +5,7 @@
 #include "integrate/integrate.h"
 #include "model/team.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Laws without a closed form (custom laws, the generic local solver) keep
@@ -95,12 +96,14 @@ rc_status rci_reserve_state(rc_world *w)   /* room for save_contacts, reserved b
     return RC_OK;
 }
 
-void rci_save_contacts(rc_world *w)
+/* records i0 .. i1 - 1; the first of them with the largest overlap -g_N (or -1) */
+static int save_range(rc_world *w, int i0, int i1, int custom)
 {
-    const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
-    RC_OMP(omp parallel for num_threads(2) schedule(static) if(rcm_team2(w, n)))   /* each record its own */
-    for (int i = 0; i < n; i++) {
+    int deep = -1;
+    double most = -INFINITY;
+    for (int i = i0; i < i1; i++) {
         const rc_contact *c = &w->contacts[i];
+        if (-c->gN > most) { most = -c->gN; deep = i; }
         rc_contact_rec *r = &w->rec[i];
         r->key = c->key;
         r->id = c->id;
@@ -121,6 +124,22 @@ void rci_save_contacts(rc_world *w)
         }
         if (custom) memcpy(w->rec_state + (size_t)i * RC_LAW_MAX_STATE, c->aux->state, sizeof c->aux->state);
     }
+    return deep;
+}
+
+/* *deepest: the first contact with the largest overlap -g_N, or -1 (for the
+ * run's largest overlap, step.c). On two threads with the solver's: each
+ * record its own, each thread half of them, the halves' deepest compared in
+ * order -- the one-thread answer. */
+void rci_save_contacts(rc_world *w, int *deepest)
+{
+    const int n = w->ncontacts, custom = n > 0 && w->contacts[0].aux != NULL;
+    const int team = rcm_team2(w, n), half = team ? n / 2 : n, i0[2] = { 0, half }, i1[2] = { half, n };
+    int deep[2] = { -1, -1 };
+    RC_OMP(omp parallel for num_threads(2) schedule(static, 1) if(team))
+    for (int t = 0; t < 2; t++) deep[t] = save_range(w, i0[t], i1[t], custom);
+    *deepest = deep[0];
+    if (deep[1] >= 0 && (deep[0] < 0 || -w->contacts[deep[1]].gN > -w->contacts[deep[0]].gN)) *deepest = deep[1];
     w->nrec = n;
     w->rec_has_state = custom;
 }

@@ -136,9 +136,12 @@ rc_status rci_stage_index_set(rci_step *st)
         double *b2;
         RC_CHECK(rcb_arena_array(&w->work, (void **)&b2, n, sizeof(double), "index set"));
 #pragma omp parallel for num_threads(2) schedule(static)
-        for (int i = 0; i < n; i++) (void)index_one(st, i, anticipate, &b2[i]);   /* no gap contact: cannot fail */
-        for (int i = 0; i < n; i++) {
-            if (!w->contacts[i].active) continue;
+        for (int i = 0; i < n; i++) {   /* no gap contact: cannot fail */
+            (void)index_one(st, i, anticipate, &b2[i]);
+            if (!w->contacts[i].active) b2[i] = -1.0;   /* |b|^2 of an active one is >= 0 (or NaN) */
+        }
+        for (int i = 0; i < n; i++) {   /* the list in index order from b2 alone, not the contacts */
+            if (b2[i] == -1.0) continue;
             w->active[w->nactive++] = i;
             w->contact_b2 += b2[i];
         }

@@ -218,7 +218,7 @@ rc_status rci_joint_rows(rc_world *w, int n, const double *X, double t, double *
 double rci_joints_take_multipliers(rc_world *w, const double *G, int n, const double *vm, double h, const double *L,
                                    const double *l);
 rc_status rci_reserve_state(rc_world *w);
-void rci_save_contacts(rc_world *w);
+void rci_save_contacts(rc_world *w, int *deepest);
 
 /* ---- sleeping (sleep.c; docs/sleeping.md): sized before detection, the
  * kept contacts merged after it, islands touched by awake bodies woken

@@ -472,7 +472,7 @@ static void commit_info(rci_step *st, const audit_terms *a)
     in->WT_min_neg = a->WT_min_neg;
 }
 
-static void commit_stats(rci_step *st, const audit_terms *a)
+static void commit_stats(rci_step *st, const audit_terms *a, int deepest)
 {
     rc_world *w = st->w;
     const rc_step_info *in = &w->info;
@@ -497,9 +497,10 @@ static void commit_stats(rci_step *st, const audit_terms *a)
     if (a->pos_viol > s->max_joint_pos_violation) s->max_joint_pos_violation = a->pos_viol;
     if (a->vel_viol > s->max_joint_vel_violation) s->max_joint_vel_violation = a->vel_viol;
     if (w->sim.project_contacts) rci_project_contacts_stats(w, a);
-    /* the largest overlap: this step's contacts were detected at q_k (t_k, step k) */
-    for (int i = 0; i < w->ncontacts; i++) {
-        const rc_contact *c = &w->contacts[i];
+    /* the largest overlap: this step's contacts were detected at q_k (t_k, step k);
+     * deepest: the first contact with the step's largest (rci_save_contacts) */
+    if (deepest >= 0) {
+        const rc_contact *c = &w->contacts[deepest];
         if (-c->gN > s->max_overlap) {
             s->max_overlap = -c->gN;
             s->t_max_overlap = rcm_time_at(w, -1.0);
@@ -522,13 +523,14 @@ static void commit_stats(rci_step *st, const audit_terms *a)
 static void stage_commit(rci_step *st, const audit_terms *a)
 {
     rc_world *w = st->w;
-    rci_save_contacts(w);
+    int deepest;
+    rci_save_contacts(w, &deepest);
     w->persist_band = 2.0 * st->h * fmax(w->sim.solver.tol, st->res) * (1.0 + sqrt(w->contact_b2));
     w->t_steps++;
     w->t = st->t_next;
     w->step++;
     commit_info(st, a);
-    commit_stats(st, a);
+    commit_stats(st, a, deepest);
     rcc_wrap(w);   /* periodic boundary: after the audit (E_wrap keeps E_pot continuous) */
 }
 
