@@ -35,7 +35,6 @@ typedef struct rci_step {
     int cyclic, exploring;
     double res;
     int iters, worst, converged;
-    int p_finite;             /* the solver saw every active impulse finite (rci_check_solution) */
     int fallback;             /* a Newton method failed and another finished the solve */
     /* the audit */
     double Ek0, Ep0, Ek1, Ep1, E_el, W_theta;

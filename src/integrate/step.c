@@ -184,7 +184,7 @@ rc_status rci_stage_solve(rci_step *st)
     st->res = 0.0;
     st->worst = -1;
     st->iters = 0;
-    st->p_finite = 0;
+    int p_finite = 0;   /* the solver saw every active impulse finite (rci_check_solution) */
     if (w->nactive || w->njoints) {
         const rcn_solver *solver = rcn_solver_of(st->solver->method);
         const rcn_problem pb = { w, st->solver, st->cyclic };
@@ -205,7 +205,7 @@ rc_status rci_stage_solve(rci_step *st)
         if (s != RC_OK) return s;
         st->res = rep.residual;
         st->worst = rep.worst;
-        st->p_finite = rep.p_finite;
+        p_finite = rep.p_finite;
         st->iters = rep.iterations;
         /* the solvers stop sweeping on an interrupt (a long solve is not
          * waited for): the step fails as on a solver failure, before the update */
@@ -213,7 +213,7 @@ rc_status rci_stage_solve(rci_step *st)
             return rc_set_error(RC_ERR_INTERRUPTED, "interrupted at t = %.17g (step %ld, in the solver after %d sweeps)",
                                 w->t, w->step + 1, st->iters);
     }
-    RC_CHECK(rci_check_solution(w, st->worst, st->res, st->iters, st->p_finite));
+    RC_CHECK(rci_check_solution(w, st->worst, st->res, st->iters, p_finite));
     st->converged = st->res <= w->sim.solver.tol;
     return RC_OK;
 }

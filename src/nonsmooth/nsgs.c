@@ -599,7 +599,7 @@ rc_status rcn_nsgs_solve(const rcn_problem *pb, rcn_report *rep)
     }
 done:
     if (pk)   /* p and the residual terms (their roots) back to the contacts; whether every p is finite */
-        rep->p_finite = rcn_nsgs_unpack(w, pk, sweep) && pk->n == w->nactive;
+        rep->p_finite = rcn_nsgs_unpack(w, pk, sweep);   /* (the pack holds every active contact) */
     for (int k = 0; k < w->nactive && !pk; k++) {   /* c->res held squares */
         rc_contact *c = &w->contacts[w->active[k]];
         c->res = sqrt(c->res);
