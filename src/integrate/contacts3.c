@@ -38,9 +38,8 @@ static double margin3(const rci_step *st)
     return fmax(m, w->sim.gamma * st->h * 2.0 * s);
 }
 
-/* the rows of one side (sign -1 for A) and kappa Mhat^-1 H^T */
-static rc_status side_rows(rc_world *w, int body, const double *pt, rcm_contact3 *c, double sign, double kappa,
-                           double H[3][6], double MH[3][6])
+/* the rows of one side (sign -1 for A); the rotational parts stored */
+static void side_rows(rc_world *w, int body, const double *pt, rcm_contact3 *c, double sign, double H[3][6])
 {
     const rc_body *bd = &w->bodies[body];
     const double *q = w->q + bd->iq;
@@ -48,9 +47,17 @@ static rc_status side_rows(rc_world *w, int body, const double *pt, rcm_contact3
     const double *dirs[3] = { c->n, c->t1, c->t2 };
     for (int k = 0; k < 3; k++) {
         rcc_jacobian3d(q + 3, r, dirs[k], H[k]);
-        for (int j = 0; j < 6; j++) { H[k][j] *= sign; MH[k][j] = H[k][j]; }
+        for (int j = 0; j < 6; j++) H[k][j] *= sign;
         for (int j = 0; j < 3; j++) (sign > 0.0 ? c->Rb : c->Ra)[k][j] = H[k][3 + j];   /* stored: the rotation */
     }
+}
+
+/* kappa Mhat^-1 H^T of one side's rows (an active contact's only: the
+ * Delassus block's) */
+static rc_status side_mass(rc_world *w, int body, double kappa, double H[3][6], double MH[3][6])
+{
+    const rc_body *bd = &w->bodies[body];
+    memcpy(MH, H, 3 * sizeof H[0]);
     RC_CHECK(rcm_body_ops_of(bd)->solve_mass(w, bd, &MH[0][0], 3));
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 6; j++) MH[k][j] *= kappa;
@@ -102,8 +109,8 @@ static rc_status assemble(rci_step *st, double *b2)
         rcm_contact3 *c = &c3->c[i];
         const rc_law *law = &w->laws[c->law];
         double Ha[3][6], Hb[3][6], MHa[3][6], MHb[3][6];   /* not stored (model/contact3.h) */
-        RC_CHECK(side_rows(w, c->body_b, c->pb, c, 1.0, st->kappa, Hb, MHb));
-        if (c->body_a >= 0) RC_CHECK(side_rows(w, c->body_a, c->pa, c, -1.0, st->kappa, Ha, MHa));
+        side_rows(w, c->body_b, c->pb, c, 1.0, Hb);
+        if (c->body_a >= 0) side_rows(w, c->body_a, c->pa, c, -1.0, Ha);
         memset(c->shift, 0, sizeof c->shift);
         rcn_contact3_velocity(w, c, st->vk, c->uk);   /* u_k (shift 0) */
         if (!law->closed_form) rci_law3_uold(st, law, c);   /* contacts3_law.c */
@@ -113,6 +120,8 @@ static rc_status assemble(rci_step *st, double *b2)
         c->active = in_rule || persisting;
         if (!c->active) { c->p[0] = c->p[1] = c->p[2] = 0.0; continue; }
         c3->nactive++;
+        RC_CHECK(side_mass(w, c->body_b, st->kappa, Hb, MHb));
+        if (c->body_a >= 0) RC_CHECK(side_mass(w, c->body_a, st->kappa, Ha, MHa));
         delassus(c, Ha, Hb, MHa, MHb);
         if (law->closed_form) shift3(st, law, c, persisting && c->gN > 0.0 ? c->gN / st->h : 0.0);
         else c->shift[0] = persisting && c->gN > 0.0 ? c->gN / st->h : 0.0;   /* the law's xi makes the rest */
