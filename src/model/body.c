@@ -186,7 +186,7 @@ rc_status rc_body_set_force(rc_world *w, int id, const double *f)
     }
     if (w->bodies[id].kind == RC_BODY_RIGID3D) {   /* its record's force; an rc_body_ext makes the world compute forces */
         if (w->bodies[id].ext < 0) RC_CHECK(rcm_body_add_ext(w, id));
-        memcpy(w->rigid3d[w->bodies[id].linear].force, f, (size_t)w->bodies[id].nv * sizeof(double));   /* nv = 6 */
+        memcpy(w->rigid3d[w->bodies[id].linear].force, f, 6 * sizeof(double));
         return RC_OK;
     }
     if (w->bodies[id].ext < 0) {   /* a body without rc_body_ext has a zero force */

@@ -131,7 +131,7 @@ static rc_status rcm_order(const rc_fem_def *d, int *perm)
     int *order = rcb_malloc((size_t)n * sizeof(int));
     rc_status s = (mark && level && q && order) ? graph_build(d, &g) : rc_set_error(RC_ERR_NOMEM, "fem body: out of memory (numbering)");
     if (s == RC_OK) {
-        if (n > 0) memset(mark, 0, (size_t)n);   /* (the guard: LTO's range analysis) */
+        memset(mark, 0, (size_t)n);
         int done = 0;
         while (done < n) {
             int s0 = -1;   /* the unnumbered node of least degree starts a component */
