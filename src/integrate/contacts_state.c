@@ -86,7 +86,8 @@ rc_status rci_match_contacts(rc_world *w)
 }
 
 /* The accepted step's contacts become the state (w->rec): what the API
- * reports and the next step matches. Called once nothing can fail. */
+ * reports and the next step matches; their geometry stays in w->contacts
+ * (rc_contact_geom). Called once nothing can fail. */
 rc_status rci_reserve_state(rc_world *w)   /* room for save_contacts, reserved before the update */
 {
     const int n = w->ncontacts;
@@ -109,10 +110,6 @@ static int save_range(rc_world *w, int i0, int i1, int custom)
         r->id = c->id;
         r->law = (unsigned)c->law;
         r->active = c->active != 0;
-        r->point[0] = c->point[0]; r->point[1] = c->point[1];
-        r->n[0] = c->n[0]; r->n[1] = c->n[1];
-        r->gN = c->gN;
-        r->u[0] = c->u[0]; r->u[1] = c->u[1];
         r->p[0] = c->p[0]; r->p[1] = c->p[1];
         r->nu = c->nu;
         r->WN = r->WT = 0.0;
@@ -142,4 +139,5 @@ void rci_save_contacts(rc_world *w, int *deepest)
     if (deep[1] >= 0 && (deep[0] < 0 || -w->contacts[deep[1]].gN > -w->contacts[deep[0]].gN)) *deepest = deep[1];
     w->nrec = n;
     w->rec_has_state = custom;
+    rcm_state_geom_in_contacts(w);   /* contacts[i] holds rec[i]'s geometry (rc_contact_geom) */
 }

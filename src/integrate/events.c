@@ -19,7 +19,8 @@
 typedef struct rc_events_state {
     double threshold;           /* impacts: p_N > threshold */
     rc_contact_rec *prev;       /* the last step's contacts (w->rec then) */
-    int nprev, cap_prev;
+    rc_contact_geom *prev_geom; /* and their geometry (rcm_state_geom) */
+    int nprev, cap_prev, cap_prev_geom;
     rc_contact_info *list[3];   /* begin, end, impact */
     int n[3], cap[3];
 } rc_events_state;
@@ -31,6 +32,7 @@ static void events_free(rc_world *w)
     rc_events_state *e = w->events;
     if (!e) return;
     rcb_free(e->prev);
+    rcb_free(e->prev_geom);
     for (int k = 0; k < 3; k++) rcb_free(e->list[k]);
     rcb_free(e);
     w->events = NULL;
@@ -40,7 +42,7 @@ static size_t events_memory(const rc_world *w)
 {
     const rc_events_state *e = w->events;
     if (!e) return 0;
-    size_t m = sizeof *e + (size_t)e->cap_prev * sizeof(rc_contact_rec);
+    size_t m = sizeof *e + (size_t)e->cap_prev * sizeof(rc_contact_rec) + (size_t)e->cap_prev_geom * sizeof(rc_contact_geom);
     for (int k = 0; k < 3; k++) m += (size_t)e->cap[k] * sizeof(rc_contact_info);
     return m;
 }
@@ -49,20 +51,31 @@ static size_t events_memory(const rc_world *w)
 static rc_status snapshot(rc_world *w, rc_events_state *e)
 {
     RC_CHECK(rcb_reserve((void **)&e->prev, &e->cap_prev, w->nrec, sizeof(rc_contact_rec)));
+    RC_CHECK(rcb_reserve((void **)&e->prev_geom, &e->cap_prev_geom, w->nrec, sizeof(rc_contact_geom)));
     if (w->nrec) memcpy(e->prev, w->rec, (size_t)w->nrec * sizeof(rc_contact_rec));
+    for (int i = 0; i < w->nrec; i++) (void)rcm_state_geom(w, i, &e->prev_geom[i]);   /* after a completed step: there */
     e->nprev = w->nrec;
     return RC_OK;
 }
 
 /* An end event of a contact no longer detected: its last record, with no
  * impulse, velocity or work in this step. */
-static void ended(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info)
+static void ended(const rc_world *w, const rc_contact_rec *r, const rc_contact_geom *g, rc_contact_info *info)
 {
     rc_contact_rec z = *r;
+    rc_contact_geom zg = *g;
     z.active = 0;
-    z.u[0] = z.u[1] = z.p[0] = z.p[1] = 0.0;
+    zg.u[0] = zg.u[1] = z.p[0] = z.p[1] = 0.0;
     z.WN = z.WT = 0.0;
-    rcm_contact_info_of(w, &z, info);
+    rcm_contact_info_of(w, &z, &zg, info);
+}
+
+/* the state's contact i (after the step: its geometry in w->contacts) */
+static void now_info(const rc_world *w, int i, rc_contact_info *info)
+{
+    rc_contact_geom g;
+    (void)rcm_state_geom(w, i, &g);
+    rcm_contact_info_of(w, &w->rec[i], &g, info);
 }
 
 static rc_status events_after_step(rc_world *w)
@@ -78,20 +91,20 @@ static rc_status events_after_step(rc_world *w)
     while (i < nr || j < np) {
         const rc_contact_rec *c = i < nr ? &w->rec[i] : NULL, *p = j < np ? &e->prev[j] : NULL;
         if (c && p && c->key == p->key) {
-            if (c->active && !p->active) rcm_contact_info_of(w, c, &e->list[EV_BEGIN][e->n[EV_BEGIN]++]);
-            if (!c->active && p->active) rcm_contact_info_of(w, c, &e->list[EV_END][e->n[EV_END]++]);
+            if (c->active && !p->active) now_info(w, i, &e->list[EV_BEGIN][e->n[EV_BEGIN]++]);
+            if (!c->active && p->active) now_info(w, i, &e->list[EV_END][e->n[EV_END]++]);
             i++; j++;
         } else if (c && (!p || c->key < p->key)) {          /* new this step */
-            if (c->active) rcm_contact_info_of(w, c, &e->list[EV_BEGIN][e->n[EV_BEGIN]++]);
+            if (c->active) now_info(w, i, &e->list[EV_BEGIN][e->n[EV_BEGIN]++]);
             p = NULL;
             i++;
         } else {                                            /* gone this step */
-            if (p->active) ended(w, p, &e->list[EV_END][e->n[EV_END]++]);
+            if (p->active) ended(w, p, &e->prev_geom[j], &e->list[EV_END][e->n[EV_END]++]);
             c = NULL;
             j++;
         }
         if (c && c->active && c->p[0] > e->threshold)
-            rcm_contact_info_of(w, c, &e->list[EV_IMPACT][e->n[EV_IMPACT]++]);
+            now_info(w, (int)(c - w->rec), &e->list[EV_IMPACT][e->n[EV_IMPACT]++]);
     }
     return snapshot(w, e);
 }

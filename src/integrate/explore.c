@@ -41,6 +41,7 @@ static void explore_guess(rc_world *w, const rc_explore_def *ed)
 static rc_status explore(rc_world *w, const rc_explore_def *def)
 {
     rci_step st;
+    RC_CHECK(rcm_state_keep_geom(w));   /* the state's geometry, in the records the exploration overwrites */
     RC_CHECK(rcm_world_work_begin(w));   /* the last step's work arrays are done with */
     RC_CHECK(rci_stage_begin(&st, w));
     if (st.scheme->step)

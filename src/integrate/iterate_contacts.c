@@ -29,6 +29,7 @@ rc_status rci_detect_step(rc_world *w, double h, double *margin)
     *margin = step_margin(w, h);
     w->detect_margin = *margin;
     rcc_update_shapes(w);
+    rcm_state_geom_leave(w);   /* the state's geometry was in the records detection overwrites */
     RC_CHECK(rcc_detect(w));
     RC_CHECK(rcm_gaps_detect(w));
     return rci_match_contacts(w);
@@ -71,6 +72,7 @@ rc_status rci_contacts_at(rc_world *w, double margin, double t, const double *X,
     memcpy(w->q, X, (size_t)w->nq * sizeof(double));
     w->detect_margin = margin;
     rcc_update_shapes(w);
+    rcm_state_geom_leave(w);
     RC_CHECK(rcc_detect(w));
     {   /* gap functions (linear bodies; keys after the shape pairs'), at t like the positions */
         const double t0 = w->t;

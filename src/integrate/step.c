@@ -127,6 +127,7 @@ rc_status rci_stage_detect(rci_step *st)
     w->detect_margin = detection_margin(st);
     RC_CHECK(rci_sleep_begin(w));   /* sleeping pairs: not detected, their contacts kept (sleep.c) */
     rcc_update_shapes(w);
+    rcm_state_geom_leave(w);   /* the state's geometry was in the records detection overwrites */
     RC_CHECK(rcc_detect(w));
     RC_CHECK(rcm_gaps_detect(w));
     RC_CHECK(rci_sleep_merge(w));

@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -140,9 +141,12 @@ static void put_state(ck_out *o, const rc_world *w)
     put_i32(o, w->nrec); put_i32(o, w->rec_has_state);
     for (int i = 0; i < w->nrec; i++) {
         const rc_contact_rec *c = &w->rec[i];
+        rc_contact_geom g;
+        if (!rcm_state_geom(w, i, &g))   /* none after a failed step: NaN, restored as none */
+            g.point[0] = g.point[1] = g.n[0] = g.n[1] = g.gN = g.u[0] = g.u[1] = NAN;
         put_u64(o, c->key); put_i32(o, c->id); put_u32(o, c->law); put_i32(o, c->active);
-        put_f64s(o, c->point, 2); put_f64s(o, c->n, 2); put_f64(o, c->gN);
-        put_f64s(o, c->u, 2); put_f64s(o, c->p, 2); put_f64(o, c->WN); put_f64(o, c->WT);
+        put_f64s(o, g.point, 2); put_f64s(o, g.n, 2); put_f64(o, g.gN);
+        put_f64s(o, g.u, 2); put_f64s(o, c->p, 2); put_f64(o, c->WN); put_f64(o, c->WT);
         put_f64(o, c->nu);
     }
     if (w->rec_has_state) put_f64s(o, w->rec_state, w->nrec * RC_LAW_MAX_STATE);
@@ -416,6 +420,7 @@ static rc_status reserve_restore(rc_world *w, ck_state *s)
     if (s->has_ga) RC_CHECK(rci_ga_state_reserve(w, s->ga));
     if (s->has_ga == RC_GA_CAPOBIANCO) RC_CHECK(rci_ga_state_reserve_recs(w, s->ga_nrec, &s->ga_rec));
     RC_CHECK(rcb_reserve((void **)&w->rec, &w->cap_rec, s->nrec, sizeof(rc_contact_rec)));
+    RC_CHECK(rcb_reserve((void **)&w->geom, &w->cap_geom, s->nrec, sizeof(rc_contact_geom)));
     if (s->has_state)
         RC_CHECK(rcb_reserve((void **)&w->rec_state, &w->cap_rec_state, s->nrec * RC_LAW_MAX_STATE, sizeof(double)));
     return rc_ck_reserve_c3(w, &s->c3);
@@ -436,12 +441,15 @@ static void commit(rc_world *w, const unsigned char *raw, const ck_state *s)
     r.off = s->rec_at;
     for (int i = 0; i < s->nrec; i++) {
         rc_contact_rec *c = &w->rec[i];
+        rc_contact_geom *g = &w->geom[i];
         c->key = get_u64(&r); c->id = get_i32(&r); c->law = get_u32(&r) & 0x7fffffffu; c->active = get_i32(&r) != 0;
-        get_f64s(&r, c->point, 2); get_f64s(&r, c->n, 2); c->gN = get_f64(&r);
-        get_f64s(&r, c->u, 2); get_f64s(&r, c->p, 2); c->WN = get_f64(&r); c->WT = get_f64(&r);
+        get_f64s(&r, g->point, 2); get_f64s(&r, g->n, 2); g->gN = get_f64(&r);
+        get_f64s(&r, g->u, 2); get_f64s(&r, c->p, 2); c->WN = get_f64(&r); c->WT = get_f64(&r);
         c->nu = get_f64(&r);
     }
     w->nrec = s->nrec;
+    /* the geometry in its own array; none if it was saved after a failed step (NaN) */
+    w->geom_at = s->nrec > 0 && isnan(w->geom[0].point[0]) ? RCM_GEOM_LOST : RCM_GEOM_OWN;
     r.off = s->rec_state_at;
     if (s->has_state) get_f64s(&r, w->rec_state, s->nrec * RC_LAW_MAX_STATE);
     w->rec_has_state = s->has_state;

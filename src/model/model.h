@@ -188,19 +188,7 @@ typedef struct rc_contact {
     double nu;              /* gen-alpha: the position-level multiplier nu (0 otherwise) */
 } rc_contact;
 
-/* A contact of the state: what the last completed step left (reported by
- * rc_contact_get, matched by the next step for ids, warm start and law
- * state). Sorted by key; shapes, bodies and feature follow from the key. */
-typedef struct rc_contact_rec {
-    uint64_t key;
-    int id;
-    unsigned law : 31, active : 1;
-    double point[2], n[2];
-    double gN;
-    double u[2], p[2];
-    double WN, WT;
-    double nu;              /* gen-alpha's position-level multiplier */
-} rc_contact_rec;
+#include "model/contact_state.h"   /* rc_contact_rec, rc_contact_geom: the contacts a step leaves */
 
 /* t = (n_y, -n_x); gap contacts (n = (0, 1)) have t = (1, 0). */
 static inline void rcm_contact_tangent(const rc_contact *c, double t[2])
@@ -400,6 +388,7 @@ struct rc_world {
      * step leaves them as they were); their law state when the world has a law
      * without closed form (rec_state, RC_LAW_MAX_STATE doubles per contact) */
     rc_contact_rec *rec;   int nrec, cap_rec;
+    rc_contact_geom *geom; int cap_geom, geom_at;   /* the state's geometry (rc_contact_geom, RCM_GEOM_*) */
     double *rec_state;     int cap_rec_state, rec_has_state;
     int *active;           int nactive;     /* indices of active contacts (work) */
     double contact_b2;     /* sum over the active contacts of |b|^2, b = u(p = 0) + shift,
@@ -575,7 +564,7 @@ static inline const rcm_body_ops *rcm_body_ops_of(const rc_body *bd) { return rc
 #include "model/linear.h"   /* linear bodies and gap contacts (linear.c) */
 
 /* contacts.c: the public record of a contact of the state */
-void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, rc_contact_info *info);
+void rcm_contact_info_of(const rc_world *w, const rc_contact_rec *r, const rc_contact_geom *g, rc_contact_info *info);
 
 /* world.c */
 rc_status rcm_world_rebuild_slots(rc_world *w);

@@ -222,6 +222,8 @@ static void drop_contacts(rc_world *w)
                      || rcm_is_removed(w->shape_life, w->nshape_life, sa))) continue;
         if (k != i) {
             w->rec[k] = w->rec[i];
+            if (w->geom_at == RCM_GEOM_CONTACTS) w->contacts[k] = w->contacts[i];   /* its geometry (rc_contact_geom) */
+            else if (w->geom_at == RCM_GEOM_OWN) w->geom[k] = w->geom[i];
             if (w->rec_has_state)
                 memcpy(w->rec_state + (size_t)k * RC_LAW_MAX_STATE, w->rec_state + (size_t)i * RC_LAW_MAX_STATE,
                        RC_LAW_MAX_STATE * sizeof(double));
@@ -229,6 +231,7 @@ static void drop_contacts(rc_world *w)
         k++;
     }
     w->nrec = k;
+    if (w->geom_at == RCM_GEOM_CONTACTS) w->ncontacts = k;
 }
 
 /* ---------------------------------------------------------------- removal */

@@ -212,7 +212,7 @@ void rc_world_destroy(rc_world *w)
     rcb_free(w->bodies); rcb_free(w->body_ext); rcb_free(w->shapes); rcb_free(w->laws); rcb_free(w->rules);
     rcb_free(w->slots); rcb_free(w->mass_diag); rcb_free(w->q); rcb_free(w->v);
     rcb_free(w->V); rcb_arena_free(&w->work);
-    rcb_free(w->contacts); rcb_free(w->rec); rcb_free(w->rec_state);
+    rcb_free(w->contacts); rcb_free(w->rec); rcb_free(w->geom); rcb_free(w->rec_state);
     rcb_free(w);
 }
 
@@ -474,6 +474,7 @@ static size_t memory(const rc_world *w)
     m += (size_t)w->cap_dof * sizeof(double) + rcb_arena_memory(&w->work);
     m += (size_t)w->cap_contacts * sizeof(rc_contact);
     m += (size_t)w->cap_rec * sizeof(rc_contact_rec) + (size_t)w->cap_rec_state * sizeof(double);
+    m += (size_t)w->cap_geom * sizeof(rc_contact_geom);
     for (int k = 0; k < RC_NPARTS; k++)   /* the solver's sweep orders (nsgs.c) */
         if (w->parts[k] && w->parts[k]->memory) m += w->parts[k]->memory(w);
     m += (size_t)w->cap_linears * sizeof(rc_linear) + (size_t)w->cap_gaps * sizeof(rc_gap);
