@@ -1470,7 +1470,12 @@ typedef struct rc_contact_info {
                                the last step (eq. 29c-e; 0 for other schemes) */
 } rc_contact_info;
 
-/* Contacts found at the start of the last step (active or within margin). */
+/* Contacts found at the start of the last step (active or within margin).
+ * After a step that failed once its detection had run (the solver's or a
+ * law's error, not a refused argument), rc_contact_get and
+ * rc_named_contact_get return RC_ERR_STATE until a step completes: the state
+ * keeps its contacts' ids and impulses (the next step's warm start), not
+ * their points, normals, gaps and velocities. */
 RC_API int rc_contact_count(const rc_world *w);
 RC_API rc_status rc_contact_get(const rc_world *w, int index, rc_contact_info *info);
 
