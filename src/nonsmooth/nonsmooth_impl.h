@@ -61,6 +61,10 @@ rc_status rcn_nsgs_pack(rc_world *w, const int *sweep, rcn_pack2 *pk);
 int rcn_nsgs_unpack(rc_world *w, const rcn_pack2 *pk, const int *sweep);
 void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
 void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
+/* nsgs_simd.c: records [lo, hi) sharing no movable body (one colour), four at a time where it can */
+long rcn_nsgs_pack_sweep_indep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega);   /* groups of four */
+int rcn_nsgs_simd_usable(void);   /* the four-at-a-time path compiled in and the CPU able (AVX2) */
+extern int rcn_nsgs_simd;          /* internal: 0 turns it off (tests) */
 void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);
 void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi);
 /* blocks: room for the block sums (the coloured solve's); block: the terms

@@ -202,13 +202,30 @@ typedef struct closed_ctx {
     const int *sweep;
     double omega;
     rcn_pack2 *pk;   /* the hot records of sweep (or NULL) */
+    const int *colour_start;   /* the colour order: its colours' starts (else NULL) */
+    int ncol;
 } closed_ctx;
 
 static long closed_range(void *ctx, int lo, int hi)
 {
     const closed_ctx *cx = ctx;
-    if (cx->pk) rcn_nsgs_pack_sweep(cx->w, cx->pk, lo, hi, cx->omega, NULL);   /* nsgs_pack.c */
-    else sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
+    if (cx->pk && cx->colour_start) {   /* colour by colour, each four records at a time (nsgs_simd.c) */
+        const int *start = cx->colour_start;
+        int c = 0, hi_c = cx->ncol;   /* the colour holding lo: the last start <= lo */
+        while (c + 1 < hi_c) {
+            const int mid = (c + hi_c) / 2;
+            if (start[mid] <= lo) c = mid; else hi_c = mid;
+        }
+        for (int k = lo; k < hi; c++) {
+            const int e = start[c + 1] < hi ? start[c + 1] : hi;
+            if (e > k) (void)rcn_nsgs_pack_sweep_indep(cx->w, cx->pk, k, e, cx->omega);
+            k = e;
+        }
+    } else if (cx->pk) {
+        rcn_nsgs_pack_sweep(cx->w, cx->pk, lo, hi, cx->omega, NULL);   /* nsgs_pack.c */
+    } else {
+        sweep_closed(cx->w, cx->sweep, lo, hi, cx->omega);
+    }
     return hi - lo;
 }
 
@@ -333,7 +350,7 @@ static void coloured_sweeps(rc_world *w, const rc_solver_def *opt, int nt, colou
                 RC_OMP(omp single)
                 for (int i = 0; i < nj; i++) joint_solve(w, &w->joints[i]);
             }
-            closed_ctx cx = { w, sweep, omega, pk };
+            closed_ctx cx = { w, sweep, omega, pk, slabs ? NULL : start, ncol };
             /* slabs: the boundary after the slabs' barrier, by the single
              * below when no residual pass follows (one barrier less) */
             const double t0 = nt == 1 && pk && n >= RCN_TIMED_SWEEPS_MIN ? rcb_now_s() : 0.0;

@@ -29,21 +29,11 @@
  * contact records. */
 #include "nonsmooth/nonsmooth_impl.h"
 #include "model/team.h"
+#include "nonsmooth/nsgs_hot.h"
 
 #include <stdint.h>
 #include <string.h>
 
-struct rcn_c2hot {
-    double n[2];            /* the unit normal: B's translational rows (n, t = (n_y, -n_x)); A's: minus */
-    double rb[2], ra[2];    /* Hr[1][.] (B) and Hr[0][.] (A): the rows' rotational entries */
-    double W[4];            /* the Delassus block, by rows                   */
-    double inv[3];          /* its reciprocals (nonsmooth.h rcn_fc2d_recip)   */
-    double shift[2], p[2];
-    double mu;
-    int ivb, iva;           /* offsets in V; iva < 0: the ground              */
-};
-
-_Static_assert(sizeof(struct rcn_c2hot) == RCM_HOT2_BYTES, "the planar hot record's size (model.h reserves them)");
 
 int rcn_nsgs_pack_usable(const rc_world *w)
 {

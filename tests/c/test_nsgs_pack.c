@@ -14,6 +14,7 @@
  * (rcn_nsgs_pack_usable) and runs the records' path. */
 #include "rc_test.h"
 #include "nonsmooth/nonsmooth_impl.h"
+#include "nonsmooth/nsgs_hot.h"
 
 static void quiet(void *user, const char *msg) { (void)user; (void)msg; }
 static int must(rc_status st) { if (st != RC_OK) fprintf(stderr, "setup: %s\n", rc_last_error()); return st == RC_OK; }
@@ -203,16 +204,16 @@ RC_TEST(packed_sweeps_are_the_records_sweeps)
 }
 
 /* 60 steps after the first 120, with the pack and without: q and v bit for bit */
-static void steps_same(int *failed, rc_order order, int threads, rc_residual_mode residual, double relax)
+static void steps_same_knob(int *failed, rc_order order, int threads, rc_residual_mode residual, double relax, int *knob)
 {
     double *q[2] = { NULL }, *v[2] = { NULL };
     int nq = 0, nv = 0;
     long solves[2] = { 0, 0 };
     for (int b = 0; b < 2; b++) {
-        rcn_nsgs_pack_enabled = b == 0;
+        *knob = b == 0;
         rc_world *w = pile(order, threads, residual, relax, 0, 120);
         CHECK(w != NULL);
-        if (!w) { rcn_nsgs_pack_enabled = 1; return; }
+        if (!w) { *knob = 1; return; }
         CHECK(w->nactive >= 20 && rcn_nsgs_pack_usable(w));
         const long s0 = w->stats.local_solves;
         for (int k = 0; k < 60; k++) must(rc_world_step(w));
@@ -224,13 +225,18 @@ static void steps_same(int *failed, rc_order order, int threads, rc_residual_mod
         memcpy(v[b], w->v, sizeof(double) * nv);
         rc_world_destroy(w);
     }
-    rcn_nsgs_pack_enabled = 1;
+    *knob = 1;
     printf("  order %d, %d thread(s), residual %d, relax %g: %ld local solves over 60 steps\n", (int)order, threads,
            (int)residual, relax, solves[0]);
     CHECK(solves[0] == solves[1] && solves[0] > 0);
     CHECK(memcmp(q[0], q[1], sizeof(double) * nq) == 0);
     CHECK(memcmp(v[0], v[1], sizeof(double) * nv) == 0);
     for (int b = 0; b < 2; b++) { free(q[b]); free(v[b]); }
+}
+
+static void steps_same(int *failed, rc_order order, int threads, rc_residual_mode residual, double relax)
+{
+    steps_same_knob(failed, order, threads, residual, relax, &rcn_nsgs_pack_enabled);
 }
 
 RC_TEST(pack_does_not_change_the_steps)
@@ -314,5 +320,51 @@ RC_TEST(passes_are_spaced_on_long_solves)
     passes_spaced(failed, RC_ORDER_COLOUR, 1);
 }
 
-RC_TEST_MAIN(T(packed_sweeps_are_the_records_sweeps), T(pack_does_not_change_the_steps),
+/* nsgs_simd.c: each colour's records four at a time (AVX2) give the
+ * velocities and impulses of the same records one by one, bit for bit: the
+ * colours of a step of the pile swept 5 times from velocities away from the
+ * solution (contacts with the ground and between bodies, boxes' rotational
+ * rows, take-off, stick and slide), then whole steps on one and two threads. */
+RC_TEST(colour_four_at_a_time_is_one_by_one)
+{
+    rc_world *w = pile(RC_ORDER_COLOUR, 1, RC_RESIDUAL_PASS, 1.0, 0, 150);
+    CHECK(w != NULL);
+    if (!w) return;
+    const int nv = w->nv, n = w->nactive, ncol = w->ncolours;
+    double *V0 = malloc(sizeof(double) * nv), *V1 = malloc(sizeof(double) * nv), *p1 = malloc(sizeof(double) * 2 * n);
+    for (int j = 0; j < nv; j++) V0[j] = w->v[j] + 0.3 * sin(1.0 + j);
+    long groups = 0;
+    for (int b = 0; b < 2; b++) {   /* b = 0: four at a time; 1: one by one */
+        memcpy(w->V, V0, sizeof(double) * nv);
+        rcn_pack2 pk;
+        CHECK_OK(rcn_nsgs_pack(w, w->sweep, &pk));
+        for (int s = 0; s < 5; s++)
+            for (int c = 0; c < ncol; c++) {
+                if (b == 0) groups += rcn_nsgs_pack_sweep_indep(w, &pk, w->colour_start[c], w->colour_start[c + 1], 1.0);
+                else rcn_nsgs_pack_sweep(w, &pk, w->colour_start[c], w->colour_start[c + 1], 1.0, NULL);
+            }
+        int same = 1, moved = 0;
+        for (int k = 0; k < n; k++) {
+            const double *p = pk.h[k].p;
+            if (b == 0) memcpy(p1 + 2 * k, p, 2 * sizeof(double));
+            else same &= memcmp(p1 + 2 * k, p, 2 * sizeof(double)) == 0;
+            moved |= p[0] != w->contacts[w->sweep[k]].p[0];
+        }
+        if (b == 0) { memcpy(V1, w->V, sizeof(double) * nv); CHECK(moved); }
+        else { CHECK(same); CHECK(memcmp(V1, w->V, sizeof(double) * nv) == 0); }
+    }
+    printf("  %d active contacts in %d colours, %ld groups of four over 5 sweeps (AVX2 path: %s)\n", n, ncol, groups,
+           rcn_nsgs_simd_usable() ? "yes" : "no");
+    CHECK(n >= 20 && ncol >= 2);
+    CHECK(rcn_nsgs_simd_usable() ? groups >= n / 8 : groups == 0);
+    free(p1); free(V1); free(V0);
+    rc_world_destroy(w);
+    const int keep = rcn_nsgs_parallel_min;
+    steps_same_knob(failed, RC_ORDER_COLOUR, 1, RC_RESIDUAL_PASS, 1.0, &rcn_nsgs_simd);
+    rcn_nsgs_parallel_min = 0;   /* every colour shared by the two threads: each thread's share four at a time */
+    steps_same_knob(failed, RC_ORDER_COLOUR, 2, RC_RESIDUAL_PASS, 1.0, &rcn_nsgs_simd);
+    rcn_nsgs_parallel_min = keep;
+}
+
+RC_TEST_MAIN(T(packed_sweeps_are_the_records_sweeps), T(pack_does_not_change_the_steps), T(colour_four_at_a_time_is_one_by_one),
              T(law_without_closed_form_keeps_the_records_path), T(passes_are_spaced_on_long_solves))

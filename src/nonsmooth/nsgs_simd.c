@@ -1,0 +1,192 @@
+/* nsgs_simd.c -- the planar hot records of one colour (no two sharing a
+ * movable body, colour.c) solved four at a time with AVX2 (issue 18: the
+ * sweeps' rate). Within a colour Gauss--Seidel is Jacobi: each record reads
+ * only its own bodies' velocities, which no other record of the colour
+ * writes, so four records gathered, solved side by side and scattered give
+ * what solving them in turn gives. Each lane does the operations of
+ * nsgs_pack.c's hot_solve and nonsmooth.h's rcn_fc2d_solve_r in their order
+ * (additions and products as written, no fused multiply-add: the target is
+ * avx2 alone), the four cases of the local solve (take-off, stick, slide in
+ * either direction) computed for every lane and the first valid one chosen
+ * in the scalar code's order; the velocity updates are written only where
+ * an impulse changed, as the scalar code does. So the impulses and
+ * velocities are those of the one-by-one sweep bit for bit
+ * (tests/c/test_nsgs_simd.c). A group in which some lane needs the local
+ * solve's last resort (rcn_fc2d_best), relaxation (omega != 1), a CPU
+ * without AVX2 or a compiler other than gcc or clang on x86-64: the records
+ * one by one (rcn_nsgs_pack_sweep).
+ */
+#include "nonsmooth/nonsmooth_impl.h"
+#include "nonsmooth/nsgs_hot.h"
+
+#include <stdint.h>
+
+int rcn_nsgs_simd = 1;   /* internal: tests set 0 to compare with the one-by-one sweep */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define RCN_HAVE_AVX2_PATH 1
+
+
+#define TGT __attribute__((target("avx2")))
+
+/* four rows r0..r3 of 4 doubles into four columns c[0..3] (c[j] = r0[j], r1[j], r2[j], r3[j]) */
+static TGT inline void transpose4(__m256d r0, __m256d r1, __m256d r2, __m256d r3, __m256d c[4])
+{
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+static const double zero4[4] = { 0.0, 0.0, 0.0, 0.0 };
+
+/* a body's 3 numbers (and a zero), by a pair and a single: no masked moves (slow stores on some cores) */
+static TGT inline __m256d load3(const double *v)
+{
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(v)), _mm_load_sd(v + 2), 1);
+}
+static TGT inline void store3(double *v, __m256d x)
+{
+    _mm_storeu_pd(v, _mm256_castpd256_pd128(x));
+    _mm_store_sd(v + 2, _mm256_extractf128_pd(x, 1));
+}
+
+/* four records h[0..3] of one colour: 0 when a lane needs rcn_fc2d_best (nothing written) */
+static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
+{
+    const __m256d zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
+    /* the records' 19 doubles as columns: 5 blocks of 4 (the last reads 8 bytes past a
+     * record: the next one's, or the pack's slack of at least 16 bytes, index_set.c) */
+    __m256d f[20];
+    for (int blk = 0; blk < 5; blk++) {
+        const double *d0 = (const double *)(const void *)&h[0], *d1 = (const double *)(const void *)&h[1];
+        const double *d2 = (const double *)(const void *)&h[2], *d3 = (const double *)(const void *)&h[3];
+        transpose4(_mm256_loadu_pd(d0 + 4 * blk), _mm256_loadu_pd(d1 + 4 * blk), _mm256_loadu_pd(d2 + 4 * blk),
+                   _mm256_loadu_pd(d3 + 4 * blk), f + 4 * blk);
+    }
+    const __m256d nx = f[0], ny = f[1], rb0 = f[2], rb1 = f[3], ra0 = f[4], ra1 = f[5];
+    const __m256d W0 = f[6], W1 = f[7], W2 = f[8], W3 = f[9], idet = f[10];
+    const __m256d sh0 = f[13], sh1 = f[14], p0 = f[15], p1 = f[16], mu = f[17];
+    const __m256d nnx = _mm256_xor_pd(nx, sign), nny = _mm256_xor_pd(ny, sign);
+    const double *vb[4], *va[4], *mb[4], *ma[4];
+    int hasA = 0;
+    for (int l = 0; l < 4; l++) {
+        vb[l] = V + h[l].ivb;
+        mb[l] = mk + h[l].ivb;
+        if (h[l].iva >= 0) { va[l] = V + h[l].iva; ma[l] = mk + h[l].iva; hasA |= 1 << l; }
+        else va[l] = ma[l] = zero4;
+    }
+    const __m256d haveA = _mm256_castsi256_pd(_mm256_set_epi64x(-(long long)(hasA >> 3 & 1), -(long long)(hasA >> 2 & 1),
+                                                                -(long long)(hasA >> 1 & 1), -(long long)(hasA & 1)));
+    __m256d b[4], a[4];
+    transpose4(load3(vb[0]), load3(vb[1]), load3(vb[2]),
+               load3(vb[3]), b);
+    transpose4(load3(va[0]), load3(va[1]), load3(va[2]),
+               load3(va[3]), a);
+    /* u = H V + shift (hot_velocity) */
+    __m256d u0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, b[0]), _mm256_mul_pd(ny, b[1])), _mm256_mul_pd(rb0, b[2]));
+    __m256d u1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ny, b[0]), _mm256_mul_pd(nnx, b[1])), _mm256_mul_pd(rb1, b[2]));
+    u0 = _mm256_add_pd(u0, sh0);
+    u1 = _mm256_add_pd(u1, sh1);
+    const __m256d ua0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nnx, a[0]), _mm256_mul_pd(nny, a[1])), _mm256_mul_pd(ra0, a[2]));
+    const __m256d ua1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nny, a[0]), _mm256_mul_pd(nx, a[1])), _mm256_mul_pd(ra1, a[2]));
+    u0 = _mm256_blendv_pd(u0, _mm256_add_pd(u0, ua0), haveA);
+    u1 = _mm256_blendv_pd(u1, _mm256_add_pd(u1, ua1), haveA);
+    /* b_alpha = u - W p */
+    const __m256d bl0 = _mm256_sub_pd(u0, _mm256_add_pd(_mm256_mul_pd(W0, p0), _mm256_mul_pd(W1, p1)));
+    const __m256d bl1 = _mm256_sub_pd(u1, _mm256_add_pd(_mm256_mul_pd(W2, p0), _mm256_mul_pd(W3, p1)));
+    /* the cases of rcn_fc2d_solve_r, each with its acceptance mask */
+    const __m256d take = _mm256_cmp_pd(bl0, zero, _CMP_GE_OQ);
+    const __m256d ps0 = _mm256_mul_pd(_mm256_xor_pd(_mm256_sub_pd(_mm256_mul_pd(W3, bl0), _mm256_mul_pd(W1, bl1)), sign), idet);
+    const __m256d nW2 = _mm256_xor_pd(W2, sign);
+    const __m256d ps1 = _mm256_mul_pd(_mm256_xor_pd(_mm256_add_pd(_mm256_mul_pd(nW2, bl0), _mm256_mul_pd(W0, bl1)), sign), idet);
+    const __m256d stick = _mm256_and_pd(_mm256_cmp_pd(idet, zero, _CMP_GT_OQ),
+                                        _mm256_and_pd(_mm256_cmp_pd(ps0, zero, _CMP_GE_OQ),
+                                                      _mm256_cmp_pd(_mm256_andnot_pd(sign, ps1), _mm256_mul_pd(mu, ps0), _CMP_LE_OQ)));
+    __m256d acc[2], pn[2], pt[2];
+    const __m256d nbl0 = _mm256_xor_pd(bl0, sign);
+    for (int k = 0; k < 2; k++) {   /* s = +1, -1 */
+        const __m256d iden = f[11 + k];
+        pn[k] = _mm256_mul_pd(nbl0, iden);
+        pt[k] = _mm256_mul_pd(k == 0 ? _mm256_xor_pd(mu, sign) : mu, pn[k]);   /* -s mu p_N */
+        const __m256d wt = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(W2, pn[k]), _mm256_mul_pd(W3, pt[k])), bl1);
+        const __m256d dir = _mm256_cmp_pd(k == 0 ? wt : _mm256_xor_pd(wt, sign), zero, _CMP_GE_OQ);
+        acc[k] = _mm256_and_pd(_mm256_cmp_pd(iden, zero, _CMP_GT_OQ), _mm256_and_pd(_mm256_cmp_pd(pn[k], zero, _CMP_GE_OQ), dir));
+    }
+    const __m256d any = _mm256_or_pd(_mm256_or_pd(take, stick), _mm256_or_pd(acc[0], acc[1]));
+    if (_mm256_movemask_pd(any) != 0xF) return 0;   /* a lane for rcn_fc2d_best */
+    /* the first valid case, in the scalar order: take-off, stick, slide +, slide - */
+    __m256d q0 = _mm256_blendv_pd(pn[1], pn[0], acc[0]), q1 = _mm256_blendv_pd(pt[1], pt[0], acc[0]);
+    q0 = _mm256_blendv_pd(q0, ps0, stick);
+    q1 = _mm256_blendv_pd(q1, ps1, stick);
+    q0 = _mm256_blendv_pd(q0, zero, take);
+    q1 = _mm256_blendv_pd(q1, zero, take);
+    const __m256d dp0 = _mm256_sub_pd(q0, p0), dp1 = _mm256_sub_pd(q1, p1);
+    const int moved = _mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(dp0, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(dp1, zero, _CMP_NEQ_UQ)));
+    if (moved) {   /* V += kappa Mhat^-1 H^T dp where an impulse changed */
+        __m256d m[4], o[4];
+        transpose4(load3(mb[0]), load3(mb[1]), load3(mb[2]),
+                   load3(mb[3]), m);
+        transpose4(_mm256_add_pd(b[0], _mm256_mul_pd(m[0], _mm256_add_pd(_mm256_mul_pd(nx, dp0), _mm256_mul_pd(ny, dp1)))),
+                   _mm256_add_pd(b[1], _mm256_mul_pd(m[1], _mm256_add_pd(_mm256_mul_pd(ny, dp0), _mm256_mul_pd(nnx, dp1)))),
+                   _mm256_add_pd(b[2], _mm256_mul_pd(m[2], _mm256_add_pd(_mm256_mul_pd(rb0, dp0), _mm256_mul_pd(rb1, dp1)))),
+                   zero, o);
+        for (int l = 0; l < 4; l++)
+            if (moved >> l & 1) store3(V + h[l].ivb, o[l]);
+        if (hasA & moved) {
+            transpose4(load3(ma[0]), load3(ma[1]), load3(ma[2]),
+                       load3(ma[3]), m);
+            transpose4(_mm256_add_pd(a[0], _mm256_mul_pd(m[0], _mm256_add_pd(_mm256_mul_pd(nnx, dp0), _mm256_mul_pd(nny, dp1)))),
+                       _mm256_add_pd(a[1], _mm256_mul_pd(m[1], _mm256_add_pd(_mm256_mul_pd(nny, dp0), _mm256_mul_pd(nx, dp1)))),
+                       _mm256_add_pd(a[2], _mm256_mul_pd(m[2], _mm256_add_pd(_mm256_mul_pd(ra0, dp0), _mm256_mul_pd(ra1, dp1)))),
+                       zero, o);
+            for (int l = 0; l < 4; l++)
+                if ((hasA & moved) >> l & 1) store3(V + h[l].iva, o[l]);
+        }
+    }
+    double np0[4], np1[4];
+    _mm256_storeu_pd(np0, q0);
+    _mm256_storeu_pd(np1, q1);
+    for (int l = 0; l < 4; l++) { h[l].p[0] = np0[l]; h[l].p[1] = np1[l]; }
+    return 1;
+}
+
+static int have_avx2(void)
+{
+    static int known = -1;
+    if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return known;
+}
+#endif
+
+int rcn_nsgs_simd_usable(void)
+{
+#ifdef RCN_HAVE_AVX2_PATH
+    return have_avx2();
+#else
+    return 0;
+#endif
+}
+
+/* records [lo, hi) of pk, no two sharing a movable body (one colour, or a
+ * thread's share of one); the groups of four solved side by side */
+long rcn_nsgs_pack_sweep_indep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega)
+{
+    long groups = 0;
+#ifdef RCN_HAVE_AVX2_PATH
+    if (rcn_nsgs_simd && omega == 1.0 && have_avx2()) {
+        int k = lo;
+        for (; k + 4 <= hi; k += 4) {
+            if (solve4(&pk->h[k], w->V, pk->mk)) groups++;
+            else rcn_nsgs_pack_sweep(w, pk, k, k + 4, omega, NULL);
+        }
+        if (k < hi) rcn_nsgs_pack_sweep(w, pk, k, hi, omega, NULL);
+        return groups;
+    }
+#endif
+    rcn_nsgs_pack_sweep(w, pk, lo, hi, omega, NULL);
+    return groups;
+}
