@@ -20,8 +20,8 @@
 -- With ceiling = 1, every round also runs two one-thread processes at the same time: how much
 -- each slows down beside the other (one-thread wall alone / beside it) is the most a two-thread
 -- run can reach on the machine at that moment, printed per round with the pile's efficiency.
--- orders = "slabs,colour" (default): the two-thread orders run; "slabs1" adds the slabs order on
--- one thread.
+-- orders = "slabs,colour" (default): the two-thread orders run; "slabs1" and "colour1" add those
+-- orders on one thread.
 --
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=5
 --   build/ricochet run scripts/bench/threads_pile.lua --set reps=9 --set orders=slabs --set ceiling=1
@@ -44,9 +44,9 @@ end
 local ceiling = rc.param("ceiling", 0) ~= 0
 local orders = { { order = "fixed", threads = 1 } }
 for o in rc.param("orders", "slabs,colour"):gmatch("[^,]+") do
-  if o == "slabs1" then orders[#orders + 1] = { order = "slabs", threads = 1 }   -- the slabs order on one thread
+  if o == "slabs1" or o == "colour1" then orders[#orders + 1] = { order = o:sub(1, -2), threads = 1 }   -- on one thread
   elseif o == "slabs" or o == "colour" then orders[#orders + 1] = { order = o, threads = 2 }
-  else error("orders: slabs, colour, slabs1 (the slabs on one thread), comma-separated (got " .. o .. ")") end
+  else error("orders: slabs, colour, slabs1, colour1 (those two on one thread), comma-separated (got " .. o .. ")") end
 end
 local configs = {}
 for _, nb in ipairs(numberings) do
