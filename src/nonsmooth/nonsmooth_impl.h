@@ -63,6 +63,7 @@ void rcn_nsgs_pack_swap(rcn_pack2 *pk, int a, int b);
 void rcn_nsgs_pack_sweep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega, double est[2]);
 /* nsgs_simd.c: records [lo, hi) sharing no movable body (one colour), four at a time where it can */
 long rcn_nsgs_pack_sweep_indep(rc_world *w, rcn_pack2 *pk, int lo, int hi, double omega);   /* groups of four */
+int rcn_nsgs_pack_terms4(const rc_world *w, rcn_pack2 *pk, int lo, int hi);   /* residual terms, four at a time */
 int rcn_nsgs_simd_usable(void);   /* the four-at-a-time path compiled in and the CPU able (AVX2) */
 extern int rcn_nsgs_simd;          /* internal: 0 turns it off (tests) */
 void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2, int hi2, double omega);

@@ -232,7 +232,7 @@ void rcn_nsgs_pack_sweep2(rc_world *w, rcn_pack2 *pk, int lo1, int hi1, int lo2,
 void rcn_nsgs_pack_terms(const rc_world *w, rcn_pack2 *pk, int lo, int hi)
 {
     const double *V = w->V;
-    for (int k = lo; k < hi; k++) {
+    for (int k = lo + rcn_nsgs_pack_terms4(w, pk, lo, hi); k < hi; k++) {   /* nsgs_simd.c: four at a time */
         const rcn_c2hot *r = &pk->h[k];
         double u[2];
         hot_velocity(r, V, u);

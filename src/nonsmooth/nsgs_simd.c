@@ -1,6 +1,7 @@
-/* nsgs_simd.c -- the planar hot records of one colour (no two sharing a
- * movable body, colour.c) solved four at a time with AVX2 (issue 18: the
- * sweeps' rate). Within a colour Gauss--Seidel is Jacobi: each record reads
+/* nsgs_simd.c -- planar hot records four at a time with AVX2 (issue 18):
+ * the residual terms of any four records (they read V and write nothing
+ * but their terms), and the sweep of one colour's records (no two sharing a
+ * movable body, colour.c). Within a colour Gauss--Seidel is Jacobi: each record reads
  * only its own bodies' velocities, which no other record of the colour
  * writes, so four records gathered, solved side by side and scattered give
  * what solving them in turn gives. Each lane does the operations of
@@ -10,8 +11,8 @@
  * either direction) computed for every lane and the first valid one chosen
  * in the scalar code's order; the velocity updates are written only where
  * an impulse changed, as the scalar code does. So the impulses and
- * velocities are those of the one-by-one sweep bit for bit
- * (tests/c/test_nsgs_simd.c). A group in which some lane needs the local
+ * velocities are those of the one-by-one sweep bit for bit, and the terms
+ * those of rcn_fc2d_residual2 (tests/c/test_nsgs_pack.c). A group in which some lane needs the local
  * solve's last resort (rcn_fc2d_best), relaxation (omega != 1), a CPU
  * without AVX2 or a compiler other than gcc or clang on x86-64: the records
  * one by one (rcn_nsgs_pack_sweep).
@@ -54,47 +55,106 @@ static TGT inline void store3(double *v, __m256d x)
     _mm_store_sd(v + 2, _mm256_extractf128_pd(x, 1));
 }
 
-/* four records h[0..3] of one colour: 0 when a lane needs rcn_fc2d_best (nothing written) */
-static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
+/* a group of four records: their fields as columns, their bodies' velocities
+ * and factors, which of them have a body A */
+typedef struct group4 {
+    __m256d f[20], b[4], a[4], haveA;
+    const double *mb[4], *ma[4];
+    int hasA;
+} group4;
+
+static TGT inline void group_load(const struct rcn_c2hot *h, const double *V, const double *mk, group4 *g)
 {
-    const __m256d zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
     /* the records' 19 doubles as columns: 5 blocks of 4 (the last reads 8 bytes past a
      * record: the next one's, or the pack's slack of at least 16 bytes, index_set.c) */
-    __m256d f[20];
     for (int blk = 0; blk < 5; blk++) {
         const double *d0 = (const double *)(const void *)&h[0], *d1 = (const double *)(const void *)&h[1];
         const double *d2 = (const double *)(const void *)&h[2], *d3 = (const double *)(const void *)&h[3];
         transpose4(_mm256_loadu_pd(d0 + 4 * blk), _mm256_loadu_pd(d1 + 4 * blk), _mm256_loadu_pd(d2 + 4 * blk),
-                   _mm256_loadu_pd(d3 + 4 * blk), f + 4 * blk);
+                   _mm256_loadu_pd(d3 + 4 * blk), g->f + 4 * blk);
     }
-    const __m256d nx = f[0], ny = f[1], rb0 = f[2], rb1 = f[3], ra0 = f[4], ra1 = f[5];
-    const __m256d W0 = f[6], W1 = f[7], W2 = f[8], W3 = f[9], idet = f[10];
-    const __m256d sh0 = f[13], sh1 = f[14], p0 = f[15], p1 = f[16], mu = f[17];
-    const __m256d nnx = _mm256_xor_pd(nx, sign), nny = _mm256_xor_pd(ny, sign);
-    const double *vb[4], *va[4], *mb[4], *ma[4];
-    int hasA = 0;
+    const double *vb[4], *va[4];
+    g->hasA = 0;
     for (int l = 0; l < 4; l++) {
         vb[l] = V + h[l].ivb;
-        mb[l] = mk + h[l].ivb;
-        if (h[l].iva >= 0) { va[l] = V + h[l].iva; ma[l] = mk + h[l].iva; hasA |= 1 << l; }
-        else va[l] = ma[l] = zero4;
+        if (mk) g->mb[l] = mk + h[l].ivb;
+        if (h[l].iva >= 0) {
+            va[l] = V + h[l].iva;
+            if (mk) g->ma[l] = mk + h[l].iva;
+            g->hasA |= 1 << l;
+        } else {
+            va[l] = zero4;
+            if (mk) g->ma[l] = zero4;
+        }
     }
-    const __m256d haveA = _mm256_castsi256_pd(_mm256_set_epi64x(-(long long)(hasA >> 3 & 1), -(long long)(hasA >> 2 & 1),
-                                                                -(long long)(hasA >> 1 & 1), -(long long)(hasA & 1)));
-    __m256d b[4], a[4];
-    transpose4(load3(vb[0]), load3(vb[1]), load3(vb[2]),
-               load3(vb[3]), b);
-    transpose4(load3(va[0]), load3(va[1]), load3(va[2]),
-               load3(va[3]), a);
-    /* u = H V + shift (hot_velocity) */
-    __m256d u0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, b[0]), _mm256_mul_pd(ny, b[1])), _mm256_mul_pd(rb0, b[2]));
-    __m256d u1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ny, b[0]), _mm256_mul_pd(nnx, b[1])), _mm256_mul_pd(rb1, b[2]));
-    u0 = _mm256_add_pd(u0, sh0);
-    u1 = _mm256_add_pd(u1, sh1);
-    const __m256d ua0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nnx, a[0]), _mm256_mul_pd(nny, a[1])), _mm256_mul_pd(ra0, a[2]));
-    const __m256d ua1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nny, a[0]), _mm256_mul_pd(nx, a[1])), _mm256_mul_pd(ra1, a[2]));
-    u0 = _mm256_blendv_pd(u0, _mm256_add_pd(u0, ua0), haveA);
-    u1 = _mm256_blendv_pd(u1, _mm256_add_pd(u1, ua1), haveA);
+    const int m = g->hasA;
+    g->haveA = _mm256_castsi256_pd(_mm256_set_epi64x(-(long long)(m >> 3 & 1), -(long long)(m >> 2 & 1),
+                                                     -(long long)(m >> 1 & 1), -(long long)(m & 1)));
+    transpose4(load3(vb[0]), load3(vb[1]), load3(vb[2]), load3(vb[3]), g->b);
+    transpose4(load3(va[0]), load3(va[1]), load3(va[2]), load3(va[3]), g->a);
+}
+
+/* u = H V + shift: nsgs_pack.c hot_velocity's sums in its order, lane by lane */
+static TGT inline void group_velocity(const group4 *g, __m256d *u0, __m256d *u1)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m256d nx = g->f[0], ny = g->f[1], nnx = _mm256_xor_pd(nx, sign), nny = _mm256_xor_pd(ny, sign);
+    const __m256d *b = g->b, *a = g->a;
+    __m256d x0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, b[0]), _mm256_mul_pd(ny, b[1])), _mm256_mul_pd(g->f[2], b[2]));
+    __m256d x1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ny, b[0]), _mm256_mul_pd(nnx, b[1])), _mm256_mul_pd(g->f[3], b[2]));
+    x0 = _mm256_add_pd(x0, g->f[13]);
+    x1 = _mm256_add_pd(x1, g->f[14]);
+    const __m256d ua0 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nnx, a[0]), _mm256_mul_pd(nny, a[1])), _mm256_mul_pd(g->f[4], a[2]));
+    const __m256d ua1 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nny, a[0]), _mm256_mul_pd(nx, a[1])), _mm256_mul_pd(g->f[5], a[2]));
+    *u0 = _mm256_blendv_pd(x0, _mm256_add_pd(x0, ua0), g->haveA);
+    *u1 = _mm256_blendv_pd(x1, _mm256_add_pd(x1, ua1), g->haveA);
+}
+
+/* x < 0 ? -x : x, as written (-0 stays -0) */
+static TGT inline __m256d abs_as_c(__m256d x)
+{
+    const __m256d neg = _mm256_xor_pd(x, _mm256_set1_pd(-0.0));
+    return _mm256_blendv_pd(x, neg, _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ));
+}
+
+/* four records' squared natural-map terms (nonsmooth.h rcn_fc2d_residual2 with
+ * model.h rcm_fc2d_project, lane by lane) into r2[0..3] */
+static TGT void terms4(const struct rcn_c2hot *h, const double *V, double *r2)
+{
+    group4 g;
+    group_load(h, V, NULL, &g);
+    __m256d u0, u1;
+    group_velocity(&g, &u0, &u1);
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), p0 = g.f[15], p1 = g.f[16], mu = g.f[17];
+    const __m256d at = abs_as_c(u1);
+    const __m256d pn = _mm256_sub_pd(p0, _mm256_add_pd(u0, _mm256_mul_pd(mu, at))), pt = _mm256_sub_pd(p1, u1);
+    const __m256d at2 = abs_as_c(pt);
+    const __m256d inside = _mm256_and_pd(_mm256_cmp_pd(pn, zero, _CMP_GE_OQ), _mm256_cmp_pd(at2, _mm256_mul_pd(mu, pn), _CMP_LE_OQ));
+    const __m256d polar = _mm256_cmp_pd(_mm256_add_pd(_mm256_mul_pd(mu, at2), pn), zero, _CMP_LE_OQ);
+    const __m256d sb = _mm256_div_pd(_mm256_add_pd(pn, _mm256_mul_pd(mu, at2)), _mm256_add_pd(one, _mm256_mul_pd(mu, mu)));
+    const __m256d sgn = _mm256_blendv_pd(_mm256_set1_pd(-1.0), one, _mm256_cmp_pd(pt, zero, _CMP_GT_OQ));
+    __m256d x0 = _mm256_blendv_pd(sb, zero, polar), x1 = _mm256_blendv_pd(_mm256_mul_pd(_mm256_mul_pd(sgn, mu), sb), zero, polar);
+    x0 = _mm256_blendv_pd(x0, pn, inside);
+    x1 = _mm256_blendv_pd(x1, pt, inside);
+    const __m256d d0 = _mm256_sub_pd(p0, x0), d1 = _mm256_sub_pd(p1, x1);
+    _mm256_storeu_pd(r2, _mm256_add_pd(_mm256_mul_pd(d0, d0), _mm256_mul_pd(d1, d1)));
+}
+
+/* four records h[0..3] of one colour: 0 when a lane needs rcn_fc2d_best (nothing written) */
+static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
+{
+    const __m256d zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
+    group4 g;
+    group_load(h, V, mk, &g);
+    const __m256d *f = g.f, *b = g.b, *a = g.a;
+    const double *const *mb = g.mb, *const *ma = g.ma;
+    const int hasA = g.hasA;
+    const __m256d nx = f[0], ny = f[1], rb0 = f[2], rb1 = f[3], ra0 = f[4], ra1 = f[5];
+    const __m256d W0 = f[6], W1 = f[7], W2 = f[8], W3 = f[9], idet = f[10];
+    const __m256d p0 = f[15], p1 = f[16], mu = f[17];
+    const __m256d nnx = _mm256_xor_pd(nx, sign), nny = _mm256_xor_pd(ny, sign);
+    __m256d u0, u1;
+    group_velocity(&g, &u0, &u1);
     /* b_alpha = u - W p */
     const __m256d bl0 = _mm256_sub_pd(u0, _mm256_add_pd(_mm256_mul_pd(W0, p0), _mm256_mul_pd(W1, p1)));
     const __m256d bl1 = _mm256_sub_pd(u1, _mm256_add_pd(_mm256_mul_pd(W2, p0), _mm256_mul_pd(W3, p1)));
@@ -161,6 +221,21 @@ static int have_avx2(void)
     return known;
 }
 #endif
+
+/* the terms of records [lo, hi) four at a time into pk->r2: how many done (a
+ * multiple of 4 from lo; the caller does the rest one by one) */
+int rcn_nsgs_pack_terms4(const rc_world *w, rcn_pack2 *pk, int lo, int hi)
+{
+#ifdef RCN_HAVE_AVX2_PATH
+    if (rcn_nsgs_simd && have_avx2()) {
+        int k = lo;
+        for (; k + 4 <= hi; k += 4) terms4(&pk->h[k], w->V, pk->r2 + k);
+        return k - lo;
+    }
+#endif
+    (void)w; (void)pk; (void)hi;
+    return 0;
+}
 
 int rcn_nsgs_simd_usable(void)
 {

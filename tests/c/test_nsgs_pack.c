@@ -11,7 +11,9 @@
  * bit for bit in every sweep order (fixed, position, random, colour on two
  * threads), with the residual in the sweep and with relaxation; and a world
  * whose law has no closed form (a custom law, as a Lua law is) is not packed
- * (rcn_nsgs_pack_usable) and runs the records' path. */
+ * (rcn_nsgs_pack_usable) and runs the records' path. The pack's residual
+ * terms are computed four at a time where the CPU has AVX2 (nsgs_simd.c):
+ * the comparison of the terms checks them too. */
 #include "rc_test.h"
 #include "nonsmooth/nonsmooth_impl.h"
 #include "nonsmooth/nsgs_hot.h"
