@@ -207,10 +207,11 @@ static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
                 if ((hasA & moved) >> l & 1) store3(V + h[l].iva, o[l]);
         }
     }
-    double np0[4], np1[4];
-    _mm256_storeu_pd(np0, q0);
-    _mm256_storeu_pd(np1, q1);
-    for (int l = 0; l < 4; l++) { h[l].p[0] = np0[l]; h[l].p[1] = np1[l]; }
+    const __m256d lo = _mm256_unpacklo_pd(q0, q1), hi = _mm256_unpackhi_pd(q0, q1);   /* (p_N, p_T) of lanes 0, 2 and 1, 3 */
+    _mm_storeu_pd(h[0].p, _mm256_castpd256_pd128(lo));
+    _mm_storeu_pd(h[1].p, _mm256_castpd256_pd128(hi));
+    _mm_storeu_pd(h[2].p, _mm256_extractf128_pd(lo, 1));
+    _mm_storeu_pd(h[3].p, _mm256_extractf128_pd(hi, 1));
     return 1;
 }
 
