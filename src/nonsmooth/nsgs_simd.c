@@ -140,6 +140,21 @@ static TGT void terms4(const struct rcn_c2hot *h, const double *V, double *r2)
     _mm256_storeu_pd(r2, _mm256_add_pd(_mm256_mul_pd(d0, d0), _mm256_mul_pd(d1, d1)));
 }
 
+/* one side's velocities v (columns) += m (dp0 c[2d] + dp1 c[2d + 1]) for
+ * component d, m its bodies' factors (mp), written to out[l] for the lanes
+ * set in `lanes` (hot_solve's update, lane by lane) */
+static TGT inline void side_update(const __m256d v[3], const double *const mp[4], const __m256d c[6], __m256d dp0,
+                                   __m256d dp1, double *const out[4], int lanes)
+{
+    __m256d m[4], x[3], o[4];
+    transpose4(load3(mp[0]), load3(mp[1]), load3(mp[2]), load3(mp[3]), m);
+    for (int d = 0; d < 3; d++)
+        x[d] = _mm256_add_pd(v[d], _mm256_mul_pd(m[d], _mm256_add_pd(_mm256_mul_pd(c[2 * d], dp0), _mm256_mul_pd(c[2 * d + 1], dp1))));
+    transpose4(x[0], x[1], x[2], _mm256_setzero_pd(), o);
+    for (int l = 0; l < 4; l++)
+        if (lanes >> l & 1) store3(out[l], o[l]);
+}
+
 /* four records h[0..3] of one colour: 0 when a lane needs rcn_fc2d_best (nothing written) */
 static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
 {
@@ -187,25 +202,11 @@ static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
     const __m256d dp0 = _mm256_sub_pd(q0, p0), dp1 = _mm256_sub_pd(q1, p1);
     const int moved = _mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(dp0, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(dp1, zero, _CMP_NEQ_UQ)));
     if (moved) {   /* V += kappa Mhat^-1 H^T dp where an impulse changed */
-        __m256d m[4], o[4];
-        transpose4(load3(mb[0]), load3(mb[1]), load3(mb[2]),
-                   load3(mb[3]), m);
-        transpose4(_mm256_add_pd(b[0], _mm256_mul_pd(m[0], _mm256_add_pd(_mm256_mul_pd(nx, dp0), _mm256_mul_pd(ny, dp1)))),
-                   _mm256_add_pd(b[1], _mm256_mul_pd(m[1], _mm256_add_pd(_mm256_mul_pd(ny, dp0), _mm256_mul_pd(nnx, dp1)))),
-                   _mm256_add_pd(b[2], _mm256_mul_pd(m[2], _mm256_add_pd(_mm256_mul_pd(rb0, dp0), _mm256_mul_pd(rb1, dp1)))),
-                   zero, o);
-        for (int l = 0; l < 4; l++)
-            if (moved >> l & 1) store3(V + h[l].ivb, o[l]);
-        if (hasA & moved) {
-            transpose4(load3(ma[0]), load3(ma[1]), load3(ma[2]),
-                       load3(ma[3]), m);
-            transpose4(_mm256_add_pd(a[0], _mm256_mul_pd(m[0], _mm256_add_pd(_mm256_mul_pd(nnx, dp0), _mm256_mul_pd(nny, dp1)))),
-                       _mm256_add_pd(a[1], _mm256_mul_pd(m[1], _mm256_add_pd(_mm256_mul_pd(nny, dp0), _mm256_mul_pd(nx, dp1)))),
-                       _mm256_add_pd(a[2], _mm256_mul_pd(m[2], _mm256_add_pd(_mm256_mul_pd(ra0, dp0), _mm256_mul_pd(ra1, dp1)))),
-                       zero, o);
-            for (int l = 0; l < 4; l++)
-                if ((hasA & moved) >> l & 1) store3(V + h[l].iva, o[l]);
-        }
+        double *vbw[4], *vaw[4];
+        for (int l = 0; l < 4; l++) { vbw[l] = V + h[l].ivb; vaw[l] = V + h[l].iva; }
+        const __m256d cb[6] = { nx, ny, ny, nnx, rb0, rb1 }, ca[6] = { nnx, nny, nny, nx, ra0, ra1 };
+        side_update(b, mb, cb, dp0, dp1, vbw, moved);
+        if (hasA & moved) side_update(a, ma, ca, dp0, dp1, vaw, hasA & moved);
     }
     const __m256d lo = _mm256_unpacklo_pd(q0, q1), hi = _mm256_unpackhi_pd(q0, q1);   /* (p_N, p_T) of lanes 0, 2 and 1, 3 */
     _mm_storeu_pd(h[0].p, _mm256_castpd256_pd128(lo));
