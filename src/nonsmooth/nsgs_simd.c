@@ -140,17 +140,20 @@ static TGT void terms4(const struct rcn_c2hot *h, const double *V, double *r2)
     _mm256_storeu_pd(r2, _mm256_add_pd(_mm256_mul_pd(d0, d0), _mm256_mul_pd(d1, d1)));
 }
 
-/* one side's velocities v (columns) += m (dp0 c[2d] + dp1 c[2d + 1]) for
+/* one side's velocities v (columns) += m (c_d0 dp0 + c_d1 dp1) for
  * component d, m its bodies' factors (mp), written to out[l] for the lanes
  * set in `lanes` (hot_solve's update, lane by lane) */
-static TGT inline void side_update(const __m256d v[3], const double *const mp[4], const __m256d c[6], __m256d dp0,
-                                   __m256d dp1, double *const out[4], int lanes)
+static TGT inline __attribute__((always_inline)) void side_update(const __m256d v[3], const double *const mp[4], __m256d c00,
+                                                               __m256d c01, __m256d c10, __m256d c11, __m256d c20,
+                                                               __m256d c21, __m256d dp0, __m256d dp1, double *const out[4],
+                                                               int lanes)
 {
-    __m256d m[4], x[3], o[4];
+    __m256d m[4], o[4];
     transpose4(load3(mp[0]), load3(mp[1]), load3(mp[2]), load3(mp[3]), m);
-    for (int d = 0; d < 3; d++)
-        x[d] = _mm256_add_pd(v[d], _mm256_mul_pd(m[d], _mm256_add_pd(_mm256_mul_pd(c[2 * d], dp0), _mm256_mul_pd(c[2 * d + 1], dp1))));
-    transpose4(x[0], x[1], x[2], _mm256_setzero_pd(), o);
+    transpose4(_mm256_add_pd(v[0], _mm256_mul_pd(m[0], _mm256_add_pd(_mm256_mul_pd(c00, dp0), _mm256_mul_pd(c01, dp1)))),
+               _mm256_add_pd(v[1], _mm256_mul_pd(m[1], _mm256_add_pd(_mm256_mul_pd(c10, dp0), _mm256_mul_pd(c11, dp1)))),
+               _mm256_add_pd(v[2], _mm256_mul_pd(m[2], _mm256_add_pd(_mm256_mul_pd(c20, dp0), _mm256_mul_pd(c21, dp1)))),
+               _mm256_setzero_pd(), o);
     for (int l = 0; l < 4; l++)
         if (lanes >> l & 1) store3(out[l], o[l]);
 }
@@ -204,9 +207,8 @@ static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
     if (moved) {   /* V += kappa Mhat^-1 H^T dp where an impulse changed */
         double *vbw[4], *vaw[4];
         for (int l = 0; l < 4; l++) { vbw[l] = V + h[l].ivb; vaw[l] = V + h[l].iva; }
-        const __m256d cb[6] = { nx, ny, ny, nnx, rb0, rb1 }, ca[6] = { nnx, nny, nny, nx, ra0, ra1 };
-        side_update(b, mb, cb, dp0, dp1, vbw, moved);
-        if (hasA & moved) side_update(a, ma, ca, dp0, dp1, vaw, hasA & moved);
+        side_update(b, mb, nx, ny, ny, nnx, rb0, rb1, dp0, dp1, vbw, moved);
+        if (hasA & moved) side_update(a, ma, nnx, nny, nny, nx, ra0, ra1, dp0, dp1, vaw, hasA & moved);
     }
     const __m256d lo = _mm256_unpacklo_pd(q0, q1), hi = _mm256_unpackhi_pd(q0, q1);   /* (p_N, p_T) of lanes 0, 2 and 1, 3 */
     _mm_storeu_pd(h[0].p, _mm256_castpd256_pd128(lo));
