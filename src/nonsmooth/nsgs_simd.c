@@ -218,12 +218,9 @@ static TGT int solve4(struct rcn_c2hot *h, double *V, const double *mk)
     return 1;
 }
 
-static int have_avx2(void)
-{
-    static int known = -1;
-    if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return known;
-}
+/* the CPU's features as the runtime read them before main (libgcc's
+ * constructor): a load and a test, safe on any thread */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 #endif
 
 /* the terms of records [lo, hi) four at a time into pk->r2: how many done (a
