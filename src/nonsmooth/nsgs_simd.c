@@ -58,21 +58,24 @@ static TGT inline void store3(double *v, __m256d x)
 /* a group of four records: their fields as columns, their bodies' velocities
  * and factors, which of them have a body A */
 typedef struct group4 {
-    __m256d f[20], b[4], a[4], haveA;
+    __m256d f[18], b[4], a[4], haveA;
     const double *mb[4], *ma[4];
     int hasA;
 } group4;
 
 static TGT inline void group_load(const struct rcn_c2hot *h, const double *V, const double *mk, group4 *g)
 {
-    /* the records' 19 doubles as columns: 5 blocks of 4 (the last reads 8 bytes past a
-     * record: the next one's, or the pack's slack of at least 16 bytes, index_set.c) */
-    for (int blk = 0; blk < 5; blk++) {
-        const double *d0 = (const double *)(const void *)&h[0], *d1 = (const double *)(const void *)&h[1];
-        const double *d2 = (const double *)(const void *)&h[2], *d3 = (const double *)(const void *)&h[3];
-        transpose4(_mm256_loadu_pd(d0 + 4 * blk), _mm256_loadu_pd(d1 + 4 * blk), _mm256_loadu_pd(d2 + 4 * blk),
-                   _mm256_loadu_pd(d3 + 4 * blk), g->f + 4 * blk);
-    }
+    /* the records' doubles 0..17 as columns: 4 blocks of 4, then p_T and mu as pairs
+     * (nothing read past a record) */
+    const double *d[4];
+    for (int l = 0; l < 4; l++) d[l] = (const double *)(const void *)&h[l];
+    for (int blk = 0; blk < 4; blk++)
+        transpose4(_mm256_loadu_pd(d[0] + 4 * blk), _mm256_loadu_pd(d[1] + 4 * blk), _mm256_loadu_pd(d[2] + 4 * blk),
+                   _mm256_loadu_pd(d[3] + 4 * blk), g->f + 4 * blk);
+    const __m256d q01 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(d[0] + 16)), _mm_loadu_pd(d[2] + 16), 1);
+    const __m256d q13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(d[1] + 16)), _mm_loadu_pd(d[3] + 16), 1);
+    g->f[16] = _mm256_unpacklo_pd(q01, q13);   /* p_T of lanes 0, 1, 2, 3 */
+    g->f[17] = _mm256_unpackhi_pd(q01, q13);   /* mu */
     const double *vb[4], *va[4];
     g->hasA = 0;
     for (int l = 0; l < 4; l++) {
